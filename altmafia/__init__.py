@@ -1,0 +1,3 @@
+"""altmafia: wiring, text rendering and the command line around the rules engine."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,130 @@
+"""The ``altmafia`` command line: ``run``, ``scenario``, ``rules``."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+TOKEN_HELP = """\
+DISCORD_TOKEN is not set, so the bot cannot log in to Discord.
+
+How to get a token:
+  1. Open https://discord.com/developers/applications and create an application (New Application).
+  2. In its "Bot" tab press "Reset Token" and copy the token.
+  3. In the same tab turn on "Server Members Intent".
+  4. Invite the bot: "OAuth2" -> "URL Generator", scopes "bot" and "applications.commands",
+     permissions "Manage Channels", "Manage Roles", "Send Messages", "Read Message History".
+
+Where to put it:
+  cp .env.example .env      # in the folder you start the bot from
+  then set  DISCORD_TOKEN=<your token>  in .env  (or export DISCORD_TOKEN in the shell).
+
+Токен Discord не задан (DISCORD_TOKEN). Создайте приложение на
+https://discord.com/developers/applications, во вкладке «Bot» нажмите «Reset Token»,
+скопируйте токен и впишите его в файл .env (скопируйте .env.example в .env):
+DISCORD_TOKEN=<ваш токен>
+"""
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from dotenv import load_dotenv
+
+    load_dotenv(Path.cwd() / ".env")
+    token = os.environ.get("DISCORD_TOKEN", "").strip()
+    if not token:
+        print(TOKEN_HELP, file=sys.stderr)
+        return 2
+    print(
+        "The Discord side of altmafia is not built yet (see the issue tracker), so there is\n"
+        "nothing to start. The rules engine works today: try `altmafia scenario tests/scenarios`\n"
+        "and `altmafia rules`.\n"
+        "Discord-часть бота ещё не готова; движок правил можно проверить командой\n"
+        "`altmafia scenario tests/scenarios`.",
+        file=sys.stderr,
+    )
+    return 3
+
+
+def cmd_scenario(args: argparse.Namespace) -> int:
+    from .scenario import collect, run_file
+
+    files = collect(args.paths)
+    if not files:
+        print("no scenario files found in: " + " ".join(args.paths), file=sys.stderr)
+        return 1
+    passed = failed = 0
+    for f in files:
+        res = run_file(f)
+        if res.ok:
+            passed += 1
+            if args.verbose:
+                print(f"ok    {f}")
+        else:
+            failed += 1
+            print(f"FAIL  {f}")
+            for line in res.failures:
+                print(f"    {line}")
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+def cmd_rules(args: argparse.Namespace) -> int:
+    from config.loader import RulesetFileError, available_rulesets, load_ruleset_file
+
+    if not args.ruleset:
+        bad = 0
+        for rid, path in available_rulesets(include_tests=args.all).items():
+            try:
+                r = load_ruleset_file(path)
+                print(f"{rid:20} {r.names.ru} / {r.names.en}  ({len(r.roles)} roles, {len(r.characters)} characters)")
+            except RulesetFileError as exc:
+                bad += 1
+                print(exc, file=sys.stderr)
+        return 1 if bad else 0
+    try:
+        from config.loader import load_ruleset
+
+        r = load_ruleset_file(args.ruleset) if args.ruleset.endswith((".yaml", ".yml")) else load_ruleset(args.ruleset)
+    except RulesetFileError as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    lang = args.lang
+    print(f"{getattr(r.names, lang)} [{r.id}]")
+    print("  " + ", ".join(f"{getattr(s.abbr, lang)} ({s.visibility})" for s in r.stats))
+    for kind, steps in r.steps.items():
+        print(f"  {kind}: " + " → ".join(s.id for s in steps))
+    for group in ("roles", "characters"):
+        for src in getattr(r, group):
+            print(f"  {getattr(src.name, lang)} [{src.id}] {src.stats or ''}")
+            for ab in src.abilities:
+                ops = sorted({e.op for effs in [ab.effects, *ab.options.values()] for e in effs})
+                print(f"      {ab.slot:16} {getattr(ab.name, lang)}  ({', '.join(ops)})")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="altmafia", description="Alternative-mafia games on Discord, computed exactly.")
+    sub = ap.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="start the Discord bot (needs DISCORD_TOKEN in .env)")
+    run.set_defaults(func=cmd_run)
+    sc = sub.add_parser("scenario", help="play scenario files or folders and compare with what they expect")
+    sc.add_argument("paths", nargs="+")
+    sc.add_argument("-v", "--verbose", action="store_true", help="list passing files too")
+    sc.set_defaults(func=cmd_scenario)
+    ru = sub.add_parser("rules", help="list and validate rulesets, or show one")
+    ru.add_argument("ruleset", nargs="?", help="a ruleset id or a .yaml file")
+    ru.add_argument("--lang", choices=["ru", "en"], default="ru")
+    ru.add_argument("--all", action="store_true", help="include the test-only rulesets")
+    ru.set_defaults(func=cmd_rules)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return int(args.func(args))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

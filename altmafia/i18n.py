@@ -1,0 +1,148 @@
+"""Render engine events and errors as text, Russian first, English too.
+
+Events carry a message key and arguments; this module looks the key up in the catalog
+(``config/messages/<lang>.yaml``) and turns ids into names: players, stats, statuses,
+abilities, roles and characters, each in the chosen language.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+import yaml
+
+from config.loader import RULESETS_DIR
+from engine import ActionError, Game
+from engine.state import Event
+
+MESSAGES_DIR = RULESETS_DIR.parent / "messages"
+LANGS = ("ru", "en")
+PLAYER_ARGS = {"player", "target", "actor", "inviter", "sender", "leader", "by"}
+PLAYER_LIST_ARGS = {"players", "targets", "winners"}
+
+
+@lru_cache(maxsize=4)
+def catalog(lang: str) -> dict[str, dict[str, str]]:
+    if lang not in LANGS:
+        raise ValueError(f"unknown language {lang!r}")
+    return yaml.safe_load((MESSAGES_DIR / f"{lang}.yaml").read_text(encoding="utf-8"))
+
+
+class Renderer:
+    def __init__(self, game: Game, lang: str = "ru") -> None:
+        self.game = game
+        self.lang = lang
+        self.cat = catalog(lang)
+
+    # names ---------------------------------------------------------------------------
+    def player(self, pid: Any) -> str:
+        if isinstance(pid, int) and 0 <= pid < len(self.game.state.players):
+            return self.game.state.players[pid].name
+        if pid == "peace":
+            return "«за мир»" if self.lang == "ru" else "“for peace”"
+        return str(pid)
+
+    def stat(self, sid: str) -> str:
+        try:
+            return getattr(self.game.rules.stat(sid).abbr, self.lang)
+        except KeyError:
+            return sid
+
+    def status(self, sid: str) -> str:
+        try:
+            return getattr(self.game.rules.status(sid).names, self.lang)
+        except KeyError:
+            return sid
+
+    def ability(self, key: str) -> str:
+        try:
+            return getattr(self.game.ability_def(key).name, self.lang)
+        except (KeyError, ValueError):
+            return key
+
+    def character(self, cid: Any) -> str:
+        for getter in (self.game.rules.character, self.game.rules.role):
+            try:
+                return getattr(getter(cid).name, self.lang)
+            except KeyError:
+                continue
+        return str(cid)
+
+    def word(self, w: str) -> str:
+        return self.cat.get("words", {}).get(w, w)
+
+    # values --------------------------------------------------------------------------
+    def _value(self, key: str, args: dict[str, Any]) -> str:
+        v = args[key]
+        if key in PLAYER_ARGS:
+            return self.player(v)
+        if key in PLAYER_LIST_ARGS:
+            return ", ".join(self.player(x) for x in v) or self.word("nobody")
+        if key == "stat":
+            return self.stat(v)
+        if key == "status":
+            return self.status(v)
+        if key == "ability":
+            return self.ability(v)
+        if key == "delta":
+            return f"+{v}" if isinstance(v, int) and v > 0 else str(v).replace("-", "−")
+        if key == "penalty":
+            return ", ".join(f"{self.stat(k)} {n:+d}".replace("-", "−") for k, n in v.items())
+        if key == "tally":
+            return "; ".join(f"{self.player(c)}: {n}" for c, n in v) or self.word("nobody")
+        if key == "text" and isinstance(v, dict):
+            return v.get(self.lang, "")
+        if key == "value":
+            return self._fact(v)
+        if key == "options":
+            return ", ".join(map(str, v))
+        if key in ("reasons",):
+            return ", ".join(map(str, v))
+        if v is None:
+            return ""
+        return str(v)
+
+    def _fact(self, v: Any) -> str:
+        if isinstance(v, bool):
+            return self.word("yes" if v else "no")
+        if isinstance(v, dict):
+            return ", ".join(f"{self.stat(k)} {n}" for k, n in v.items())
+        if isinstance(v, str):
+            return self.character(v)
+        return str(v)
+
+    def _fill(self, template: str, args: dict[str, Any]) -> str:
+        return template.format_map({k: self._value(k, args) for k in args})
+
+    def event(self, ev: Event) -> str:
+        template = self.cat["event"].get(ev.key)
+        if template is None:
+            return f"{ev.key} {ev.args}"
+        try:
+            return self._fill(template, ev.args)
+        except (KeyError, IndexError):
+            return f"{ev.key} {ev.args}"
+
+    def error(self, err: ActionError) -> str:
+        template = self.cat["error"].get(err.key, err.key)
+        try:
+            return self._fill(template, err.args_)
+        except (KeyError, IndexError):
+            return template
+
+
+def audience_of(game: Game, ev: Event) -> set[int] | None:
+    """The pids an event is for (None: public; empty set: the GM only)."""
+    if ev.audience == "public":
+        return None
+    if ev.audience == "players":
+        return set(ev.ids)
+    if ev.audience == "faction":
+        out: set[int] = set()
+        for fid in ev.ids:
+            f = game.state.factions.get(fid)
+            if f:
+                out |= set(f.members)
+        return out
+    return set()

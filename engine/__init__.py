@@ -1,0 +1,12 @@
+"""The rules engine: a plain state machine. No Discord, database or asyncio in here.
+
+Callers build a :class:`Game` from a :class:`~engine.ruleset.Ruleset`, submit intents, and
+call :meth:`Game.resolve` at each phase end; what changed comes back as events with audiences.
+"""
+
+from . import abilities, effects, steps, victory, votes  # noqa: F401  (register behaviour)
+from .errors import ActionError, GameError
+from .game import Game, LegalAction, PlayerSpec
+from .ruleset import Ruleset
+
+__all__ = ["ActionError", "Game", "GameError", "LegalAction", "PlayerSpec", "Ruleset"]

@@ -1,0 +1,69 @@
+"""Seed 003 (stats mafia): attacks by initiative − defense, checks by initiative − stealth."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..effects import kill
+from ..registry import impl
+from ..state import Intent, Player, Status
+
+if TYPE_CHECKING:
+    from ..resolver import Ctx
+
+
+@impl("contest_attack")
+def contest_attack(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
+    """≥ kill_at: dies; 1..kill_at−1: hospital for that many days from the next day; ≤0: nothing."""
+    g = ctx.game
+    actor = g.player(intent.pid)
+    kill_at = int(eff.params.get("kill_at", 4))
+    hospital = eff.params.get("status", "hospital")
+    for t in people:
+        if not g.alive(t) or any(not f.can_be_targeted for f in g.status_flags(t)):
+            ctx.note(intent, f"unreachable:{t.pid}")
+            continue
+        diff = g.true_stat(actor, eff.params.get("attack", "initiative")) - g.true_stat(t, eff.params.get("defense", "defense"))
+        if diff >= kill_at:
+            kill(ctx, t, intent.ability)
+        elif diff >= 1:
+            s = t.statuses.get(hospital)
+            days = (s.data.get("days", 0) if s else 0) + diff
+            start = ctx.tick + 1
+            while g.clock.info(start).kind != "day":
+                start += 1
+            t.statuses[hospital] = Status(id=hospital, since=s.since if s else ctx.tick, until=start + g.clock.cycles(days), data={"days": days})
+        else:
+            ctx.note(intent, f"no_effect:{t.pid}")
+
+
+@impl("hospital_death")
+def hospital_death(ctx: Ctx, intent: Intent | None, sd: Any, people: list[Player]) -> None:
+    """In the morning, whoever owes the hospital at least ``days`` days dies."""
+    g = ctx.game
+    limit = int(sd.params.get("days", 5))
+    for p in g.living():
+        s = p.statuses.get(sd.params.get("status", "hospital"))
+        if s is not None and s.data.get("days", 0) >= limit:
+            kill(ctx, p, "hospital")
+
+
+@impl("contest_check")
+def contest_check(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
+    """Read the book's table by initiative − stealth; each row maps the secret role to an answer."""
+    g = ctx.game
+    actor = g.player(intent.pid)
+    for t in people:
+        diff = g.true_stat(actor, eff.params.get("attack", "initiative")) - g.true_stat(t, eff.params.get("stealth", "stealth"))
+        answer: str | None = None
+        for row in eff.params["table"]:
+            if row.get("min", -99) <= diff <= row.get("max", 99):
+                if row.get("answer") == "role":
+                    answer = t.character
+                else:
+                    answer = row.get("answers", {}).get(t.character)
+                break
+        if answer is None:
+            ctx.emit("check.failed", "players", [intent.pid], target=t.pid)
+        else:
+            ctx.emit("check.character", "players", [intent.pid], target=t.pid, value=answer)

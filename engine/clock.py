@@ -1,0 +1,98 @@
+"""Ticks, periods, days and turns.
+
+Every period of the ruleset's calendar (a day period or a night) is one tick; a cycle is one
+game day and night. Tick 0 is the first period of day 1. A turn is all the ticks of one kind
+within a cycle (both day periods of day 1 are one turn; night 1 is another): the book's "one
+action per game day and one per night".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .ruleset import Calendar
+
+
+@dataclass(frozen=True)
+class TickInfo:
+    tick: int
+    day: int  # 1-based cycle number
+    index: int  # position in the cycle
+    period_id: str
+    kind: str  # "day" or "night"
+    sub: int  # 1-based number among the cycle's periods of the same kind
+    subs: int  # how many periods of that kind the cycle has
+
+    @property
+    def label(self) -> str:
+        if self.subs > 1:
+            return f"{self.kind} {self.day}.{self.sub}"
+        return f"{self.kind} {self.day}"
+
+    @property
+    def turn(self) -> str:
+        return f"{self.kind} {self.day}"
+
+
+class Clock:
+    def __init__(self, calendar: Calendar) -> None:
+        self.calendar = calendar
+        self.per_cycle = len(calendar.periods)
+
+    def info(self, tick: int) -> TickInfo:
+        day, index = divmod(tick, self.per_cycle)
+        period = self.calendar.periods[index]
+        same = [p for p in self.calendar.periods if p.kind == period.kind]
+        return TickInfo(
+            tick=tick,
+            day=day + 1,
+            index=index,
+            period_id=period.id,
+            kind=period.kind,
+            sub=same.index(period) + 1,
+            subs=len(same),
+        )
+
+    def parse(self, label: str) -> int:
+        """The tick of a label such as ``day 2.1``, ``night 3`` or ``day 4``."""
+        kind, _, rest = label.strip().partition(" ")
+        day_s, _, sub_s = rest.partition(".")
+        day, sub = int(day_s), int(sub_s or 1)
+        n = 0
+        for index, p in enumerate(self.calendar.periods):
+            if p.kind == kind:
+                n += 1
+                if n == sub:
+                    return (day - 1) * self.per_cycle + index
+        raise ValueError(f"no period {label!r} in this calendar")
+
+    def cycles(self, n: int) -> int:
+        return n * self.per_cycle
+
+    def is_turn_end(self, tick: int) -> bool:
+        """True when the next tick starts another turn (or another cycle)."""
+        a, b = self.info(tick), self.info(tick + 1)
+        return a.turn != b.turn
+
+    def end_of(self, tick: int, until: str, cycles: int | None = None) -> int | None:
+        """The first tick at which an effect applied at ``tick`` with ``until`` is over."""
+        info = self.info(tick)
+        if until == "tick":
+            return tick + 1
+        if until == "cycle":
+            return tick + self.cycles(cycles or 1)
+        if until == "game":
+            return None
+        if until in ("day", "night"):
+            # to the end of the current turn (the rest of this day, or this night)
+            t = tick
+            while self.info(t).turn == info.turn:
+                t += 1
+            if until == "night" and info.kind == "day":
+                # protection "this night" given in the day lasts through the coming night
+                while self.info(t).kind != "night":
+                    t += 1
+                while self.info(t).kind == "night":
+                    t += 1
+            return t
+        raise ValueError(until)

@@ -1,0 +1,241 @@
+"""Parameterised primitives: the ``op`` of an effect in a ruleset.
+
+Each takes the resolve context, the intent being applied, the effect's parameters and the
+players it reaches. Every primitive asks the target's protections first, so protection and
+blocking are generic (labels), never special cases.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+from .registry import IMPLS, effect
+from .state import Intent, Modifier, Player, Status
+
+if TYPE_CHECKING:
+    from .resolver import Ctx
+
+
+def _stopped(ctx: Ctx, intent: Intent, target: Player, labels: list[str]) -> bool:
+    prot = ctx.protection(target, labels, intent.pid)
+    if prot is None:
+        return False
+    ctx.note(intent, f"protected:{target.pid}")
+    if ctx.outcome.get(intent.seq) != "blocked":
+        ctx.outcome[intent.seq] = "partly_protected" if len(intent.targets) > 1 else "protected"
+    return True
+
+
+def _until(ctx: Ctx, eff: Any, default: str = "tick") -> int | None:
+    return ctx.game.clock.end_of(ctx.tick, eff.until or default, eff.cycles)
+
+
+def change_stat(ctx: Ctx, intent: Intent | None, target: Player, stat: str, delta: int, labels: list[str] = ()) -> bool:
+    """Change a stat unless a protection stops it; True when applied."""
+    sid = ctx.rules.stat(stat).id
+    sign = "negative" if delta < 0 else "positive"
+    labels = [*labels, "stat", sign, f"stat:{sid}", f"{sign}:{sid}"]
+    if intent is not None and _stopped(ctx, intent, target, labels):
+        return False
+    target.stats[sid] = target.stats.get(sid, 0) + delta
+    ctx.scratch.setdefault("stat_changes", []).append(
+        {"actor": intent.pid if intent else None, "target": target.pid, "stat": sid, "delta": delta}
+    )
+    return True
+
+
+@effect("stat")
+def op_stat(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
+    delta = eff.delta if eff.delta is not None else eff.amount
+    for t in people:
+        change_stat(ctx, intent, t, eff.stat, delta, eff.labels)
+
+
+@effect("modifier")
+def op_modifier(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
+    """A timed bonus that is not part of the base stat (``+5 ТВ на сутки``)."""
+    for t in people:
+        sid = ctx.rules.stat(eff.stat).id
+        t.modifiers.append(Modifier(stat=sid, amount=eff.delta or 0, source=intent.ability, until=_until(ctx, eff, "cycle"), scope=eff.params.get("scope", "all")))
+
+
+@effect("block")
+def op_block(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
+    for t in people:
+        if _stopped(ctx, intent, t, ["block", *eff.labels]):
+            continue
+        sid = f"blocked:{intent.seq}:{t.pid}"
+        t.statuses[sid] = Status(id=sid, since=ctx.tick, until=_until(ctx, eff), data={"by": intent.pid, "slots": list(eff.params.get("slots", []))})
+        # a protection its target already gave this tick is withdrawn with the blocked action
+        for other in ctx.intents:
+            if other.pid == t.pid and ctx.outcome.get(other.seq) in (None, "applied") and ctx.is_blocked(other):
+                if ctx.outcome.get(other.seq) == "applied":
+                    _withdraw(ctx, other)
+                ctx.outcome[other.seq] = "blocked"
+
+
+def _withdraw(ctx: Ctx, intent: Intent) -> None:
+    for p in ctx.game.state.players:
+        for sid in list(p.statuses):
+            if p.statuses[sid].data.get("seq") == intent.seq:
+                del p.statuses[sid]
+
+
+@effect("protect")
+def op_protect(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
+    for t in people:
+        sid = f"protected:{intent.seq}:{t.pid}"
+        data = {"by": intent.pid, "seq": intent.seq, "against": list(eff.labels or ["*"]), **eff.params}
+        t.statuses[sid] = Status(id=sid, since=ctx.tick, until=_until(ctx, eff), data=data)
+    ctx.outcome.setdefault(intent.seq, "applied")
+
+
+@effect("redirect")
+def op_redirect(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
+    """Targets [whose action, new target]: that player's actions this tick go to the new one."""
+    if len(intent.targets) < 2:
+        return
+    victim, new = intent.targets[0], intent.targets[1]
+    for other in ctx.intents:
+        if other.pid == victim and other.targets and other.seq != intent.seq:
+            ctx.note(other, f"redirected:{new}")
+            other.targets = [new for _ in other.targets][:1] + [x for x in other.targets[1:] if x != new]
+
+
+@effect("poison")
+def op_poison(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
+    cycles = eff.cycles or int(ctx.game.state.settings.get("poison_cycles", 2))
+    for t in people:
+        if _stopped(ctx, intent, t, ["poison", "negative", *eff.labels]):
+            continue
+        dies = ctx.tick + ctx.game.clock.cycles(cycles)
+        old = t.statuses.get("poisoned")
+        if old is None:
+            t.statuses["poisoned"] = Status(id="poisoned", since=ctx.tick, data={"dies_at": dies, "by": intent.pid})
+
+
+@effect("cure")
+def op_cure(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
+    for t in people:
+        for sid in [eff.status or "poisoned"]:
+            t.statuses.pop(sid, None)
+
+
+@effect("heal")
+def op_heal(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
+    stat = eff.stat or ctx.game.state.settings.get("hp_stat", "hp")
+    for t in people:
+        change_stat(ctx, None, t, stat, eff.amount or 0)
+
+
+@effect("damage")
+def op_damage(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
+    stat = eff.stat or ctx.game.state.settings.get("hp_stat", "hp")
+    for t in people:
+        deal_damage(ctx, intent, t, eff.amount or 0, stat, eff.labels)
+
+
+def deal_damage(ctx: Ctx, intent: Intent | None, t: Player, amount: int, stat: str | None = None, labels: list[str] = ()) -> int:
+    stat = stat or ctx.game.state.settings.get("hp_stat", "hp")
+    factor = 1.0
+    prot = ctx.protection(t, ["damage", *labels], intent.pid if intent else None)
+    if prot is not None:
+        factor = float(prot.get("factor", 0.0))
+        if intent is not None:
+            ctx.note(intent, f"protected:{t.pid}")
+    dealt = math.ceil(amount * factor)
+    t.stats[stat] = t.stats.get(stat, 0) - dealt
+    return dealt
+
+
+@effect("status")
+def op_status(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
+    for t in people:
+        if _stopped(ctx, intent, t, ["status", f"status:{eff.status}", *eff.labels]):
+            continue
+        t.statuses[eff.status] = Status(id=eff.status, since=ctx.tick, until=_until(ctx, eff, "game"), data={"by": intent.pid})
+
+
+@effect("kill")
+def op_kill(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
+    for t in people:
+        if _stopped(ctx, intent, t, ["kill", "negative", *eff.labels]):
+            continue
+        kill(ctx, t, intent.ability)
+
+
+def kill(ctx: Ctx, t: Player, cause: str) -> None:
+    g = ctx.game
+    dead = next((s.id for s in g.rules.statuses if s.dead), "dead")
+    t.statuses[dead] = Status(id=dead, since=ctx.tick, data={"cause": cause})
+    t.statuses.pop("poisoned", None)
+    hp = g.state.settings.get("hp_stat")
+    if hp:
+        t.stats[hp] = min(0, t.stats.get(hp, 0))
+    from .factions import remove_member
+
+    for f in list(g.factions_of(t.pid)):
+        remove_member(g, f, t.pid, reason="death")
+    ctx.emit("gm.death", "gm", player=t.pid, cause=cause)
+
+
+@effect("reveal")
+def op_reveal(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
+    """A check: tell the actor a fact about each target."""
+    g = ctx.game
+    for t in people:
+        if _stopped(ctx, intent, t, ["check", *eff.labels]):
+            continue
+        fact = eff.fact or "character"
+        if fact == "character":
+            value: Any = t.character
+        elif fact == "role":
+            value = t.role
+        elif fact == "stats":
+            value = {s.id: g.true_stat(t, s.id) for s in g.rules.stats if s.visibility != "hidden"}
+        elif fact == "in_faction":
+            value = bool(g.factions_of(t.pid))
+        elif fact == "hp":
+            value = t.stats.get(g.state.settings.get("hp_stat", "hp"))
+        else:
+            value = None
+        ctx.emit(f"check.{fact}", "players", [intent.pid], target=t.pid, value=value)
+        if eff.params.get("tell_target"):
+            ctx.emit("check.revealed_to_you", "players", [t.pid], fact=fact)
+
+
+@effect("game_length")
+def op_game_length(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
+    g = ctx.game
+    cal = g.rules.calendar
+    new = max(cal.min_days, min(cal.max_days, g.state.end_day + (eff.delta or 0)))
+    if g.clock.cycles(new) <= ctx.tick:
+        new = g.clock.info(ctx.tick).day  # cannot end in the past: ends after this cycle
+    old, g.state.end_day = g.state.end_day, new
+    ctx.emit("gm.end_day", "gm", old=old, new=new, by=intent.pid)
+    ctx.emit("private.end_day_changed", "players", [intent.pid], delta=eff.delta or 0)
+
+
+@effect("message")
+def op_message(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
+    for t in people:
+        ctx.emit("private.text", "players", [t.pid], text=eff.text.model_dump() if eff.text else {})
+
+
+@effect("gm_task")
+def op_gm_task(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
+    """An ability the book gives no defined effect: the GM decides, the bot records it."""
+    g = ctx.game
+    task = {
+        "tick": ctx.tick, "actor": intent.pid, "ability": intent.ability,
+        "targets": list(intent.targets), "option": intent.option, "settled": False,
+    }
+    g.state.gm_tasks.append(task)
+    ctx.outcome[intent.seq] = "gm_task"
+    ctx.emit("gm.task", "gm", index=len(g.state.gm_tasks) - 1, actor=intent.pid, ability=intent.ability, targets=list(intent.targets))
+
+
+@effect("impl")
+def op_impl(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
+    IMPLS[eff.impl](ctx, intent, eff, people)

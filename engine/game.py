@@ -1,0 +1,555 @@
+"""A game: its ruleset, its state, and every way a player or GM may change it.
+
+Submissions are validated here (one :class:`~engine.errors.ActionError` with a message key);
+``legal_actions`` runs the very same checks to say what a player may do now, on whom.
+Resolution lives in :mod:`engine.resolver`.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from .clock import Clock, TickInfo
+from .errors import ActionError, GameError
+from .ruleset import AbilityDef, Requirement, RoleDef, Ruleset, Selector, SlotDef
+from .state import Anon, Event, Faction, FactionOp, GameState, Intent, Modifier, Player, Pm, Status, Vote, new_rng_state
+
+
+@dataclass(frozen=True)
+class PlayerSpec:
+    name: str
+    role: str
+    character: str | None = None
+    user_id: int | None = None
+    stats: dict[str, int] | None = None
+    statuses: list[str] | None = None
+    faction: str | None = None
+    leader: bool = False
+
+
+@dataclass(frozen=True)
+class LegalAction:
+    key: str
+    ability: AbilityDef
+    targets: list[int]  # every player this ability may be aimed at now (empty: no target)
+    options: list[str]
+
+
+class Game:
+    def __init__(self, ruleset: Ruleset, state: GameState) -> None:
+        if state.ruleset != ruleset.id:
+            raise GameError(f"state is for ruleset {state.ruleset!r}, not {ruleset.id!r}")
+        self.rules = ruleset
+        self.state = state
+        self.clock = Clock(ruleset.calendar)
+        self.rng = random.Random()
+        self.rng.setstate(state.rng_state)
+
+    # ---- creation -------------------------------------------------------------------
+    @classmethod
+    def new(cls, ruleset: Ruleset, seed: int, players: list[PlayerSpec], settings: dict[str, Any] | None = None) -> Game:
+        state = GameState(ruleset=ruleset.id, seed=seed, rng_state=new_rng_state(seed), end_day=ruleset.calendar.days)
+        state.settings = {**ruleset.settings, **(settings or {})}
+        if "days" in state.settings:
+            state.end_day = int(state.settings["days"])
+        game = cls(ruleset, state)
+        names = set()
+        for seat, spec in enumerate(players):
+            if spec.name in names:
+                raise GameError(f"two players named {spec.name!r}")
+            names.add(spec.name)
+            role = ruleset.role(spec.role)
+            char = ruleset.character(spec.character) if spec.character else None
+            stats = {s.id: s.default for s in ruleset.stats}
+            for src in (role, char):
+                if src:
+                    stats.update(src.stats)
+            for k, v in (spec.stats or {}).items():
+                stats[ruleset.stat(k).id] = v
+            p = Player(pid=seat, name=spec.name, role=role.id, character=char.id if char else None, user_id=spec.user_id, stats=stats)
+            for st in spec.statuses or []:
+                sid = ruleset.status(st).id
+                p.statuses[sid] = Status(id=sid, since=-1)
+            state.players.append(p)
+        for seat, spec in enumerate(players):
+            if spec.faction:
+                f = state.factions.get(spec.faction)
+                if f is None:
+                    f = state.factions[spec.faction] = Faction(fid=spec.faction, leader=seat)
+                f.members[seat] = -1
+                if spec.leader:
+                    f.leader = seat
+        game._apply_passive_modifiers()
+        game._apply_bands()
+        game.sync_rng()
+        return game
+
+    def _apply_passive_modifiers(self) -> None:
+        for p in self.state.players:
+            for src in self.sources(p):
+                for pas in src.passives:
+                    if pas.kind == "hidden_bonus":
+                        self._hidden_bonus(p, pas.params)
+
+    def _hidden_bonus(self, p: Player, params: dict[str, Any]) -> None:
+        stat = params.get("stat")
+        if stat is None:  # a bonus whose stat the player picks at the start (Стратег)
+            picks = self.state.settings.get("hidden_bonus_choice", {})
+            stat = picks.get(p.name) or params["choices"][0]
+        p.modifiers.append(Modifier(stat=self.rules.stat(stat).id, amount=int(params["amount"]), source="passive", scope=params.get("scope", "all")))
+
+    def sync_rng(self) -> None:
+        self.state.rng_state = self.rng.getstate()
+
+    # ---- lookups --------------------------------------------------------------------
+    @property
+    def info(self) -> TickInfo:
+        return self.clock.info(self.state.tick)
+
+    @property
+    def end_tick(self) -> int:
+        return self.clock.cycles(self.state.end_day)
+
+    def player(self, ref: int | str) -> Player:
+        if isinstance(ref, int):
+            return self.state.players[ref]
+        for p in self.state.players:
+            if p.name == ref:
+                return p
+        raise GameError(f"no player {ref!r}")
+
+    def sources(self, p: Player) -> list[RoleDef]:
+        out = [self.rules.role(p.role)]
+        if p.character:
+            out.append(self.rules.character(p.character))
+        return out
+
+    def passives(self, p: Player, kind: str) -> list[dict[str, Any]]:
+        return [pas.params for src in self.sources(p) for pas in src.passives if pas.kind == kind]
+
+    def active(self, p: Player, status: str, tick: int | None = None) -> Status | None:
+        s = p.statuses.get(status)
+        t = self.state.tick if tick is None else tick
+        if s is None or (s.until is not None and s.until <= t):
+            return None
+        return s
+
+    def status_flags(self, p: Player) -> list[Any]:
+        out = []
+        for sid in p.statuses:
+            if self.active(p, sid):
+                try:
+                    out.append(self.rules.status(sid))
+                except KeyError:
+                    continue
+        return out
+
+    def alive(self, p: Player) -> bool:
+        return not any(s.dead or s.out_of_play for s in self.status_flags(p))
+
+    def living(self) -> list[Player]:
+        return [p for p in self.state.players if self.alive(p)]
+
+    def factions_of(self, pid: int) -> list[Faction]:
+        return [f for f in self.state.factions.values() if pid in f.members]
+
+    def faction_of(self, pid: int) -> Faction | None:
+        fs = self.factions_of(pid)
+        return fs[0] if fs else None
+
+    def faction_bonus(self, p: Player, stat: str) -> int:
+        fr = self.rules.factions
+        if not fr.enabled or fr.bonus_stat != stat:
+            return 0
+        best = 0
+        for f in self.factions_of(p.pid):
+            total = sum(self.state.players[m].stats.get(stat, 0) for m in f.members)
+            bonus = int(total / fr.bonus_step) if fr.bonus_negative else max(0, total // fr.bonus_step)
+            best = max(best, bonus) if not fr.bonus_negative else bonus
+        return best
+
+    def true_stat(self, p: Player, stat: str, purpose: str = "all") -> int:
+        """The stat with every hidden bonus: what the player knows of themselves."""
+        value = p.stats.get(stat, 0) + self.faction_bonus(p, stat)
+        for m in p.modifiers:
+            if m.stat == stat and (m.until is None or m.until > self.state.tick) and m.scope in ("all", purpose):
+                value += m.amount
+        for flag in self.status_flags(p):
+            value += flag.stat_modifiers.get(stat, 0)
+        return value
+
+    def visible_stats(self, p: Player, viewer: int | None) -> dict[str, int]:
+        """What ``viewer`` (a pid, or None for the public) may read of ``p``'s stats."""
+        out = {}
+        for s in self.rules.stats:
+            if s.visibility == "public":
+                out[s.id] = self.true_stat(p, s.id) if viewer == p.pid else p.stats[s.id]
+            elif s.visibility == "secret" and viewer == p.pid:
+                out[s.id] = self.true_stat(p, s.id)
+        return out
+
+    def emit(self, key: str, audience: str = "gm", ids: list[Any] | None = None, **args: Any) -> Event:
+        ev = Event(tick=self.state.tick, key=key, args=args, audience=audience, ids=list(ids or []))
+        self.state.events.append(ev)
+        return ev
+
+    def next_seq(self) -> int:
+        self.state.seq += 1
+        return self.state.seq
+
+    # ---- abilities ------------------------------------------------------------------
+    def abilities(self, p: Player) -> list[tuple[str, AbilityDef]]:
+        out = []
+        for kind, src in zip(("role", "character"), self.sources(p), strict=False):
+            for ab in src.abilities:
+                out.append((f"{kind}:{src.id}:{ab.id}", ab))
+        return out
+
+    def ability_def(self, key: str) -> AbilityDef:
+        """Any ability of the ruleset by its key ``role|character:<source id>:<ability id>``."""
+        kind, src_id, ab_id = key.split(":", 2)
+        src = self.rules.role(src_id) if kind == "role" else self.rules.character(src_id)
+        for ab in src.abilities:
+            if ab.id == ab_id:
+                return ab
+        raise KeyError(key)
+
+    def ability(self, p: Player, key: str) -> AbilityDef:
+        for k, ab in self.abilities(p):
+            if k == key:
+                return ab
+        raise ActionError("unknown_ability", ability=key)
+
+    def find_ability(self, p: Player, ref: str) -> str:
+        """An ability key from its key, id, name (ru/en) or, when unambiguous, its slot."""
+        own = self.abilities(p)
+        for k, ab in own:
+            if ref in (k, ab.id, ab.name.ru, ab.name.en):
+                return k
+        try:
+            slot = self.rules.slot(ref)
+        except KeyError:
+            slot = None
+        if slot:
+            hits = [k for k, ab in own if ab.slot == slot.id]
+            if len(hits) == 1:
+                return hits[0]
+            if len(hits) > 1:
+                # the one usable in this phase, if only one is
+                kind = self.info.kind
+                now = [k for k, ab in own if ab.slot == slot.id and self.rules.slot(ab.slot).phase in (kind, "any")]
+                if len(now) == 1:
+                    return now[0]
+        raise ActionError("unknown_ability", ability=ref)
+
+    def slot_of(self, ab: AbilityDef) -> SlotDef:
+        return self.rules.slot(ab.slot)
+
+    def counts_as_action(self, ab: AbilityDef) -> bool:
+        return ab.counts_as_action if ab.counts_as_action is not None else self.slot_of(ab).counts_as_action
+
+    def lane_of(self, key: str, ab: AbilityDef) -> str:
+        return "action" if self.counts_as_action(ab) else f"free:{key}"
+
+    def cooldown_ticks(self, ab: AbilityDef) -> int:
+        cyc = ab.cooldown_cycles if ab.cooldown_cycles is not None else self.slot_of(ab).cooldown_cycles
+        return self.clock.cycles(cyc)
+
+    def _meets(self, p: Player, req: Requirement) -> ActionError | None:
+        if req.in_faction is True and not self.factions_of(p.pid):
+            return ActionError("not_in_faction")
+        if req.in_faction is False and self.factions_of(p.pid):
+            return ActionError("in_faction")
+        if req.stat:
+            sid = self.rules.stat(req.stat).id
+            have = self.true_stat(p, sid, "thresholds") if self.rules.thresholds_read == "true" else p.stats[sid]
+            if req.at_least is not None and have < req.at_least:
+                return ActionError("threshold_not_met", stat=sid, need=req.at_least)
+            if req.below is not None and have >= req.below:
+                return ActionError("threshold_not_met", stat=sid, need=req.below)
+        for st in req.status:
+            if not self.active(p, st):
+                return ActionError("needs_status", status=st)
+        for st in req.not_status:
+            if self.active(p, st):
+                return ActionError("has_status", status=st)
+        return None
+
+    def check_available(self, p: Player, key: str, lane: str | None = None) -> AbilityDef:
+        """Raise unless ``p`` may use ability ``key`` now (targets aside)."""
+        st = self.state
+        if st.over:
+            raise ActionError("game_over")
+        if not self.alive(p):
+            raise ActionError("not_alive")
+        ab = self.ability(p, key)
+        slot = self.slot_of(ab)
+        info = self.info
+        if slot.phase != "any" and slot.phase != info.kind:
+            raise ActionError("wrong_phase", ability=key, phase=slot.phase)
+        for flag in self.status_flags(p):
+            if "*" in flag.blocks_slots or slot.id in flag.blocks_slots:
+                if not self.passives(p, f"acts_in_{flag.id}"):
+                    raise ActionError("status_forbids", status=flag.id)
+        if key in p.forbidden:
+            raise ActionError("ability_forbidden", ability=key)
+        lane = lane or self.lane_of(key, ab)
+        spent = p.spent.get(info.turn, [])
+        if lane in spent:
+            raise ActionError("turn_used")
+        for req in [*slot.requires, *ab.requires]:
+            err = self._meets(p, req)
+            if err:
+                raise err
+        ready = p.ready_at.get(key)
+        if ready is not None and st.tick < ready:
+            raise ActionError("cooldown", ability=key, ready=self.clock.info(ready).label)
+        if ab.uses_per_game is not None and p.uses.get(key, 0) >= ab.uses_per_game:
+            raise ActionError("no_uses_left", ability=key)
+        return ab
+
+    def _target_ok(self, p: Player, ab: AbilityDef, t: Player) -> ActionError | None:
+        self_ok = ab.self_target if ab.self_target is not None else self.slot_of(ab).self_target
+        if t.pid == p.pid and not self_ok:
+            return ActionError("self_target")
+        if not self.alive(t):
+            return ActionError("target_not_alive", target=t.pid)
+        if any(not f.can_be_targeted for f in self.status_flags(t)):
+            return ActionError("target_unreachable", target=t.pid)
+        if ab.target_where and not self.matches(t, ab.target_where):
+            return ActionError("illegal_target", target=t.pid)
+        return None
+
+    def check_submission(self, p: Player, key: str, targets: list[int], option: str | None, lane: str | None = None) -> AbilityDef:
+        ab = self.check_available(p, key, lane)
+        if len(targets) != ab.targets:
+            raise ActionError("wrong_target_count", need=ab.targets)
+        if len(set(targets)) != len(targets):
+            raise ActionError("duplicate_target")
+        for t in targets:
+            if not 0 <= t < len(self.state.players):
+                raise ActionError("unknown_player")
+            err = self._target_ok(p, ab, self.state.players[t])
+            if err:
+                raise err
+        if ab.options and option not in ab.options:
+            raise ActionError("bad_option", options=list(ab.options))
+        if not ab.options and option is not None:
+            raise ActionError("bad_option", options=[])
+        return ab
+
+    def legal_actions(self, pid: int) -> list[LegalAction]:
+        """What ``pid`` may do now and on whom: the same checks as :meth:`submit`."""
+        p = self.player(pid)
+        out = []
+        for key, _ab in self.abilities(p):
+            try:
+                ab = self.check_available(p, key)
+            except ActionError:
+                continue
+            targets = [t.pid for t in self.state.players if ab.targets and self._target_ok(p, ab, t) is None]
+            if ab.targets and len(targets) < ab.targets:
+                continue
+            out.append(LegalAction(key=key, ability=ab, targets=targets, options=list(ab.options)))
+        return out
+
+    def matches(self, t: Player, sel: Selector) -> bool:
+        if sel.status and not self.active(t, sel.status):
+            return False
+        if sel.stat:
+            v = t.stats.get(self.rules.stat(sel.stat).id, 0)
+            if sel.lt is not None and not v < sel.lt:
+                return False
+            if sel.le is not None and not v <= sel.le:
+                return False
+            if sel.gt is not None and not v > sel.gt:
+                return False
+            if sel.ge is not None and not v >= sel.ge:
+                return False
+        return True
+
+    # ---- submissions ----------------------------------------------------------------
+    def submit(self, pid: int, ability: str, targets: list[int] | None = None, option: str | None = None, lane: str | None = None) -> Intent:
+        """Submit or replace an action. Raises :class:`ActionError` when refused."""
+        p = self.player(pid)
+        key = self.find_ability(p, ability)
+        targets = list(targets or [])
+        ab = self.check_submission(p, key, targets, option, lane)
+        lane = lane or self.lane_of(key, ab)
+        self.state.intents = [i for i in self.state.intents if not (i.pid == pid and i.lane == lane)]
+        intent = Intent(seq=self.next_seq(), pid=pid, ability=key, targets=targets, option=option, tick=self.state.tick, lane=lane)
+        self.state.intents.append(intent)
+        return intent
+
+    def cancel(self, pid: int, lane: str = "action") -> bool:
+        before = len(self.state.intents)
+        self.state.intents = [i for i in self.state.intents if not (i.pid == pid and i.lane == lane)]
+        return len(self.state.intents) != before
+
+    def pending(self, pid: int) -> list[Intent]:
+        return [i for i in self.state.intents if i.pid == pid]
+
+    # ---- votes ----------------------------------------------------------------------
+    def open_votes(self) -> list[Any]:
+        kind = self.info.kind
+        steps = {s.id for s in self.rules.steps.get(kind, [])}
+        return [v for v in self.rules.votes if v.step in steps and self._vote_open(v)]
+
+    def _vote_open(self, v: Any) -> bool:
+        from .registry import VOTES
+
+        checker = VOTES[v.kind]
+        return checker.is_open(self, v) if hasattr(checker, "is_open") else True
+
+    def vote(self, pid: int, vote_id: str, choice: int | str | None) -> Vote:
+        from .registry import VOTES
+
+        p = self.player(pid)
+        if self.state.over:
+            raise ActionError("game_over")
+        votes = [v for v in self.open_votes() if v.id == vote_id]
+        if not votes:
+            raise ActionError("vote_closed", vote=vote_id)
+        vdef = votes[0]
+        if not self.alive(p) or any(not f.can_vote for f in self.status_flags(p)):
+            raise ActionError("cannot_vote")
+        VOTES[vdef.kind].check_choice(self, vdef, p, choice)
+        existing = [v for v in self.state.votes if v.pid == pid and v.vote == vote_id]
+        if existing:
+            limit = vdef.params.get("changes")
+            if limit is not None and existing[0].changes >= limit:
+                raise ActionError("vote_change_limit")
+            existing[0].choice = choice
+            existing[0].changes += 1
+            return existing[0]
+        v = Vote(vote=vote_id, pid=pid, choice=choice)
+        self.state.votes.append(v)
+        return v
+
+    # ---- messages -------------------------------------------------------------------
+    def pm_quota(self, p: Player) -> int | None:
+        base = self.rules.quotas.pm_per_day
+        if base is None:
+            return None
+        return base + sum(int(x.get("extra", 0)) for x in self.passives(p, "pm_quota"))
+
+    def send_pm(self, sender: int, recipient: int, text: str) -> Pm:
+        p, r = self.player(sender), self.player(recipient)
+        if self.state.over:
+            raise ActionError("game_over")
+        if self.rules.quotas.pm_per_day == 0:
+            raise ActionError("pm_not_allowed")
+        if not self.alive(p):
+            raise ActionError("not_alive")
+        if not self.alive(r):
+            raise ActionError("target_not_alive", target=recipient)
+        if sender == recipient:
+            raise ActionError("self_target")
+        if self.active(p, "no_pm"):
+            raise ActionError("pm_deprived")
+        if not text.strip():
+            raise ActionError("empty_message")
+        day = str(self.info.day)
+        quota = self.pm_quota(p)
+        if quota is not None and p.pm_sent.get(day, 0) >= quota:
+            raise ActionError("pm_quota", quota=quota)
+        p.pm_sent[day] = p.pm_sent.get(day, 0) + 1
+        pm = Pm(seq=self.next_seq(), sender=sender, recipient=recipient, text=text, tick=self.state.tick)
+        self.state.pms.append(pm)
+        self.emit("pm.received", "players", [recipient], sender=sender, text=text)
+        return pm
+
+    def post_anon(self, pid: int, text: str) -> Anon:
+        p = self.player(pid)
+        if self.state.over:
+            raise ActionError("game_over")
+        if not self.alive(p):
+            raise ActionError("not_alive")
+        if not text.strip():
+            raise ActionError("empty_message")
+        base = self.rules.quotas.anon_per_day
+        if base is not None:
+            quota = base + sum(int(x.get("extra", 0)) for x in self.passives(p, "anon_quota"))
+            day = str(self.info.day)
+            if p.anon_sent.get(day, 0) >= quota:
+                raise ActionError("anon_quota", quota=quota)
+            p.anon_sent[day] = p.anon_sent.get(day, 0) + 1
+        a = Anon(seq=self.next_seq(), pid=pid, text=text, tick=self.state.tick)
+        self.state.anons.append(a)
+        return a
+
+    # ---- factions -------------------------------------------------------------------
+    def faction_op(self, pid: int, op: str, target: int | None = None, fid: str | None = None) -> FactionOp:
+        from .factions import check_op
+
+        check_op(self, self.player(pid), op, target, fid)
+        o = FactionOp(seq=self.next_seq(), op=op, pid=pid, target=target, fid=fid, tick=self.state.tick)
+        self.state.faction_ops.append(o)
+        return o
+
+    # ---- GM operations --------------------------------------------------------------
+    def gm_set_stat(self, pid: int, stat: str, value: int) -> None:
+        p = self.player(pid)
+        sid = self.rules.stat(stat).id
+        old = p.stats[sid]
+        p.stats[sid] = value
+        self.emit("gm.set_stat", "gm", player=pid, stat=sid, old=old, new=value)
+        sdef = self.rules.stat(sid)
+        if sdef.visibility == "public":
+            self.emit("report.stat", "public", player=pid, stat=sid, delta=value - old, value=value)
+        elif sdef.visibility == "secret":
+            self.emit("private.stat", "players", [pid], stat=sid, delta=value - old, value=self.true_stat(p, sid))
+        self._apply_bands()
+
+    def gm_set_status(self, pid: int, status: str, cycles: int | None = None) -> None:
+        p = self.player(pid)
+        sdef = self.rules.status(status)
+        until = self.state.tick + self.clock.cycles(cycles) if cycles else None
+        p.statuses[sdef.id] = Status(id=sdef.id, since=self.state.tick, until=until)
+        self.emit("gm.set_status", "gm", player=pid, status=sdef.id)
+        self.emit("report.status_on", "public" if sdef.public else "players", [] if sdef.public else [pid], player=pid, status=sdef.id)
+
+    def gm_clear_status(self, pid: int, status: str) -> None:
+        p = self.player(pid)
+        sdef = self.rules.status(status)
+        if p.statuses.pop(sdef.id, None) is not None:
+            self.emit("gm.clear_status", "gm", player=pid, status=sdef.id)
+            self.emit("report.status_off", "public" if sdef.public else "players", [] if sdef.public else [pid], player=pid, status=sdef.id)
+
+    def gm_message(self, pid: int, text: str) -> None:
+        self.emit("gm.message", "players", [pid], text=text)
+
+    def gm_set_end_day(self, day: int) -> None:
+        cal = self.rules.calendar
+        if not cal.min_days <= day <= cal.max_days or self.clock.cycles(day) <= self.state.tick:
+            raise ActionError("bad_end_day", day=day)
+        old, self.state.end_day = self.state.end_day, day
+        self.emit("gm.end_day", "gm", old=old, new=day)
+
+    def gm_settle_task(self, index: int, note: str = "") -> None:
+        task = self.state.gm_tasks[index]
+        task["settled"] = note or True
+        self.emit("gm.task_settled", "gm", index=index)
+
+    # ---- resolution -----------------------------------------------------------------
+    def resolve(self) -> list[Event]:
+        """Resolve the current tick; returns the events it produced."""
+        from .resolver import resolve_tick
+
+        return resolve_tick(self)
+
+    def _apply_bands(self) -> None:
+        from .resolver import apply_bands
+
+        apply_bands(self, announce=False)
+
+    # ---- persistence ----------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        self.sync_rng()
+        return self.state.to_dict()
+
+    @classmethod
+    def from_dict(cls, ruleset: Ruleset, data: dict[str, Any]) -> Game:
+        return cls(ruleset, GameState.from_dict(data))

@@ -1,0 +1,49 @@
+"""Registries of named behaviour that rulesets refer to by id.
+
+- ``EFFECTS``: parameterised primitives (``op`` of an effect): stat, block, protect, poison...
+- ``IMPLS``: unique abilities, one small function each (``op: impl``, ``impl: <name>``).
+- ``STEPS``: built-in resolution steps that are not submitted actions (poison death...).
+- ``VOTES``: vote counters (lynch, prison).
+- ``VICTORIES``: victory checks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+EFFECTS: dict[str, Callable[..., Any]] = {}
+IMPLS: dict[str, Callable[..., Any]] = {}
+STEPS: dict[str, Callable[..., Any]] = {}
+VOTES: dict[str, Callable[..., Any]] = {}
+VICTORIES: dict[str, Callable[..., Any]] = {}
+
+
+def _register(table: dict[str, Callable[..., Any]], name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
+        if name in table:
+            raise ValueError(f"{name!r} registered twice")
+        table[name] = fn
+        return fn
+
+    return deco
+
+
+def effect(name: str):
+    return _register(EFFECTS, name)
+
+
+def impl(name: str):
+    return _register(IMPLS, name)
+
+
+def step(name: str):
+    return _register(STEPS, name)
+
+
+def vote(name: str):
+    return _register(VOTES, name)
+
+
+def victory(name: str):
+    return _register(VICTORIES, name)

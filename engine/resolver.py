@@ -1,0 +1,319 @@
+"""Resolving one tick: every action of a day period (or a night) at once, step by step.
+
+The step order is ruleset data (``steps.day`` / ``steps.night``). A step of kind ``actions``
+runs the submitted actions whose ability belongs to it, by seat; any other kind is a built-in
+step from :data:`engine.registry.STEPS`. Modifiers (protections, blocks, redirects) come first
+in every shipped ruleset so they settle before the effects they touch; conflicts between two
+modifiers settle by that order and then by seat, never by chance.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from . import effects as _effects  # noqa: F401  (registers the primitives)
+from . import steps as _steps  # noqa: F401  (registers the built-in steps)
+from .errors import GameError
+from .registry import EFFECTS
+from .ruleset import AbilityDef, default_step
+from .state import Event, Intent, Player
+
+if TYPE_CHECKING:
+    from .game import Game
+
+
+@dataclass
+class Ctx:
+    game: Game
+    tick: int
+    intents: list[Intent]
+    outcome: dict[int, str] = field(default_factory=dict)  # intent seq -> applied/blocked/...
+    reasons: dict[int, list[str]] = field(default_factory=dict)
+    acted: list[dict[str, Any]] = field(default_factory=list)  # who acted on whom this tick
+    current: Intent | None = None
+    scratch: dict[str, Any] = field(default_factory=dict)  # per-resolve memory for impls
+
+    @property
+    def rules(self):
+        return self.game.rules
+
+    def ability(self, intent: Intent) -> AbilityDef:
+        return self.game.ability(self.game.player(intent.pid), intent.ability)
+
+    def step_of(self, intent: Intent) -> str:
+        ab = self.ability(intent)
+        return ab.step or default_step(ab)
+
+    def is_blocked(self, intent: Intent) -> bool:
+        ab = self.ability(intent)
+        if ab.unblockable:
+            return False
+        p = self.game.player(intent.pid)
+        slot = ab.slot
+        for sid, s in p.statuses.items():
+            if not sid.startswith("blocked") or not self.game.active(p, sid, self.tick):
+                continue
+            scope = s.data.get("slots") or []
+            if not scope or slot in scope or ("character" in scope and intent.ability.startswith("character:")) or ("role" in scope and intent.ability.startswith("role:")):
+                return True
+        return False
+
+    def protection(self, target: Player, labels: list[str], actor: int | None) -> dict[str, Any] | None:
+        """The first active protection of ``target`` that stops an effect with ``labels``."""
+        g = self.game
+        for sid, s in sorted(target.statuses.items()):
+            if not sid.startswith("protected") or not g.active(target, sid, self.tick):
+                continue
+            against = s.data.get("against", [])
+            if "*" not in against and not set(against) & set(labels):
+                continue
+            if s.data.get("except_own_faction") and actor is not None:
+                fs = {f.fid for f in g.factions_of(target.pid)}
+                if fs & {f.fid for f in g.factions_of(actor)}:
+                    continue
+            return s.data
+        return None
+
+    def note(self, intent: Intent | None, reason: str) -> None:
+        if intent is not None:
+            self.reasons.setdefault(intent.seq, []).append(reason)
+
+    def emit(self, key: str, audience: str = "gm", ids: list[Any] | None = None, **args: Any) -> Event:
+        return self.game.emit(key, audience, ids, **args)
+
+
+def resolve_tick(game: Game) -> list[Event]:
+    st = game.state
+    if st.over:
+        raise GameError("the game is over")
+    first_event = len(st.events)
+    info = game.info
+    tick = st.tick
+    intents = sorted((i for i in st.intents if i.tick == tick), key=lambda i: (i.pid, i.lane != "action", i.seq))
+    ctx = Ctx(game=game, tick=tick, intents=intents)
+    before = _snapshot(game)
+
+    for step in game.rules.steps[info.kind]:
+        if step.kind == "actions":
+            for intent in [i for i in intents if ctx.step_of(i) == step.id]:
+                run_intent(ctx, intent)
+        else:
+            from .registry import STEPS
+
+            STEPS[step.kind](ctx, step)
+        clamp(game, "step")
+
+    for intent in intents:
+        _spend(game, intent)
+        ctx.outcome.setdefault(intent.seq, "applied")
+        game.emit(
+            "trace.action", "gm",
+            actor=intent.pid, ability=intent.ability, targets=list(intent.targets), option=intent.option,
+            result=ctx.outcome[intent.seq], reasons=ctx.reasons.get(intent.seq, []),
+        )
+        if ctx.outcome[intent.seq] == "blocked" and st.settings.get("tell_blocked", True):
+            game.emit("private.no_effect", "players", [intent.pid], ability=intent.ability)
+    st.history.extend(ctx.acted)
+
+    if game.clock.is_turn_end(tick):
+        _inactivity(ctx)
+    clamp(game, "resolve")
+    apply_bands(game, announce=False)
+    _publish_anons(game)
+    _expire(game, tick + 1)
+    _report(game, before)
+
+    st.intents = [i for i in st.intents if i.tick != tick]
+    st.tick += 1
+    _check_end(ctx)
+    game.sync_rng()
+    return st.events[first_event:]
+
+
+def run_intent(ctx: Ctx, intent: Intent) -> None:
+    """Apply one submitted action: its effects on its targets, unless its actor is blocked."""
+    g = ctx.game
+    if ctx.outcome.get(intent.seq) == "blocked" or ctx.is_blocked(intent):
+        ctx.outcome[intent.seq] = "blocked"
+        ctx.note(intent, "blocked")
+        for t in intent.targets:
+            ctx.acted.append({"tick": ctx.tick, "actor": intent.pid, "target": t, "ability": intent.ability, "blocked": True})
+        return
+    ab = ctx.ability(intent)
+    ctx.current = intent
+    for t in intent.targets:
+        ctx.acted.append({"tick": ctx.tick, "actor": intent.pid, "target": t, "ability": intent.ability, "blocked": False})
+    for eff in ab.all_effects(intent.option):
+        handler = EFFECTS.get(eff.op)
+        if handler is None:
+            raise GameError(f"unknown effect op {eff.op!r}")
+        handler(ctx, intent, eff, recipients(ctx, intent, eff))
+    ctx.current = None
+    _ = g
+
+
+def recipients(ctx: Ctx, intent: Intent, eff: Any) -> list[Player]:
+    g = ctx.game
+    actor = g.player(intent.pid)
+    to = eff.to
+    if to == "target":
+        people = [g.player(t) for t in intent.targets]
+    elif to == "self":
+        people = [actor]
+    elif to in ("all", "others"):
+        people = [p for p in g.living() if to == "all" or p.pid != actor.pid]
+    elif to == "own_faction":
+        people = [g.player(m) for f in g.factions_of(actor.pid) for m in sorted(f.members)]
+    elif to == "target_faction":
+        people = []
+        for t in intent.targets:
+            fs = g.factions_of(t)
+            people += [g.player(m) for f in fs for m in sorted(f.members)] if fs else [g.player(t)]
+    else:
+        raise GameError(f"unknown recipients {to!r}")
+    if eff.where:
+        people = [p for p in people if g.matches(p, eff.where)]
+    seen: set[int] = set()
+    return [p for p in people if not (p.pid in seen or seen.add(p.pid))]
+
+
+def clamp(game: Game, when: str) -> None:
+    for s in game.rules.stats:
+        if s.clamp != when and not (when == "resolve"):
+            continue
+        for p in game.state.players:
+            v = p.stats.get(s.id, 0)
+            if s.min is not None and v < s.min:
+                v = s.min
+            if s.max is not None and v > s.max:
+                v = s.max
+            p.stats[s.id] = v
+
+
+def apply_bands(game: Game, announce: bool = True) -> None:
+    """Put the band status of each banded stat (seed 002's health words) on every player."""
+    for s in game.rules.stats:
+        if not s.bands:
+            continue
+        band_ids = {b.status for b in s.bands}
+        for p in game.state.players:
+            if any(game.rules.status(x).dead for x in band_ids & set(p.statuses)):
+                continue  # death is final
+            v = p.stats.get(s.id, 0)
+            want = None
+            for b in s.bands:
+                if (b.min is None or v >= b.min) and (b.max is None or v <= b.max):
+                    want = b.status
+                    break
+            for b in band_ids:
+                if b != want and b in p.statuses:
+                    del p.statuses[b]
+            if want and want not in p.statuses:
+                from .state import Status
+
+                p.statuses[want] = Status(id=want, since=game.state.tick)
+
+
+def _spend(game: Game, intent: Intent) -> None:
+    p = game.player(intent.pid)
+    ab = game.ability(p, intent.ability)
+    turn = game.info.turn
+    p.spent.setdefault(turn, [])
+    if intent.lane not in p.spent[turn]:
+        p.spent[turn].append(intent.lane)
+    cd = game.cooldown_ticks(ab)
+    if cd:
+        p.ready_at[intent.ability] = game.state.tick + cd
+    if ab.uses_per_game is not None:
+        p.uses[intent.ability] = p.uses.get(intent.ability, 0) + 1
+
+
+def _inactivity(ctx: Ctx) -> None:
+    g = ctx.game
+    rule = g.rules.inactivity
+    if rule.mode != "penalty":
+        return
+    turn = g.info.turn
+    for p in g.living():
+        if "action" in p.spent.get(turn, []):
+            continue
+        if any("*" in f.blocks_slots for f in g.status_flags(p)) and not any(
+            g.passives(p, f"acts_in_{f.id}") for f in g.status_flags(p)
+        ):
+            continue  # a player who may not act at all is not punished for not acting
+        for stat, delta in rule.stats.items():
+            sid = g.rules.stat(stat).id
+            p.stats[sid] = p.stats.get(sid, 0) + delta
+        g.emit("gm.inactive", "gm", player=p.pid, turn=turn)
+        g.emit("private.inactive", "players", [p.pid], penalty=dict(rule.stats))
+    clamp(g, "step")
+
+
+def _publish_anons(game: Game) -> None:
+    st = game.state
+    for a in sorted(st.anons, key=lambda a: a.seq):
+        game.emit("anon.post", "public", text=a.text)
+        game.emit("gm.anon_author", "gm", player=a.pid, text=a.text)
+    st.anons = []
+
+
+def _expire(game: Game, next_tick: int) -> None:
+    for p in game.state.players:
+        for sid in list(p.statuses):
+            s = p.statuses[sid]
+            if s.until is not None and s.until <= next_tick:
+                del p.statuses[sid]
+        p.modifiers = [m for m in p.modifiers if m.until is None or m.until > next_tick]
+
+
+def _snapshot(game: Game) -> dict[int, tuple[dict[str, int], dict[str, int], set[str]]]:
+    out = {}
+    for p in game.state.players:
+        true = {s.id: game.true_stat(p, s.id) for s in game.rules.stats}
+        out[p.pid] = (dict(p.stats), true, set(p.statuses))
+    return out
+
+
+def _report(game: Game, before: dict[int, tuple[dict[str, int], dict[str, int], set[str]]]) -> None:
+    """The public report (public stats, public statuses) and each player's private news."""
+    known = {s.id: s for s in game.rules.statuses}
+    st = game.state
+    st.tick += 1  # bonuses read at the start of the next tick
+    try:
+        after = _snapshot(game)
+    finally:
+        st.tick -= 1
+    for p in st.players:
+        base0, true0, stat0 = before[p.pid]
+        base1, true1, stat1 = after[p.pid]
+        for s in game.rules.stats:
+            if s.visibility == "public" and base1[s.id] != base0[s.id]:
+                game.emit("report.stat", "public", player=p.pid, stat=s.id, delta=base1[s.id] - base0[s.id], value=base1[s.id])
+            elif s.visibility == "secret" and true1[s.id] != true0[s.id]:
+                game.emit("private.stat", "players", [p.pid], stat=s.id, delta=true1[s.id] - true0[s.id], value=true1[s.id])
+            elif s.visibility == "hidden" and base1[s.id] != base0[s.id]:
+                game.emit("gm.stat", "gm", player=p.pid, stat=s.id, delta=base1[s.id] - base0[s.id], value=base1[s.id])
+        for sid in sorted(stat1 - stat0):
+            if sid in known:
+                pub = known[sid].public
+                game.emit("report.status_on", "public" if pub else "players", [] if pub else [p.pid], player=p.pid, status=sid)
+        for sid in sorted(stat0 - stat1):
+            if sid in known:
+                pub = known[sid].public
+                game.emit("report.status_off", "public" if pub else "players", [] if pub else [p.pid], player=p.pid, status=sid)
+
+
+def _check_end(ctx: Ctx) -> None:
+    from .registry import VICTORIES
+
+    g = ctx.game
+    st = g.state
+    vdef = g.rules.victory
+    checker = VICTORIES[vdef.kind]
+    result = checker(g, vdef.params, final=st.tick >= g.end_tick)
+    if result is None and st.tick < g.end_tick:
+        return
+    st.over = True
+    st.winner = list(result or [])
+    g.emit("game.over", "public", winners=list(st.winner))

@@ -1,0 +1,360 @@
+"""The schema of a ruleset: everything a rule book states, as validated data.
+
+A ruleset file in ``config/rulesets/`` is loaded by :mod:`config.loader` and checked here
+with pydantic. Simple behaviour is a parameterised effect (``op``); a unique ability names a
+registered implementation (``op: impl``), and an ability the book leaves undefined is a GM
+task (``op: gm_task``).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+PhaseKind = Literal["day", "night"]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=False)
+
+
+class Names(Strict):
+    ru: str
+    en: str
+
+
+class Band(Strict):
+    """A stat range that puts a public status on its owner (seed 002's health words)."""
+
+    min: int | None = None
+    max: int | None = None
+    status: str
+
+
+class StatDef(Strict):
+    id: str
+    abbr: Names
+    names: Names
+    visibility: Literal["public", "secret", "hidden"] = "public"
+    min: int | None = None
+    max: int | None = None
+    default: int = 0
+    # when bounds are applied: after every resolution step (seed 000: the net change of one
+    # step is clamped) or only once the whole resolve is over (seed 002: HP may dip below 0)
+    clamp: Literal["step", "resolve"] = "step"
+    bands: list[Band] = []
+
+
+class StatusDef(Strict):
+    id: str
+    names: Names
+    public: bool = True
+    # slots a player with this status may not use ("*" = every slot)
+    blocks_slots: list[str] = []
+    can_vote: bool = True
+    can_be_targeted: bool = True
+    dead: bool = False
+    # a player with this status is removed from play (for victory, votes and targets)
+    out_of_play: bool = False
+    # lasting stat changes while the status holds (seed 003: hospital −2 to every stat)
+    stat_modifiers: dict[str, int] = {}
+
+
+class Period(Strict):
+    id: str
+    kind: PhaseKind
+    start: str  # "HH:MM" local time
+    end: str
+
+
+class Calendar(Strict):
+    timezone: str = "Europe/Moscow"
+    # one cycle (a game day and night) in order; the first period starts a new day number
+    periods: list[Period]
+    days: int = Field(7, ge=1)  # the game ends after this many cycles unless moved
+    min_days: int = 1
+    max_days: int = 60
+
+    @property
+    def ticks_per_cycle(self) -> int:
+        return len(self.periods)
+
+
+class Requirement(Strict):
+    """One availability condition of a slot or an ability."""
+
+    in_faction: bool | None = None
+    stat: str | None = None
+    at_least: int | None = None
+    below: int | None = None
+    not_status: list[str] = []
+    status: list[str] = []
+
+
+class SlotDef(Strict):
+    id: str
+    names: Names
+    phase: Literal["day", "night", "any"]
+    self_target: bool = False
+    counts_as_action: bool = True
+    cooldown_cycles: int = 0
+    requires: list[Requirement] = []
+    # a role slot is read from the role; a character slot from the character
+    source: Literal["role", "character"] = "role"
+
+
+class Selector(Strict):
+    """Filter over players for effects that hit many (``to: all``)."""
+
+    stat: str | None = None
+    lt: int | None = None
+    gt: int | None = None
+    ge: int | None = None
+    le: int | None = None
+    status: str | None = None
+
+
+Until = Literal["tick", "day", "cycle", "night", "game"]
+
+
+class Effect(Strict):
+    op: str
+    to: Literal["target", "self", "all", "others", "own_faction", "target_faction"] = "target"
+    where: Selector | None = None
+    stat: str | None = None
+    delta: int | None = None
+    amount: int | None = None
+    status: str | None = None
+    fact: str | None = None
+    until: Until | None = None
+    cycles: int | None = None
+    labels: list[str] = []
+    impl: str | None = None
+    params: dict[str, Any] = {}
+    text: Names | None = None
+
+
+class AbilityDef(Strict):
+    id: str
+    name: Names
+    slot: str
+    targets: int = Field(1, ge=0, le=8)
+    self_target: bool | None = None  # None: the slot decides
+    step: str | None = None  # None: derived from the first effect's op
+    cooldown_cycles: int | None = None  # None: the slot decides
+    uses_per_game: int | None = None
+    counts_as_action: bool | None = None
+    unblockable: bool = False
+    labels: list[str] = []
+    target_where: Selector | None = None
+    requires: list[Requirement] = []
+    effects: list[Effect] = []
+    options: dict[str, list[Effect]] = {}
+    description: Names | None = None
+
+    @model_validator(mode="after")
+    def _effects_or_options(self) -> AbilityDef:
+        if self.effects and self.options:
+            raise ValueError("an ability has either effects or options, not both")
+        if not self.effects and not self.options:
+            raise ValueError("an ability needs effects or options (use op: gm_task if undefined)")
+        return self
+
+    def all_effects(self, option: str | None) -> list[Effect]:
+        if self.options:
+            return self.options.get(option or "", [])
+        return self.effects
+
+
+class Passive(Strict):
+    """A feature that is not an action (a character's особенность)."""
+
+    kind: str
+    params: dict[str, Any] = {}
+    text: Names | None = None
+
+
+class RoleDef(Strict):
+    id: str
+    name: Names
+    stats: dict[str, int] = {}
+    team: str | None = None
+    abilities: list[AbilityDef] = []
+    passives: list[Passive] = []
+
+
+class StepDef(Strict):
+    id: str
+    # "actions" runs the submitted actions of this step; anything else is a built-in step
+    kind: str = "actions"
+    params: dict[str, Any] = {}
+
+
+class VoteDef(Strict):
+    id: str
+    names: Names
+    kind: str  # registered vote implementation: "lynch", "prison"
+    step: str  # the resolution step that counts it
+    params: dict[str, Any] = {}
+
+
+class PenaltyDef(Strict):
+    mode: Literal["none", "penalty", "random_action"] = "none"
+    stats: dict[str, int] = {}
+
+
+class Quotas(Strict):
+    pm_per_day: int | None = None
+    anon_per_day: int | None = None
+
+
+class FactionRules(Strict):
+    enabled: bool = False
+    min_size: int = 2
+    max_size: int = 3
+    invites_per_night: int = 1
+    leave_after_cycles: int = 2
+    bonus_stat: str | None = None
+    bonus_step: int = 5
+    bonus_negative: bool = False
+    # who may invite: free players only, or leaders of a faction that has room too
+    leader_invites: bool = True
+    invite_requires: list[Requirement] = []
+    # a new leader after the old one leaves: the most of these stats, in order, then random
+    rank_stats: list[str] = []
+    overthrow_stat: str | None = None
+    overthrow_win: dict[str, int] = {}
+    overthrow_lose: dict[str, int] = {}
+    overthrow_fail: dict[str, int] = {}
+
+
+class VictoryDef(Strict):
+    kind: str  # registered: "highest_stat", "last_team", "none"
+    params: dict[str, Any] = {}
+
+
+class Ruleset(Strict):
+    id: str
+    names: Names
+    book: str | None = None
+    stats: list[StatDef]
+    statuses: list[StatusDef] = []
+    calendar: Calendar
+    slots: list[SlotDef]
+    steps: dict[PhaseKind, list[StepDef]]
+    roles: list[RoleDef]
+    characters: list[RoleDef] = []
+    votes: list[VoteDef] = []
+    inactivity: PenaltyDef = PenaltyDef()
+    quotas: Quotas = Quotas()
+    factions: FactionRules = FactionRules()
+    victory: VictoryDef = VictoryDef(kind="none")
+    actions_per_turn: int = 1
+    # which stat value thresholds read: "true" (with hidden bonuses) or "base"
+    thresholds_read: Literal["true", "base"] = "true"
+    settings: dict[str, Annotated[Any, Field()]] = {}
+
+    @field_validator("stats")
+    @classmethod
+    def _unique_stats(cls, v: list[StatDef]) -> list[StatDef]:
+        ids = [s.id for s in v]
+        if len(ids) != len(set(ids)):
+            raise ValueError("stat ids must be unique")
+        return v
+
+    @model_validator(mode="after")
+    def _cross_check(self) -> Ruleset:
+        stat_ids = {s.id for s in self.stats}
+        slot_ids = {s.id for s in self.slots}
+        status_ids = {s.id for s in self.statuses}
+        step_ids = {k: {s.id for s in v} for k, v in self.steps.items()}
+        problems: list[str] = []
+        for group in ("roles", "characters"):
+            seen: set[str] = set()
+            for r in getattr(self, group):
+                if r.id in seen:
+                    problems.append(f"{group}: duplicate id {r.id!r}")
+                seen.add(r.id)
+                for st in r.stats:
+                    if st not in stat_ids:
+                        problems.append(f"{group}.{r.id}.stats: unknown stat {st!r}")
+                for ab in r.abilities:
+                    where = f"{group}.{r.id}.abilities.{ab.id}"
+                    if ab.slot not in slot_ids:
+                        problems.append(f"{where}.slot: unknown slot {ab.slot!r}")
+                        continue
+                    slot = self.slot(ab.slot)
+                    kinds = ["day", "night"] if slot.phase == "any" else [slot.phase]
+                    step = ab.step or default_step(ab)
+                    for k in kinds:
+                        if step not in step_ids.get(k, set()):
+                            problems.append(f"{where}.step: {step!r} is not a {k} step")
+                    for opt, effs in [("", ab.effects), *ab.options.items()]:
+                        for e in effs:
+                            if e.stat and e.stat not in stat_ids:
+                                problems.append(f"{where}{'.' + opt if opt else ''}: unknown stat {e.stat!r}")
+                            if e.status and e.status not in status_ids:
+                                problems.append(f"{where}: unknown status {e.status!r}")
+        for v in self.votes:
+            if not any(v.step in s for s in step_ids.values()):
+                problems.append(f"votes.{v.id}.step: unknown step {v.step!r}")
+        if problems:
+            raise ValueError("; ".join(problems))
+        return self
+
+    # lookups -------------------------------------------------------------------------
+    def stat(self, key: str) -> StatDef:
+        for s in self.stats:
+            if key in (s.id, s.abbr.ru, s.abbr.en):
+                return s
+        raise KeyError(key)
+
+    def status(self, key: str) -> StatusDef:
+        for s in self.statuses:
+            if key in (s.id, s.names.ru, s.names.en):
+                return s
+        raise KeyError(key)
+
+    def slot(self, key: str) -> SlotDef:
+        for s in self.slots:
+            if key in (s.id, s.names.ru, s.names.en):
+                return s
+        raise KeyError(key)
+
+    def role(self, key: str) -> RoleDef:
+        for r in self.roles:
+            if key in (r.id, r.name.ru, r.name.en):
+                return r
+        raise KeyError(key)
+
+    def character(self, key: str) -> RoleDef:
+        for r in self.characters:
+            if key in (r.id, r.name.ru, r.name.en):
+                return r
+        raise KeyError(key)
+
+
+DEFAULT_STEP_BY_OP = {
+    "block": "blocks",
+    "redirect": "redirects",
+    "protect": "protections",
+    "stat": "effects",
+    "reveal": "checks",
+    "poison": "poisoning",
+    "heal": "healing",
+    "cure": "healing",
+    "damage": "damage",
+    "status": "effects",
+    "gm_task": "effects",
+    "game_length": "effects",
+    "message": "effects",
+    "kill": "effects",
+}
+
+
+def default_step(ab: AbilityDef) -> str:
+    effects = ab.effects or next(iter(ab.options.values()), [])
+    if not effects:
+        return "effects"
+    return DEFAULT_STEP_BY_OP.get(effects[0].op, "effects")

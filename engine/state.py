@@ -1,0 +1,197 @@
+"""The whole state of one game, as plain data that round-trips through a JSON-compatible dict.
+
+Nothing here knows the rules; :mod:`engine.game` reads and changes this state. The seeded
+random generator's state is part of it, so a stored game replays exactly.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass
+class Status:
+    id: str
+    since: int  # tick at whose resolve it was applied (-1: from the start)
+    until: int | None = None  # first tick at which it is no longer in force (None: lasting)
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Modifier:
+    """A hidden or timed bonus to a stat (faction bonus aside, which is computed)."""
+
+    stat: str
+    amount: int
+    source: str
+    until: int | None = None
+    # "all": counts everywhere; "thresholds": only for slot thresholds
+    scope: str = "all"
+
+
+@dataclass
+class Player:
+    pid: int  # the seat
+    name: str
+    role: str
+    character: str | None = None
+    user_id: int | None = None
+    stats: dict[str, int] = field(default_factory=dict)
+    statuses: dict[str, Status] = field(default_factory=dict)
+    modifiers: list[Modifier] = field(default_factory=list)
+    # ability key -> first tick it may be used again
+    ready_at: dict[str, int] = field(default_factory=dict)
+    # ability key -> times used this game
+    uses: dict[str, int] = field(default_factory=dict)
+    # turn key ("day 3", "night 3") -> lanes spent in that turn
+    spent: dict[str, list[str]] = field(default_factory=dict)
+    forbidden: list[str] = field(default_factory=list)  # abilities taken away for the game
+    pm_sent: dict[str, int] = field(default_factory=dict)  # day number -> PMs sent
+    anon_sent: dict[str, int] = field(default_factory=dict)
+
+    def has(self, status: str) -> bool:
+        return status in self.statuses
+
+
+@dataclass
+class Faction:
+    fid: str
+    leader: int
+    members: dict[int, int] = field(default_factory=dict)  # pid -> tick joined
+    name: str | None = None
+
+
+@dataclass
+class Intent:
+    seq: int
+    pid: int
+    ability: str  # "role:<role id>:<ability id>" or "character:<id>:<ability id>"
+    targets: list[int]
+    option: str | None
+    tick: int
+    lane: str = "action"
+
+
+@dataclass
+class Vote:
+    vote: str
+    pid: int
+    choice: int | str | None  # a pid, or a named option such as "peace"
+    changes: int = 0
+
+
+@dataclass
+class Event:
+    tick: int
+    key: str
+    args: dict[str, Any]
+    # "public", "players" (ids), "faction" (ids = [fid]), "gm"
+    audience: str
+    ids: list[Any] = field(default_factory=list)
+
+
+@dataclass
+class FactionOp:
+    seq: int
+    op: str  # invite, accept, decline, leave, kick, overthrow
+    pid: int
+    target: int | None
+    fid: str | None
+    tick: int
+
+
+@dataclass
+class Anon:
+    seq: int
+    pid: int
+    text: str
+    tick: int
+
+
+@dataclass
+class Pm:
+    seq: int
+    sender: int
+    recipient: int
+    text: str
+    tick: int
+
+
+@dataclass
+class GameState:
+    ruleset: str
+    seed: int
+    rng_state: Any
+    tick: int = 0
+    end_day: int = 7
+    over: bool = False
+    winner: list[int] | None = None
+    players: list[Player] = field(default_factory=list)
+    factions: dict[str, Faction] = field(default_factory=dict)
+    intents: list[Intent] = field(default_factory=list)
+    votes: list[Vote] = field(default_factory=list)
+    faction_ops: list[FactionOp] = field(default_factory=list)
+    anons: list[Anon] = field(default_factory=list)
+    pms: list[Pm] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    gm_tasks: list[dict[str, Any]] = field(default_factory=list)
+    settings: dict[str, Any] = field(default_factory=dict)
+    seq: int = 0
+    next_faction: int = 1
+    # per-resolve memory the rules read later (who acted on whom, by tick)
+    history: list[dict[str, Any]] = field(default_factory=list)
+
+    # ---- serialisation -------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["rng_state"] = _rng_to_json(self.rng_state)
+        for p in d["players"]:
+            p["statuses"] = list(p["statuses"].values())
+        for f in d["factions"].values():
+            f["members"] = [[k, v] for k, v in f["members"].items()]
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> GameState:
+        d = dict(d)
+        players = []
+        for p in d.pop("players"):
+            p = dict(p)
+            p["statuses"] = {s["id"]: Status(**s) for s in p["statuses"]}
+            p["modifiers"] = [Modifier(**m) for m in p["modifiers"]]
+            players.append(Player(**p))
+        factions = {}
+        for fid, f in d.pop("factions").items():
+            f = dict(f)
+            f["members"] = {int(k): v for k, v in f["members"]}
+            factions[fid] = Faction(**f)
+        return cls(
+            players=players,
+            factions=factions,
+            rng_state=_rng_from_json(d.pop("rng_state")),
+            intents=[Intent(**i) for i in d.pop("intents")],
+            votes=[Vote(**v) for v in d.pop("votes")],
+            faction_ops=[FactionOp(**o) for o in d.pop("faction_ops")],
+            anons=[Anon(**a) for a in d.pop("anons")],
+            pms=[Pm(**m) for m in d.pop("pms")],
+            events=[Event(**e) for e in d.pop("events")],
+            **d,
+        )
+
+
+def new_rng_state(seed: int) -> Any:
+    return random.Random(seed).getstate()
+
+
+def _rng_to_json(state: Any) -> list[Any]:
+    version, internal, gauss = state
+    return [version, list(internal), gauss]
+
+
+def _rng_from_json(data: Any) -> Any:
+    if isinstance(data, tuple):
+        return data
+    version, internal, gauss = data
+    return (version, tuple(internal), gauss)

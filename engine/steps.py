@@ -1,0 +1,72 @@
+"""Built-in resolution steps: the parts of a resolve that are not somebody's action."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .effects import kill
+from .registry import IMPLS, STEPS, VOTES, step
+
+if TYPE_CHECKING:
+    from .resolver import Ctx
+    from .ruleset import StepDef
+
+
+@step("poison_death")
+def poison_death(ctx: Ctx, sd: StepDef) -> None:
+    """Seed 000: a poisoned player dies two cycles after the poisoning, to the tick."""
+    g = ctx.game
+    for p in g.state.players:
+        s = p.statuses.get("poisoned")
+        if s is not None and s.data.get("dies_at", 10**9) <= ctx.tick and g.alive(p):
+            kill(ctx, p, "poison")
+
+
+@step("vote")
+def vote_step(ctx: Ctx, sd: StepDef) -> None:
+    g = ctx.game
+    for vdef in g.rules.votes:
+        if vdef.step != sd.id:
+            continue
+        ballots = [v for v in g.state.votes if v.vote == vdef.id]
+        VOTES[vdef.kind].count(ctx, vdef, ballots)
+        g.state.votes = [v for v in g.state.votes if v.vote != vdef.id]
+
+
+@step("factions")
+def faction_step(ctx: Ctx, sd: StepDef) -> None:
+    from .factions import resolve_ops
+
+    resolve_ops(ctx)
+
+
+@step("regen")
+def regen(ctx: Ctx, sd: StepDef) -> None:
+    """Passive recovery of a stat for holders of a status (seed 002's hospital: +15 HP a night)."""
+    g = ctx.game
+    stat, amount, status = sd.params["stat"], int(sd.params["amount"]), sd.params.get("status")
+    for p in g.living():
+        if status is None or (g.active(p, status) and p.statuses[status].since < ctx.tick):
+            bonus = [x for x in g.passives(p, "regen") if x.get("status") == status]
+            p.stats[stat] = p.stats.get(stat, 0) + (int(bonus[0]["amount"]) if bonus else amount)
+
+
+@step("bands")
+def bands_step(ctx: Ctx, sd: StepDef) -> None:
+    """Health words from HP, then death for whoever is at or below zero after every step."""
+    from .resolver import apply_bands, clamp
+
+    clamp(ctx.game, "resolve")
+    apply_bands(ctx.game)
+    g = ctx.game
+    for p in g.state.players:
+        if any(f.dead for f in g.status_flags(p)):
+            from .factions import remove_member
+
+            for f in list(g.factions_of(p.pid)):
+                remove_member(g, f, p.pid, reason="death")
+
+
+@step("impl")
+def impl_step(ctx: Ctx, sd: StepDef) -> None:
+    IMPLS[sd.params["impl"]](ctx, None, sd, [])
