@@ -86,9 +86,9 @@ class Renderer:
         if key == "ability":
             return self.ability(v)
         if key == "delta":
-            return f"+{v}" if isinstance(v, int) and v > 0 else str(v).replace("-", "−")
+            return f"{v:+d}" if isinstance(v, int) else str(v)
         if key == "penalty":
-            return ", ".join(f"{self.stat(k)} {n:+d}".replace("-", "−") for k, n in v.items())
+            return ", ".join(f"{self.stat(k)} {n:+d}" for k, n in v.items())
         if key == "tally":
             return "; ".join(f"{self.player(c)}: {n}" for c, n in v) or self.word("nobody")
         if key == "text" and isinstance(v, dict):

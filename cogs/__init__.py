@@ -1,0 +1,1 @@
+"""discord.py cogs, one per concern; thin: they render and deliver what the engine decides."""
