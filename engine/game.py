@@ -14,7 +14,20 @@ from typing import Any
 from .clock import Clock, TickInfo
 from .errors import ActionError, GameError
 from .ruleset import AbilityDef, Requirement, RoleDef, Ruleset, Selector, SlotDef
-from .state import Anon, Event, Faction, FactionOp, GameState, Intent, Modifier, Player, Pm, Status, Vote, new_rng_state
+from .state import (
+    Anon,
+    Event,
+    Faction,
+    FactionOp,
+    GameState,
+    Intent,
+    Modifier,
+    Player,
+    Pm,
+    Status,
+    Vote,
+    new_rng_state,
+)
 
 
 @dataclass(frozen=True)
@@ -290,9 +303,9 @@ class Game:
         if slot.phase != "any" and slot.phase != info.kind:
             raise ActionError("wrong_phase", ability=key, phase=slot.phase)
         for flag in self.status_flags(p):
-            if "*" in flag.blocks_slots or slot.id in flag.blocks_slots:
-                if not self.passives(p, f"acts_in_{flag.id}"):
-                    raise ActionError("status_forbids", status=flag.id)
+            forbids = "*" in flag.blocks_slots or slot.id in flag.blocks_slots
+            if forbids and not self.passives(p, f"acts_in_{flag.id}"):
+                raise ActionError("status_forbids", status=flag.id)
         if key in p.forbidden:
             raise ActionError("ability_forbidden", ability=key)
         lane = lane or self.lane_of(key, ab)

@@ -180,7 +180,7 @@ def recipients(ctx: Ctx, intent: Intent, eff: Any) -> list[Player]:
 
 def clamp(game: Game, when: str) -> None:
     for s in game.rules.stats:
-        if s.clamp != when and not (when == "resolve"):
+        if s.clamp != when and when != "resolve":
             continue
         for p in game.state.players:
             v = p.stats.get(s.id, 0)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .effects import kill
-from .registry import IMPLS, STEPS, VOTES, step
+from .registry import IMPLS, VOTES, step
 
 if TYPE_CHECKING:
     from .resolver import Ctx

@@ -1,0 +1,53 @@
+"""The altmafia command line as a new user meets it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    e = {k: v for k, v in os.environ.items() if k != "DISCORD_TOKEN"}
+    e.update(env or {})
+    return subprocess.run([sys.executable, "-m", "altmafia", *args], cwd=cwd, env=e, capture_output=True, text=True, timeout=120)
+
+
+def test_run_without_token_explains_and_fails(tmp_path):
+    r = run("run", cwd=tmp_path)
+    assert r.returncode != 0
+    assert "DISCORD_TOKEN" in r.stderr
+    assert "discord.com/developers/applications" in r.stderr
+    assert ".env" in r.stderr
+
+
+def test_run_reads_token_from_env_file(tmp_path):
+    (tmp_path / ".env").write_text("DISCORD_TOKEN=abc\n", encoding="utf-8")
+    r = run("run", cwd=tmp_path)
+    assert "DISCORD_TOKEN is not set" not in r.stderr
+
+
+def test_scenario_command_counts(tmp_path):
+    r = run("scenario", str(ROOT / "tests" / "scenarios"))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.strip().splitlines()[-1].endswith(" passed, 0 failed")
+
+
+def test_scenario_command_reports_a_failure_with_step_and_difference(tmp_path):
+    src = (ROOT / "tests" / "scenarios" / "godfather" / "example.yaml").read_text(encoding="utf-8")
+    bad = tmp_path / "wrong.yaml"
+    bad.write_text(src.replace("Борис: {ВО: 3, ТВ: 4}", "Борис: {ВО: 5, ТВ: 4}"), encoding="utf-8")
+    r = run("scenario", str(bad), str(ROOT / "tests" / "scenarios" / "godfather" / "example.yaml"))
+    assert r.returncode == 1
+    assert "step 1 (day 1.1): Борис ВО: expected 5, got 3" in r.stdout
+    assert r.stdout.strip().splitlines()[-1] == "1 passed, 1 failed"
+
+
+def test_rules_lists_and_shows():
+    r = run("rules")
+    assert r.returncode == 0 and "godfather" in r.stdout
+    r = run("rules", "godfather", "--lang", "en")
+    assert r.returncode == 0 and "Tavern keeper" in r.stdout

@@ -1,0 +1,79 @@
+"""Submitting, replacing and cancelling intents; 'what may I do' is the same code as validation."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine import ActionError
+
+from .conftest import TABLE, make_game
+
+
+def test_submit_replace_cancel(godfather):
+    g = make_game(godfather, TABLE)
+    g.submit(0, "Упомянуть в местных байках", [1])
+    g.submit(0, "day", [2])  # replaces: one action per day
+    assert [(i.ability, i.targets) for i in g.pending(0)] == [("role:tavern_keeper:tall_tales", [2])]
+    assert g.cancel(0)
+    assert g.pending(0) == []
+    assert not g.cancel(0)
+
+
+def test_typed_errors_carry_key_and_arguments(godfather):
+    g = make_game(godfather, TABLE)
+    with pytest.raises(ActionError) as e:
+        g.submit(0, "Напоить отменным ромом", [1])
+    assert e.value.key == "wrong_phase" and e.value.args_["phase"] == "night"
+    with pytest.raises(ActionError) as e:
+        g.submit(0, "day", [0])
+    assert e.value.key == "self_target"
+    with pytest.raises(ActionError) as e:
+        g.submit(0, "day", [])
+    assert e.value.key == "wrong_target_count" and e.value.args_ == {"need": 1}
+    with pytest.raises(ActionError) as e:
+        g.submit(0, "heroic", [])
+    assert e.value.key == "threshold_not_met" and e.value.args_ == {"stat": "vo", "need": 8}
+    with pytest.raises(ActionError) as e:
+        g.submit(2, "individual", [0, 1, 3], option="gold")
+    assert e.value.key == "bad_option"
+    with pytest.raises(ActionError) as e:
+        g.submit(0, "Шпионаж", [1])
+    assert e.value.key == "unknown_ability"
+
+
+def test_legal_actions_match_validation_everywhere(godfather):
+    """For every player, ability and target over several ticks: legal ⇔ accepted."""
+    g = make_game(godfather, TABLE, seed=3)
+    for _ in range(6):
+        for p in g.state.players:
+            legal = {a.key: set(a.targets) for a in g.legal_actions(p.pid)}
+            for key, ab in g.abilities(p):
+                candidates = [[]] if ab.targets == 0 else [[t.pid] for t in g.state.players] if ab.targets == 1 else [
+                    [t.pid for t in g.state.players if t.pid != x][: ab.targets] for x in range(len(g.state.players))
+                ]
+                option = next(iter(ab.options), None)
+                for targets in candidates:
+                    try:
+                        g.check_submission(p, key, targets, option)
+                        ok = True
+                    except ActionError:
+                        ok = False
+                    want = key in legal and set(targets) <= legal[key]
+                    assert ok == want, (p.name, key, targets, g.info.label)
+        for p in g.living():
+            acts = [a for a in g.legal_actions(p.pid) if g.counts_as_action(a.ability)]
+            if acts:
+                a = acts[0]
+                g.submit(p.pid, a.key, a.targets[: a.ability.targets], next(iter(a.options), None))
+        g.resolve()
+
+
+def test_cannot_act_twice_in_one_day(godfather):
+    g = make_game(godfather, TABLE)
+    g.submit(0, "day", [1])
+    g.resolve()
+    assert g.info.label == "day 1.2"
+    with pytest.raises(ActionError) as e:
+        g.submit(0, "day", [1])
+    assert e.value.key == "turn_used"
+    assert all(not g.counts_as_action(a.ability) for a in g.legal_actions(0))
