@@ -195,9 +195,9 @@ def remove_member(g: Game, f: Faction, pid: int, reason: str) -> None:
         g.emit("faction.new_leader", "faction", [f.fid], leader=f.leader)
 
 
-def pick_leader(g: Game, f: Faction) -> int:
+def pick_leader(g: Game, f: Faction, among: list[int] | None = None) -> int:
     """The member with the most ТВ, then ВО, then by the game's random generator."""
-    members = sorted(f.members)
+    members = sorted(among if among is not None else f.members)
     stats = [g.rules.stat(s).id for s in g.rules.factions.rank_stats]
 
     def rank(m: int) -> tuple[int, ...]:

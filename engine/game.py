@@ -96,6 +96,12 @@ class Game:
                     f.leader = seat
         game._apply_passive_modifiers()
         game._apply_bands()
+        from .registry import VOTES
+
+        for vdef in ruleset.votes:
+            hook = getattr(VOTES[vdef.kind], "on_start", None)
+            if hook:
+                hook(game, vdef)
         game.sync_rng()
         return game
 
@@ -368,11 +374,12 @@ class Game:
             out.append(LegalAction(key=key, ability=ab, targets=targets, options=list(ab.options)))
         return out
 
-    def matches(self, t: Player, sel: Selector) -> bool:
+    def matches(self, t: Player, sel: Selector, stats: dict[str, int] | None = None) -> bool:
+        """Whether ``t`` fits ``sel``; ``stats`` stands in for ``t``'s current base stats."""
         if sel.status and not self.active(t, sel.status):
             return False
         if sel.stat:
-            v = t.stats.get(self.rules.stat(sel.stat).id, 0)
+            v = (t.stats if stats is None else stats).get(self.rules.stat(sel.stat).id, 0)
             if sel.lt is not None and not v < sel.lt:
                 return False
             if sel.le is not None and not v <= sel.le:
@@ -432,10 +439,16 @@ class Game:
         existing = [v for v in self.state.votes if v.pid == pid and v.vote == vote_id]
         if existing:
             limit = vdef.params.get("changes")
+            per_game = vdef.params.get("changes_per_game")
+            used = f"vote_change:{vote_id}"
             if limit is not None and existing[0].changes >= limit:
+                raise ActionError("vote_change_limit")
+            if per_game is not None and p.uses.get(used, 0) >= per_game:
                 raise ActionError("vote_change_limit")
             existing[0].choice = choice
             existing[0].changes += 1
+            if per_game is not None:
+                p.uses[used] = p.uses.get(used, 0) + 1
             return existing[0]
         v = Vote(vote=vote_id, pid=pid, choice=choice)
         self.state.votes.append(v)

@@ -33,6 +33,9 @@ class Ctx:
     acted: list[dict[str, Any]] = field(default_factory=list)  # who acted on whom this tick
     current: Intent | None = None
     scratch: dict[str, Any] = field(default_factory=dict)  # per-resolve memory for impls
+    # everyone's base stats as the current step began: what filters such as "all with ТВ < 10"
+    # read, so the actions of one step are simultaneous whatever the seat order
+    step_stats: dict[int, dict[str, int]] = field(default_factory=dict)
 
     @property
     def rules(self):
@@ -96,6 +99,7 @@ def resolve_tick(game: Game) -> list[Event]:
 
     for step in game.rules.steps[info.kind]:
         if step.kind == "actions":
+            ctx.step_stats = {p.pid: dict(p.stats) for p in st.players}
             for intent in [i for i in intents if ctx.step_of(i) == step.id]:
                 run_intent(ctx, intent)
         else:
@@ -127,6 +131,7 @@ def resolve_tick(game: Game) -> list[Event]:
     st.intents = [i for i in st.intents if i.tick != tick]
     st.tick += 1
     _check_end(ctx)
+    _after_resolve(game)
     game.sync_rng()
     return st.events[first_event:]
 
@@ -173,7 +178,7 @@ def recipients(ctx: Ctx, intent: Intent, eff: Any) -> list[Player]:
     else:
         raise GameError(f"unknown recipients {to!r}")
     if eff.where:
-        people = [p for p in people if g.matches(p, eff.where)]
+        people = [p for p in people if g.matches(p, eff.where, ctx.step_stats.get(p.pid))]
     seen: set[int] = set()
     return [p for p in people if not (p.pid in seen or seen.add(p.pid))]
 
@@ -302,6 +307,16 @@ def _report(game: Game, before: dict[int, tuple[dict[str, int], dict[str, int], 
             if sid in known:
                 pub = known[sid].public
                 game.emit("report.status_off", "public" if pub else "players", [] if pub else [p.pid], player=p.pid, status=sid)
+
+
+def _after_resolve(game: Game) -> None:
+    """Let votes watch the new state (seed 000's prison list grows after every period)."""
+    from .registry import VOTES
+
+    for vdef in game.rules.votes:
+        hook = getattr(VOTES[vdef.kind], "watch", None)
+        if hook:
+            hook(game, vdef)
 
 
 def _check_end(ctx: Ctx) -> None:

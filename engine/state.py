@@ -142,6 +142,8 @@ class GameState:
     next_faction: int = 1
     # per-resolve memory the rules read later (who acted on whom, by tick)
     history: list[dict[str, Any]] = field(default_factory=list)
+    # rule-specific memory kept between ticks (the day's prison list, vote strengths...)
+    memo: dict[str, Any] = field(default_factory=dict)
 
     # ---- serialisation -------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:

@@ -28,6 +28,9 @@ def vote_step(ctx: Ctx, sd: StepDef) -> None:
     for vdef in g.rules.votes:
         if vdef.step != sd.id:
             continue
+        counter = VOTES[vdef.kind]
+        if hasattr(counter, "due") and not counter.due(ctx, vdef):
+            continue
         ballots = [v for v in g.state.votes if v.vote == vdef.id]
         VOTES[vdef.kind].count(ctx, vdef, ballots)
         g.state.votes = [v for v in g.state.votes if v.vote != vdef.id]
