@@ -122,7 +122,7 @@ class Runner:
 
     # one step ------------------------------------------------------------------------
     def submit_action(self, e: dict[str, Any]) -> None:
-        self.game.submit(self.pid(e["by"]), str(e["ability"]), self.targets(e), _opt(e.get("option")), e.get("lane"))
+        self.game.submit(self.pid(e["by"]), str(e["ability"]), self.targets(e), _opt(e.get("option")), e.get("via"))
 
     def run_step(self, n: int, step: dict[str, Any]) -> None:
         g = self.game

@@ -48,6 +48,7 @@ class LegalAction:
     ability: AbilityDef
     targets: list[int]  # every player this ability may be aimed at now (empty: no target)
     options: list[str]
+    via: str | None = None
 
 
 class Game:
@@ -219,11 +220,20 @@ class Game:
         return self.state.seq
 
     # ---- abilities ------------------------------------------------------------------
-    def abilities(self, p: Player) -> list[tuple[str, AbilityDef]]:
+    def abilities(self, p: Player, granted: bool = True) -> list[tuple[str, AbilityDef]]:
+        """A player's own abilities, then those other abilities granted them for a while."""
         out = []
         for kind, src in zip(("role", "character"), self.sources(p), strict=False):
             for ab in src.abilities:
                 out.append((f"{kind}:{src.id}:{ab.id}", ab))
+        if granted:
+            own = {k for k, _ in out}
+            for g in p.grants:
+                if g["key"] not in own and (g.get("until") is None or g["until"] > self.state.tick):
+                    out.append((g["key"], self.ability_def(g["key"])))
+                    own.add(g["key"])
+            if any(g.get("replace") for g in p.grants if g.get("until") is None or g["until"] > self.state.tick):
+                out = [(k, ab) for k, ab in out if any(g["key"] == k for g in p.grants)]
         return out
 
     def ability_def(self, key: str) -> AbilityDef:
@@ -241,9 +251,14 @@ class Game:
                 return ab
         raise ActionError("unknown_ability", ability=key)
 
-    def find_ability(self, p: Player, ref: str) -> str:
+    def find_ability(self, p: Player, ref: str, via: str | None = None) -> str:
         """An ability key from its key, id, name (ru/en) or, when unambiguous, its slot."""
-        own = self.abilities(p)
+        if via == "leader":
+            if not any(f.leader == p.pid for f in self.factions_of(p.pid)):
+                raise ActionError("not_leader")
+            own = [(k, self.ability_def(k)) for k in self.leader_keys(p)]
+        else:
+            own = self.abilities(p)
         for k, ab in own:
             if ref in (k, ab.id, ab.name.ru, ab.name.en):
                 return k
@@ -296,14 +311,55 @@ class Game:
                 return ActionError("has_status", status=st)
         return None
 
-    def check_available(self, p: Player, key: str, lane: str | None = None) -> AbilityDef:
+    # ---- ways to act ------------------------------------------------------------------
+    # ``via`` says how an ability is used: None (one's own, or granted by an ability),
+    # "leader" (the leader action: a member's ordinary action of the current kind, instead of
+    # one's own, once a cycle, even on self, never blocked), "extra" (Хитрец: one more
+    # ordinary action alongside any other).
+    VIAS = (None, "leader", "extra")
+
+    def leader_keys(self, p: Player) -> list[str]:
+        keys: list[str] = []
+        slots = set(self.rules.settings.get("leader_slots", ["day", "night"]))
+        for f in self.factions_of(p.pid):
+            if f.leader != p.pid:
+                continue
+            for m in sorted(f.members):
+                for k, ab in self.abilities(self.player(m), granted=False):
+                    if ab.slot in slots and k.startswith("role:") and k not in keys:
+                        keys.append(k)
+        return keys
+
+    def extra_slots(self, p: Player) -> set[str]:
+        return {s for x in self.passives(p, "extra_action") for s in x.get("slots", [])}
+
+    def lane_for(self, key: str, ab: AbilityDef, via: str | None) -> str:
+        if via == "extra":
+            return "extra"
+        if via == "leader":
+            return "action"
+        return self.lane_of(key, ab)
+
+    def _ability_via(self, p: Player, key: str, via: str | None) -> AbilityDef:
+        if via not in self.VIAS:
+            raise ActionError("unknown_ability", ability=key)
+        if via == "leader":
+            if key not in self.leader_keys(p):
+                raise ActionError("not_leader")
+            return self.ability_def(key)
+        ab = self.ability(p, key)
+        if via == "extra" and ab.slot not in self.extra_slots(p):
+            raise ActionError("no_extra_action")
+        return ab
+
+    def check_available(self, p: Player, key: str, via: str | None = None) -> AbilityDef:
         """Raise unless ``p`` may use ability ``key`` now (targets aside)."""
         st = self.state
         if st.over:
             raise ActionError("game_over")
         if not self.alive(p):
             raise ActionError("not_alive")
-        ab = self.ability(p, key)
+        ab = self._ability_via(p, key, via)
         slot = self.slot_of(ab)
         info = self.info
         if slot.phase != "any" and slot.phase != info.kind:
@@ -312,12 +368,17 @@ class Game:
             forbids = "*" in flag.blocks_slots or slot.id in flag.blocks_slots
             if forbids and not self.passives(p, f"acts_in_{flag.id}"):
                 raise ActionError("status_forbids", status=flag.id)
-        if key in p.forbidden:
+        if key in p.forbidden and via != "leader":
             raise ActionError("ability_forbidden", ability=key)
-        lane = lane or self.lane_of(key, ab)
+        lane = self.lane_for(key, ab, via)
         spent = p.spent.get(info.turn, [])
         if lane in spent:
             raise ActionError("turn_used")
+        if via == "leader":
+            ready = p.ready_at.get("leader")
+            if ready is not None and st.tick < ready:
+                raise ActionError("cooldown", ability="leader", ready=self.clock.info(ready).label)
+            return ab
         for req in [*slot.requires, *ab.requires]:
             err = self._meets(p, req)
             if err:
@@ -329,9 +390,9 @@ class Game:
             raise ActionError("no_uses_left", ability=key)
         return ab
 
-    def _target_ok(self, p: Player, ab: AbilityDef, t: Player) -> ActionError | None:
+    def _target_ok(self, p: Player, ab: AbilityDef, t: Player, via: str | None = None) -> ActionError | None:
         self_ok = ab.self_target if ab.self_target is not None else self.slot_of(ab).self_target
-        if t.pid == p.pid and not self_ok:
+        if t.pid == p.pid and not self_ok and via != "leader":
             return ActionError("self_target")
         if not self.alive(t):
             return ActionError("target_not_alive", target=t.pid)
@@ -341,8 +402,8 @@ class Game:
             return ActionError("illegal_target", target=t.pid)
         return None
 
-    def check_submission(self, p: Player, key: str, targets: list[int], option: str | None, lane: str | None = None) -> AbilityDef:
-        ab = self.check_available(p, key, lane)
+    def check_submission(self, p: Player, key: str, targets: list[int], option: str | None, via: str | None = None) -> AbilityDef:
+        ab = self.check_available(p, key, via)
         if len(targets) != ab.targets:
             raise ActionError("wrong_target_count", need=ab.targets)
         if len(set(targets)) != len(targets):
@@ -350,7 +411,7 @@ class Game:
         for t in targets:
             if not 0 <= t < len(self.state.players):
                 raise ActionError("unknown_player")
-            err = self._target_ok(p, ab, self.state.players[t])
+            err = self._target_ok(p, ab, self.state.players[t], via)
             if err:
                 raise err
         if ab.options and option not in ab.options:
@@ -363,15 +424,18 @@ class Game:
         """What ``pid`` may do now and on whom: the same checks as :meth:`submit`."""
         p = self.player(pid)
         out = []
-        for key, _ab in self.abilities(p):
+        ways: list[tuple[str, str | None]] = [(k, None) for k, _ in self.abilities(p)]
+        ways += [(k, "leader") for k in self.leader_keys(p)]
+        ways += [(k, "extra") for k, ab in self.abilities(p) if ab.slot in self.extra_slots(p)]
+        for key, via in ways:
             try:
-                ab = self.check_available(p, key)
+                ab = self.check_available(p, key, via)
             except ActionError:
                 continue
-            targets = [t.pid for t in self.state.players if ab.targets and self._target_ok(p, ab, t) is None]
+            targets = [t.pid for t in self.state.players if ab.targets and self._target_ok(p, ab, t, via) is None]
             if ab.targets and len(targets) < ab.targets:
                 continue
-            out.append(LegalAction(key=key, ability=ab, targets=targets, options=list(ab.options)))
+            out.append(LegalAction(key=key, ability=ab, targets=targets, options=list(ab.options), via=via))
         return out
 
     def matches(self, t: Player, sel: Selector, stats: dict[str, int] | None = None) -> bool:
@@ -391,15 +455,15 @@ class Game:
         return True
 
     # ---- submissions ----------------------------------------------------------------
-    def submit(self, pid: int, ability: str, targets: list[int] | None = None, option: str | None = None, lane: str | None = None) -> Intent:
+    def submit(self, pid: int, ability: str, targets: list[int] | None = None, option: str | None = None, via: str | None = None) -> Intent:
         """Submit or replace an action. Raises :class:`ActionError` when refused."""
         p = self.player(pid)
-        key = self.find_ability(p, ability)
+        key = self.find_ability(p, ability, via)
         targets = list(targets or [])
-        ab = self.check_submission(p, key, targets, option, lane)
-        lane = lane or self.lane_of(key, ab)
+        ab = self.check_submission(p, key, targets, option, via)
+        lane = self.lane_for(key, ab, via)
         self.state.intents = [i for i in self.state.intents if not (i.pid == pid and i.lane == lane)]
-        intent = Intent(seq=self.next_seq(), pid=pid, ability=key, targets=targets, option=option, tick=self.state.tick, lane=lane)
+        intent = Intent(seq=self.next_seq(), pid=pid, ability=key, targets=targets, option=option, tick=self.state.tick, lane=lane, via=via)
         self.state.intents.append(intent)
         return intent
 

@@ -42,15 +42,15 @@ class Ctx:
         return self.game.rules
 
     def ability(self, intent: Intent) -> AbilityDef:
-        return self.game.ability(self.game.player(intent.pid), intent.ability)
+        return self.game.ability_def(intent.ability)
 
     def step_of(self, intent: Intent) -> str:
         ab = self.ability(intent)
-        return ab.step or default_step(ab)
+        return ab.step or default_step(ab, intent.option)
 
     def is_blocked(self, intent: Intent) -> bool:
         ab = self.ability(intent)
-        if ab.unblockable:
+        if ab.unblockable or intent.via == "leader":
             return False
         p = self.game.player(intent.pid)
         slot = ab.slot
@@ -203,8 +203,11 @@ def apply_bands(game: Game, announce: bool = True) -> None:
             continue
         band_ids = {b.status for b in s.bands}
         for p in game.state.players:
-            if any(game.rules.status(x).dead for x in band_ids & set(p.statuses)):
-                continue  # death is final
+            dead = {x for x in band_ids & set(p.statuses) if game.rules.status(x).dead}
+            if dead:  # death is final, and a dead player keeps no other word of the band
+                for b in band_ids - dead:
+                    p.statuses.pop(b, None)
+                continue
             v = p.stats.get(s.id, 0)
             want = None
             for b in s.bands:
@@ -222,11 +225,14 @@ def apply_bands(game: Game, announce: bool = True) -> None:
 
 def _spend(game: Game, intent: Intent) -> None:
     p = game.player(intent.pid)
-    ab = game.ability(p, intent.ability)
+    ab = game.ability_def(intent.ability)
     turn = game.info.turn
     p.spent.setdefault(turn, [])
     if intent.lane not in p.spent[turn]:
         p.spent[turn].append(intent.lane)
+    if intent.via == "leader":  # the leader action: once a cycle, on nobody's own counter
+        p.ready_at["leader"] = game.state.tick + game.clock.cycles(1)
+        return
     cd = game.cooldown_ticks(ab)
     if cd:
         p.ready_at[intent.ability] = game.state.tick + cd
@@ -303,8 +309,9 @@ def _report(game: Game, before: dict[int, tuple[dict[str, int], dict[str, int], 
             if sid in known:
                 pub = known[sid].public
                 game.emit("report.status_on", "public" if pub else "players", [] if pub else [p.pid], player=p.pid, status=sid)
+        died = any(known[sid].dead for sid in stat1 - stat0 if sid in known)
         for sid in sorted(stat0 - stat1):
-            if sid in known:
+            if sid in known and not died:  # death says it all: no "no longer poisoned"
                 pub = known[sid].public
                 game.emit("report.status_off", "public" if pub else "players", [] if pub else [p.pid], player=p.pid, status=sid)
 

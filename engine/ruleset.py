@@ -286,10 +286,11 @@ class Ruleset(Strict):
                         continue
                     slot = self.slot(ab.slot)
                     kinds = ["day", "night"] if slot.phase == "any" else [slot.phase]
-                    step = ab.step or default_step(ab)
+                    steps = {ab.step} if ab.step else {default_step(ab, o) for o in ab.options or [None]}
                     for k in kinds:
-                        if step not in step_ids.get(k, set()):
-                            problems.append(f"{where}.step: {step!r} is not a {k} step")
+                        for step in sorted(steps):
+                            if step not in step_ids.get(k, set()):
+                                problems.append(f"{where}.step: {step!r} is not a {k} step")
                     for opt, effs in [("", ab.effects), *ab.options.items()]:
                         for e in effs:
                             if e.stat and e.stat not in stat_ids:
@@ -353,8 +354,9 @@ DEFAULT_STEP_BY_OP = {
 }
 
 
-def default_step(ab: AbilityDef) -> str:
-    effects = ab.effects or next(iter(ab.options.values()), [])
+def default_step(ab: AbilityDef, option: str | None = None) -> str:
+    """The step of an ability's first effect; with options, of the chosen option's first."""
+    effects = ab.effects or ab.options.get(option or "") or next(iter(ab.options.values()), [])
     if not effects:
         return "effects"
     return DEFAULT_STEP_BY_OP.get(effects[0].op, "effects")

@@ -48,6 +48,8 @@ class Player:
     # turn key ("day 3", "night 3") -> lanes spent in that turn
     spent: dict[str, list[str]] = field(default_factory=dict)
     forbidden: list[str] = field(default_factory=list)  # abilities taken away for the game
+    # abilities of others granted for a while: {key, until, replace}
+    grants: list[dict[str, Any]] = field(default_factory=list)
     pm_sent: dict[str, int] = field(default_factory=dict)  # day number -> PMs sent
     anon_sent: dict[str, int] = field(default_factory=dict)
 
@@ -72,6 +74,7 @@ class Intent:
     option: str | None
     tick: int
     lane: str = "action"
+    via: str | None = None  # None, "leader" or "extra" (see Game.check_available)
 
 
 @dataclass

@@ -77,3 +77,33 @@ def test_cannot_act_twice_in_one_day(godfather):
         g.submit(0, "day", [1])
     assert e.value.key == "turn_used"
     assert all(not g.counts_as_action(a.ability) for a in g.legal_actions(0))
+
+
+def test_leader_action_uses_a_members_ordinary_action_even_on_self_and_is_never_blocked(godfather):
+    g = make_game(
+        godfather,
+        [
+            {"name": "Лидер", "role": "courtier", "character": "smart", "faction": "f1", "leader": True},
+            {"name": "Член", "role": "tavern_keeper", "faction": "f1"},
+            {"name": "Чужой", "role": "moneylender", "character": "strategist"},
+        ],
+    )
+    legal = {(a.key, a.via) for a in g.legal_actions(0)}
+    assert ("role:tavern_keeper:tall_tales", "leader") in legal
+    assert ("role:courtier:weave_intrigue", "leader") in legal  # one's own, via the leader action
+    assert all(via is None for _, via in {(a.key, a.via) for a in g.legal_actions(1)})
+    g.submit(2, "Ставка на опережение", [0])  # Чужой blocks the leader
+    g.submit(0, "Упомянуть в местных байках", [0], via="leader")  # on self
+    g.resolve()
+    assert g.player(0).stats["vo"] == 3
+    # instead of the leader's own action: the day's turn is spent
+    with pytest.raises(ActionError) as e:
+        g.submit(0, "day", [1])
+    assert e.value.key == "turn_used"
+    g.resolve()  # day 1.2
+    g.resolve()  # night 1
+    # once a cycle: day 2.1 is exactly one cycle after day 1.1
+    g.submit(0, "Упомянуть в местных байках", [1], via="leader")
+    with pytest.raises(ActionError) as e:
+        g.submit(1, "Плести интриги", [0], via="leader")
+    assert e.value.key == "not_leader"

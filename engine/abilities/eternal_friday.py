@@ -39,11 +39,15 @@ def trap_trigger(ctx: Ctx, intent: Intent | None, sd: Any, people: list[Player])
 
 @impl("medic_heal")
 def medic_heal(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
-    """«Медик»: heals after the hanging, more if the target spent the day in hospital."""
+    """«Медик»: heals after the hanging, more if the target spent the day in hospital.
+
+    «если цель останется в живых»: a target the hanging left at 0 HP or below (a tie's
+    damage) died of it and is not healed back.
+    """
     g = ctx.game
     hp = g.state.settings.get("hp_stat", "hp")
     for t in people:
-        if not g.alive(t):
+        if not g.alive(t) or t.stats.get(hp, 0) <= 0:
             continue
         in_hospital = g.active(t, eff.params.get("status", "hospital")) is not None
         t.stats[hp] += int(eff.params["hospital_amount"] if in_hospital else eff.params["amount"])
