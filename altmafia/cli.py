@@ -91,6 +91,20 @@ def cmd_rules(args: argparse.Namespace) -> int:
         print(exc, file=sys.stderr)
         return 1
     lang = args.lang
+    if args.coverage:
+        from .coverage import gaps, table
+
+        rows = table(r, lang)
+        head = ("owner", "slot", "ability", "step", "frequency", "implemented", "scenarios")
+        print(" | ".join(head))
+        for row in rows:
+            print(" | ".join([row.owner, row.ability.slot, getattr(row.ability.name, lang), row.step, row.frequency, row.implemented, str(len(row.scenarios))]))
+        missing = gaps(rows)
+        for line in missing:
+            print("missing: " + line, file=sys.stderr)
+        done = sum(1 for row in rows if row.implemented != "NO" and row.scenarios)
+        print(f"{done} of {len(rows)} abilities implemented with a scenario")
+        return 1 if missing else 0
     print(f"{getattr(r.names, lang)} [{r.id}]")
     print("  " + ", ".join(f"{getattr(s.abbr, lang)} ({s.visibility})" for s in r.stats))
     for kind, steps in r.steps.items():
@@ -117,6 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
     ru.add_argument("ruleset", nargs="?", help="a ruleset id or a .yaml file")
     ru.add_argument("--lang", choices=["ru", "en"], default="ru")
     ru.add_argument("--all", action="store_true", help="include the test-only rulesets")
+    ru.add_argument("--coverage", action="store_true", help="the ability table; exit 1 while any ability lacks an implementation or a scenario")
     ru.set_defaults(func=cmd_rules)
     return ap
 

@@ -152,6 +152,8 @@ class AbilityDef(Strict):
     effects: list[Effect] = []
     options: dict[str, list[Effect]] = {}
     description: Names | None = None
+    # the rule book gives this ability no effect: it is a GM task on purpose, not a gap
+    book_undefined: bool = False
 
     @model_validator(mode="after")
     def _effects_or_options(self) -> AbilityDef:

@@ -1,0 +1,79 @@
+"""The ability table of a ruleset: what is implemented and which scenarios play it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from engine.ruleset import AbilityDef, Ruleset, default_step
+
+SCENARIOS = Path(__file__).resolve().parent.parent / "tests" / "scenarios"
+
+
+@dataclass
+class Row:
+    owner: str
+    kind: str  # role or character
+    ability: AbilityDef
+    step: str
+    frequency: str
+    implemented: str  # "yes", "GM task (book)", "NO"
+    scenarios: list[str]
+
+
+def _frequency(rules: Ruleset, ab: AbilityDef, lang: str) -> str:
+    slot = rules.slot(ab.slot)
+    cd = ab.cooldown_cycles if ab.cooldown_cycles is not None else slot.cooldown_cycles
+    parts = []
+    if cd:
+        parts.append(f"1/{cd} cyc" if lang == "en" else f"1 раз в {cd} цикла")
+    if ab.uses_per_game is not None:
+        parts.append(f"{ab.uses_per_game}/game" if lang == "en" else f"{ab.uses_per_game} за игру")
+    counts = ab.counts_as_action if ab.counts_as_action is not None else slot.counts_as_action
+    if not counts:
+        parts.append("not an action" if lang == "en" else "не действие")
+    return ", ".join(parts) or ("each turn" if lang == "en" else "каждый ход")
+
+
+def scenario_texts(rules: Ruleset) -> dict[str, str]:
+    out = {}
+    for f in sorted(SCENARIOS.rglob("*.yaml")):
+        text = f.read_text(encoding="utf-8")
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError:
+            continue
+        if isinstance(data, dict) and data.get("ruleset") == rules.id:
+            out[str(f.relative_to(SCENARIOS))] = text
+    return out
+
+
+def table(rules: Ruleset, lang: str = "ru") -> list[Row]:
+    texts = scenario_texts(rules)
+    rows = []
+    for kind, group in (("role", rules.roles), ("character", rules.characters)):
+        for src in group:
+            for ab in src.abilities:
+                ops = {e.op for effs in [ab.effects, *ab.options.values()] for e in effs}
+                if "gm_task" in ops and ab.book_undefined:
+                    impl = "GM task (book)" if lang == "en" else "задача ведущему (по книге)"
+                elif "gm_task" in ops:
+                    impl = "NO"
+                else:
+                    impl = "yes" if lang == "en" else "да"
+                names = (ab.name.ru, ab.name.en, ab.id)
+                hits = [f for f, t in texts.items() if any(n in t for n in names)]
+                rows.append(Row(getattr(src.name, lang), kind, ab, ab.step or default_step(ab), _frequency(rules, ab, lang), impl, hits))
+    return rows
+
+
+def gaps(rows: list[Row]) -> list[str]:
+    out = []
+    for r in rows:
+        if r.implemented == "NO":
+            out.append(f"{r.owner}: «{r.ability.name.ru}» has no implementation")
+        if not r.scenarios:
+            out.append(f"{r.owner}: «{r.ability.name.ru}» has no scenario")
+    return out
