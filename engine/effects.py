@@ -155,6 +155,8 @@ def op_status(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
         if _stopped(ctx, intent, t, ["status", f"status:{eff.status}", *eff.labels]):
             continue
         t.statuses[eff.status] = Status(id=eff.status, since=ctx.tick, until=_until(ctx, eff, "game"), data={"by": intent.pid})
+        for sid in ctx.rules.status(eff.status).clears:
+            t.statuses.pop(sid, None)
 
 
 @effect("kill")
@@ -167,9 +169,12 @@ def op_kill(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
 
 def kill(ctx: Ctx, t: Player, cause: str) -> None:
     g = ctx.game
-    dead = next((s.id for s in g.rules.statuses if s.dead), "dead")
+    ddef = next((s for s in g.rules.statuses if s.dead), None)
+    dead = ddef.id if ddef else "dead"
     t.statuses[dead] = Status(id=dead, since=ctx.tick, data={"cause": cause})
     t.statuses.pop("poisoned", None)
+    for sid in ddef.clears if ddef else []:
+        t.statuses.pop(sid, None)
     hp = g.state.settings.get("hp_stat")
     if hp:
         t.stats[hp] = min(0, t.stats.get(hp, 0))

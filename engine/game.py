@@ -152,8 +152,8 @@ class Game:
     def active(self, p: Player, status: str, tick: int | None = None) -> Status | None:
         s = p.statuses.get(status)
         t = self.state.tick if tick is None else tick
-        if s is None or (s.until is not None and s.until <= t):
-            return None
+        if s is None or (s.until is not None and s.until <= t) or s.since > t:
+            return None  # over, or not yet begun (seed 003: hospital "from the next day")
         return s
 
     def status_flags(self, p: Player) -> list[Any]:
@@ -398,7 +398,7 @@ class Game:
             return ActionError("target_not_alive", target=t.pid)
         if any(not f.can_be_targeted for f in self.status_flags(t)):
             return ActionError("target_unreachable", target=t.pid)
-        if ab.target_where and not self.matches(t, ab.target_where):
+        if ab.target_where and not self.matches(t, ab.target_where, actor=p.pid):
             return ActionError("illegal_target", target=t.pid)
         return None
 
@@ -438,10 +438,23 @@ class Game:
             out.append(LegalAction(key=key, ability=ab, targets=targets, options=list(ab.options), via=via))
         return out
 
-    def matches(self, t: Player, sel: Selector, stats: dict[str, int] | None = None) -> bool:
+    def matches(self, t: Player, sel: Selector, stats: dict[str, int] | None = None, actor: int | None = None) -> bool:
         """Whether ``t`` fits ``sel``; ``stats`` stands in for ``t``'s current base stats."""
         if sel.status and not self.active(t, sel.status):
             return False
+        if sel.not_status and self.active(t, sel.not_status):
+            return False
+        if sel.faction:
+            mine = {f.fid for f in self.factions_of(actor)} if actor is not None else set()
+            theirs = {f.fid for f in self.factions_of(t.pid)}
+            ok = {
+                "same": bool(mine & theirs),
+                "other": not (mine & theirs),
+                "any_faction": bool(theirs),
+                "none": not theirs,
+            }[sel.faction]
+            if not ok:
+                return False
         if sel.stat:
             v = (t.stats if stats is None else stats).get(self.rules.stat(sel.stat).id, 0)
             if sel.lt is not None and not v < sel.lt:
@@ -598,6 +611,8 @@ class Game:
         sdef = self.rules.status(status)
         until = self.state.tick + self.clock.cycles(cycles) if cycles else None
         p.statuses[sdef.id] = Status(id=sdef.id, since=self.state.tick, until=until)
+        for sid in sdef.clears:
+            p.statuses.pop(sid, None)
         self.emit("gm.set_status", "gm", player=pid, status=sdef.id)
         self.emit("report.status_on", "public" if sdef.public else "players", [] if sdef.public else [pid], player=pid, status=sdef.id)
 

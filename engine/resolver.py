@@ -178,7 +178,7 @@ def recipients(ctx: Ctx, intent: Intent, eff: Any) -> list[Player]:
     else:
         raise GameError(f"unknown recipients {to!r}")
     if eff.where:
-        people = [p for p in people if g.matches(p, eff.where, ctx.step_stats.get(p.pid))]
+        people = [p for p in people if g.matches(p, eff.where, ctx.step_stats.get(p.pid), actor=intent.pid)]
     seen: set[int] = set()
     return [p for p in people if not (p.pid in seen or seen.add(p.pid))]
 

@@ -59,6 +59,8 @@ class StatusDef(Strict):
     out_of_play: bool = False
     # lasting stat changes while the status holds (seed 003: hospital −2 to every stat)
     stat_modifiers: dict[str, int] = {}
+    # statuses this one ends when it is put on (seed 003: the dead leave hospital and prison)
+    clears: list[str] = []
 
 
 class Period(Strict):
@@ -113,6 +115,9 @@ class Selector(Strict):
     ge: int | None = None
     le: int | None = None
     status: str | None = None
+    not_status: str | None = None
+    # "same": shares a faction with the actor; "other": does not; "any_faction": is in one
+    faction: Literal["same", "other", "any_faction", "none"] | None = None
 
 
 Until = Literal["tick", "day", "cycle", "night", "game"]
@@ -299,6 +304,10 @@ class Ruleset(Strict):
                                 problems.append(f"{where}{'.' + opt if opt else ''}: unknown stat {e.stat!r}")
                             if e.status and e.status not in status_ids:
                                 problems.append(f"{where}: unknown status {e.status!r}")
+        for s in self.statuses:
+            for c in s.clears:
+                if c not in status_ids:
+                    problems.append(f"statuses.{s.id}.clears: unknown status {c!r}")
         for v in self.votes:
             if not any(v.step in s for s in step_ids.values()):
                 problems.append(f"votes.{v.id}.step: unknown step {v.step!r}")

@@ -14,7 +14,7 @@ from typing import Any
 @dataclass
 class Status:
     id: str
-    since: int  # tick at whose resolve it was applied (-1: from the start)
+    since: int  # tick at whose resolve it was applied (-1: from the start), or a later first tick in force
     until: int | None = None  # first tick at which it is no longer in force (None: lasting)
     data: dict[str, Any] = field(default_factory=dict)
 

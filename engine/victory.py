@@ -44,15 +44,20 @@ def highest_stat(g: Game, params: dict[str, Any], final: bool) -> list[int] | No
 
 @victory("last_team")
 def last_team(g: Game, params: dict[str, Any], final: bool) -> list[int] | None:
-    """Eternal Friday: a team wins once no living player of any other team remains."""
+    """Eternal Friday: a team wins once no living player of any other team remains.
+
+    ``ignore_teams``: teams that neither win this way nor keep the others from winning (seed
+    003's neutrals, who win by abilities of their own).
+    """
     source = params.get("team_from", "character")
+    ignored = set(params.get("ignore_teams", []))
 
     def team(pid: int) -> str | None:
         p = g.player(pid)
         src = g.rules.character(p.character) if source == "character" and p.character else g.rules.role(p.role)
         return src.team
 
-    alive_teams = {team(p.pid) for p in g.living()}
+    alive_teams = {team(p.pid) for p in g.living()} - ignored
     if not alive_teams:
         return []  # everybody died: a draw
     if len(alive_teams) == 1:

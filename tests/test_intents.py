@@ -64,7 +64,7 @@ def test_legal_actions_match_validation_everywhere(godfather):
             acts = [a for a in g.legal_actions(p.pid) if g.counts_as_action(a.ability)]
             if acts:
                 a = acts[0]
-                g.submit(p.pid, a.key, a.targets[: a.ability.targets], next(iter(a.options), None))
+                g.submit(p.pid, a.key, a.targets[: a.ability.targets], next(iter(a.options), None), via=a.via)
         g.resolve()
 
 
