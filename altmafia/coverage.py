@@ -37,21 +37,25 @@ def _frequency(rules: Ruleset, ab: AbilityDef, lang: str) -> str:
     return ", ".join(parts) or ("each turn" if lang == "en" else "каждый ход")
 
 
-def scenario_texts(rules: Ruleset) -> dict[str, str]:
+def scenario_use(rules: Ruleset) -> dict[str, set[str]]:
+    """Which ability keys each passing scenario of this ruleset really submitted."""
+    from .scenario import run_file
+
     out = {}
     for f in sorted(SCENARIOS.rglob("*.yaml")):
-        text = f.read_text(encoding="utf-8")
         try:
-            data = yaml.safe_load(text)
+            data = yaml.safe_load(f.read_text(encoding="utf-8"))
         except yaml.YAMLError:
             continue
         if isinstance(data, dict) and data.get("ruleset") == rules.id:
-            out[str(f.relative_to(SCENARIOS))] = text
+            res = run_file(f)
+            if res.ok:
+                out[str(f.relative_to(SCENARIOS))] = res.used
     return out
 
 
 def table(rules: Ruleset, lang: str = "ru") -> list[Row]:
-    texts = scenario_texts(rules)
+    use = scenario_use(rules)
     rows = []
     for kind, group in (("role", rules.roles), ("character", rules.characters)):
         for src in group:
@@ -63,8 +67,8 @@ def table(rules: Ruleset, lang: str = "ru") -> list[Row]:
                     impl = "NO"
                 else:
                     impl = "yes" if lang == "en" else "да"
-                names = (ab.name.ru, ab.name.en, ab.id)
-                hits = [f for f, t in texts.items() if any(n in t for n in names)]
+                key = f"{kind}:{src.id}:{ab.id}"
+                hits = [f for f, used in use.items() if key in used]
                 rows.append(Row(getattr(src.name, lang), kind, ab, ab.step or default_step(ab), _frequency(rules, ab, lang), impl, hits))
     return rows
 

@@ -35,6 +35,8 @@ class Result:
     path: str
     failures: list[str] = field(default_factory=list)
     steps: int = 0
+    ruleset: str | None = None
+    used: set[str] = field(default_factory=set)  # ability keys submitted and accepted
 
     @property
     def ok(self) -> bool:
@@ -105,6 +107,7 @@ class Runner:
         if missing:
             raise ScenarioError(f"missing keys: {', '.join(missing)}")
         self.rules, settings = ruleset_for(str(d["ruleset"]), d.get("settings") or {})
+        self.result.ruleset = self.rules.id
         specs = []
         for p in d["players"]:
             specs.append(
@@ -122,7 +125,8 @@ class Runner:
 
     # one step ------------------------------------------------------------------------
     def submit_action(self, e: dict[str, Any]) -> None:
-        self.game.submit(self.pid(e["by"]), str(e["ability"]), self.targets(e), _opt(e.get("option")), e.get("via"))
+        intent = self.game.submit(self.pid(e["by"]), str(e["ability"]), self.targets(e), _opt(e.get("option")), e.get("via"))
+        self.result.used.add(intent.ability)
 
     def run_step(self, n: int, step: dict[str, Any]) -> None:
         g = self.game
