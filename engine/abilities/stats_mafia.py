@@ -27,24 +27,34 @@ def contest_attack(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> 
         if diff >= kill_at:
             kill(ctx, t, intent.ability)
         elif diff >= 1:
-            s = t.statuses.get(hospital)
-            days = (s.data.get("days", 0) if s else 0) + diff
+            # the stay begins the next day (nothing changes tonight: the night is simultaneous)
+            # and adds to what is left of a stay already owed
             start = ctx.tick + 1
             while g.clock.info(start).kind != "day":
                 start += 1
-            t.statuses[hospital] = Status(id=hospital, since=s.since if s else ctx.tick, until=start + g.clock.cycles(days), data={"days": days})
+            s = t.statuses.get(hospital)
+            if s is not None and s.until is None:
+                continue  # in hospital for good already
+            until = max(s.until, start) if s is not None else start
+            until += g.clock.cycles(diff)
+            days = (until - start) // g.clock.per_cycle
+            t.statuses[hospital] = Status(id=hospital, since=min(s.since, start) if s else start, until=until, data={"days": days})
         else:
             ctx.note(intent, f"no_effect:{t.pid}")
 
 
 @impl("hospital_death")
 def hospital_death(ctx: Ctx, intent: Intent | None, sd: Any, people: list[Player]) -> None:
-    """In the morning, whoever owes the hospital at least ``days`` days dies."""
+    """In the morning, whoever still owes the hospital at least ``days`` days dies."""
     g = ctx.game
     limit = int(sd.params.get("days", 5))
+    morning = ctx.tick + 1
     for p in g.living():
         s = p.statuses.get(sd.params.get("status", "hospital"))
-        if s is not None and s.data.get("days", 0) >= limit:
+        if s is None:
+            continue
+        owed = -(-(s.until - morning) // g.clock.per_cycle) if s.until is not None else s.data.get("days", 0)
+        if owed >= limit:
             kill(ctx, p, "hospital")
 
 
