@@ -24,9 +24,21 @@ PLAYER_LIST_ARGS = {"players", "targets", "winners"}
 
 @lru_cache(maxsize=4)
 def catalog(lang: str) -> dict[str, dict[str, str]]:
+    """``<lang>.yaml`` merged with every ``<lang>.<part>.yaml`` beside it (one part per family
+    of abilities, so that texts live next to their kind); a key defined twice is an error."""
     if lang not in LANGS:
         raise ValueError(f"unknown language {lang!r}")
-    return yaml.safe_load((MESSAGES_DIR / f"{lang}.yaml").read_text(encoding="utf-8"))
+    files = [MESSAGES_DIR / f"{lang}.yaml", *sorted(MESSAGES_DIR.glob(f"{lang}.*.yaml"))]
+    merged: dict[str, dict[str, str]] = {}
+    for f in files:
+        data = yaml.safe_load(f.read_text(encoding="utf-8")) or {}
+        for section, entries in data.items():
+            target = merged.setdefault(section, {})
+            twice = set(target) & set(entries)
+            if twice:
+                raise ValueError(f"{f.name}: keys already defined: {sorted(twice)}")
+            target.update(entries)
+    return merged
 
 
 class Renderer:
