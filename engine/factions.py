@@ -125,9 +125,10 @@ def _do_overthrow(g: Game, o: FactionOp, valid: set[tuple[int, int]], left: set[
         return
     fr = g.rules.factions
     leader, me = g.player(f.leader), g.player(o.pid)
-    by = [x.get("stat") for x in g.passives(me, "overthrow_by")] or [fr.overthrow_stat]
-    stat = g.rules.stat(by[0]).id
-    if g.true_stat(leader, stat) > g.true_stat(me, stat):
+    # a passive "may compare by" another stat adds a way to win, it takes none away (Умный)
+    by = [fr.overthrow_stat, *[x.get("stat") for x in g.passives(me, "overthrow_by")]]
+    stats = [g.rules.stat(s).id for s in by if s]
+    if all(g.true_stat(leader, s) > g.true_stat(me, s) for s in stats):
         _bump(g, me, fr.overthrow_fail)
         g.emit("faction.overthrow_failed", "players", [me.pid])
     else:
@@ -172,6 +173,9 @@ def _do_accept(g: Game, o: FactionOp, valid: set[tuple[int, int]], left: set[int
             return
     else:
         fid = f"f{g.state.next_faction}"
+        while fid in g.state.factions:  # a starting faction may hold the name already
+            g.state.next_faction += 1
+            fid = f"f{g.state.next_faction}"
         g.state.next_faction += 1
         f = g.state.factions[fid] = Faction(fid=fid, leader=inviter, members={inviter: g.state.tick})
     f.members[me] = g.state.tick
