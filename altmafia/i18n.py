@@ -81,6 +81,13 @@ class Renderer:
                 continue
         return str(cid)
 
+    def label(self, text: str) -> str:
+        """A phase label such as ``day 4.1`` or ``night 2`` in the reader's language."""
+        kind, _, rest = text.partition(" ")
+        if kind in ("day", "night", "any"):
+            return f"{self.word(kind)} {rest}".strip()
+        return text
+
     def word(self, w: str) -> str:
         return self.cat.get("words", {}).get(w, w)
 
@@ -111,6 +118,8 @@ class Renderer:
             return ", ".join(map(str, v))
         if key in ("reasons",):
             return ", ".join(map(str, v))
+        if key in ("turn", "ready", "phase") and isinstance(v, str):
+            return self.label(v)
         if v is None:
             return ""
         return str(v)
