@@ -6,7 +6,7 @@ call :meth:`Game.resolve` at each phase end; what changed comes back as events w
 
 from . import abilities, effects, prison, steps, victory, votes  # noqa: F401  (register behaviour)
 from .errors import ActionError, GameError
-from .game import Game, LegalAction, PlayerSpec
+from .game import DEAL, Game, LegalAction, PlayerSpec
 from .ruleset import Ruleset
 
-__all__ = ["ActionError", "Game", "GameError", "LegalAction", "PlayerSpec", "Ruleset"]
+__all__ = ["DEAL", "ActionError", "Game", "GameError", "LegalAction", "PlayerSpec", "Ruleset"]

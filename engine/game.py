@@ -30,6 +30,9 @@ from .state import (
 )
 
 
+DEAL = "?"  # a role or character to be dealt at random
+
+
 @dataclass(frozen=True)
 class PlayerSpec:
     name: str
@@ -69,6 +72,7 @@ class Game:
         if "days" in state.settings:
             state.end_day = int(state.settings["days"])
         game = cls(ruleset, state)
+        players = game._deal(players)
         names = set()
         for seat, spec in enumerate(players):
             if spec.name in names:
@@ -105,6 +109,42 @@ class Game:
                 hook(game, vdef)
         game.sync_rng()
         return game
+
+    def _deal(self, players: list[PlayerSpec]) -> list[PlayerSpec]:
+        """Deal every role and character given as ``DEAL`` from the game's generator.
+
+        Roles are distinct (those the GM assigned are taken out first); characters are
+        distinct while the deck lasts, and a second shuffled deck serves a larger table.
+        """
+        from dataclasses import replace
+
+        n = len(players)
+        table = self.rules.table
+        if not table.min <= n <= table.max:
+            raise GameError(f"this ruleset is for {table.min}–{table.max} players, not {n}")
+        taken = {self.rules.role(p.role).id for p in players if p.role != DEAL}
+        if len(taken) != len([p for p in players if p.role != DEAL]):
+            raise GameError("public roles must be distinct")
+        pool = sorted(r.id for r in self.rules.roles if r.id not in taken)
+        self.rng.shuffle(pool)
+        wanted = sum(1 for p in players if p.role == DEAL)
+        if wanted > len(pool):
+            raise GameError("not enough roles to deal")
+        chars_taken = {self.rules.character(p.character).id for p in players if p.character not in (None, DEAL)}
+        deck: list[str] = []
+        out = []
+        for p in players:
+            if p.role == DEAL:
+                p = replace(p, role=pool.pop())
+            if p.character == DEAL:
+                if not deck:
+                    deck = sorted(c.id for c in self.rules.characters if c.id not in chars_taken) or sorted(c.id for c in self.rules.characters)
+                    self.rng.shuffle(deck)
+                    chars_taken = set()
+                p = replace(p, character=deck.pop())
+            out.append(p)
+        self.sync_rng()
+        return out
 
     def _apply_passive_modifiers(self) -> None:
         for p in self.state.players:

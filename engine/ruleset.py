@@ -241,6 +241,12 @@ class VictoryDef(Strict):
     params: dict[str, Any] = {}
 
 
+class Table(Strict):
+    default: int = 13
+    min: int = 1
+    max: int = 64
+
+
 class Ruleset(Strict):
     id: str
     names: Names
@@ -248,6 +254,7 @@ class Ruleset(Strict):
     stats: list[StatDef]
     statuses: list[StatusDef] = []
     calendar: Calendar
+    table: Table = Table()
     slots: list[SlotDef]
     steps: dict[PhaseKind, list[StepDef]]
     roles: list[RoleDef]

@@ -107,3 +107,25 @@ def test_leader_action_uses_a_members_ordinary_action_even_on_self_and_is_never_
     with pytest.raises(ActionError) as e:
         g.submit(1, "Плести интриги", [0], via="leader")
     assert e.value.key == "not_leader"
+
+
+def test_dealing_is_distinct_seeded_and_respects_the_gm(godfather):
+    from engine import DEAL, Game, PlayerSpec
+
+    names = [f"И{i}" for i in range(13)]
+    a = Game.new(godfather, 9, [PlayerSpec(n, DEAL, DEAL) for n in names])
+    b = Game.new(godfather, 9, [PlayerSpec(n, DEAL, DEAL) for n in names])
+    assert [(p.role, p.character) for p in a.state.players] == [(p.role, p.character) for p in b.state.players]
+    assert len({p.role for p in a.state.players}) == 13
+    assert len({p.character for p in a.state.players}) == 13
+    c = Game.new(godfather, 10, [PlayerSpec(n, DEAL, DEAL) for n in names])
+    assert [p.role for p in c.state.players] != [p.role for p in a.state.players]
+    # the GM assigns a role; the rest are dealt around it; stats come from the role table
+    d = Game.new(godfather, 9, [PlayerSpec("ГМ-выбор", "Хозяин трактира", DEAL)] + [PlayerSpec(n, DEAL, DEAL) for n in names[:12]])
+    assert d.player(0).role == "tavern_keeper" and d.player(0).stats == {"vo": 2, "tv": 2}
+    assert "tavern_keeper" not in [p.role for p in d.state.players[1:]]
+    # 16 players: every role once; characters repeat only from a second deck
+    e = Game.new(godfather, 1, [PlayerSpec(f"Р{i}", DEAL, DEAL) for i in range(16)])
+    assert len({p.role for p in e.state.players}) == 16
+    with pytest.raises(Exception, match="2–16 players"):
+        Game.new(godfather, 1, [PlayerSpec(f"Р{i}", DEAL, DEAL) for i in range(17)])
