@@ -14,7 +14,7 @@ from typing import Any
 import yaml
 
 from config.loader import RulesetFileError, available_rulesets, load_ruleset, parse_ruleset
-from engine import ActionError, Game, PlayerSpec, Ruleset
+from engine import ActionError, Game, GameError, PlayerSpec, Ruleset
 from engine.state import Event
 
 from .i18n import Renderer, audience_of
@@ -346,7 +346,7 @@ def run_file(path: str | Path) -> Result:
         if not isinstance(data, dict):
             raise ScenarioError("a scenario must be a mapping")
         return Runner(data, str(path)).run()
-    except (ScenarioError, RulesetFileError, yaml.YAMLError, KeyError, TypeError, ValueError) as exc:
+    except (ScenarioError, GameError, RulesetFileError, yaml.YAMLError, KeyError, TypeError, ValueError) as exc:
         return Result(path=str(path), failures=[f"invalid scenario: {exc}"])
 
 

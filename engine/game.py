@@ -29,7 +29,6 @@ from .state import (
     new_rng_state,
 )
 
-
 DEAL = "?"  # a role or character to be dealt at random
 
 
@@ -123,7 +122,7 @@ class Game:
         if not table.min <= n <= table.max:
             raise GameError(f"this ruleset is for {table.min}–{table.max} players, not {n}")
         taken = {self.rules.role(p.role).id for p in players if p.role != DEAL}
-        if len(taken) != len([p for p in players if p.role != DEAL]):
+        if table.distinct_roles and len(taken) != len([p for p in players if p.role != DEAL]):
             raise GameError("public roles must be distinct")
         pool = sorted(r.id for r in self.rules.roles if r.id not in taken)
         self.rng.shuffle(pool)

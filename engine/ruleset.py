@@ -245,6 +245,7 @@ class Table(Strict):
     default: int = 13
     min: int = 1
     max: int = 64
+    distinct_roles: bool = True  # one player per public role
 
 
 class Ruleset(Strict):
