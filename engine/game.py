@@ -121,9 +121,9 @@ class Game:
         table = self.rules.table
         if not table.min <= n <= table.max:
             raise GameError(f"this ruleset is for {table.min}–{table.max} players, not {n}")
+        # roles the GM assigned are taken out of the deck; assigning one role twice is the GM's
+        # call (scenarios and practice tables do it); the lobby checks table.distinct_roles
         taken = {self.rules.role(p.role).id for p in players if p.role != DEAL}
-        if table.distinct_roles and len(taken) != len([p for p in players if p.role != DEAL]):
-            raise GameError("public roles must be distinct")
         pool = sorted(r.id for r in self.rules.roles if r.id not in taken)
         self.rng.shuffle(pool)
         wanted = sum(1 for p in players if p.role == DEAL)
