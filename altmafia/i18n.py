@@ -114,6 +114,8 @@ class Renderer:
             return v.get(self.lang, "")
         if key == "value":
             return self._fact(v)
+        if key == "fact" and isinstance(v, str):  # what a check revealed: a word of the catalog
+            return self.cat.get("words", {}).get(f"fact.{v}", v)
         if key == "options":
             return ", ".join(map(str, v))
         if key in ("reasons",):

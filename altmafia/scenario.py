@@ -127,6 +127,8 @@ class Runner:
     def submit_action(self, e: dict[str, Any]) -> None:
         intent = self.game.submit(self.pid(e["by"]), str(e["ability"]), self.targets(e), _opt(e.get("option")), e.get("via"))
         self.result.used.add(intent.ability)
+        if intent.via and intent.via.count(":") == 2:  # performed through a borrowing ability
+            self.result.used.add(intent.via)
 
     def run_step(self, n: int, step: dict[str, Any]) -> None:
         g = self.game

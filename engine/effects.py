@@ -17,8 +17,8 @@ if TYPE_CHECKING:
     from .resolver import Ctx
 
 
-def _stopped(ctx: Ctx, intent: Intent, target: Player, labels: list[str]) -> bool:
-    prot = ctx.protection(target, labels, intent.pid)
+def _stopped(ctx: Ctx, intent: Intent, target: Player, labels: list[str], amount: int | None = None) -> bool:
+    prot = ctx.protection(target, labels, intent.pid, amount)
     if prot is None:
         return False
     ctx.note(intent, f"protected:{target.pid}")
@@ -36,13 +36,34 @@ def change_stat(ctx: Ctx, intent: Intent | None, target: Player, stat: str, delt
     sid = ctx.rules.stat(stat).id
     sign = "negative" if delta < 0 else "positive"
     labels = [*labels, "stat", sign, f"stat:{sid}", f"{sign}:{sid}"]
-    if intent is not None and _stopped(ctx, intent, target, labels):
+    if intent is not None and _stopped(ctx, intent, target, labels, abs(delta)):
         return False
     target.stats[sid] = target.stats.get(sid, 0) + delta
     ctx.scratch.setdefault("stat_changes", []).append(
         {"actor": intent.pid if intent else None, "target": target.pid, "stat": sid, "delta": delta}
     )
+    if delta < 0 and intent is not None:
+        reflect(ctx, intent, target, sid, delta)
     return True
+
+
+def reflect(ctx: Ctx, intent: Intent, target: Player, sid: str, delta: int) -> None:
+    """A status ``reflect:*`` on ``target`` (Божья кара) hits back whoever lowered its stat:
+    ``data``: ``stats`` it watches, ``divisor`` (the share, rounded down), ``by`` (its giver).
+    A blow that comes back is not reflected again; protections of the actor stop it."""
+    g = ctx.game
+    actor = g.player(intent.pid)
+    if actor.pid == target.pid:
+        return
+    for rid, s in sorted(target.statuses.items()):
+        if not rid.startswith("reflect") or not g.active(target, rid, ctx.tick) or sid not in s.data.get("stats", []):
+            continue
+        back = abs(delta) // int(s.data.get("divisor", 2))
+        labels = ["stat", "negative", f"stat:{sid}", f"negative:{sid}"]
+        if back and ctx.protection(actor, labels, s.data.get("by"), back) is None:
+            actor.stats[sid] = actor.stats.get(sid, 0) - back
+            ctx.scratch.setdefault("stat_changes", []).append({"actor": s.data.get("by"), "target": actor.pid, "stat": sid, "delta": -back})
+            ctx.emit("gm.reflected", "gm", player=actor.pid, target=target.pid, stat=sid, delta=-back, ability=s.data.get("ability", ""))
 
 
 @effect("stat")
@@ -65,21 +86,37 @@ def op_block(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
     for t in people:
         if _stopped(ctx, intent, t, ["block", *eff.labels]):
             continue
-        sid = f"blocked:{intent.seq}:{t.pid}"
-        t.statuses[sid] = Status(id=sid, since=ctx.tick, until=_until(ctx, eff), data={"by": intent.pid, "slots": list(eff.params.get("slots", []))})
-        # a protection its target already gave this tick is withdrawn with the blocked action
-        for other in ctx.intents:
-            if other.pid == t.pid and ctx.outcome.get(other.seq) in (None, "applied") and ctx.is_blocked(other):
-                if ctx.outcome.get(other.seq) == "applied":
-                    _withdraw(ctx, other)
-                ctx.outcome[other.seq] = "blocked"
+        put_block(ctx, intent, t, _until(ctx, eff), list(eff.params.get("slots", [])))
 
 
-def _withdraw(ctx: Ctx, intent: Intent) -> None:
+def put_block(ctx: Ctx, intent: Intent, t: Player, until: int | None, slots: list[str] = ()) -> None:
+    """Block ``t`` from this tick («начиная с одновременных») to ``until``, in ``slots`` (empty:
+    every action). Its actions of this tick that have not resolved yet are blocked; a
+    protection (or a rerouting) it already gave this tick is withdrawn; what already took effect
+    earlier in the resolve stays; the blocking action itself, when its actor blocks themself
+    («всем»), is not touched."""
+    sid = f"blocked:{intent.seq}:{t.pid}"
+    t.statuses[sid] = Status(id=sid, since=ctx.tick, until=until, data={"by": intent.pid, "slots": list(slots)})
+    ran = ctx.scratch.get("ran", set())
+    for other in ctx.intents:
+        if other.seq == intent.seq or other.pid != t.pid:
+            continue
+        if ctx.outcome.get(other.seq) in (None, "applied") and ctx.is_blocked(other):
+            if other.seq in ran and not _withdraw(ctx, other):
+                ctx.note(other, "blocked_too_late")
+                continue
+            ctx.outcome[other.seq] = "blocked"
+
+
+def _withdraw(ctx: Ctx, intent: Intent) -> bool:
+    """Take back the statuses (protections, reroutings) an action gave this tick; True if any."""
+    found = False
     for p in ctx.game.state.players:
         for sid in list(p.statuses):
             if p.statuses[sid].data.get("seq") == intent.seq:
                 del p.statuses[sid]
+                found = True
+    return found
 
 
 @effect("protect")
@@ -93,14 +130,61 @@ def op_protect(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None
 
 @effect("redirect")
 def op_redirect(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
-    """Targets [whose action, new target]: that player's actions this tick go to the new one."""
+    """Targets [whose action, new target] («Устроить слежку»): the actions of that player in
+    this tick that have not resolved yet (every later step) go to the new target instead,
+    the whole action to it once. Blocks and protections have settled before (the book puts
+    blocks first) and stay where they went. The victim's protection against ``redirect`` or
+    ``negative`` stops it (a redirect is a hostile act on the one whose action it moves)."""
+    from .resolver import reroute
+
     if len(intent.targets) < 2:
         return
-    victim, new = intent.targets[0], intent.targets[1]
+    g = ctx.game
+    ctx.outcome.setdefault(intent.seq, "applied")
+    victims = reroute(ctx, intent, [g.player(intent.targets[0])])
+    new = intent.targets[1]
+    if not victims:
+        return
+    if _stopped(ctx, intent, victims[0], ["redirect", "negative", *eff.labels]):
+        ctx.outcome[intent.seq] = "protected"  # the second target is a destination, not reached
+        return
+    victim = victims[0].pid
+    order = [s.id for s in ctx.rules.steps[g.clock.info(ctx.tick).kind]]
+    here = order.index(ctx.step_of(intent)) if ctx.step_of(intent) in order else -1
     for other in ctx.intents:
-        if other.pid == victim and other.targets and other.seq != intent.seq:
-            ctx.note(other, f"redirected:{new}")
-            other.targets = [new for _ in other.targets][:1] + [x for x in other.targets[1:] if x != new]
+        if other.pid != victim or other.seq == intent.seq or not other.targets or ctx.outcome.get(other.seq) == "blocked":
+            continue
+        step = ctx.step_of(other)
+        if step not in order or order.index(step) <= here:
+            ctx.note(intent, f"settled:{other.ability}")
+            continue
+        if other.targets != [new]:
+            ctx.note(other, "redirected")
+            ctx.note(intent, f"redirected:{other.ability}")
+            ctx.emit("gm.redirected", "gm", actor=other.pid, ability=other.ability, targets=list(other.targets), target=new, by=intent.pid)
+            other.targets = [new]
+
+
+@effect("borrow")
+def op_borrow(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
+    """An ability that performs another member's action («Ремонт каюты капитана») is used
+    through ``via`` (:meth:`engine.game.Game.borrow_keys`); on its own it does nothing."""
+    ctx.note(intent, "nothing_borrowed")
+
+
+@effect("end_phase")
+def op_end_phase(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
+    """«Спровоцировать бунт»: the turn ended when the action was announced
+    (:meth:`engine.game.Game.submit`); at the resolve the public learns that it ended early,
+    never by whom. A block already in force at the announcement took its force away."""
+    cut = ctx.game.state.memo.get("end_now")
+    if not cut or cut.get("tick") != ctx.tick:
+        ctx.outcome[intent.seq] = "blocked"
+        ctx.note(intent, "blocked_when_announced")
+        return
+    if not ctx.scratch.get("ended_early"):
+        ctx.scratch["ended_early"] = True
+        ctx.emit("phase.ended_early", "public", phase=ctx.game.clock.info(ctx.tick).turn)
 
 
 @effect("poison")

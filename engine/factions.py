@@ -2,11 +2,26 @@
 
 Faction moves are not the player's turn and happen only at night; they resolve in the night's
 ``factions`` step in the book's order: invitations, overthrow, leaving, kicks, acceptance.
+
+Character exceptions are passives (``Game.passives``):
+
+- ``two_factions``: may be in two factions at once (Двойной игрок);
+- ``leave_and_join``: may leave one faction and join another in the same night (Подлый);
+- ``invites_per_night`` / ``faction_max``: more invitations, a bigger faction (Харизматичный);
+- ``faction_rules`` with any of: ``leave_wait`` (cycles after joining before one may leave),
+  ``own_kick_wait`` (cycles after joining before one may kick), ``kick_wait`` (the wait one's
+  kicks impose on the kicked), ``unlimited_kicks``, ``protected_for`` (cycles after joining
+  in which one cannot be kicked or excluded), ``led_wait`` (cycles after joining in which the
+  members of a faction one leads cannot leave), ``tell_attempts`` (learns of such attempts),
+  ``leave_bonus`` / ``kick_bonus`` (stat changes per own leave and per member kicked from
+  one's faction). Restrictions that come from someone else's secret character (Преданный)
+  are settled at the resolve, so a refusal at submission never reveals them.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from .errors import ActionError
 from .state import Faction, FactionOp, Player
@@ -28,9 +43,49 @@ def invites_allowed(g: Game, p: Player) -> int:
     return max([g.rules.factions.invites_per_night, *[int(x["count"]) for x in extra]])
 
 
+def faction_limit(g: Game, p: Player) -> int:
+    """How many factions ``p`` may be in at once."""
+    return 2 if g.passives(p, "two_factions") else 1
+
+
+def rule(g: Game, p: Player, key: str, default: Any = None) -> Any:
+    """A character's exception to the faction rules (passive ``faction_rules``)."""
+    for x in g.passives(p, "faction_rules"):
+        if key in x:
+            return x[key]
+    return default
+
+
+def frozen(g: Game, tick: int) -> bool:
+    """Whether faction membership is frozen at ``tick`` (Стратег's «Стратегический триумф»)."""
+    until = max(int(g.state.memo.get("faction_freeze_until", -1)), int(g.state.settings.get("faction_changes_blocked_until", -1)))
+    return until > tick
+
+
 def _member_for(g: Game, f: Faction, pid: int) -> int:
     """Ticks since ``pid`` joined ``f``."""
     return g.state.tick - f.members[pid]
+
+
+def _too_soon(g: Game, f: Faction, pid: int, cycles: int) -> bool:
+    """Members set up before the game (joined at -1) have no joining night to wait from."""
+    return f.members[pid] >= 0 and _member_for(g, f, pid) < g.clock.cycles(int(cycles))
+
+
+def invite_faction(g: Game, p: Player, fid: str | None) -> str | None | bool:
+    """The faction an invitation of ``p`` is for: an id, None (a new one) or False (none).
+
+    A leader invites into the faction they lead (``leader_invites``); a free player — or a
+    Двойной игрок in only one faction — founds a new one (``fid: new`` asks for it)."""
+    led = [f for f in g.factions_of(p.pid) if f.leader == p.pid]
+    free = len(g.factions_of(p.pid)) < faction_limit(g, p)
+    if fid == "new":
+        return None if free else False
+    if fid is not None:
+        return fid if any(f.fid == fid for f in led) and g.rules.factions.leader_invites else False
+    if led and g.rules.factions.leader_invites:
+        return led[0].fid
+    return None if free else False
 
 
 def check_op(g: Game, p: Player, op: str, target: int | None, fid: str | None) -> None:
@@ -56,11 +111,11 @@ def check_op(g: Game, p: Player, op: str, target: int | None, fid: str | None) -
             err = g._meets(p, req)
             if err:
                 raise err
-        if own and (not fr.leader_invites or not any(f.leader == p.pid for f in own)):
-            raise ActionError("in_faction" if not fr.leader_invites else "not_leader")
-        for f in own:
-            if len(f.members) >= max_size(g, f):
-                raise ActionError("faction_full")
+        into = invite_faction(g, p, fid)
+        if into is False:
+            raise ActionError("not_leader" if fr.leader_invites else "in_faction")
+        if into is not None and len(g.state.factions[into].members) >= max_size(g, g.state.factions[into]):
+            raise ActionError("faction_full")
         sent = [o for o in mine if o.op == "invite"]
         if any(o.target == target for o in sent):
             raise ActionError("duplicate_target")
@@ -79,16 +134,21 @@ def check_op(g: Game, p: Player, op: str, target: int | None, fid: str | None) -
     if p.pid not in f.members:
         raise ActionError("not_in_faction")
     if op == "leave":
-        if _member_for(g, f, p.pid) < g.clock.cycles(fr.leave_after_cycles) and f.members[p.pid] >= 0:
-            raise ActionError("too_soon", cycles=fr.leave_after_cycles)
+        wait = rule(g, p, "leave_wait", fr.leave_after_cycles)
+        if _too_soon(g, f, p.pid, wait):
+            raise ActionError("too_soon", cycles=wait)
     elif op == "kick":
         if f.leader != p.pid:
             raise ActionError("not_leader")
         if target is None or target not in f.members or target == p.pid:
             raise ActionError("illegal_target", target=target)
-        if _member_for(g, f, target) < g.clock.cycles(fr.leave_after_cycles) and f.members[target] >= 0:
-            raise ActionError("too_soon", cycles=fr.leave_after_cycles)
-        if any(o.op == "kick" for o in mine):
+        own_wait = rule(g, p, "own_kick_wait", 0)
+        if _too_soon(g, f, p.pid, own_wait):
+            raise ActionError("too_soon", cycles=own_wait)
+        wait = rule(g, p, "kick_wait", fr.leave_after_cycles)
+        if _too_soon(g, f, target, wait):
+            raise ActionError("too_soon", cycles=wait)
+        if any(o.op == "kick" for o in mine) and not rule(g, p, "unlimited_kicks", False):
             raise ActionError("kick_quota")
     elif op == "overthrow":
         if f.leader == p.pid:
@@ -97,29 +157,47 @@ def check_op(g: Game, p: Player, op: str, target: int | None, fid: str | None) -
             raise ActionError("status_forbids", status="prison")
 
 
+@dataclass
+class _Night:
+    """What the faction moves of one night have settled so far."""
+
+    valid: dict[tuple[int, int], str | None] = field(default_factory=dict)  # (inviter, invitee) -> faction (None: new)
+    left: set[int] = field(default_factory=set)
+    leaving: set[int] = field(default_factory=set)
+    created: dict[int, str] = field(default_factory=dict)  # inviter -> the faction founded tonight
+
+
 def resolve_ops(ctx: Ctx) -> None:
     g = ctx.game
     ops = sorted((o for o in g.state.faction_ops if o.tick == ctx.tick), key=lambda o: (ORDER[o.op], o.seq))
-    if g.state.settings.get("faction_changes_blocked_until", -1) > ctx.tick:
+    if frozen(g, ctx.tick):
+        # «Стратегический триумф»: nothing changes but the leaders; each mover is told
+        for o in ops:
+            if o.op not in ("overthrow", "decline"):
+                g.emit("factions.frozen", "players", [o.pid])
         ops = [o for o in ops if o.op == "overthrow"]
-    valid_invites: set[tuple[int, int]] = set()
-    left_tonight: set[int] = set()
+    night = _Night(leaving={o.pid for o in ops if o.op == "leave"})
     for o in ops:
-        handler = globals()[f"_do_{o.op}"]
-        handler(g, o, valid_invites, left_tonight)
+        globals()[f"_do_{o.op}"](g, o, night)
     g.state.faction_ops = [o for o in g.state.faction_ops if o.tick != ctx.tick]
 
 
-def _do_invite(g: Game, o: FactionOp, valid: set[tuple[int, int]], left: set[int]) -> None:
-    t = g.player(o.target)
-    if g.factions_of(t.pid) and not g.passives(t, "two_factions"):
+def _do_invite(g: Game, o: FactionOp, night: _Night) -> None:
+    inviter, t = g.player(o.pid), g.player(o.target)
+    into = invite_faction(g, inviter, o.fid)
+    if into is False:
+        g.emit("faction.declined", "players", [o.pid], target=t.pid)
+        return
+    already = into is not None and t.pid in g.state.factions[into].members
+    full = len(g.factions_of(t.pid)) >= faction_limit(g, t)
+    if already or (full and not (t.pid in night.leaving and g.passives(t, "leave_and_join"))):
         g.emit("faction.invite_auto_declined", "players", [t.pid], inviter=o.pid)
         g.emit("faction.declined", "players", [o.pid], target=t.pid)
         return
-    valid.add((o.pid, t.pid))
+    night.valid[(o.pid, t.pid)] = into
 
 
-def _do_overthrow(g: Game, o: FactionOp, valid: set[tuple[int, int]], left: set[int]) -> None:
+def _do_overthrow(g: Game, o: FactionOp, night: _Night) -> None:
     f = next((f for f in g.factions_of(o.pid) if o.fid in (None, f.fid)), None)
     if f is None or f.leader == o.pid:
         return
@@ -144,51 +222,99 @@ def _bump(g: Game, p: Player, deltas: dict[str, int]) -> None:
         p.stats[sid] = p.stats.get(sid, 0) + n
 
 
-def _do_leave(g: Game, o: FactionOp, valid: set[tuple[int, int]], left: set[int]) -> None:
+def _do_leave(g: Game, o: FactionOp, night: _Night) -> None:
+    me = g.player(o.pid)
     for f in g.factions_of(o.pid):
-        if o.fid in (None, f.fid):
-            remove_member(g, f, o.pid, reason="left")
-            left.add(o.pid)
+        if o.fid not in (None, f.fid):
+            continue
+        leader = g.player(f.leader)
+        wait = rule(g, leader, "led_wait") if leader.pid != me.pid else None
+        if wait is not None and _too_soon(g, f, me.pid, wait):
+            # «Возглавляемую Преданным фракцию нельзя покинуть в течение 3 суток»
+            g.emit("factions.leave_failed", "players", [me.pid])
+            if rule(g, leader, "tell_attempts"):
+                g.emit("factions.leave_attempt", "players", [leader.pid], player=me.pid)
             return
+        remove_member(g, f, me.pid, reason="left")
+        night.left.add(me.pid)
+        _bump(g, me, rule(g, me, "leave_bonus", {}))
+        return
 
 
-def _do_kick(g: Game, o: FactionOp, valid: set[tuple[int, int]], left: set[int]) -> None:
+def _do_kick(g: Game, o: FactionOp, night: _Night) -> None:
     for f in g.factions_of(o.pid):
-        if f.leader == o.pid and o.target in f.members:
-            remove_member(g, f, o.target, reason="kicked")
-            g.emit("faction.kicked", "players", [o.target], fid=f.fid)
+        if f.leader != o.pid or o.target not in f.members:
+            continue
+        t = g.player(o.target)
+        if not may_be_excluded(g, f, t, by=o.pid):
+            g.emit("factions.kick_failed", "players", [o.pid], target=t.pid)
             return
+        remove_member(g, f, t.pid, reason="kicked")
+        g.emit("faction.kicked", "players", [t.pid], fid=f.fid)
+        # Подлый: «За каждого исключенного из своей фракции получает +3 ВО и +3 ТВ»
+        for m in sorted(f.members):  # the faction's members, even if it just dissolved
+            _bump(g, g.player(m), rule(g, g.player(m), "kick_bonus", {}))
+        return
 
 
-def _do_accept(g: Game, o: FactionOp, valid: set[tuple[int, int]], left: set[int]) -> None:
+def may_be_excluded(g: Game, f: Faction, t: Player, by: int | None) -> bool:
+    """False while ``t`` is protected from exclusion (Преданный's first 3 cycles); they learn
+    of the attempt (``by`` is named when it is their leader's kick)."""
+    wait = rule(g, t, "protected_for")
+    if wait is None or not _too_soon(g, f, t.pid, wait):
+        return True
+    if rule(g, t, "tell_attempts"):
+        if by is not None:
+            g.emit("factions.kick_attempt", "players", [t.pid], player=by)
+        else:
+            g.emit("factions.exclusion_attempt", "players", [t.pid])
+    return False
+
+
+def _do_accept(g: Game, o: FactionOp, night: _Night) -> None:
     inviter, me = o.target, o.pid
-    if (inviter, me) not in valid or (me in left and not g.passives(g.player(me), "leave_and_join")):
+    key = (inviter, me)
+    p = g.player(me)
+    if (
+        key not in night.valid
+        or (me in night.left and not g.passives(p, "leave_and_join"))
+        or len(g.factions_of(me)) >= faction_limit(g, p)
+    ):
         g.emit("faction.join_failed", "players", [me], inviter=inviter)
         return
-    own = [f for f in g.factions_of(inviter) if f.leader == inviter]
-    if own:
-        f = own[0]
-        if len(f.members) >= max_size(g, f):
+    fid = night.valid[key]
+    if fid is None:
+        fid = night.created.get(inviter)
+    if fid is not None:
+        f = g.state.factions.get(fid)
+        if f is None or me in f.members or len(f.members) >= max_size(g, f):
             g.emit("faction.join_failed", "players", [me], inviter=inviter)
             return
     else:
+        if len(g.factions_of(inviter)) >= faction_limit(g, g.player(inviter)):
+            g.emit("faction.join_failed", "players", [me], inviter=inviter)
+            return
         fid = f"f{g.state.next_faction}"
         while fid in g.state.factions:  # a starting faction may hold the name already
             g.state.next_faction += 1
             fid = f"f{g.state.next_faction}"
         g.state.next_faction += 1
         f = g.state.factions[fid] = Faction(fid=fid, leader=inviter, members={inviter: g.state.tick})
+        night.created[inviter] = fid
     f.members[me] = g.state.tick
     g.emit("faction.joined", "faction", [f.fid], player=me, fid=f.fid)
 
 
-def _do_decline(g: Game, o: FactionOp, valid: set[tuple[int, int]], left: set[int]) -> None:
+def _do_decline(g: Game, o: FactionOp, night: _Night) -> None:
     g.emit("faction.declined", "players", [o.target], target=o.pid)
 
 
 def remove_member(g: Game, f: Faction, pid: int, reason: str) -> None:
     f.members.pop(pid, None)
     g.emit("faction.member_left", "gm", fid=f.fid, player=pid, reason=reason)
+    if reason != "death" and f.members:
+        # the rest of the faction sees it in the faction's channel
+        g.emit(f"factions.gone_{reason}", "players", sorted(f.members), player=pid)
     if len(f.members) < g.rules.factions.min_size:
         for m in list(f.members):
             g.emit("faction.dissolved", "players", [m], fid=f.fid)
@@ -197,6 +323,14 @@ def remove_member(g: Game, f: Faction, pid: int, reason: str) -> None:
     if f.leader == pid:
         f.leader = pick_leader(g, f)
         g.emit("faction.new_leader", "faction", [f.fid], leader=f.leader)
+
+
+def dissolve(g: Game, f: Faction, reason: str) -> None:
+    """Break a faction up at once: every member is free again (and told so)."""
+    for m in sorted(f.members):
+        g.emit("faction.dissolved", "players", [m], fid=f.fid)
+    g.emit("factions.gm_dissolved", "gm", fid=f.fid, players=sorted(f.members), ability=reason)
+    del g.state.factions[f.fid]
 
 
 def pick_leader(g: Game, f: Faction, among: list[int] | None = None) -> int:

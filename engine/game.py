@@ -266,13 +266,20 @@ class Game:
             for ab in src.abilities:
                 out.append((f"{kind}:{src.id}:{ab.id}", ab))
         if granted:
-            own = {k for k, _ in out}
-            for g in p.grants:
-                if g["key"] not in own and (g.get("until") is None or g["until"] > self.state.tick):
+            # a grant holds from ``since`` (default: at once) to ``until`` (None: the whole game);
+            # ``replace`` takes away one's own abilities meanwhile: True all, "role" the role's only
+            now = [g for g in p.grants if g.get("since", -1) <= self.state.tick and (g.get("until") is None or g["until"] > self.state.tick)]
+            keys = {g["key"] for g in now}
+            for g in now:
+                if g.get("replace") == "role":
+                    out = [(k, ab) for k, ab in out if not k.startswith("role:") or k in keys]
+                elif g.get("replace"):
+                    out = [(k, ab) for k, ab in out if k in keys]
+            have = {k for k, _ in out}
+            for g in now:
+                if g["key"] not in have:
                     out.append((g["key"], self.ability_def(g["key"])))
-                    own.add(g["key"])
-            if any(g.get("replace") for g in p.grants if g.get("until") is None or g["until"] > self.state.tick):
-                out = [(k, ab) for k, ab in out if any(g["key"] == k for g in p.grants)]
+                    have.add(g["key"])
         return out
 
     def ability_def(self, key: str) -> AbilityDef:
@@ -296,6 +303,8 @@ class Game:
             if not any(f.leader == p.pid for f in self.factions_of(p.pid)):
                 raise ActionError("not_leader")
             own = [(k, self.ability_def(k)) for k in self.leader_keys(p)]
+        elif via not in self.VIAS:
+            own = [(k, self.ability_def(k)) for k in self.borrow_keys(p, via)]
         else:
             own = self.abilities(p)
         for k, ab in own:
@@ -354,8 +363,118 @@ class Game:
     # ``via`` says how an ability is used: None (one's own, or granted by an ability),
     # "leader" (the leader action: a member's ordinary action of the current kind, instead of
     # one's own, once a cycle, even on self, never blocked), "extra" (Хитрец: one more
-    # ordinary action alongside any other).
+    # ordinary action alongside any other), or the key of one's own *borrowing* ability
+    # (``op: borrow``: «Ремонт каюты капитана», «Маскировка фракционного логова»): another
+    # member's action performed through it, on its counters and on the borrowed one's.
     VIAS = (None, "leader", "extra")
+
+    @staticmethod
+    def borrow_params(ab: AbilityDef) -> dict[str, Any] | None:
+        """``params`` of an ability that performs another player's action (``op: borrow``):
+        ``slots`` the slots it may borrow, ``any_phase`` whether the borrowed action may be
+        used outside its own phase."""
+        for e in ab.effects:
+            if e.op == "borrow":
+                return dict(e.params)
+        return None
+
+    def borrowers(self, p: Player) -> list[str]:
+        return [k for k, ab in self.abilities(p) if self.borrow_params(ab) is not None]
+
+    def borrow_keys(self, p: Player, via: str | None) -> list[str]:
+        """The actions ``p`` may perform through the borrowing ability ``via``: those of its
+        slots that belong to the other members of p's factions (their own, not granted)."""
+        if via not in self.borrowers(p):
+            return []
+        slots = set(self.borrow_params(self.ability_def(via)).get("slots", []))
+        keys: list[str] = []
+        for f in self.factions_of(p.pid):
+            for m in sorted(f.members):
+                if m == p.pid:
+                    continue
+                for k, ab in self.abilities(self.player(m), granted=False):
+                    if ab.slot in slots and k not in keys:
+                        keys.append(k)
+        return keys
+
+    def obligation(self, p: Player) -> dict[str, Any] | None:
+        """What a blackmailed player («Шантаж») must do with the action of the bound turn, from
+        an active ``obliged:*`` status: ``key`` the move to make, ``target`` the player it must
+        be aimed at. A move that cannot be made now, or a target out of reach, binds nothing."""
+        for sid in sorted(p.statuses):
+            if not sid.startswith("obliged:") or not self.active(p, sid):
+                continue
+            data = dict(p.statuses[sid].data)
+            x = data.get("target")
+            if x is not None:
+                t = self.player(x)
+                if not self.alive(t) or any(not f.can_be_targeted for f in self.status_flags(t)):
+                    data["target"] = None
+            if data.get("key"):
+                try:
+                    self.check_available(p, data["key"], unbound=True, borrowing=data["key"] in self.borrowers(p))
+                except ActionError:
+                    continue
+            return data
+        return None
+
+    def submit_forced(self) -> None:
+        """A blackmailed player who has not made the forced move by the last tick of the bound
+        turn makes it now: at the blackmailer's target when it takes targets, the rest of the
+        targets and an option from the game's generator (sorted first)."""
+        tick = self.state.tick
+        if self.state.over or not self.clock.is_turn_end(tick):
+            return
+        for p in self.living():
+            ob = self.obligation(p)
+            if not ob or not ob.get("force") or not ob.get("key"):
+                continue
+            if any(i.pid == p.pid and i.lane == "action" and i.tick == tick for i in self.state.intents):
+                continue
+            key = ob["key"]
+            ab = self.ability_def(key)
+            pool = sorted(t.pid for t in self.state.players if ab.targets and self._target_ok(p, ab, t) is None)
+            x = ob.get("target")
+            targets = [x] if ab.targets and x in pool else []
+            rest = [t for t in pool if t not in targets]
+            need = ab.targets - len(targets)
+            try:
+                if self.borrow_params(ab) is not None or need > len(rest):
+                    raise ActionError("wrong_target_count", need=ab.targets)
+                targets += self.rng.sample(rest, need) if need else []
+                option = self.rng.choice(sorted(ab.options)) if ab.options else None
+                self.submit(p.pid, key, targets, option)
+            except ActionError:
+                self.emit("gm.forced_lapsed", "gm", player=p.pid, ability=key)
+                continue
+            self.emit("gm.forced_action", "gm", player=p.pid, ability=key, targets=targets)
+            self.emit("private.forced_action", "players", [p.pid], ability=key, targets=targets)
+        self.sync_rng()
+
+    def end_now_requested(self) -> bool:
+        """True while an ability that ends the turn at once («Спровоцировать бунт») has cut the
+        current day or night short: the scheduler resolves the current tick now, and each
+        remaining tick of that turn right after it (nobody can act in them)."""
+        e = self.state.memo.get("end_now")
+        return bool(e) and self.state.tick <= e["last"]
+
+    def phase_cut(self) -> bool:
+        e = self.state.memo.get("end_now")
+        return bool(e) and e["tick"] < self.state.tick <= e["last"]
+
+    def _request_end_now(self, p: Player, intent: Intent, ab: AbilityDef) -> None:
+        from .resolver import blocked_by_status
+
+        tick = self.state.tick
+        if blocked_by_status(self, p, intent.ability, ab.slot, tick):
+            return  # a block already in force when it is announced: the announcement has no force
+        if self.state.memo.get("end_now", {}).get("tick") == tick:
+            return  # ended already
+        last = tick
+        while self.clock.info(last + 1).turn == self.clock.info(tick).turn:
+            last += 1
+        self.state.memo["end_now"] = {"seq": intent.seq, "by": p.pid, "tick": tick, "last": last}
+        self.emit("phase.end_now", "gm", by=p.pid, phase=self.info.turn)
 
     def leader_keys(self, p: Player) -> list[str]:
         keys: list[str] = []
@@ -375,13 +494,17 @@ class Game:
     def lane_for(self, key: str, ab: AbilityDef, via: str | None) -> str:
         if via == "extra":
             return "extra"
-        if via == "leader":
+        if via is not None:  # the leader action, or an action performed through another
             return "action"
         return self.lane_of(key, ab)
 
     def _ability_via(self, p: Player, key: str, via: str | None) -> AbilityDef:
         if via not in self.VIAS:
-            raise ActionError("unknown_ability", ability=key)
+            if via not in self.borrowers(p):
+                raise ActionError("unknown_ability", ability=via)
+            if key not in self.borrow_keys(p, via):
+                raise ActionError("not_borrowable", ability=key)
+            return self.ability_def(key)
         if via == "leader":
             if key not in self.leader_keys(p):
                 raise ActionError("not_leader")
@@ -391,17 +514,28 @@ class Game:
             raise ActionError("no_extra_action")
         return ab
 
-    def check_available(self, p: Player, key: str, via: str | None = None) -> AbilityDef:
-        """Raise unless ``p`` may use ability ``key`` now (targets aside)."""
+    def check_available(self, p: Player, key: str, via: str | None = None, *, unbound: bool = False, borrowing: bool = False) -> AbilityDef:
+        """Raise unless ``p`` may use ability ``key`` now (targets aside).
+
+        ``unbound``: leave a blackmail obligation aside; ``borrowing``: ``key`` is a borrowing
+        ability checked for use through it (never usable on its own)."""
         st = self.state
         if st.over:
             raise ActionError("game_over")
         if not self.alive(p):
             raise ActionError("not_alive")
+        if self.phase_cut():
+            raise ActionError("phase_ended")
         ab = self._ability_via(p, key, via)
+        borrow = via not in self.VIAS
+        if borrow:
+            self.check_available(p, via, unbound=True, borrowing=True)
+        elif via is None and not borrowing and self.borrow_params(ab) is not None:
+            raise ActionError("borrow_needs_choice", ability=key)
         slot = self.slot_of(ab)
         info = self.info
-        if slot.phase != "any" and slot.phase != info.kind:
+        any_phase = borrow and self.borrow_params(self.ability_def(via)).get("any_phase")
+        if slot.phase != "any" and slot.phase != info.kind and not any_phase:
             raise ActionError("wrong_phase", ability=key, phase=slot.phase)
         for flag in self.status_flags(p):
             forbids = "*" in flag.blocks_slots or slot.id in flag.blocks_slots
@@ -413,6 +547,16 @@ class Game:
         spent = p.spent.get(info.turn, [])
         if lane in spent:
             raise ActionError("turn_used")
+        cut = st.memo.get("end_now")
+        if cut and cut["tick"] == st.tick and cut["by"] == p.pid and lane == "action":
+            raise ActionError("turn_used")  # the riot that ended this turn cannot be taken back
+        ob = self.obligation(p) if lane == "action" and not unbound else None
+        if ob:
+            forced = ob.get("key")
+            if forced and not ((key == forced and via is None) or via == forced):
+                raise ActionError("blackmailed", ability=forced)
+            if ob.get("target") is not None and ab.targets == 0:
+                raise ActionError("blackmailed_target", target=ob["target"])
         if via == "leader":
             ready = p.ready_at.get("leader")
             if ready is not None and st.tick < ready:
@@ -429,7 +573,7 @@ class Game:
             raise ActionError("no_uses_left", ability=key)
         return ab
 
-    def _target_ok(self, p: Player, ab: AbilityDef, t: Player, via: str | None = None) -> ActionError | None:
+    def _target_ok(self, p: Player, ab: AbilityDef, t: Player, via: str | None = None, *, unbound: bool = False) -> ActionError | None:
         self_ok = ab.self_target if ab.self_target is not None else self.slot_of(ab).self_target
         if t.pid == p.pid and not self_ok and via != "leader":
             return ActionError("self_target")
@@ -439,7 +583,20 @@ class Game:
             return ActionError("target_unreachable", target=t.pid)
         if ab.target_where and not self.matches(t, ab.target_where, actor=p.pid):
             return ActionError("illegal_target", target=t.pid)
+        x = None if unbound else self._bound_target(p, ab, via)
+        if x is not None and ab.targets == 1 and t.pid != x:
+            return ActionError("blackmailed_target", target=x)
         return None
+
+    def _bound_target(self, p: Player, ab: AbilityDef, via: str | None) -> int | None:
+        """The player a blackmailed player's action must be aimed at, if this action can be."""
+        if via == "extra" or not self.counts_as_action(ab):
+            return None
+        ob = self.obligation(p)
+        x = ob.get("target") if ob else None
+        if x is None or self._target_ok(p, ab, self.player(x), via, unbound=True) is not None:
+            return None
+        return x
 
     def check_submission(self, p: Player, key: str, targets: list[int], option: str | None, via: str | None = None) -> AbilityDef:
         ab = self.check_available(p, key, via)
@@ -466,6 +623,7 @@ class Game:
         ways: list[tuple[str, str | None]] = [(k, None) for k, _ in self.abilities(p)]
         ways += [(k, "leader") for k in self.leader_keys(p)]
         ways += [(k, "extra") for k, ab in self.abilities(p) if ab.slot in self.extra_slots(p)]
+        ways += [(k, b) for b in self.borrowers(p) for k in self.borrow_keys(p, b)]
         for key, via in ways:
             try:
                 ab = self.check_available(p, key, via)
@@ -510,13 +668,22 @@ class Game:
     def submit(self, pid: int, ability: str, targets: list[int] | None = None, option: str | None = None, via: str | None = None) -> Intent:
         """Submit or replace an action. Raises :class:`ActionError` when refused."""
         p = self.player(pid)
+        if via not in self.VIAS:  # a borrowing ability, by key or name
+            via = self.find_ability(p, via)
+            if via not in self.borrowers(p):
+                raise ActionError("unknown_ability", ability=via)
         key = self.find_ability(p, ability, via)
         targets = list(targets or [])
         ab = self.check_submission(p, key, targets, option, via)
+        x = self._bound_target(p, ab, via)
+        if x is not None and ab.targets > 1 and x not in targets:
+            targets = [x, *targets[1:]]  # blackmailed: one of the targets is the one imposed
         lane = self.lane_for(key, ab, via)
         self.state.intents = [i for i in self.state.intents if not (i.pid == pid and i.lane == lane)]
         intent = Intent(seq=self.next_seq(), pid=pid, ability=key, targets=targets, option=option, tick=self.state.tick, lane=lane, via=via)
         self.state.intents.append(intent)
+        if any(e.op == "end_phase" for e in ab.all_effects(option)):
+            self._request_end_now(p, intent, ab)
         return intent
 
     def cancel(self, pid: int, lane: str = "action") -> bool:
@@ -546,7 +713,7 @@ class Game:
         if self.state.over:
             raise ActionError("game_over")
         votes = [v for v in self.open_votes() if v.id == vote_id]
-        if not votes:
+        if not votes or self.phase_cut():
             raise ActionError("vote_closed", vote=vote_id)
         vdef = votes[0]
         if not self.alive(p) or any(not f.can_vote for f in self.status_flags(p)):
@@ -591,6 +758,7 @@ class Game:
             raise ActionError("self_target")
         if self.active(p, "no_pm"):
             raise ActionError("pm_deprived")
+        self._check_communicates(p, r)
         if not text.strip():
             raise ActionError("empty_message")
         day = str(self.info.day)
@@ -603,12 +771,21 @@ class Game:
         self.emit("pm.received", "players", [recipient], sender=sender, text=text)
         return pm
 
+    def _check_communicates(self, p: Player, r: Player | None = None) -> None:
+        """A status that cuts its holder off (``can_communicate: false``) stops messages both ways."""
+        for f in self.status_flags(p):
+            if not f.can_communicate:
+                raise ActionError("cannot_communicate", status=f.id)
+        if r is not None and any(not f.can_communicate for f in self.status_flags(r)):
+            raise ActionError("target_unreachable", target=r.pid)
+
     def post_anon(self, pid: int, text: str) -> Anon:
         p = self.player(pid)
         if self.state.over:
             raise ActionError("game_over")
         if not self.alive(p):
             raise ActionError("not_alive")
+        self._check_communicates(p)
         if not text.strip():
             raise ActionError("empty_message")
         base = self.rules.quotas.anon_per_day

@@ -1,9 +1,15 @@
-"""Seed 000's prison: the daily vote to jail a player below zero, and the ±6 thresholds.
+"""Seed 000's prison: the daily vote to jail a player below zero, the ±6 thresholds, and the
+sentences abilities pass (prison or execution "по итогам дня").
 
 The list of a day holds every free living player whose ВО is below zero at the start of the
 day, and whoever drops below zero after a period of that day. The vote is open while the
 list is not empty; it is counted at the end of the day's last period. A voter's strength is
-1 + the ТВ bonus at the moment the vote opened. Decisions: docs/rules/godfather.md.
+1 + the ТВ bonus at the moment the vote opened (+ the passive ``vote_bonus``); abilities may
+take a vote's strength away (status ``no_vote_strength``) or hand it to someone else (status
+``vote_taken``, whose ``by`` receives it). At the end of a day, after the vote: ВО ≤ −6
+jails, ВО ≥ 6 releases, then the sentences due that day are carried out. Every jailing asks
+the target's protections (label ``prison``; ``execution`` for an execution).
+Decisions: docs/rules/godfather.md.
 """
 
 from __future__ import annotations
@@ -20,6 +26,8 @@ if TYPE_CHECKING:
     from .resolver import Ctx
     from .state import Player, Vote
 
+SENTENCES = "prison_sentences"  # GameState.memo key: sentences waiting for the end of a day
+
 
 def _day_memo(g: Game, vdef: Any, day: int) -> dict[str, Any]:
     memo = g.state.memo.setdefault(vdef.id, {})
@@ -30,16 +38,36 @@ def _stat(g: Game, vdef: Any) -> str:
     return g.rules.stat(vdef.params.get("stat", "vo")).id
 
 
-def _value(g: Game, p: Player, stat: str) -> int:
-    return g.true_stat(p, stat, "thresholds") if g.rules.thresholds_read == "true" else p.stats[stat]
+def value(g: Game, p: Player, stat: str) -> int:
+    """The value the prison reads: with the faction and personal hidden bonuses, but not with
+    bonuses that count only for the slot thresholds (Влиятельный's «Использовать влияние»)."""
+    return g.true_stat(p, stat, "prison") if g.rules.thresholds_read == "true" else p.stats[stat]
 
 
-def jail(g: Game, p: Player, cause: str) -> None:
-    """Put ``p`` in prison; a jailed leader loses the lead to the member with the most ТВ."""
+def day_end(g: Game, tick: int) -> int:
+    """The tick whose resolve ends the day of ``tick`` (at night: the coming day)."""
+    t = tick
+    while not (g.clock.info(t).kind == "day" and g.clock.is_turn_end(t)):
+        t += 1
+    return t
+
+
+def _shielded(ctx: Ctx | None, p: Player, labels: list[str], actor: int | None) -> bool:
+    if ctx is None or ctx.protection(p, labels, actor) is None:
+        return False
+    ctx.emit("gm.execution_shielded" if "execution" in labels else "gm.prison_shielded", "gm", player=p.pid)
+    return True
+
+
+def jail(g: Game, p: Player, cause: str, ctx: Ctx | None = None, labels: list[str] | None = None, actor: int | None = None) -> bool:
+    """Put ``p`` in prison unless a protection stops it (``labels``, default ``prison``);
+    a jailed leader loses the lead to the member with the most ТВ. True when jailed."""
     from .factions import pick_leader
 
-    if p.has("prison"):
-        return
+    if p.has("prison") or not g.alive(p):
+        return False
+    if _shielded(ctx, p, labels or ["prison"], actor):
+        return False
     p.statuses["prison"] = Status(id="prison", since=g.state.tick, data={"cause": cause})
     for f in g.factions_of(p.pid):
         if f.leader == p.pid and len(f.members) > 1:
@@ -47,11 +75,47 @@ def jail(g: Game, p: Player, cause: str) -> None:
             f.leader = pick_leader(g, f, among=others)
             g.emit("faction.new_leader", "faction", [f.fid], leader=f.leader)
     g.emit("gm.jailed", "gm", player=p.pid, cause=cause)
+    return True
 
 
-def release(g: Game, p: Player, cause: str) -> None:
+def release(g: Game, p: Player, cause: str) -> bool:
     if p.statuses.pop("prison", None) is not None:
         g.emit("gm.released", "gm", player=p.pid, cause=cause)
+        return True
+    return False
+
+
+def execute(ctx: Ctx, p: Player, cause: str, actor: int | None = None) -> bool:
+    """An execution: the player is dead (the public report says so) unless protected."""
+    from .effects import kill
+
+    if not ctx.game.alive(p) or _shielded(ctx, p, ["negative", "kill", "execution"], actor):
+        return False
+    kill(ctx, p, cause)
+    return True
+
+
+def sentence(ctx: Ctx, p: Player, verdict: str, cause: str, actor: int | None) -> None:
+    """Prison or execution for ``p``, carried out with the results of the current day (a
+    sentence passed at night: of the coming day)."""
+    due = day_end(ctx.game, ctx.tick)
+    ctx.game.state.memo.setdefault(SENTENCES, []).append({"pid": p.pid, "verdict": verdict, "cause": cause, "by": actor, "due": due})
+    key = "gm.sentence_execution" if verdict == "execution" else "gm.sentence_prison"
+    ctx.emit(key, "gm", player=p.pid, by=actor, phase=ctx.game.clock.info(due).label)
+
+
+def carry_out_sentences(ctx: Ctx) -> None:
+    g = ctx.game
+    pending = g.state.memo.get(SENTENCES, [])
+    due = [s for s in pending if s["due"] <= ctx.tick]
+    g.state.memo[SENTENCES] = [s for s in pending if s["due"] > ctx.tick]
+    # an execution outweighs a prison sentence passed on the same player
+    for s in sorted(due, key=lambda s: (s["verdict"] != "execution", s["pid"], s["cause"])):
+        p = g.player(s["pid"])
+        if s["verdict"] == "execution":
+            execute(ctx, p, s["cause"], s["by"])
+        else:
+            jail(g, p, s["cause"], ctx, ["negative", "prison"], s["by"])
 
 
 class PrisonVote:
@@ -71,7 +135,7 @@ class PrisonVote:
         memo = _day_memo(g, vdef, info.day)
         was_open = bool(memo["list"])
         for p in g.living():
-            if p.pid not in memo["list"] and not p.has("prison") and _value(g, p, stat) < 0:
+            if p.pid not in memo["list"] and not p.has("prison") and value(g, p, stat) < 0:
                 memo["list"].append(p.pid)
                 g.emit("vote.listed", "public", vote=vdef.id, player=p.pid)
         if memo["list"] and not was_open:
@@ -100,11 +164,25 @@ class PrisonVote:
 
     @staticmethod
     def strength(g: Game, vdef: Any, pid: int) -> int:
-        memo = _day_memo(g, vdef, g.info.day)
-        base = memo["strength"].get(str(pid), 1)
-        if g.active(g.player(pid), "no_vote_strength"):
+        """What ``pid``'s ballot weighs: their strength at opening, 0 when their vote has no
+        force or was taken, plus every strength taken by them (and not itself deprived)."""
+        memo = _day_memo(g, vdef, g.info.day)["strength"]
+        deprived = vdef.params.get("deprived_status", "no_vote_strength")
+        taken = vdef.params.get("taken_status", "vote_taken")
+
+        def taker(q: Player) -> int | None:  # a dead taker takes nothing any more
+            s = g.active(q, taken)
+            by = s.data.get("by") if s is not None else None
+            return by if by is not None and g.alive(g.player(by)) else None
+
+        p = g.player(pid)
+        if g.active(p, deprived):
             return 0
-        return base
+        total = 0 if taker(p) not in (None, pid) else memo.get(str(pid), 1)
+        for q in g.living():
+            if q.pid != pid and taker(q) == pid and not g.active(q, deprived):
+                total += memo.get(str(q.pid), 1)
+        return total
 
     @staticmethod
     def count(ctx: Ctx, vdef: Any, ballots: list[Vote]) -> None:
@@ -116,10 +194,15 @@ class PrisonVote:
         tally: dict[int, int] = defaultdict(int)
         voted = set()
         for b in ballots:
+            voter = g.player(b.pid)
+            if not g.alive(voter) or any(not f.can_vote for f in g.status_flags(voter)):
+                continue  # cast before losing the vote (barracks, death): it no longer counts
             voted.add(b.pid)
             if b.choice is not None:
                 tally[int(b.choice)] += PrisonVote.strength(g, vdef, b.pid)
-        g.emit("vote.tally", "public", vote=vdef.id, tally=[[k, n] for k, n in sorted(tally.items(), key=lambda kv: (-kv[1], kv[0]))])
+        # a ballot without force is not shown: the public tally must not tell who lost it
+        shown = sorted(((k, n) for k, n in tally.items() if n > 0), key=lambda kv: (-kv[1], kv[0]))
+        g.emit("vote.tally", "public", vote=vdef.id, tally=[[k, n] for k, n in shown])
         penalty = vdef.params.get("penalty", {})
         for p in g.living():
             if p.pid in voted or any(not f.can_vote for f in g.status_flags(p)):
@@ -129,24 +212,21 @@ class PrisonVote:
                 p.stats[sid] = p.stats.get(sid, 0) + d
             g.emit("gm.no_vote", "gm", player=p.pid, vote=vdef.id)
             g.emit("private.no_vote", "players", [p.pid], penalty=dict(penalty))
-        ranked = sorted(
-            (pid for pid, n in tally.items() if n > 0),
-            key=lambda pid: (-tally[pid], _value(g, g.player(pid), stat), pid),
-        )
+        ranked = [pid for pid, n in tally.items() if n > 0]
         # equal votes and equal ВО: the game's random generator decides among them
         groups: dict[tuple[int, int], list[int]] = defaultdict(list)
-        for pid in ranked:
-            groups[(tally[pid], _value(g, g.player(pid), stat))].append(pid)
+        for pid in sorted(ranked):
+            groups[(tally[pid], value(g, g.player(pid), stat))].append(pid)
         order: list[int] = []
         for key in sorted(groups, key=lambda k: (-k[0], k[1])):
             grp = groups[key]
             if len(grp) > 1:
                 g.rng.shuffle(grp)
             order += grp
+        # the most-voted who may go: still below zero, free, alive and not immune; else the next
         for pid in order:
             p = g.player(pid)
-            if g.alive(p) and not p.has("prison") and _value(g, p, stat) < 0:
-                jail(g, p, f"vote:{vdef.id}")
+            if g.alive(p) and not p.has("prison") and value(g, p, stat) < 0 and jail(g, p, f"vote:{vdef.id}", ctx):
                 g.emit("vote.jailed", "public", vote=vdef.id, player=pid)
                 return
         g.emit("vote.nobody_jailed", "public", vote=vdef.id)
@@ -157,15 +237,17 @@ VOTES["prison"] = PrisonVote
 
 @step("prison_thresholds")
 def prison_thresholds(ctx: Ctx, sd: Any) -> None:
-    """At the end of a day: ВО ≤ jail_at sends to prison, ВО ≥ release_at frees."""
+    """At the end of a day: ВО ≤ jail_at sends to prison, ВО ≥ release_at frees; then the
+    sentences due today are carried out."""
     g = ctx.game
     if not g.clock.is_turn_end(ctx.tick):
         return
     stat = g.rules.stat(sd.params.get("stat", "vo")).id
     jail_at, release_at = sd.params.get("jail_at"), sd.params.get("release_at")
     for p in g.living():
-        v = _value(g, p, stat)
+        v = value(g, p, stat)
         if release_at is not None and p.has("prison") and v >= release_at:
             release(g, p, "threshold")
         elif jail_at is not None and not p.has("prison") and v <= jail_at:
-            jail(g, p, "threshold")
+            jail(g, p, "threshold", ctx)
+    carry_out_sentences(ctx)

@@ -52,30 +52,30 @@ class Ctx:
         ab = self.ability(intent)
         if ab.unblockable or intent.via == "leader":
             return False
-        p = self.game.player(intent.pid)
-        slot = ab.slot
-        for sid, s in p.statuses.items():
-            if not sid.startswith("blocked") or not self.game.active(p, sid, self.tick):
-                continue
-            scope = s.data.get("slots") or []
-            if not scope or slot in scope or ("character" in scope and intent.ability.startswith("character:")) or ("role" in scope and intent.ability.startswith("role:")):
-                return True
-        return False
+        return blocked_by_status(self.game, self.game.player(intent.pid), intent.ability, ab.slot, self.tick)
 
-    def protection(self, target: Player, labels: list[str], actor: int | None) -> dict[str, Any] | None:
-        """The first active protection of ``target`` that stops an effect with ``labels``."""
+    def protection(self, target: Player, labels: list[str], actor: int | None, amount: int | None = None) -> dict[str, Any] | None:
+        """The first active protection of ``target`` that stops an effect with ``labels``.
+
+        Protections are timed statuses ``protected:*`` and lasting passives ``protection``
+        (a character's immunity). ``over``: only changes bigger than that (``amount``) stop.
+        """
         g = self.game
-        for sid, s in sorted(target.statuses.items()):
-            if not sid.startswith("protected") or not g.active(target, sid, self.tick):
-                continue
-            against = s.data.get("against", [])
+        found = [s.data for sid, s in sorted(target.statuses.items()) if sid.startswith("protected") and g.active(target, sid, self.tick)]
+        found += [{"by": target.pid, **x} for x in g.passives(target, "protection")]
+        for data in found:
+            against = data.get("against", [])
             if "*" not in against and not set(against) & set(labels):
                 continue
-            if s.data.get("except_own_faction") and actor is not None:
+            if data.get("while") and not g.active(target, data["while"], self.tick):
+                continue  # a protection that holds only while its holder has a status
+            if data.get("over") is not None and (amount is None or amount <= data["over"]):
+                continue
+            if data.get("except_own_faction") and actor is not None:
                 fs = {f.fid for f in g.factions_of(target.pid)}
-                if fs & {f.fid for f in g.factions_of(actor)}:
+                if actor == target.pid or fs & {f.fid for f in g.factions_of(actor)}:
                     continue
-            return s.data
+            return data
         return None
 
     def note(self, intent: Intent | None, reason: str) -> None:
@@ -86,11 +86,24 @@ class Ctx:
         return self.game.emit(key, audience, ids, **args)
 
 
+def blocked_by_status(game: Game, p: Player, key: str, slot: str, tick: int) -> bool:
+    """Whether a block status of ``p`` in force at ``tick`` covers ability ``key`` (of ``slot``):
+    a block's ``slots`` scope lists slots, or ``character`` / ``role`` for all of that kind."""
+    for sid, s in p.statuses.items():
+        if not sid.startswith("blocked") or not game.active(p, sid, tick):
+            continue
+        scope = s.data.get("slots") or []
+        if not scope or slot in scope or ("character" in scope and key.startswith("character:")) or ("role" in scope and key.startswith("role:")):
+            return True
+    return False
+
+
 def resolve_tick(game: Game) -> list[Event]:
     st = game.state
     if st.over:
         raise GameError("the game is over")
     first_event = len(st.events)
+    game.submit_forced()  # a blackmailed player's forced move, if not made by the turn's end
     info = game.info
     tick = st.tick
     intents = sorted((i for i in st.intents if i.tick == tick), key=lambda i: (i.pid, i.lane != "action", i.seq))
@@ -130,6 +143,8 @@ def resolve_tick(game: Game) -> list[Event]:
 
     st.intents = [i for i in st.intents if i.tick != tick]
     st.tick += 1
+    if st.memo.get("end_now") and st.tick > st.memo["end_now"]["last"]:
+        del st.memo["end_now"]  # the turn a riot ended early is over
     _check_end(ctx)
     _after_resolve(game)
     game.sync_rng()
@@ -139,15 +154,18 @@ def resolve_tick(game: Game) -> list[Event]:
 def run_intent(ctx: Ctx, intent: Intent) -> None:
     """Apply one submitted action: its effects on its targets, unless its actor is blocked."""
     g = ctx.game
+    if intent.via:
+        ctx.note(intent, f"via:{intent.via}")
     if ctx.outcome.get(intent.seq) == "blocked" or ctx.is_blocked(intent):
         ctx.outcome[intent.seq] = "blocked"
         ctx.note(intent, "blocked")
-        for t in intent.targets:
+        for t in intent.targets or [None]:  # a targetless action: target None
             ctx.acted.append({"tick": ctx.tick, "actor": intent.pid, "target": t, "ability": intent.ability, "blocked": True})
         return
     ab = ctx.ability(intent)
     ctx.current = intent
-    for t in intent.targets:
+    ctx.scratch.setdefault("ran", set()).add(intent.seq)
+    for t in intent.targets or [None]:
         ctx.acted.append({"tick": ctx.tick, "actor": intent.pid, "target": t, "ability": intent.ability, "blocked": False})
     for eff in ab.all_effects(intent.option):
         handler = EFFECTS.get(eff.op)
@@ -180,7 +198,42 @@ def recipients(ctx: Ctx, intent: Intent, eff: Any) -> list[Player]:
     if eff.where:
         people = [p for p in people if g.matches(p, eff.where, ctx.step_stats.get(p.pid), actor=intent.pid)]
     seen: set[int] = set()
-    return [p for p in people if not (p.pid in seen or seen.add(p.pid))]
+    people = [p for p in people if not (p.pid in seen or seen.add(p.pid))]
+    return reroute(ctx, intent, people)
+
+
+def reroute(ctx: Ctx, intent: Intent, people: list[Player]) -> list[Player]:
+    """Effects aimed at a holder of a ``rerouted:*`` status («Пожар на маяке») go to a random
+    reachable living player outside the status's ``exclude`` list (the faction) instead, one
+    not already reached by the effect (none left: the effect on that player is lost). One's effects on oneself stay.
+    The choice is drawn once per action and player, so all its effects go the same way."""
+    g = ctx.game
+    if not any(sid.startswith("rerouted") for p in people for sid in p.statuses):
+        return people
+    memo = ctx.scratch.setdefault("rerouted", {})
+    out: list[Player] = []
+    for p in people:
+        data = next((s.data for sid, s in sorted(p.statuses.items()) if sid.startswith("rerouted") and g.active(p, sid, ctx.tick)), None)
+        if data is None or p.pid == intent.pid:
+            out.append(p)
+            continue
+        k = f"{intent.seq}:{p.pid}"
+        if k not in memo:
+            members = set(data.get("exclude", [])) | {p.pid}
+            taken = {q.pid for q in people} | {q.pid for q in out}
+            pool = sorted(
+                q.pid for q in g.living()
+                if q.pid not in members and q.pid not in taken and all(f.can_be_targeted for f in g.status_flags(q))
+            )
+            memo[k] = g.rng.choice(pool) if pool else None
+            ctx.note(intent, "rerouted")
+            if memo[k] is None:
+                ctx.emit("gm.rerouted_lost", "gm", actor=intent.pid, ability=intent.ability, player=p.pid)
+            else:
+                ctx.emit("gm.rerouted", "gm", actor=intent.pid, ability=intent.ability, player=p.pid, target=memo[k])
+        if memo[k] is not None and all(q.pid != memo[k] for q in out):
+            out.append(g.player(memo[k]))
+    return out
 
 
 def clamp(game: Game, when: str) -> None:
@@ -233,6 +286,12 @@ def _spend(game: Game, intent: Intent) -> None:
     if intent.via == "leader":  # the leader action: once a cycle, on nobody's own counter
         p.ready_at["leader"] = game.state.tick + game.clock.cycles(1)
         return
+    if intent.via not in game.VIAS:  # performed through a borrowing ability: its counters too
+        vab = game.ability_def(intent.via)
+        if game.cooldown_ticks(vab):
+            p.ready_at[intent.via] = game.state.tick + game.cooldown_ticks(vab)
+        if vab.uses_per_game is not None:
+            p.uses[intent.via] = p.uses.get(intent.via, 0) + 1
     cd = game.cooldown_ticks(ab)
     if cd:
         p.ready_at[intent.ability] = game.state.tick + cd
@@ -263,9 +322,12 @@ def _inactivity(ctx: Ctx) -> None:
 
 def _publish_anons(game: Game) -> None:
     st = game.state
+    # published posts are numbered for the game; authors are kept for abilities that reveal them
+    log = st.memo.setdefault("anons", [])
     for a in sorted(st.anons, key=lambda a: a.seq):
-        game.emit("anon.post", "public", text=a.text)
-        game.emit("gm.anon_author", "gm", player=a.pid, text=a.text)
+        log.append({"n": len(log) + 1, "pid": a.pid, "tick": a.tick, "published": st.tick})
+        game.emit("anon.post", "public", text=a.text, n=len(log))
+        game.emit("gm.anon_author", "gm", player=a.pid, text=a.text, n=len(log))
     st.anons = []
 
 
@@ -275,6 +337,9 @@ def _expire(game: Game, next_tick: int) -> None:
             s = p.statuses[sid]
             if s.until is not None and s.until <= next_tick:
                 del p.statuses[sid]
+                # a change «на сутки» is given back when its status runs out
+                for stat, delta in s.data.get("restore", {}).items():
+                    p.stats[stat] = p.stats.get(stat, 0) + delta
         p.modifiers = [m for m in p.modifiers if m.until is None or m.until > next_tick]
 
 

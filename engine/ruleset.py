@@ -54,6 +54,8 @@ class StatusDef(Strict):
     blocks_slots: list[str] = []
     can_vote: bool = True
     can_be_targeted: bool = True
+    # may send and receive private messages and post anonymously (seed 000: away at a baptism)
+    can_communicate: bool = True
     dead: bool = False
     # a player with this status is removed from play (for victory, votes and targets)
     out_of_play: bool = False

@@ -19,27 +19,63 @@ def no_victory(g: Game, params: dict[str, Any], final: bool) -> list[int] | None
 def highest_stat(g: Game, params: dict[str, Any], final: bool) -> list[int] | None:
     """Godfather's Legacy: at the end, the highest ВО among faction sums and free players.
 
-    A faction's claim is the sum of its members' true stat; only its leader wins. Ties: the
-    smaller faction, then more total ТВ, then the game's random generator.
+    A faction's claim is the sum of its living members' true stat; only its leader wins. Ties:
+    the smaller faction (a free player is a faction of one), then more total ТВ, then the
+    game's random generator. Who may win at all (docs/rules/godfather.md):
+
+    - a holder of a ``no_win_status`` (prison) cannot, unless a passive ``wins_in_<status>``
+      says otherwise (Бывалый: «Может победить, находясь в тюрьме»);
+    - a passive ``victory`` limits it: ``factions`` (how many factions the player may be in:
+      Одиночка and Подлый ``[0]``, Двойной игрок ``[1]``), ``as_member`` (wins with the
+      faction without leading it: Преданный);
+    - a claim nobody of it may win is void: the next best claim wins.
     """
     if not final:
         return None
     stat, tie_stat = params.get("stat", "vo"), params.get("tie_stat", "tv")
-    claims = []  # (score, -size, tie sum, winner pid)
+    barred = params.get("no_win_status", [])
+
+    def may_win(pid: int, leads: bool) -> str | None:
+        """None when ``pid`` may win this claim, else why not."""
+        p = g.player(pid)
+        for s in barred:
+            if g.active(p, s) and not g.passives(p, f"wins_in_{s}"):
+                return s
+        rules = g.passives(p, "victory")
+        for x in rules:
+            if "factions" in x and len(g.factions_of(pid)) not in x["factions"]:
+                return "factions"
+        if not leads and not any(x.get("as_member") for x in rules):
+            return "member"
+        return None
+
+    claims = []  # (score, -size, tie sum, winner pids)
     for f in sorted(g.state.factions.values(), key=lambda f: f.fid):
         members = [g.player(m) for m in sorted(f.members) if g.alive(g.player(m))]
         if not members:
             continue
+        winners = []
+        for p in members:
+            why = may_win(p.pid, p.pid == f.leader)
+            if why is None:
+                winners.append(p.pid)
+            elif p.pid == f.leader or any(x.get("as_member") for x in g.passives(p, "victory")):
+                g.emit("factions.gm_cannot_win", "gm", player=p.pid, reason=why)
         score = sum(g.true_stat(p, stat) for p in members)
-        claims.append((score, -len(members), sum(g.true_stat(p, tie_stat) for p in members), f.leader))
+        if winners:
+            claims.append((score, -len(members), sum(g.true_stat(p, tie_stat) for p in members), winners))
     for p in g.living():
         if not g.factions_of(p.pid):
-            claims.append((g.true_stat(p, stat), -1, g.true_stat(p, tie_stat), p.pid))
+            why = may_win(p.pid, True)
+            if why is None:
+                claims.append((g.true_stat(p, stat), -1, g.true_stat(p, tie_stat), [p.pid]))
+            else:
+                g.emit("factions.gm_cannot_win", "gm", player=p.pid, reason=why)
     if not claims:
         return []
     best = max(c[:3] for c in claims)
     tied = sorted(c[3] for c in claims if c[:3] == best)
-    return [tied[0] if len(tied) == 1 else g.rng.choice(tied)]
+    return sorted(tied[0] if len(tied) == 1 else g.rng.choice(tied))
 
 
 @victory("last_team")

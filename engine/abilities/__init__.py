@@ -1,3 +1,10 @@
 """Unique abilities: one small registered implementation each, grouped by rule book."""
 
-from . import eternal_friday, stats_mafia  # noqa: F401  (register)
+from . import (  # noqa: F401  (register)
+    eternal_friday,
+    godfather_factions,
+    godfather_info,
+    godfather_modifiers,
+    godfather_prison,
+    stats_mafia,
+)

@@ -1,0 +1,72 @@
+"""What the store needs from a database: a small async interface, one class per engine.
+
+The store (:mod:`storage.store`) writes portable SQL with ``?`` placeholders and calls only
+these methods; everything specific to one database engine (connection, PRAGMAs, how a write
+transaction begins, how to list tables, how driver errors read) lives in its backend.
+:class:`storage.sqlite.SqliteBackend` is the one shipped; a PostgreSQL backend implements the
+same methods (see ``docs/storage.md``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+Row = tuple[Any, ...]
+
+
+class Backend:
+    """One connection to one database. Not safe for overlapping use: the store serialises."""
+
+    #: a human name of the database for messages: a file path, a DSN without password
+    location: str = "?"
+    #: ``qmark`` (``?``) or ``numeric_dollar`` (``$1``): how placeholders are spelled
+    paramstyle: str = "qmark"
+
+    async def connect(self) -> bool:
+        """Open the database; True when it was created just now (no data existed)."""
+        raise NotImplementedError
+
+    async def close(self) -> None:
+        raise NotImplementedError
+
+    async def begin(self) -> None:
+        """Begin a write transaction, taking the write lock at once."""
+        raise NotImplementedError
+
+    async def commit(self) -> None:
+        raise NotImplementedError
+
+    async def rollback(self) -> None:
+        raise NotImplementedError
+
+    async def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
+        """Run one statement; the number of rows it changed."""
+        raise NotImplementedError
+
+    async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        raise NotImplementedError
+
+    async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        raise NotImplementedError
+
+    async def tables(self) -> set[str]:
+        """The names of the user tables that exist."""
+        raise NotImplementedError
+
+    def is_driver_error(self, exc: BaseException) -> bool:
+        """Whether ``exc`` is an error of this database's driver (turned into StorageError)."""
+        raise NotImplementedError
+
+    # helpers shared by backends ------------------------------------------------------
+    def sql(self, text: str) -> str:
+        """The statement with this backend's placeholders (the store writes ``?``)."""
+        if self.paramstyle == "qmark":
+            return text
+        counter = iter(range(1, 1 << 30))
+        return re.sub(r"\?", lambda _m: f"${next(counter)}", text)
+
+    async def fetchone(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
+        rows = await self.fetchall(sql, params)
+        return rows[0] if rows else None

@@ -1,0 +1,110 @@
+"""Commands: what a player or GM asks of a game, as data the journal stores and replays.
+
+A command names a :class:`engine.Game` method (``submit``, ``send_pm``, ``gm_set_stat``…) and
+its keyword arguments, all JSON-compatible. The store runs it on the game and, when the
+engine accepts it, commits it to the journal; replaying the journal from the game's creation
+rebuilds the game exactly.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import asdict, dataclass, field, is_dataclass
+from typing import Any
+
+from engine import Game
+
+#: engine methods a command may call; GM operations are the ``gm_*`` ones
+ENGINE_KINDS = (
+    "submit",
+    "cancel",
+    "vote",
+    "send_pm",
+    "post_anon",
+    "faction_op",
+    "gm_set_stat",
+    "gm_set_status",
+    "gm_clear_status",
+    "gm_message",
+    "gm_set_end_day",
+    "gm_settle_task",
+)
+#: journal entries written by the store itself (not engine calls)
+STORE_KINDS = ("resolve", "deadline")
+
+
+def is_gm_kind(kind: str) -> bool:
+    return kind.startswith("gm_")
+
+
+@dataclass(frozen=True)
+class Command:
+    """``kind`` is an engine method; ``args`` its keyword arguments (JSON-compatible).
+
+    ``user_id`` is who asked (a Discord user id), ``request_id`` an optional key unique per
+    game (for example the interaction id): a command whose request id is already in the
+    journal is not applied again.
+    """
+
+    kind: str
+    args: dict[str, Any] = field(default_factory=dict)
+    user_id: int | None = None
+    request_id: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in ENGINE_KINDS:
+            raise ValueError(f"unknown command kind {self.kind!r}; known: {', '.join(ENGINE_KINDS)}")
+        try:
+            inspect.signature(getattr(Game, self.kind)).bind(None, **self.args)
+        except TypeError as exc:
+            raise ValueError(f"bad arguments for {self.kind}: {exc}") from None
+
+    @property
+    def is_gm(self) -> bool:
+        return is_gm_kind(self.kind)
+
+    def run(self, game: Game) -> Any:
+        """Call the engine; raises :class:`engine.ActionError` when the engine refuses."""
+        return getattr(game, self.kind)(**self.args)
+
+    # ---- constructors, one per engine call ----------------------------------------------
+    @classmethod
+    def submit(cls, pid: int, ability: str, targets: list[int] | None = None, option: str | None = None, **kw: Any) -> Command:
+        return cls("submit", _args(pid=pid, ability=ability, targets=list(targets or []), option=option), **kw)
+
+    @classmethod
+    def cancel(cls, pid: int, lane: str = "action", **kw: Any) -> Command:
+        return cls("cancel", {"pid": pid, "lane": lane}, **kw)
+
+    @classmethod
+    def vote(cls, pid: int, vote_id: str, choice: int | str | None, **kw: Any) -> Command:
+        return cls("vote", {"pid": pid, "vote_id": vote_id, "choice": choice}, **kw)
+
+    @classmethod
+    def send_pm(cls, sender: int, recipient: int, text: str, **kw: Any) -> Command:
+        return cls("send_pm", {"sender": sender, "recipient": recipient, "text": text}, **kw)
+
+    @classmethod
+    def post_anon(cls, pid: int, text: str, **kw: Any) -> Command:
+        return cls("post_anon", {"pid": pid, "text": text}, **kw)
+
+    @classmethod
+    def faction_op(cls, pid: int, op: str, target: int | None = None, fid: str | None = None, **kw: Any) -> Command:
+        return cls("faction_op", _args(pid=pid, op=op, target=target, fid=fid), **kw)
+
+    @classmethod
+    def gm(cls, operation: str, **args: Any) -> Command:
+        """A GM operation: ``Command.gm("set_stat", pid=0, stat="vo", value=3, user_id=…)``."""
+        kw = {k: args.pop(k) for k in ("user_id", "request_id") if k in args}
+        return cls(f"gm_{operation}", args, **kw)
+
+
+def _args(**kw: Any) -> dict[str, Any]:
+    return {k: v for k, v in kw.items() if v is not None}
+
+
+def jsonable(value: Any) -> Any:
+    """The engine's return value as JSON-compatible data (intents, votes… are dataclasses)."""
+    if is_dataclass(value) and not isinstance(value, type):
+        return asdict(value)
+    return value

@@ -1,0 +1,150 @@
+"""The SQLite backend on aiosqlite: the only place that knows SQLite's PRAGMAs and quirks.
+
+* WAL journal (readers never wait for the writer; a commit is one append to the log);
+* ``synchronous=FULL`` by default: a commit is on disk when ``commit()`` returns, so a
+  command acknowledged to a player survives a power cut, not only a process crash;
+* ``foreign_keys=ON`` (SQLite leaves them off unless asked), ``busy_timeout`` for a second
+  process that holds the write lock for a moment;
+* write transactions start with ``BEGIN IMMEDIATE``: the write lock is taken at the start, so
+  a transaction never fails half-way for want of it;
+* on open, the file header and ``PRAGMA quick_check`` are verified: a damaged file stops the
+  bot with a message naming the file instead of being used or silently replaced.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import aiosqlite
+
+from .backend import Backend, Row
+from .errors import StorageError
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+SYNC_MODES = ("OFF", "NORMAL", "FULL", "EXTRA")
+
+
+class SqliteBackend(Backend):
+    paramstyle = "qmark"
+
+    def __init__(self, path: str | Path, synchronous: str = "FULL", busy_timeout_ms: int = 5000) -> None:
+        self.path = Path(path)
+        self.location = str(self.path)
+        if synchronous.upper() not in SYNC_MODES:
+            raise ValueError(f"synchronous must be one of {SYNC_MODES}")
+        self.synchronous = synchronous.upper()
+        self.busy_timeout_ms = int(busy_timeout_ms)
+        self.conn: aiosqlite.Connection | None = None
+
+    # ---- opening ----------------------------------------------------------------------
+    def _precheck(self) -> bool:
+        """Refuse what is plainly not a database file; True when the file exists with data."""
+        p = self.path
+        if p.is_dir():
+            raise StorageError(
+                f"{p}: is a directory, not a database file. Set ALTMAFIA_DB to a file path "
+                "(for example ./altmafia.sqlite3)."
+            )
+        if not p.parent.is_dir():
+            raise StorageError(
+                f"{p}: the folder {p.parent} does not exist. Create it, or set ALTMAFIA_DB to a "
+                "file in an existing folder."
+            )
+        if not p.exists():
+            return False
+        try:
+            with p.open("rb") as fh:
+                head = fh.read(len(SQLITE_HEADER))
+        except OSError as exc:
+            raise StorageError(f"{p}: cannot read the database file ({exc.strerror}).") from None
+        if not head:
+            return False  # an empty file is what SQLite itself creates: a new database
+        if head != SQLITE_HEADER:
+            raise StorageError(
+                f"{p}: is not an SQLite database (the file does not start with the SQLite "
+                "header; it is damaged or another kind of file). altmafia will not start on it: "
+                "restore the file from a backup, or set ALTMAFIA_DB to another file."
+            )
+        return True
+
+    async def connect(self) -> bool:
+        existed = self._precheck()
+        try:
+            self.conn = await aiosqlite.connect(str(self.path), isolation_level=None)
+        except sqlite3.Error as exc:
+            raise StorageError(f"{self.path}: cannot open the database ({exc}).") from None
+        try:
+            mode = await self.fetchone("PRAGMA journal_mode=WAL")
+            if not mode or str(mode[0]).lower() != "wal":
+                raise StorageError(
+                    f"{self.path}: SQLite refused the WAL journal mode (got {mode and mode[0]!r}); "
+                    "put the database on a local file system."
+                )
+            await self.execute(f"PRAGMA synchronous={self.synchronous}")
+            await self.execute("PRAGMA foreign_keys=ON")
+            await self.execute(f"PRAGMA busy_timeout={self.busy_timeout_ms}")
+            check = await self.fetchall("PRAGMA quick_check")
+            problems = [str(r[0]) for r in check if str(r[0]).lower() != "ok"]
+            if problems:
+                raise StorageError(
+                    f"{self.path}: the SQLite database is damaged (quick_check: "
+                    f"{'; '.join(problems[:3])}). altmafia will not start on it: restore the "
+                    "file from a backup."
+                )
+        except StorageError:
+            await self.close()
+            raise
+        except sqlite3.Error as exc:
+            await self.close()
+            raise StorageError(
+                f"{self.path}: cannot use the database ({exc}). The file is damaged or not an "
+                "SQLite database; altmafia will not start on it: restore it from a backup."
+            ) from None
+        return existed
+
+    async def close(self) -> None:
+        if self.conn is not None:
+            conn, self.conn = self.conn, None
+            await conn.close()
+
+    # ---- statements ---------------------------------------------------------------------
+    def _c(self) -> aiosqlite.Connection:
+        if self.conn is None:
+            raise StorageError(f"{self.path}: the database is not open.")
+        return self.conn
+
+    async def begin(self) -> None:
+        await self._c().execute("BEGIN IMMEDIATE")
+
+    async def commit(self) -> None:
+        await self._c().execute("COMMIT")
+
+    async def rollback(self) -> None:
+        if self.conn is not None and self.conn.in_transaction:
+            await self.conn.execute("ROLLBACK")
+
+    async def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
+        cur = await self._c().execute(sql, tuple(params))
+        try:
+            return cur.rowcount
+        finally:
+            await cur.close()
+
+    async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        rows = [tuple(r) for r in rows]
+        if rows:
+            await self._c().executemany(sql, rows)
+
+    async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        async with self._c().execute(sql, tuple(params)) as cur:
+            return [tuple(r) for r in await cur.fetchall()]
+
+    async def tables(self) -> set[str]:
+        rows = await self.fetchall("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        return {r[0] for r in rows}
+
+    def is_driver_error(self, exc: BaseException) -> bool:
+        return isinstance(exc, sqlite3.Error)

@@ -1,0 +1,764 @@
+"""The game store: every accepted command and every resolve committed before anyone is told.
+
+One :class:`Store` per bot process owns the database. It keeps every running game in memory
+(the last *committed* state) and changes a game only through:
+
+* :meth:`Store.apply` — a player's or GM's command: the engine validates it on a copy of the
+  game; a refusal (:class:`engine.ActionError`) writes nothing; an accepted command, the new
+  snapshot, its events and their outbox rows are committed in one transaction, and only then
+  does the in-memory game change and the call return;
+* :meth:`Store.resolve` — a phase end: a small transaction marks the resolve as started, then
+  one transaction writes the new snapshot, its events, the outbox rows and the next deadline;
+  a resolve cut short is found on the next start (:attr:`StartReport.due`) and redone from the
+  same stored state and random generator, so it gives the identical result.
+
+Commands of one game are serialised by a lock per game; the one database connection by
+another lock, so many players acting at once all land, one after the other. Delivery goes
+through the outbox: :meth:`pending_deliveries`, :meth:`claim`, :meth:`mark_delivered`.
+The SQL here is portable (``?`` placeholders, standard types, no engine-specific syntax); the
+backend (:mod:`storage.sqlite`) holds what is specific to SQLite. See ``docs/storage.md``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import uuid
+from collections import Counter
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import asdict, dataclass, field, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from engine import Game, PlayerSpec, Ruleset
+from engine.state import Event
+
+from .backend import Backend
+from .commands import Command, jsonable
+from .errors import StorageError
+from .schema import migrate
+from .sqlite import SqliteBackend
+
+DEFAULT_DB = "altmafia.sqlite3"
+TS_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
+
+GAME_COLUMNS = (
+    "game_id, guild_id, ruleset, ruleset_fingerprint, seed, players, settings, gm_user_ids, meta, "
+    "status, tick, version, deadline_tick, deadline_at, resolving_tick, created_at, updated_at"
+)
+
+
+def default_db_path() -> Path:
+    """``ALTMAFIA_DB`` (the caller loads ``.env``), else ``./altmafia.sqlite3``."""
+    return Path(os.environ.get("ALTMAFIA_DB") or f"./{DEFAULT_DB}")
+
+
+def to_ts(dt: datetime) -> str:
+    """A UTC timestamp as fixed-width text (sorts as it compares)."""
+    if dt.tzinfo is None:
+        raise ValueError("a deadline must be a timezone-aware datetime")
+    return dt.astimezone(UTC).strftime(TS_FORMAT)
+
+
+def utc(dt: datetime | None) -> datetime | None:
+    """An aware datetime in UTC (a naive one is refused: whose midnight would it be?)."""
+    if dt is None:
+        return None
+    to_ts(dt)
+    return dt.astimezone(UTC)
+
+
+def from_ts(text: str | None) -> datetime | None:
+    return None if text is None else datetime.strptime(text, TS_FORMAT).replace(tzinfo=UTC)
+
+
+def dumps(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def fingerprint(rules: Ruleset) -> str:
+    return hashlib.sha256(rules.model_dump_json().encode("utf-8")).hexdigest()[:16]
+
+
+# ---- what the store hands back ----------------------------------------------------------
+@dataclass(frozen=True)
+class GameInfo:
+    """A game's row: its settings and where it stands (not the engine state)."""
+
+    game_id: str
+    guild_id: int | None
+    ruleset: str
+    ruleset_fingerprint: str
+    seed: int
+    players: list[dict[str, Any]]
+    settings: dict[str, Any]
+    gm_user_ids: list[int]
+    meta: dict[str, Any]
+    status: str  # "running" or "over"
+    tick: int
+    version: int  # number of journal entries; the row's version for compare-and-set
+    deadline_tick: int | None
+    deadline_at: datetime | None
+    resolving_tick: int | None
+    created_at: str
+    updated_at: str
+
+    @property
+    def deadline(self) -> datetime | None:
+        """The deadline of the current tick (a deadline of an earlier tick is spent)."""
+        return self.deadline_at if self.deadline_tick == self.tick else None
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """One message to deliver: an event for one destination, with its idempotency key."""
+
+    key: str
+    game_id: str
+    tick: int
+    event_idx: int
+    dest: str  # "public", "player", "faction", "gm"
+    dest_id: str | None  # the pid (as text) or the faction id
+    event: Event
+    attempts: int = 0  # > 0: a send may have happened: check the destination before resending
+    last_error: str | None = None
+
+    @property
+    def player(self) -> int | None:
+        return int(self.dest_id) if self.dest == "player" and self.dest_id is not None else None
+
+    @property
+    def faction(self) -> str | None:
+        return self.dest_id if self.dest == "faction" else None
+
+    @property
+    def nonce(self) -> str:
+        """25 characters derived from the key, for Discord's ``nonce`` + ``enforce_nonce``."""
+        return hashlib.sha256(self.key.encode("utf-8")).hexdigest()[:25]
+
+
+@dataclass(frozen=True)
+class Applied:
+    game_id: str
+    seq: int  # the journal entry
+    tick: int
+    result: Any  # what the engine returned (an intent, a PM…), as JSON-compatible data
+    events: list[Event]
+    deliveries: list[Delivery]
+    duplicate: bool = False  # the request id was already in the journal: nothing applied now
+
+
+@dataclass(frozen=True)
+class Resolved:
+    game_id: str
+    seq: int
+    tick: int  # the tick that was resolved
+    events: list[Event]
+    deliveries: list[Delivery]
+    over: bool
+    winner: list[int] | None
+
+
+@dataclass(frozen=True)
+class Due:
+    """A game to resolve now: its resolve was cut short, or its deadline has passed."""
+
+    game_id: str
+    tick: int
+    reason: str  # "interrupted" or "overdue"
+    deadline: datetime | None
+
+
+@dataclass
+class StartReport:
+    location: str
+    created: bool  # the database did not exist (or was empty) and was created now
+    schema_from: int
+    schema_to: int
+    games: list[GameInfo]
+    due: list[Due]
+    pending: list[Delivery]
+    ruleset_changed: list[str] = field(default_factory=list)  # games whose ruleset file changed
+
+    @property
+    def uncertain(self) -> list[Delivery]:
+        return [d for d in self.pending if d.attempts]
+
+    def summary(self) -> str:
+        made = "created" if self.created else f"schema v{self.schema_to}"
+        if self.schema_from and self.schema_from != self.schema_to:
+            made += f" (migrated from v{self.schema_from})"
+        running = sum(1 for g in self.games if g.status == "running")
+        return (
+            f"{self.location}: {made}; {running} running game(s), {len(self.due)} to resolve now, "
+            f"{len(self.pending)} pending deliveries ({len(self.uncertain)} possibly sent)"
+        )
+
+
+@dataclass
+class _Live:
+    info: GameInfo
+    rules: Ruleset
+    game: Game
+    text: str  # the committed snapshot, as stored
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
+# ---- the store ----------------------------------------------------------------------------
+class Store:
+    """All games of one bot process. ``async with Store() as store: ...`` or open()/close()."""
+
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        *,
+        backend: Backend | None = None,
+        rulesets: Callable[[str], Ruleset] | None = None,
+        synchronous: str = "FULL",
+        clock: Callable[[], datetime] | None = None,
+    ) -> None:
+        self.backend = backend or SqliteBackend(path if path is not None else default_db_path(), synchronous)
+        if rulesets is None:
+            from config import load_ruleset
+
+            rulesets = load_ruleset
+        self._rulesets = rulesets
+        self._clock = clock or (lambda: datetime.now(UTC))
+        self._games: dict[str, _Live] = {}
+        self._db_lock = asyncio.Lock()
+        #: committed transactions by label ("apply", "resolve", "resolve.mark", "claim", …)
+        self.transactions: Counter[str] = Counter()
+        #: a test hook called at named points ("apply.before_commit"…); None in production
+        self.fault: Callable[[str], None] | None = None
+        self.report: StartReport | None = None
+
+    @property
+    def location(self) -> str:
+        return self.backend.location
+
+    # ---- opening and recovery ---------------------------------------------------------
+    async def open(self, now: datetime | None = None) -> StartReport:
+        """Open, migrate, load every running game; report what must happen first.
+
+        The caller resolves every game in ``report.due`` at once (``resolve(game_id,
+        expect_tick=due.tick)``) and delivers ``report.pending`` before taking new commands.
+        """
+        created = not await self.backend.connect()
+        try:
+            start, to = await migrate(self.backend, on_transaction=self._count, hook=self._point)
+            changed = await self._load_games()
+            pending = await self.pending_deliveries()
+        except BaseException:
+            await self.backend.close()
+            raise
+        self.report = StartReport(
+            location=self.location,
+            created=created,
+            schema_from=start,
+            schema_to=to,
+            games=[g.info for g in self._games.values()],
+            due=self.due(now),
+            pending=pending,
+            ruleset_changed=changed,
+        )
+        return self.report
+
+    async def close(self) -> None:
+        async with self._db_lock:
+            await self.backend.close()
+        self._games.clear()
+
+    async def __aenter__(self) -> Store:
+        await self.open()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def _load_games(self) -> list[str]:
+        rows = await self._read(
+            f"SELECT {GAME_COLUMNS}, state FROM games WHERE status = 'running' "
+            "OR game_id IN (SELECT game_id FROM outbox WHERE delivered_at IS NULL) ORDER BY game_id"
+        )
+        changed = []
+        for row in rows:
+            info = self._info(row[:-1])
+            try:
+                rules = self._rulesets(info.ruleset)
+                game = Game.from_dict(rules, json.loads(row[-1]))
+            except Exception as exc:
+                raise StorageError(
+                    f"{self.location}: game {info.game_id!r} (ruleset {info.ruleset!r}) cannot be "
+                    f"loaded: {type(exc).__name__}: {exc}. The bot stops rather than lose it; fix "
+                    "the ruleset file or restore the database from a backup."
+                ) from exc
+            if fingerprint(rules) != info.ruleset_fingerprint:
+                changed.append(info.game_id)
+            self._games[info.game_id] = _Live(info=info, rules=rules, game=game, text=row[-1])
+        return changed
+
+    def due(self, now: datetime | None = None) -> list[Due]:
+        """Games to resolve now: an unfinished resolve, or a deadline at or before ``now``."""
+        now = now or self._clock()
+        out = []
+        for gid in sorted(self._games):
+            info = self._games[gid].info
+            if info.status != "running":
+                continue
+            if info.resolving_tick == info.tick:
+                out.append(Due(gid, info.tick, "interrupted", info.deadline))
+            elif info.deadline is not None and info.deadline <= now:
+                out.append(Due(gid, info.tick, "overdue", info.deadline))
+        return out
+
+    # ---- reading ----------------------------------------------------------------------
+    def has(self, game_id: str) -> bool:
+        return game_id in self._games
+
+    def game(self, game_id: str) -> Game:
+        """The game as last committed. Read it (legal actions, rendering); never change it."""
+        return self._live(game_id).game
+
+    def info(self, game_id: str) -> GameInfo:
+        return self._live(game_id).info
+
+    def games(self) -> list[GameInfo]:
+        return [g.info for g in self._games.values()]
+
+    async def find(self, game_id: str) -> GameInfo | None:
+        """A game's row, loaded or not (finished games are not kept in memory)."""
+        if game_id in self._games:
+            return self._games[game_id].info
+        rows = await self._read(f"SELECT {GAME_COLUMNS} FROM games WHERE game_id = ?", (game_id,))
+        return self._info(rows[0]) if rows else None
+
+    def deadline(self, game_id: str) -> datetime | None:
+        return self._live(game_id).info.deadline
+
+    async def journal(self, game_id: str) -> list[dict[str, Any]]:
+        """The command journal in order: seq, tick, kind, args, result, user_id, request_id."""
+        rows = await self._read(
+            "SELECT seq, tick, kind, args, result, user_id, request_id, created_at FROM commands WHERE game_id = ? ORDER BY seq",
+            (game_id,),
+        )
+        return [
+            {"seq": r[0], "tick": r[1], "kind": r[2], "args": json.loads(r[3]), "result": json.loads(r[4]) if r[4] is not None else None,
+             "user_id": r[5], "request_id": r[6], "created_at": r[7]}
+            for r in rows
+        ]
+
+    async def events(self, game_id: str, since: int = 0) -> list[Event]:
+        rows = await self._read(
+            "SELECT tick, msg_key, args, audience, ids FROM events WHERE game_id = ? AND idx >= ? ORDER BY idx", (game_id, since)
+        )
+        return [Event(tick=r[0], key=r[1], args=json.loads(r[2]), audience=r[3], ids=json.loads(r[4])) for r in rows]
+
+    async def gm_actions(self, game_id: str) -> list[dict[str, Any]]:
+        rows = await self._read(
+            "SELECT seq, tick, user_id, action, args, created_at FROM gm_actions WHERE game_id = ? ORDER BY seq", (game_id,)
+        )
+        return [{"seq": r[0], "tick": r[1], "user_id": r[2], "action": r[3], "args": json.loads(r[4]), "created_at": r[5]} for r in rows]
+
+    async def rebuild(self, game_id: str) -> Game:
+        """The game rebuilt from its creation settings by replaying the journal."""
+        live = self._live(game_id)
+        info = live.info
+        game = Game.new(live.rules, info.seed, [PlayerSpec(**p) for p in info.players], info.settings)
+        for entry in await self.journal(game_id):
+            if entry["kind"] == "resolve":
+                game.resolve()
+            elif entry["kind"] != "deadline":
+                Command(entry["kind"], entry["args"]).run(game)
+        return game
+
+    # ---- creating -----------------------------------------------------------------------
+    async def create_game(
+        self,
+        ruleset: str,
+        seed: int,
+        players: list[PlayerSpec],
+        *,
+        game_id: str | None = None,
+        guild_id: int | None = None,
+        gm_user_ids: list[int] | tuple[int, ...] = (),
+        settings: dict[str, Any] | None = None,
+        meta: dict[str, Any] | None = None,
+        deadline: datetime | None = None,
+    ) -> GameInfo:
+        """Create and commit a new game (``engine.GameError`` for a bad setup: nothing written)."""
+        deadline = utc(deadline)
+        rules = self._rulesets(ruleset)
+        game = Game.new(rules, seed, list(players), settings)
+        return await _uncancellable(
+            self._create(rules, game, seed, list(players), game_id or uuid.uuid4().hex, guild_id, gm_user_ids, settings, meta, deadline)
+        )
+
+    async def _create(self, rules: Ruleset, game: Game, seed: int, players: list[PlayerSpec], game_id: str, guild_id: int | None,
+                      gm_user_ids: Any, settings: dict[str, Any] | None, meta: dict[str, Any] | None,
+                      deadline: datetime | None) -> GameInfo:
+        if game_id in self._games or await self._read("SELECT 1 FROM games WHERE game_id = ?", (game_id,)):
+            raise StorageError(f"{self.location}: a game {game_id!r} exists already")
+        stamp = self._stamp()
+        info = GameInfo(
+            game_id=game_id, guild_id=guild_id, ruleset=rules.id, ruleset_fingerprint=fingerprint(rules), seed=seed,
+            players=[asdict(p) for p in players], settings=dict(settings or {}), gm_user_ids=list(gm_user_ids),
+            meta=dict(meta or {}), status="running", tick=game.state.tick, version=0,
+            deadline_tick=game.state.tick if deadline else None, deadline_at=deadline, resolving_tick=None,
+            created_at=stamp, updated_at=stamp,
+        )
+        text = dumps(game.to_dict())
+        events = list(game.state.events)
+        async with self._tx("create") as db:
+            await db.execute(
+                db.sql(f"INSERT INTO games ({GAME_COLUMNS}, state) VALUES ({', '.join('?' * 18)})"),
+                (
+                    info.game_id, info.guild_id, info.ruleset, info.ruleset_fingerprint, info.seed, dumps(info.players),
+                    dumps(info.settings), dumps(info.gm_user_ids), dumps(info.meta), info.status, info.tick, info.version,
+                    info.deadline_tick, to_ts(deadline) if deadline else None, None, stamp, stamp, text,
+                ),
+            )
+            await self._write_events(db, game_id, 0, 0, events, stamp)
+            self._point("create.before_commit")
+        # the live game is read back from the stored text, exactly as after a restart
+        self._games[game_id] = _Live(info=info, rules=rules, game=Game.from_dict(rules, json.loads(text)), text=text)
+        return info
+
+    # ---- commands -----------------------------------------------------------------------
+    async def apply(self, game_id: str, command: Command) -> Applied:
+        """Validate ``command`` through the engine and commit it; return only once committed.
+
+        Raises :class:`engine.ActionError` when the engine refuses (nothing is written), and
+        :class:`StorageError` when the database cannot take it (nothing changes either).
+        """
+        return await _uncancellable(self._apply(game_id, command))
+
+    async def _apply(self, game_id: str, command: Command) -> Applied:
+        live = self._live(game_id)
+        async with live.lock:
+            if command.request_id is not None:
+                row = await self._read(
+                    "SELECT seq, tick, result FROM commands WHERE game_id = ? AND request_id = ?", (game_id, command.request_id)
+                )
+                if row:
+                    seq, tick, result = row[0]
+                    return Applied(game_id, seq, tick, json.loads(result) if result else None, [], [], duplicate=True)
+            # the engine works on a private copy, off the event loop (a long game's snapshot
+            # takes a while to serialise); refusals raise from here, before any write
+            game, first, result, text = await asyncio.to_thread(_run_on_copy, live.rules, live.text, command.run)
+            result = jsonable(result)
+            events = game.state.events[first:]
+            tick = game.state.tick
+            seq = live.info.version + 1
+            stamp = self._stamp()
+            info = self._next_info(live.info, game, seq, stamp)
+            async with self._tx("apply") as db:
+                await db.execute(
+                    db.sql(
+                        "INSERT INTO commands (game_id, seq, tick, kind, args, result, user_id, request_id, created_at) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                    ),
+                    (game_id, seq, tick, command.kind, dumps(command.args), dumps(result), command.user_id, command.request_id, stamp),
+                )
+                deliveries = await self._write_events(db, game_id, seq, first, events, stamp)
+                if command.is_gm:
+                    await self._gm_action(db, game_id, seq, tick, command.user_id, command.kind, command.args, stamp)
+                await self._update_game(db, live.info, info, text)
+                self._point("apply.before_commit")
+            self._point("apply.after_commit")
+            live.game, live.text, live.info = game, text, info
+            return Applied(game_id, seq, tick, result, list(events), deliveries)
+
+    async def resolve(
+        self,
+        game_id: str,
+        *,
+        expect_tick: int | None = None,
+        next_deadline: datetime | None = None,
+        user_id: int | None = None,
+    ) -> Resolved | None:
+        """Resolve the current tick in one transaction; None when there is nothing to do.
+
+        ``expect_tick``: resolve only if the game is still at that tick (a deadline timer and a
+        GM's forced resolve cannot both resolve it). ``next_deadline``: the deadline of the
+        next tick, committed with the resolve. ``user_id``: the GM who forced it (audited).
+        """
+        return await _uncancellable(self._resolve(game_id, expect_tick, utc(next_deadline), user_id))
+
+    async def _resolve(self, game_id: str, expect_tick: int | None, next_deadline: datetime | None, user_id: int | None) -> Resolved | None:
+        live = self._live(game_id)
+        async with live.lock:
+            if live.game.state.over:
+                return None
+            tick = live.game.state.tick
+            if expect_tick is not None and expect_tick != tick:
+                return None
+            if live.info.resolving_tick != tick:
+                marked = replace(live.info, resolving_tick=tick)
+                async with self._tx("resolve.mark") as db:
+                    await self._update_game(db, live.info, marked, None, bump=False)
+                live.info = marked
+                self._point("resolve.marked")
+            game, first, _, text = await asyncio.to_thread(_run_on_copy, live.rules, live.text, Game.resolve)
+            events = game.state.events[first:]
+            over = game.state.over
+            seq = live.info.version + 1
+            stamp = self._stamp()
+            info = self._next_info(live.info, game, seq, stamp)
+            info = replace(
+                info,
+                resolving_tick=None,
+                deadline_tick=game.state.tick if next_deadline and not over else None,
+                deadline_at=next_deadline if next_deadline and not over else None,
+            )
+            result = {"events": len(events), "over": over, "winner": game.state.winner}
+            args = {"tick": tick}
+            async with self._tx("resolve") as db:
+                await db.execute(
+                    db.sql(
+                        "INSERT INTO commands (game_id, seq, tick, kind, args, result, user_id, request_id, created_at) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                    ),
+                    (game_id, seq, tick, "resolve", dumps(args), dumps(result), user_id, None, stamp),
+                )
+                deliveries = await self._write_events(db, game_id, seq, first, events, stamp)
+                if user_id is not None:
+                    await self._gm_action(db, game_id, seq, tick, user_id, "resolve", args, stamp)
+                await self._update_game(db, live.info, info, text)
+                self._point("resolve.before_commit")
+            self._point("resolve.after_commit")
+            live.game, live.text, live.info = game, text, info
+            return Resolved(game_id, seq, tick, list(events), deliveries, over, game.state.winner)
+
+    async def set_deadline(self, game_id: str, at: datetime | None, *, user_id: int | None = None) -> bool:
+        """Set (or clear, with None) the deadline of the current tick; False if unchanged."""
+        return await _uncancellable(self._set_deadline(game_id, utc(at), user_id))
+
+    async def _set_deadline(self, game_id: str, at: datetime | None, user_id: int | None) -> bool:
+        live = self._live(game_id)
+        async with live.lock:
+            info = live.info
+            if (info.deadline_tick == info.tick and info.deadline_at == at) or (at is None and info.deadline is None):
+                return False
+            seq = info.version + 1
+            stamp = self._stamp()
+            new = replace(info, version=seq, deadline_tick=info.tick if at else None, deadline_at=at, updated_at=stamp)
+            args = {"tick": info.tick, "at": to_ts(at) if at else None}
+            async with self._tx("deadline") as db:
+                await db.execute(
+                    db.sql(
+                        "INSERT INTO commands (game_id, seq, tick, kind, args, result, user_id, request_id, created_at) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                    ),
+                    (game_id, seq, info.tick, "deadline", dumps(args), None, user_id, None, stamp),
+                )
+                if user_id is not None:
+                    await self._gm_action(db, game_id, seq, info.tick, user_id, "deadline", args, stamp)
+                await self._update_game(db, info, new, None)
+                self._point("deadline.before_commit")
+            live.info = new
+            return True
+
+    # ---- the outbox -----------------------------------------------------------------------
+    async def pending_deliveries(self, game_id: str | None = None, limit: int | None = None) -> list[Delivery]:
+        """Undelivered messages in order (per game: event order, then destination order)."""
+        sql = (
+            "SELECT o.delivery_key, o.game_id, o.tick, o.event_idx, o.dest_kind, o.dest_id, o.attempts, o.last_error, "
+            "e.tick, e.msg_key, e.args, e.audience, e.ids "
+            "FROM outbox o JOIN events e ON e.game_id = o.game_id AND e.idx = o.event_idx "
+            "WHERE o.delivered_at IS NULL"
+        )
+        params: list[Any] = []
+        if game_id is not None:
+            sql += " AND o.game_id = ?"
+            params.append(game_id)
+        sql += " ORDER BY o.game_id, o.event_idx, o.dest_ord"
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(int(limit))
+        rows = await self._read(sql, params)
+        return [
+            Delivery(
+                key=r[0], game_id=r[1], tick=r[2], event_idx=r[3], dest=r[4], dest_id=r[5], attempts=r[6], last_error=r[7],
+                event=Event(tick=r[8], key=r[9], args=json.loads(r[10]), audience=r[11], ids=json.loads(r[12])),
+            )
+            for r in rows
+        ]
+
+    async def claim(self, key: str) -> bool:
+        """Record that a send of ``key`` starts now (commit it before sending); False if done."""
+        return await self._outbox_update("claim", "attempts = attempts + 1, last_attempt_at = ?", (self._stamp(),), key)
+
+    async def mark_delivered(self, key: str) -> bool:
+        """Record ``key`` as delivered; False if it was already (or is unknown)."""
+        return await self._outbox_update("delivered", "delivered_at = ?", (self._stamp(),), key)
+
+    async def mark_failed(self, key: str, error: str) -> bool:
+        """Record why a send failed; the delivery stays pending."""
+        return await self._outbox_update("failed", "last_error = ?", (error[:1000],), key)
+
+    async def _outbox_update(self, label: str, assignments: str, params: tuple[Any, ...], key: str) -> bool:
+        async with self._tx(label) as db:
+            n = await db.execute(
+                db.sql(f"UPDATE outbox SET {assignments} WHERE delivery_key = ? AND delivered_at IS NULL"), (*params, key)
+            )
+            self._point(f"{label}.before_commit")
+        return n == 1
+
+    # ---- internals --------------------------------------------------------------------------
+    def _live(self, game_id: str) -> _Live:
+        try:
+            return self._games[game_id]
+        except KeyError:
+            raise KeyError(f"no loaded game {game_id!r}") from None
+
+    def _stamp(self) -> str:
+        return to_ts(self._clock())
+
+    def _point(self, name: str) -> None:
+        if self.fault is not None:
+            self.fault(name)
+
+    def _count(self, label: str) -> None:
+        self.transactions[label] += 1
+        self.transactions["total"] += 1
+
+    def _info(self, row: tuple[Any, ...]) -> GameInfo:
+        (gid, guild, ruleset, fp, seed, players, settings, gms, meta, status, tick, version,
+         dl_tick, dl_at, resolving, created, updated) = row
+        try:
+            return GameInfo(
+                game_id=gid, guild_id=guild, ruleset=ruleset, ruleset_fingerprint=fp, seed=seed,
+                players=json.loads(players), settings=json.loads(settings), gm_user_ids=json.loads(gms),
+                meta=json.loads(meta), status=status, tick=tick, version=version, deadline_tick=dl_tick,
+                deadline_at=from_ts(dl_at), resolving_tick=resolving, created_at=created, updated_at=updated,
+            )
+        except (ValueError, TypeError) as exc:
+            raise StorageError(f"{self.location}: the row of game {gid!r} cannot be read ({exc}); restore a backup.") from exc
+
+    @staticmethod
+    def _next_info(info: GameInfo, game: Game, seq: int, stamp: str) -> GameInfo:
+        return replace(
+            info, tick=game.state.tick, status="over" if game.state.over else "running", version=seq, updated_at=stamp
+        )
+
+    async def _update_game(self, db: Backend, old: GameInfo, new: GameInfo, text: str | None, bump: bool = True) -> None:
+        """Write the game row, only if nobody else changed it since ``old`` (compare-and-set)."""
+        cols = "tick = ?, status = ?, version = ?, deadline_tick = ?, deadline_at = ?, resolving_tick = ?, updated_at = ?"
+        params: list[Any] = [
+            new.tick, new.status, new.version if bump else old.version, new.deadline_tick,
+            to_ts(new.deadline_at) if new.deadline_at else None, new.resolving_tick, new.updated_at,
+        ]
+        if text is not None:
+            cols += ", state = ?"
+            params.append(text)
+        n = await db.execute(db.sql(f"UPDATE games SET {cols} WHERE game_id = ? AND version = ?"), (*params, old.game_id, old.version))
+        if n != 1:
+            raise StorageError(
+                f"{self.location}: game {old.game_id!r} was changed by someone else (version {old.version} is gone); "
+                "is a second bot process using the same database?"
+            )
+
+    async def _gm_action(self, db: Backend, game_id: str, seq: int, tick: int, user_id: int | None, action: str,
+                         args: dict[str, Any], stamp: str) -> None:
+        await db.execute(
+            db.sql("INSERT INTO gm_actions (game_id, seq, tick, user_id, action, args, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)"),
+            (game_id, seq, tick, user_id, action, dumps(args), stamp),
+        )
+
+    async def _write_events(self, db: Backend, game_id: str, seq: int, first: int, events: list[Event], stamp: str) -> list[Delivery]:
+        """The events (from index ``first``) and one outbox row per destination of each."""
+        rows, outbox, deliveries = [], [], []
+        for n, ev in enumerate(events):
+            idx = first + n
+            rows.append((game_id, idx, seq, ev.tick, ev.key, ev.audience, dumps(ev.ids), dumps(ev.args)))
+            for order, (kind, ident) in enumerate(destinations(ev)):
+                key = delivery_key(game_id, ev.tick, idx, kind, ident)
+                outbox.append((key, game_id, ev.tick, idx, order, kind, ident, stamp))
+                deliveries.append(Delivery(key=key, game_id=game_id, tick=ev.tick, event_idx=idx, dest=kind, dest_id=ident, event=ev))
+        await db.executemany(
+            db.sql("INSERT INTO events (game_id, idx, seq, tick, msg_key, audience, ids, args) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"), rows
+        )
+        await db.executemany(
+            db.sql(
+                "INSERT INTO outbox (delivery_key, game_id, tick, event_idx, dest_ord, dest_kind, dest_id, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+            ),
+            outbox,
+        )
+        return deliveries
+
+    async def _read(self, sql: str, params: Any = ()) -> list[tuple[Any, ...]]:
+        async with self._db_lock:
+            try:
+                return await self.backend.fetchall(self.backend.sql(sql), tuple(params))
+            except Exception as exc:
+                if self.backend.is_driver_error(exc):
+                    raise StorageError(f"{self.location}: cannot read the database ({exc}).") from exc
+                raise
+
+    @asynccontextmanager
+    async def _tx(self, label: str) -> AsyncIterator[Backend]:
+        """One write transaction; committed at the end of the block, rolled back on error."""
+        db = self.backend
+        async with self._db_lock:
+            try:
+                await db.begin()
+                try:
+                    yield db
+                    await db.commit()
+                except BaseException:
+                    await db.rollback()
+                    raise
+            except Exception as exc:
+                if db.is_driver_error(exc):
+                    raise StorageError(f"{self.location}: {label} failed ({exc}); nothing was written.") from exc
+                raise
+        self._count(label)
+
+
+def _run_on_copy(rules: Ruleset, text: str, action: Callable[[Game], Any]) -> tuple[Game, int, Any, str]:
+    """Run ``action`` on a private copy of the committed game ``text``.
+
+    The copy, the number of events it had before, what ``action`` returned, the new snapshot.
+    """
+    game = Game.from_dict(rules, json.loads(text))
+    first = len(game.state.events)
+    result = action(game)
+    return game, first, result, dumps(game.to_dict())
+
+
+async def _uncancellable(coro: Any) -> Any:
+    """Run ``coro`` to its end even if the caller is cancelled meanwhile.
+
+    A command's transaction and the swap of the in-memory game happen together or not at
+    all: a caller cancelled (a timeout, a closing interaction) between the COMMIT and the swap
+    would otherwise leave memory behind the database.
+    """
+    task = asyncio.ensure_future(coro)
+    task.add_done_callback(lambda t: t.cancelled() or t.exception())
+    return await asyncio.shield(task)
+
+
+def destinations(ev: Event) -> list[tuple[str, str | None]]:
+    """Where an event goes: the public channel, each player, a faction, or the GM.
+
+    An audience the store does not know goes to the GM, so that nothing is silently dropped.
+    """
+    if ev.audience == "public":
+        return [("public", None)]
+    if ev.audience == "players":
+        return [("player", str(pid)) for pid in dict.fromkeys(ev.ids)]
+    if ev.audience == "faction":
+        return [("faction", str(fid)) for fid in dict.fromkeys(ev.ids)]
+    return [("gm", None)]
+
+
+def delivery_key(game_id: str, tick: int, idx: int, kind: str, ident: str | None) -> str:
+    """Unique per game, tick, event index and destination: ``g1/4/37/player:2``."""
+    dest = kind if ident is None else f"{kind}:{ident}"
+    return f"{game_id}/{tick}/{idx}/{dest}"
+

@@ -1,0 +1,135 @@
+"""A database written at schema version 1 opens with today's code: data kept, schema upgraded."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import asdict
+
+import pytest
+
+from config import load_ruleset
+from engine import Game
+from storage import Command, StorageError, Store, latest_version
+from storage.schema import migrate, migrations
+from storage.sqlite import SqliteBackend
+from storage.store import delivery_key, destinations, dumps, fingerprint
+
+from .conftest import PLAYERS
+
+STAMP = "2026-02-01T10:00:00.000000Z"
+
+
+async def make_v1_database(path) -> Game:
+    """What a build at schema version 1 left: a game mid-way, its journal, events, outbox."""
+    db = SqliteBackend(path)
+    await db.connect()
+    assert await migrate(db, upto=1) == (0, 1)
+    await db.close()
+
+    rules = load_ruleset("godfather")
+    game = Game.new(rules, 11, PLAYERS)
+    journal = [
+        (Command.submit(0, "day", [1], user_id=1001), None),
+        (Command.send_pm(2, 3, "старое письмо", user_id=1003), None),
+        (Command.gm("set_stat", pid=4, stat="vo", value=3, user_id=9000), None),
+        (None, 9000),  # a resolve forced by the GM
+        (Command.send_pm(1, 6, "после резолва", user_id=1002), None),
+    ]
+    con = sqlite3.connect(path)
+    events_rows, outbox_rows, command_rows = [], [], []
+    for seq, (cmd, forced) in enumerate(journal, start=1):
+        first = len(game.state.events)
+        tick = game.state.tick
+        if cmd is None:
+            game.resolve()
+            command_rows.append(("g-old", seq, tick, "resolve", json.dumps({"tick": tick}), None, forced, None, STAMP))
+        else:
+            cmd.run(game)
+            command_rows.append(("g-old", seq, tick, cmd.kind, dumps(cmd.args), None, cmd.user_id, None, STAMP))
+        for idx, ev in enumerate(game.state.events[first:], start=first):
+            events_rows.append(("g-old", idx, seq, ev.tick, ev.key, ev.audience, dumps(ev.ids), dumps(ev.args)))
+            for order, (kind, ident) in enumerate(destinations(ev)):
+                outbox_rows.append((delivery_key("g-old", ev.tick, idx, kind, ident), "g-old", ev.tick, idx, order, kind, ident, STAMP))
+    con.execute(
+        "INSERT INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        ("g-old", 77, "godfather", fingerprint(rules), 11, dumps([asdict(p) for p in PLAYERS]), "{}", "[9000]", "{}",
+         "running", game.state.tick, len(journal), dumps(game.to_dict()), game.state.tick, "2026-02-01T15:00:00.000000Z",
+         None, STAMP, STAMP),
+    )
+    con.executemany("INSERT INTO commands VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", command_rows)
+    con.executemany("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?)", events_rows)
+    con.executemany("INSERT INTO outbox VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL)", outbox_rows)
+    delivered = [r[0] for r in outbox_rows[:3]]
+    con.executemany("UPDATE outbox SET delivered_at = ? WHERE delivery_key = ?", [(STAMP, k) for k in delivered])
+    con.commit()
+    con.close()
+    return game
+
+
+async def test_version_1_database_is_upgraded_and_kept(tmp_path):
+    path = tmp_path / "old.sqlite3"
+    old_game = await make_v1_database(path)
+    con = sqlite3.connect(path)
+    before = {t: con.execute(f"SELECT * FROM {t} ORDER BY 1, 2").fetchall() for t in ("games", "commands", "events")}
+    outbox_before = con.execute("SELECT delivery_key, delivered_at FROM outbox ORDER BY delivery_key").fetchall()
+    con.close()
+
+    async with Store(path) as store:
+        report = store.report
+        assert (report.schema_from, report.schema_to) == (1, latest_version())
+        assert not report.created
+        # its deadline passed long ago (while "the bot was down"): due at once
+        assert [(d.game_id, d.tick, d.reason) for d in report.due] == [("g-old", old_game.state.tick, "overdue")]
+        # the game, its journal and its events are as they were
+        assert store.game("g-old").to_dict() == old_game.to_dict()
+        assert store.info("g-old").deadline is not None
+        assert [(e["seq"], e["kind"]) for e in await store.journal("g-old")] == [
+            (1, "submit"), (2, "send_pm"), (3, "gm_set_stat"), (4, "resolve"), (5, "send_pm")]
+        assert (await store.rebuild("g-old")).to_dict() == old_game.to_dict()
+        # upgraded: GM actions filled from the journal, delivery attempts start at zero
+        assert [(a["seq"], a["action"], a["user_id"]) for a in await store.gm_actions("g-old")] == [
+            (3, "gm_set_stat", 9000), (4, "resolve", 9000)]
+        pending = report.pending
+        assert len(pending) == len(outbox_before) - 3 and all(d.attempts == 0 for d in pending)
+        assert {d.key for d in pending} == {k for k, at in outbox_before if at is None}
+        # and the game goes on with today's code
+        applied = await store.apply("g-old", Command.send_pm(3, 2, "новое письмо"))
+        assert applied.seq == 6
+        assert (await store.resolve("g-old")).tick == old_game.state.tick
+
+    con = sqlite3.connect(path)
+    try:
+        versions = [r[0] for r in con.execute("SELECT version FROM schema_version ORDER BY version")]
+        commands = con.execute("SELECT * FROM commands ORDER BY 1, 2").fetchall()
+        events = con.execute("SELECT * FROM events ORDER BY 1, 2").fetchall()
+        cols = [r[1] for r in con.execute("PRAGMA table_info(outbox)")]
+    finally:
+        con.close()
+    assert versions == list(range(1, latest_version() + 1))
+    assert commands[: len(before["commands"])] == before["commands"]
+    assert events[: len(before["events"])] == before["events"]
+    assert {"attempts", "last_attempt_at", "last_error"} <= set(cols)
+
+
+async def test_migrating_again_does_nothing(tmp_path):
+    path = tmp_path / "m.sqlite3"
+    async with Store(path) as s:
+        assert s.report.schema_from == 0 and s.transactions["migrate"] == latest_version()
+    async with Store(path) as s:
+        assert s.report.schema_from == s.report.schema_to == latest_version()
+        assert s.transactions["migrate"] == 0
+
+
+def test_migration_files_are_numbered_and_parse():
+    found = migrations()
+    assert [m.version for m in found] == list(range(1, len(found) + 1))
+    for m in found:
+        stmts = m.statements()
+        assert stmts and all(s and not s.endswith(";") for s in stmts)
+        assert any(s.startswith(("CREATE TABLE", "ALTER TABLE")) for s in stmts)
+
+
+def test_an_installation_without_migration_files_says_so(tmp_path):
+    with pytest.raises(StorageError, match="installation is incomplete"):
+        migrations(tmp_path)

@@ -1,0 +1,268 @@
+"""The store's contract: commit before "accepted", refusals write nothing, one transaction per
+command and per resolve, the outbox, deadlines, the journal that rebuilds the game."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from engine import ActionError, Game
+from storage import Command, Due, StorageError, Store, default_db_path, latest_version
+
+from .conftest import new_game
+
+T0 = datetime(2026, 3, 1, 6, 0, tzinfo=UTC)
+
+
+def table_dump(db: Path) -> dict[str, list[tuple]]:
+    con = sqlite3.connect(db)
+    try:
+        names = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+        return {n: con.execute(f"SELECT * FROM {n}").fetchall() for n in names}
+    finally:
+        con.close()
+
+
+async def test_path_comes_from_altmafia_db_with_a_default(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("ALTMAFIA_DB", raising=False)
+    assert default_db_path() == Path("./altmafia.sqlite3")
+    async with Store() as s:
+        assert s.report.created and s.report.schema_to == latest_version()
+    assert (tmp_path / "altmafia.sqlite3").is_file()
+    monkeypatch.setenv("ALTMAFIA_DB", str(tmp_path / "elsewhere.db"))
+    async with Store() as s:
+        assert s.location == str(tmp_path / "elsewhere.db")
+    assert (tmp_path / "elsewhere.db").is_file()
+
+
+async def test_wal_mode_and_numbered_migrations(store, db):
+    con = sqlite3.connect(db)
+    try:
+        assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        versions = [r[0] for r in con.execute("SELECT version FROM schema_version ORDER BY version")]
+    finally:
+        con.close()
+    assert versions == list(range(1, latest_version() + 1)) and latest_version() >= 2
+    assert store.transactions["migrate"] == latest_version()
+
+
+async def test_accepted_command_is_committed_before_apply_returns(store, db):
+    await new_game(store)
+    applied = await store.apply("g1", Command.submit(0, "day", [1], user_id=1001))
+    # another connection (another process, after a crash) sees it at once
+    con = sqlite3.connect(db)
+    try:
+        row = con.execute("SELECT kind, args, user_id FROM commands WHERE game_id = 'g1' AND seq = ?", (applied.seq,)).fetchone()
+        state = json.loads(con.execute("SELECT state FROM games WHERE game_id = 'g1'").fetchone()[0])
+    finally:
+        con.close()
+    assert row == ("submit", '{"pid":0,"ability":"day","targets":[1]}', 1001)
+    assert [i["pid"] for i in state["intents"]] == [0]
+    assert applied.result["ability"] == "role:tavern_keeper:tall_tales"
+    assert store.game("g1").pending(0)[0].targets == [1]
+
+
+async def test_refused_command_writes_nothing(store, db):
+    await new_game(store)
+    await store.apply("g1", Command.submit(0, "day", [1]))
+    before, tx, game = table_dump(db), store.transactions.copy(), store.game("g1").to_dict()
+    for cmd in (
+        Command.submit(1, "day", [1]),  # self target
+        Command.submit(2, "night", [3]),  # wrong phase
+        Command.send_pm(0, 0, "себе"),
+        Command.faction_op(0, "invite", 2),  # factions act at night
+        Command.gm("set_end_day", day=99),
+    ):
+        with pytest.raises(ActionError):
+            await store.apply("g1", cmd)
+    assert table_dump(db) == before
+    assert store.transactions == tx
+    assert store.game("g1").to_dict() == game
+
+
+async def test_transactions_per_operation(store):
+    await new_game(store, deadline=T0)
+    base = store.transactions.copy()
+
+    def spent() -> dict[str, int]:
+        return {k: v - base.get(k, 0) for k, v in store.transactions.items() if v != base.get(k, 0)}
+
+    await store.apply("g1", Command.submit(0, "day", [1]))
+    assert spent() == {"apply": 1, "total": 1}
+    await store.apply("g1", Command.send_pm(0, 1, "привет", request_id="r1"))
+    await store.apply("g1", Command.send_pm(0, 1, "привет", request_id="r1"))  # a duplicate: 0
+    assert spent() == {"apply": 2, "total": 2}
+    resolved = await store.resolve("g1", next_deadline=T0 + timedelta(hours=6))
+    assert spent() == {"apply": 2, "resolve.mark": 1, "resolve": 1, "total": 4}
+    await store.claim(resolved.deliveries[0].key)
+    await store.mark_delivered(resolved.deliveries[0].key)
+    await store.set_deadline("g1", T0 + timedelta(hours=7))
+    assert spent() == {"apply": 2, "resolve.mark": 1, "resolve": 1, "claim": 1, "delivered": 1, "deadline": 1, "total": 7}
+
+
+async def test_request_id_is_applied_once(store):
+    await new_game(store)
+    first = await store.apply("g1", Command.send_pm(0, 1, "раз", request_id="interaction-1"))
+    again = await store.apply("g1", Command.send_pm(0, 1, "раз", request_id="interaction-1"))
+    assert not first.duplicate and again.duplicate and again.seq == first.seq and again.result == first.result
+    assert len(store.game("g1").state.pms) == 1
+    assert [e["request_id"] for e in await store.journal("g1")] == ["interaction-1"]
+
+
+async def test_outbox_one_row_per_destination_with_unique_keys(store, db):
+    await new_game(store)
+    pm = await store.apply("g1", Command.send_pm(2, 5, "тайна"))
+    assert [(d.dest, d.player, d.key) for d in pm.deliveries] == [("player", 5, "g1/0/0/player:5")]
+    await store.apply("g1", Command.post_anon(3, "аноним"))
+    for seat in range(0, 8, 2):
+        await store.apply("g1", Command.submit(seat, "day", [(seat + 1) % 8]))
+    resolved = await store.resolve("g1")
+    dests = {d.dest for d in resolved.deliveries}
+    assert {"public", "gm", "player"} <= dests
+    keys = [d.key for d in await store.pending_deliveries("g1")]
+    assert len(keys) == len(set(keys)) == 1 + len(resolved.deliveries)
+    assert all(k.startswith("g1/") for k in keys)
+    # delivered once, never again; a claim is counted and survives a restart
+    d0, d1 = keys[0], keys[1]
+    assert await store.claim(d0) and await store.mark_delivered(d0)
+    assert not await store.mark_delivered(d0) and not await store.claim(d0)
+    assert await store.claim(d1)
+    await store.close()
+    async with Store(db) as again:
+        pending = again.report.pending
+        assert [d.key for d in pending] == keys[1:]
+        assert pending[0].attempts == 1 and [d.key for d in again.report.uncertain] == [d1]
+        assert len(pending[0].nonce) == 25
+        anon = [d for d in pending if d.event.key == "anon.post"]
+        assert anon and anon[0].dest == "public" and anon[0].event.args["text"] == "аноним"
+
+
+async def test_failed_commit_changes_nothing_and_a_retry_works(store, db, monkeypatch):
+    await new_game(store)
+    before, game = table_dump(db), store.game("g1").to_dict()
+    real_commit = store.backend.commit
+
+    async def broken_commit() -> None:
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(store.backend, "commit", broken_commit)
+    with pytest.raises(StorageError) as err:
+        await store.apply("g1", Command.submit(0, "day", [1]))
+    assert str(db) in str(err.value) and "nothing was written" in str(err.value)
+    assert table_dump(db) == before and store.game("g1").to_dict() == game
+    monkeypatch.setattr(store.backend, "commit", real_commit)
+    applied = await store.apply("g1", Command.submit(0, "day", [1]))
+    assert applied.seq == 1
+
+
+async def test_a_second_writer_is_detected(store, db):
+    await new_game(store)
+    con = sqlite3.connect(db)
+    con.execute("UPDATE games SET version = version + 1 WHERE game_id = 'g1'")
+    con.commit()
+    con.close()
+    with pytest.raises(StorageError, match="second bot process"):
+        await store.apply("g1", Command.submit(0, "day", [1]))
+
+
+async def test_journal_rebuilds_the_game_exactly(store):
+    await new_game(store, settings={"days": 2})
+    g = store.game("g1")
+    while not store.game("g1").state.over:
+        g = store.game("g1")
+        kind = g.info.kind
+        for p in g.living():
+            legal = [a for a in g.legal_actions(p.pid) if g.counts_as_action(a.ability)]
+            if legal:
+                a = legal[(p.pid + g.state.tick) % len(legal)]
+                await store.apply("g1", Command.submit(p.pid, a.key, a.targets[: a.ability.targets], next(iter(a.options), None)))
+        await store.apply("g1", Command.send_pm(1, 2, f"{kind} {g.state.tick}"))
+        if g.state.tick == 2:
+            await store.apply("g1", Command.gm("set_stat", pid=4, stat="tv", value=9))
+        await store.resolve("g1")
+    rebuilt = await store.rebuild("g1")
+    assert rebuilt.to_dict() == store.game("g1").to_dict()
+    assert [e.key for e in await store.events("g1")] == [e.key for e in store.game("g1").state.events]
+
+
+async def test_deadlines_and_overdue_games_on_start(db):
+    async with Store(db) as s:
+        await new_game(s, "early", deadline=T0)
+        await new_game(s, "late", deadline=T0 + timedelta(days=1))
+        await new_game(s, "none")
+        assert s.deadline("early") == T0
+        assert not await s.set_deadline("early", T0)  # unchanged: nothing written
+        assert s.due(T0 - timedelta(minutes=1)) == []
+    # the bot was down past the first deadline: that game is due at once on start
+    async with Store(db, clock=lambda: T0 + timedelta(hours=1)) as s:
+        assert s.report.due == [Due("early", 0, "overdue", T0)]
+        resolved = await s.resolve("early", expect_tick=0, next_deadline=T0 + timedelta(hours=6))
+        assert resolved.tick == 0 and s.deadline("early") == T0 + timedelta(hours=6)
+        assert await s.resolve("early", expect_tick=0) is None  # a late timer for tick 0: no-op
+        assert s.due(T0 + timedelta(hours=1)) == []
+        await s.resolve("late")  # resolved without a next deadline: the old one is spent
+        assert s.deadline("late") is None
+        assert [d.game_id for d in s.due(T0 + timedelta(days=9))] == ["early"]
+        assert await s.set_deadline("none", T0 + timedelta(hours=2), user_id=9000)
+        with pytest.raises(ValueError):
+            await s.set_deadline("none", datetime(2026, 3, 1))  # naive: refused
+        assert [a["action"] for a in await s.gm_actions("none")] == ["deadline"]
+
+
+async def test_finished_games_stay_in_the_database(db):
+    async with Store(db) as s:
+        await new_game(s, settings={"days": 1})
+        while (await s.resolve("g1")) and not s.game("g1").state.over:
+            pass
+        assert s.info("g1").status == "over"
+        for d in await s.pending_deliveries():
+            await s.mark_delivered(d.key)
+    async with Store(db) as s:
+        assert not s.has("g1") and s.report.games == []
+        info = await s.find("g1")
+        assert info.status == "over" and info.tick == 3 and await s.find("nope") is None
+
+
+async def test_the_live_game_is_the_committed_one(store):
+    """Working on a copy: a refused or failed command never leaves traces in memory."""
+    await new_game(store)
+    live: Game = store.game("g1")
+    await store.apply("g1", Command.submit(0, "day", [1]))
+    assert store.game("g1") is not live  # replaced only after the commit
+    with pytest.raises(ActionError):
+        await store.apply("g1", Command.submit(0, "day", [0]))
+    assert [i.targets for i in store.game("g1").state.intents] == [[1]]
+
+
+async def test_a_cancelled_caller_does_not_split_memory_from_disk(store, monkeypatch):
+    """Cancelled while its COMMIT is under way, a command still lands in memory and on disk."""
+    await new_game(store)
+    gate, real_commit = asyncio.Event(), store.backend.commit
+
+    async def slow_commit() -> None:
+        await gate.wait()
+        await real_commit()
+
+    monkeypatch.setattr(store.backend, "commit", slow_commit)
+    task = asyncio.create_task(store.apply("g1", Command.submit(0, "day", [1])))
+    for _ in range(100):
+        await asyncio.sleep(0.01)
+        if store._db_lock.locked():
+            break
+    task.cancel()
+    gate.set()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    for _ in range(100):
+        if store.info("g1").version == 1:
+            break
+        await asyncio.sleep(0.01)
+    assert [e["kind"] for e in await store.journal("g1")] == ["submit"]
+    assert store.info("g1").version == 1 and store.game("g1").pending(0)
+    assert (await store.apply("g1", Command.send_pm(0, 1, "дальше"))).seq == 2
