@@ -125,7 +125,18 @@ class Runner:
 
     # one step ------------------------------------------------------------------------
     def submit_action(self, e: dict[str, Any]) -> None:
-        intent = self.game.submit(self.pid(e["by"]), str(e["ability"]), self.targets(e), _opt(e.get("option")), e.get("via"))
+        g = self.game
+        p = g.player(self.pid(e["by"]))
+        option = _opt(e.get("option"))
+        if option is not None and option.isdigit():
+            # ``option: 1`` means "+1" for an ability whose choices are signed
+            try:
+                ab = g.ability_def(g.find_ability(p, str(e["ability"]), e.get("via")))
+                if ab.options and option not in ab.options and f"+{option}" in ab.options:
+                    option = f"+{option}"
+            except (ActionError, KeyError):
+                pass
+        intent = g.submit(p.pid, str(e["ability"]), self.targets(e), option, e.get("via"))
         self.result.used.add(intent.ability)
         if intent.via and intent.via.count(":") == 2:  # performed through a borrowing ability
             self.result.used.add(intent.via)
@@ -334,10 +345,11 @@ class Runner:
 
 
 def _opt(v: Any) -> str | None:
+    """Options are strings; an integer is written signed (``+1``) unless it names a number."""
     if v is None:
         return None
     if isinstance(v, int) and not isinstance(v, bool):
-        return f"{v:+d}"
+        return f"{v:+d}" if v < 0 else str(v)
     return str(v)
 
 

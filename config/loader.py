@@ -12,6 +12,7 @@ from pydantic import ValidationError
 from engine.ruleset import Ruleset
 
 RULESETS_DIR = Path(__file__).parent / "rulesets"
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the C parser when PyYAML has it
 TEST_RULESETS_DIR = Path(__file__).resolve().parent.parent / "tests" / "rulesets"
 
 
@@ -61,7 +62,7 @@ def load_ruleset_file(path: str | Path) -> Ruleset:
     except OSError as exc:
         raise RulesetFileError(f"{path}: cannot read the ruleset file ({exc.strerror})") from None
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=_Loader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""

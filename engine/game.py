@@ -52,6 +52,13 @@ class LegalAction:
     options: list[str]
     via: str | None = None
 
+    def any_option(self, rnd: Any) -> str | None:
+        """A legal choice: one of the options, a number in range, or None."""
+        num = self.ability.number
+        if num is not None:
+            return str(rnd.randint(num.min, num.max if num.max is not None else num.min + 9))
+        return rnd.choice(self.options) if self.options else None
+
 
 class Game:
     def __init__(self, ruleset: Ruleset, state: GameState) -> None:
@@ -610,6 +617,12 @@ class Game:
             err = self._target_ok(p, ab, self.state.players[t], via)
             if err:
                 raise err
+        if ab.number is not None:
+            lo, hi = ab.number.min, ab.number.max
+            n = int(option) if isinstance(option, str) and option.lstrip("+").isdigit() else None
+            if n is None or n < lo or (hi is not None and n > hi):
+                raise ActionError("bad_number", min=lo, max=hi if hi is not None else "…")
+            return ab
         if ab.options and option not in ab.options:
             raise ActionError("bad_option", options=list(ab.options))
         if not ab.options and option is not None:
@@ -687,6 +700,9 @@ class Game:
         return intent
 
     def cancel(self, pid: int, lane: str = "action") -> bool:
+        cut = self.state.memo.get("end_now")
+        if cut and cut["tick"] == self.state.tick and cut["by"] == pid and lane == "action":
+            return False  # a riot that ended the turn cannot be taken back
         before = len(self.state.intents)
         self.state.intents = [i for i in self.state.intents if not (i.pid == pid and i.lane == lane)]
         return len(self.state.intents) != before

@@ -142,6 +142,13 @@ class Effect(Strict):
     text: Names | None = None
 
 
+class NumberArg(Strict):
+    """A number the player names when using the ability (e.g. which anonymous post)."""
+
+    min: int = 1
+    max: int | None = None
+
+
 class AbilityDef(Strict):
     id: str
     name: Names
@@ -158,6 +165,7 @@ class AbilityDef(Strict):
     requires: list[Requirement] = []
     effects: list[Effect] = []
     options: dict[str, list[Effect]] = {}
+    number: NumberArg | None = None  # the option is a number in this range instead
     description: Names | None = None
     # the rule book gives this ability no effect: it is a GM task on purpose, not a gap
     book_undefined: bool = False
@@ -168,6 +176,8 @@ class AbilityDef(Strict):
             raise ValueError("an ability has either effects or options, not both")
         if not self.effects and not self.options:
             raise ValueError("an ability needs effects or options (use op: gm_task if undefined)")
+        if self.number and self.options:
+            raise ValueError("an ability takes a number or named options, not both")
         return self
 
     def all_effects(self, option: str | None) -> list[Effect]:

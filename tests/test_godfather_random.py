@@ -28,7 +28,7 @@ def play_one(seed: int) -> Game:
             if legal and rnd.random() < 0.85:
                 a = rnd.choice(legal)
                 targets = rnd.sample(a.targets, a.ability.targets) if a.ability.targets else []
-                g.submit(p.pid, a.key, targets, rnd.choice(a.options) if a.options else None, via=a.via)
+                g.submit(p.pid, a.key, targets, a.any_option(rnd), via=a.via)
             for v in g.open_votes():
                 with contextlib.suppress(ActionError):
                     g.vote(p.pid, v.id, rnd.choice(list(range(len(g.state.players)))))
@@ -74,4 +74,6 @@ def test_random_games_run_to_the_end(chunk):
         g = play_one(seed)
         assert g.state.over
         assert g.state.tick == g.end_tick, f"seed {seed}: ended at {g.state.tick}, end day {g.state.end_day}"
-        assert len(g.state.winner) <= 1
+        # one winner, and with a faction's leader its Преданный members («Может победить не будучи лидером»)
+        loyal = [w for w in g.state.winner if any(x.get("as_member") for x in g.passives(g.player(w), "victory"))]
+        assert len(g.state.winner) - len(loyal) <= 1

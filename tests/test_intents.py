@@ -51,7 +51,7 @@ def test_legal_actions_match_validation_everywhere(godfather):
                 candidates = [[]] if ab.targets == 0 else [[t.pid] for t in g.state.players] if ab.targets == 1 else [
                     [t.pid for t in g.state.players if t.pid != x][: ab.targets] for x in range(len(g.state.players))
                 ]
-                option = next(iter(ab.options), None)
+                option = str(ab.number.min) if ab.number else next(iter(ab.options), None)
                 for targets in candidates:
                     try:
                         g.check_submission(p, key, targets, option)
@@ -64,7 +64,7 @@ def test_legal_actions_match_validation_everywhere(godfather):
             acts = [a for a in g.legal_actions(p.pid) if g.counts_as_action(a.ability)]
             if acts:
                 a = acts[0]
-                g.submit(p.pid, a.key, a.targets[: a.ability.targets], next(iter(a.options), None), via=a.via)
+                g.submit(p.pid, a.key, a.targets[: a.ability.targets], a.any_option(g.rng), via=a.via)
         g.resolve()
 
 

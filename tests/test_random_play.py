@@ -29,7 +29,7 @@ def random_turn(g: Game, rnd: random.Random) -> None:
         if legal and rnd.random() < 0.9:
             a = rnd.choice(legal)
             targets = rnd.sample(a.targets, a.ability.targets) if a.ability.targets else []
-            g.submit(p.pid, a.key, targets, rnd.choice(a.options) if a.options else None, via=a.via)
+            g.submit(p.pid, a.key, targets, a.any_option(rnd), via=a.via)
         for v in g.open_votes():
             choice = rnd.choice([q.pid for q in g.living()] + (["peace"] if v.params.get("peace") else []))
             with contextlib.suppress(ActionError):

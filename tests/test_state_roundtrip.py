@@ -17,7 +17,7 @@ def play(game: Game, ticks: int) -> None:
                 continue
             a = game.rng.choice(legal)
             targets = game.rng.sample(a.targets, a.ability.targets) if a.ability.targets else []
-            option = game.rng.choice(a.options) if a.options else None
+            option = a.any_option(game.rng)
             game.submit(p.pid, a.key, targets, option, via=a.via)
         game.resolve()
 

@@ -55,9 +55,8 @@ def swap_stat_changes(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) 
     first = ctx.tick - g.clock.cycles(eff.cycles or 1)
     net = {p.pid: 0 for p in people}
     for ev in g.state.events:
-        if ev.key == "report.stat" and ev.audience == "public" and first <= ev.tick < ctx.tick and ev.args.get("stat") == sid:
-            if ev.args.get("player") in net:
-                net[ev.args["player"]] += int(ev.args.get("delta", 0))
+        if ev.key == "report.stat" and ev.audience == "public" and first <= ev.tick < ctx.tick and ev.args.get("stat") == sid and ev.args.get("player") in net:
+            net[ev.args["player"]] += int(ev.args.get("delta", 0))
     a, b = people
     for t, d in ((a, net[b.pid] - net[a.pid]), (b, net[a.pid] - net[b.pid])):
         if d:
