@@ -7,7 +7,7 @@ random generator's state is part of it, so a stored game replays exactly.
 from __future__ import annotations
 
 import random
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any
 
 
@@ -150,7 +150,7 @@ class GameState:
 
     # ---- serialisation -------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
+        d = {f.name: _plain(getattr(self, f.name)) for f in fields(self) if f.name != "rng_state"}
         d["rng_state"] = _rng_to_json(self.rng_state)
         for p in d["players"]:
             p["statuses"] = list(p["statuses"].values())
@@ -184,6 +184,25 @@ class GameState:
             events=[Event(**e) for e in d.pop("events")],
             **d,
         )
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _plain(o: Any) -> Any:
+    """A JSON-compatible copy (like ``dataclasses.asdict``, without its deep copies of leaves)."""
+    if o is None or isinstance(o, (str, int, float, bool)):
+        return o
+    if isinstance(o, dict):
+        return {k: _plain(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple)):
+        return [_plain(v) for v in o]
+    if is_dataclass(o):
+        names = _FIELDS.get(type(o))
+        if names is None:
+            names = _FIELDS[type(o)] = tuple(f.name for f in fields(o))
+        return {n: _plain(getattr(o, n)) for n in names}
+    raise TypeError(f"cannot store {type(o).__name__} in the game state")
 
 
 def new_rng_state(seed: int) -> Any:
