@@ -1,4 +1,4 @@
-"""The ``altmafia`` command line: ``run``, ``scenario``, ``rules``."""
+"""The ``altmafia`` command line: ``run``, ``scenario``, ``rules``, ``simulate``, ``bench``."""
 
 from __future__ import annotations
 
@@ -118,6 +118,49 @@ def cmd_rules(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_simulate(args: argparse.Namespace) -> int:
+    import json
+
+    from config.loader import RulesetFileError
+
+    from .simulate import Run, SimulationError, format_report, plot, replay, run_games, summarize
+
+    run = Run(ruleset=args.ruleset, games=args.games, seed=args.seed, players=args.players, policy=args.policy)
+    try:
+        if args.game is not None:
+            rec, log = replay(run, args.game, args.lang)
+            print(json.dumps(rec, ensure_ascii=False, sort_keys=True, indent=2) if args.json else "\n".join(log))
+            return 0
+        jobs = args.jobs if args.jobs > 0 else (os.cpu_count() or 1)
+        records = run_games(run, jobs=jobs, progress=not args.json)
+        rep = summarize(run, records, args.lang)
+    except (RulesetFileError, SimulationError) as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    if args.plot:
+        plot(rep, args.plot)
+    if args.json:
+        print(json.dumps(rep, ensure_ascii=False, sort_keys=True, indent=2))
+    else:
+        print(format_report(rep))
+        if args.plot:
+            print(f"\nchart: {args.plot}")
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    import json
+
+    from .bench import format_rows, run_bench
+
+    rows = run_bench(quick=args.quick, only=args.only, progress=not args.json)
+    if args.json:
+        print(json.dumps({"quick": args.quick, "machine": rows.machine, "rows": rows.rows}, ensure_ascii=False, indent=2))
+    else:
+        print(format_rows(rows))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="altmafia", description="Alternative-mafia games on Discord, computed exactly.")
     sub = ap.add_subparsers(dest="command", required=True)
@@ -133,6 +176,24 @@ def build_parser() -> argparse.ArgumentParser:
     ru.add_argument("--all", action="store_true", help="include the test-only rulesets")
     ru.add_argument("--coverage", action="store_true", help="the ability table; exit 1 while any ability lacks an implementation or a scenario")
     ru.set_defaults(func=cmd_rules)
+    si = sub.add_parser("simulate", help="play many games with automatic players: win rates, game length, abilities, victory paths")
+    si.add_argument("--ruleset", default="godfather", help="a ruleset id (shipped or test-only) or a .yaml file")
+    si.add_argument("--games", type=int, default=100)
+    si.add_argument("--seed", type=int, default=1, help="the same seed gives the same report")
+    si.add_argument("--players", type=int, help="table size (default: the ruleset's)")
+    si.add_argument("--policy", choices=["random", "greedy", "mixed"], default="random",
+                    help="random legal play, a greedy heuristic player, or half of each (seats drawn per game)")
+    si.add_argument("--json", action="store_true", help="machine-readable report on stdout (no progress bar)")
+    si.add_argument("--plot", metavar="FILE", help="write a PNG chart of the win rates")
+    si.add_argument("--lang", choices=["ru", "en"], default="ru", help="names of roles, characters and abilities")
+    si.add_argument("--jobs", type=int, default=1, help="worker processes (0: one per CPU); the report does not depend on it")
+    si.add_argument("--game", type=int, metavar="INDEX", help="replay game INDEX of this run alone, with its log")
+    si.set_defaults(func=cmd_simulate)
+    be = sub.add_parser("bench", help="measure the engine, scale, storage (and the Discord command path when built)")
+    be.add_argument("--json", action="store_true", help="machine-readable rows on stdout")
+    be.add_argument("--quick", action="store_true", help="tiny sizes (for tests): the shape, not the figures")
+    be.add_argument("--only", action="append", choices=["engine", "scale", "storage", "discord"], help="run only these sections")
+    be.set_defaults(func=cmd_bench)
     return ap
 
 

@@ -169,3 +169,51 @@ def audience_of(game: Game, ev: Event) -> set[int] | None:
                 out |= set(f.members)
         return out
     return set()
+
+
+# ---- the bot's own texts ---------------------------------------------------------------------
+def plural(n: int, forms: list[str] | tuple[str, ...], lang: str = "ru") -> str:
+    """The form of a noun for the number ``n``.
+
+    Russian has three forms (one, few, many): 1, 21, 101 голос; 2–4, 22–24 голоса; 0, 5–20,
+    11–14, 25… голосов. English has two (one, other). ``forms`` lists them in that order.
+    """
+    n = abs(int(n))
+    if lang == "ru":
+        one, few, many = forms
+        if n % 10 == 1 and n % 100 != 11:
+            return one
+        if 2 <= n % 10 <= 4 and not 12 <= n % 100 <= 14:
+            return few
+        return many
+    one, other = forms[0], forms[-1]
+    return one if n == 1 else other
+
+
+def count(n: int, noun: str, lang: str = "ru") -> str:
+    """``5 голосов`` / ``5 votes``: a number and the catalog's noun (section ``plural``) in the
+    right form."""
+    return f"{n} {plural(n, catalog(lang)['plural'][noun], lang)}"
+
+
+def lang_of(locale: Any, default: str = "ru") -> str:
+    """The language of a Discord locale: English for every ``en-*`` locale, Russian for ``ru``,
+    otherwise ``default``."""
+    value = str(getattr(locale, "value", locale) or "")
+    if value.startswith("en"):
+        return "en"
+    if value.startswith("ru"):
+        return "ru"
+    return default
+
+
+def text(lang: str, key: str, **args: Any) -> str:
+    """A text of the bot (catalog section ``bot``), filled with ``args``; the key itself when
+    the catalog lacks it (so that a missing text is seen, not a crash)."""
+    template = catalog(lang).get("bot", {}).get(key)
+    if template is None:
+        return key
+    try:
+        return template.format(**args)
+    except (KeyError, IndexError, ValueError):
+        return template

@@ -314,7 +314,8 @@ def remove_member(g: Game, f: Faction, pid: int, reason: str) -> None:
     g.emit("faction.member_left", "gm", fid=f.fid, player=pid, reason=reason)
     if reason != "death" and f.members:
         # the rest of the faction sees it in the faction's channel
-        g.emit(f"factions.gone_{reason}", "players", sorted(f.members), player=pid)
+        key = {"left": "factions.gone_left", "kicked": "factions.gone_kicked"}.get(reason, "factions.gone")
+        g.emit(key, "players", sorted(f.members), player=pid)
     if len(f.members) < g.rules.factions.min_size:
         for m in list(f.members):
             g.emit("faction.dissolved", "players", [m], fid=f.fid)

@@ -562,6 +562,68 @@ class Store:
             live.info = new
             return True
 
+    # ---- the bot's own data: a game's meta, lobbies ---------------------------------------
+    async def set_meta(self, game_id: str, meta: dict[str, Any]) -> GameInfo:
+        """Replace a game's ``meta`` (the caller's data: channel ids, language…); one transaction.
+
+        Not a journal entry (the engine never reads it); the row is still written only if
+        nobody else changed it meanwhile. Works for finished games too.
+        """
+        return await _uncancellable(self._set_meta(game_id, dict(meta)))
+
+    async def _set_meta(self, game_id: str, meta: dict[str, Any]) -> GameInfo:
+        live = self._games.get(game_id)
+        if live is None:
+            info = await self.find(game_id)
+            if info is None:
+                raise KeyError(f"no game {game_id!r}")
+            new = replace(info, meta=meta, updated_at=self._stamp())
+            async with self._tx("meta") as db:
+                await db.execute(db.sql("UPDATE games SET meta = ?, updated_at = ? WHERE game_id = ?"), (dumps(meta), new.updated_at, game_id))
+            return new
+        async with live.lock:
+            info = live.info
+            new = replace(info, meta=meta, updated_at=self._stamp())
+            async with self._tx("meta") as db:
+                n = await db.execute(
+                    db.sql("UPDATE games SET meta = ?, updated_at = ? WHERE game_id = ? AND version = ?"),
+                    (dumps(meta), new.updated_at, game_id, info.version),
+                )
+                if n != 1:
+                    raise StorageError(
+                        f"{self.location}: game {game_id!r} was changed by someone else (version {info.version} is gone); "
+                        "is a second bot process using the same database?"
+                    )
+            live.info = new
+            return new
+
+    async def save_lobby(self, lobby_id: str, data: dict[str, Any], *, guild_id: int | None = None) -> None:
+        """Insert or replace a lobby (a game being gathered); one transaction."""
+        stamp = self._stamp()
+        async with self._tx("lobby") as db:
+            n = await db.execute(
+                db.sql("UPDATE lobbies SET data = ?, guild_id = ?, updated_at = ? WHERE lobby_id = ?"),
+                (dumps(data), guild_id, stamp, lobby_id),
+            )
+            if n == 0:
+                await db.execute(
+                    db.sql("INSERT INTO lobbies (lobby_id, guild_id, data, created_at, updated_at) VALUES (?, ?, ?, ?, ?)"),
+                    (lobby_id, guild_id, dumps(data), stamp, stamp),
+                )
+
+    async def lobbies(self, guild_id: int | None = None) -> dict[str, dict[str, Any]]:
+        """Open lobbies by id (of one guild, or all), oldest first."""
+        sql, params = "SELECT lobby_id, data FROM lobbies", ()
+        if guild_id is not None:
+            sql, params = sql + " WHERE guild_id = ?", (guild_id,)
+        rows = await self._read(sql + " ORDER BY created_at, lobby_id", params)
+        return {r[0]: json.loads(r[1]) for r in rows}
+
+    async def delete_lobby(self, lobby_id: str) -> bool:
+        async with self._tx("lobby") as db:
+            n = await db.execute(db.sql("DELETE FROM lobbies WHERE lobby_id = ?"), (lobby_id,))
+        return n == 1
+
     # ---- the outbox -----------------------------------------------------------------------
     async def pending_deliveries(self, game_id: str | None = None, limit: int | None = None) -> list[Delivery]:
         """Undelivered messages in order (per game: event order, then destination order)."""

@@ -46,9 +46,9 @@ def test_riot_asks_the_scheduler_to_end_the_day_now(godfather):
 
 def test_riot_at_night_ends_only_the_night(godfather):
     g = make_game(godfather, [
-        {"name": "Аня", "role": "tavern_keeper", "stats": {"vo": 8}},
+        {"name": "Аня", "role": "tavern_keeper", "stats": {"vo": 12}},  # 8 after the idle day
         {"name": "Борис", "role": "moneylender"},
-    ], settings={"inactivity": None})
+    ])
     g.resolve()
     g.resolve()
     assert g.info.label == "night 1"
@@ -92,7 +92,8 @@ def test_a_blackmailed_player_may_only_make_the_forced_move_at_the_imposed_targe
     with pytest.raises(ActionError) as e:
         g.submit(1, "Гневная речь", [3])
     assert e.value.key == "blackmailed_target"
-    g.resolve()  # day 1.2 ends: the move is made for him
-    assert g.player(2).stats["vo"] == -3
+    g.resolve()  # day 1.2 ends: the move is made for him (his turn: no inactivity penalty)
+    assert g.player(2).stats["vo"] == -5  # −3, and −2 for Вера's own idle day
+    assert g.player(1).stats["vo"] == 0
     assert g.info.label == "night 1"
     assert any(a.key == "role:commoner_captain:navigation_critique" and len(a.targets) == 3 for a in g.legal_actions(1))

@@ -87,9 +87,10 @@ def blackmail(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
     turn = g.clock.info(start).turn
     if key:
         ctx.emit("blackmail.forced_move", "players", [v.pid], ability=key, target=x, turn=turn)
+        ctx.emit("gm.blackmail", "gm", player=v.pid, ability=key, target=x, turn=turn)
     else:
         ctx.emit("blackmail.forced_target", "players", [v.pid], target=x, turn=turn)
-    ctx.emit("gm.blackmail", "gm", player=v.pid, ability=key or "", target=x, turn=turn)
+        ctx.emit("gm.blackmail_target", "gm", player=v.pid, target=x, turn=turn)
 
 
 @impl("forbid_action")
