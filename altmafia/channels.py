@@ -120,6 +120,12 @@ def may_talk(game: Game, pid: int, where: str = "public") -> bool:
     return not (where == "public" and game.rules.settings.get("public_chat") == "day" and game.info.kind != "day")
 
 
+def gives_faction_channels(game: Game) -> bool:
+    """Factions get a channel of their own unless the ruleset says ``settings.faction_channels:
+    false`` (or has no factions)."""
+    return game.rules.factions.enabled and bool(game.rules.settings.get("faction_channels", True))
+
+
 def public_access(game: Game, aud: Audience) -> dict[int, str]:
     out = {uid: RO for uid in aud.spectators}
     for pid, uid in aud.players.items():
@@ -198,12 +204,137 @@ async def create(http: Any, guild_id: int, plan: list[ChannelSpec], known: dict[
     return ids
 
 
-def category_for_new(channels: dict[str, Any]) -> str | None:
-    """The key of a category with room for one more channel, or None."""
+def free_category(parents: dict[str, str], order: list[str]) -> str | None:
+    """A category (of ``order``) with room for one more channel, or None."""
     counts: dict[str, int] = {}
-    for key in channels.get("parents", {}).values():
-        counts[key] = counts.get(key, 0) + 1
-    for key in channels.get("order", ["category"]):
-        if key.startswith("category") and counts.get(key, 0) < PER_CATEGORY:
+    for cat in parents.values():
+        counts[cat] = counts.get(cat, 0) + 1
+    for key in order:
+        if counts.get(key, 0) < PER_CATEGORY:
             return key
     return None
+
+
+class ChannelManager:
+    """Creates and keeps up to date the channels of the games (the ids live in each game's
+    meta: ``channels`` key -> id, ``parents`` channel key -> category key, ``access`` channel
+    key -> {user id: rw/ro/-} as last set)."""
+
+    def __init__(self, bot: Any) -> None:
+        self.bot = bot
+
+    @property
+    def http(self) -> Any:
+        return self.bot.http
+
+    def audience(self, info: Any) -> Audience:
+        meta = info.meta
+        return Audience(
+            guild_id=int(info.guild_id),
+            bot_id=self.bot.user.id,
+            gms=[int(u) for u in info.gm_user_ids],
+            gm_role=meta.get("gm_role"),
+            players={seat: int(p["user_id"]) for seat, p in enumerate(info.players) if p.get("user_id")},
+            spectators=[int(u) for u in meta.get("spectators", [])],
+        )
+
+    async def sync(self, game_id: str) -> None:
+        """Bring every channel's overwrites in line with the game: who may talk in public,
+        faction channels (created when a faction first exists) and their members."""
+        store = self.bot.store
+        if not store.has(game_id):
+            return
+        info, game = store.info(game_id), store.game(game_id)
+        meta = dict(info.meta)
+        if "channels" not in meta:
+            return
+        aud = self.audience(info)
+        channels = dict(meta["channels"])
+        parents = dict(meta.get("parents", {}))
+        access = {k: dict(v) for k, v in meta.get("access", {}).items()}
+        wanted: dict[str, dict[int, str]] = {"public": public_access(game, aud)}
+        lang = meta.get("lang", "ru")
+        for fid in sorted(game.state.factions):
+            if gives_faction_channels(game):
+                wanted[f"faction:{fid}"] = faction_access(game, aud, fid)
+        for key in list(access):
+            if key.startswith("faction:") and key not in wanted:
+                wanted[key] = {}  # a faction that is gone: its channel stays, readable by nobody
+        changed = False
+        for key, want in wanted.items():
+            if key not in channels:
+                if not want:
+                    continue
+                order = [k for k in meta.get("categories", ["category"])]
+                cat = free_category(parents, order)
+                if cat is None:
+                    n = len(order) + 1
+                    cat = f"category:{n}"
+                    title = meta.get("title", "altmafia")
+                    spec = ChannelSpec(cat, f"{title} ({n})"[:100], CATEGORY, aud.base())
+                    channels.update(await create(self.http, aud.guild_id, [spec], channels))
+                    meta["categories"] = [*order, cat]
+                fid = key.split(":", 1)[1]
+                spec = ChannelSpec(key, slug(text(lang, "channel.faction", fid=fid)), TEXT, aud.with_access(want), parent=cat)
+                channels.update(await create(self.http, aud.guild_id, [spec], channels))
+                parents[key] = cat
+                access[key] = {str(u): a for u, a in want.items()}
+                changed = True
+                continue
+            have = {int(u): a for u, a in access.get(key, {}).items()}
+            for uid in sorted(set(want) | set(have)):
+                a = want.get(uid, NONE)
+                if have.get(uid, NONE) == a:
+                    continue
+                ow = access_overwrite(uid, a)
+                await self.http.edit_channel_permissions(channels[key], uid, ow["allow"], ow["deny"], MEMBER)
+                changed = True
+            access[key] = {str(u): a for u, a in want.items()}
+        if changed or access != meta.get("access"):
+            meta.update(channels=channels, parents=parents, access=access)
+            await store.set_meta(game_id, meta)
+
+    async def add_spectator(self, game_id: str, user_id: int) -> None:
+        store = self.bot.store
+        info = store.info(game_id)
+        meta = dict(info.meta)
+        if user_id in meta.get("spectators", []):
+            return
+        meta["spectators"] = [*meta.get("spectators", []), user_id]
+        ow = access_overwrite(user_id, RO)
+        for key in ("public", "votes", "spectators"):
+            await self.http.edit_channel_permissions(meta["channels"][key], user_id, ow["allow"], ow["deny"], MEMBER)
+        access = {k: dict(v) for k, v in meta.get("access", {}).items()}
+        access.setdefault("public", {})[str(user_id)] = RO
+        meta["access"] = access
+        await store.set_meta(game_id, meta)
+
+    def all_ids(self, meta: dict[str, Any]) -> list[tuple[str, int]]:
+        """Every channel of the game, categories last (they must be empty to go first)."""
+        items = sorted(meta.get("channels", {}).items(), key=lambda kv: kv[0].startswith("category"))
+        return [(k, int(v)) for k, v in items]
+
+    async def archive(self, info: Any) -> int:
+        """Every channel becomes readable by every participant and writable by the GMs only."""
+        aud = self.audience(info)
+        everyone = {uid: RO for uid in [*aud.players.values(), *aud.spectators]}
+        n = 0
+        for key, cid in self.all_ids(info.meta):
+            ows = aud.with_access(everyone)
+            try:
+                await self.http.edit_channel(cid, permission_overwrites=ows)
+                n += 1
+            except discord.NotFound:
+                continue
+            _ = key
+        return n
+
+    async def delete(self, info: Any) -> int:
+        n = 0
+        for _key, cid in self.all_ids(info.meta):
+            try:
+                await self.http.delete_channel(cid)
+                n += 1
+            except discord.NotFound:
+                continue
+        return n

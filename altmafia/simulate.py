@@ -742,7 +742,7 @@ def plot(rep: dict[str, Any], path: str) -> None:
         ax.set_title(f"Win rate {titles[kind]}", fontsize=10, loc="left")
         ax.grid(axis="x", alpha=0.3)
         ax.tick_params(axis="x", labelsize=8)
-    axes[-1, 0].set_xlabel("win rate, % (bars: 95% Wilson interval; dashed: mean win rate of a seat)", fontsize=8)
+    axes[-1, 0].set_xlabel("win rate, % — whiskers: 95% Wilson interval; dashed line: mean win rate of a seat (blue above it, orange below)", fontsize=8)
     rs = rep["ruleset"]
     fig.suptitle(
         f"{rs['name']}: {rep['games']} games, {rep['players']} players, policy {rep['policy']}, seed {rep['seed']}", fontsize=11

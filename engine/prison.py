@@ -39,9 +39,12 @@ def _stat(g: Game, vdef: Any) -> str:
 
 
 def value(g: Game, p: Player, stat: str) -> int:
-    """The value the prison reads: with the faction and personal hidden bonuses, but not with
-    bonuses that count only for the slot thresholds (Влиятельный's «Использовать влияние»)."""
-    return g.true_stat(p, stat, "prison") if g.rules.thresholds_read == "true" else p.stats[stat]
+    """The value the prison reads. Setting ``prison_reads``: ``public`` (default) the ВО
+    everyone sees, so the public list and the ±6 rule never betray a hidden bonus; ``true``
+    with the faction and personal hidden bonuses (not threshold-only ones)."""
+    if g.state.settings.get("prison_reads", "public") == "true":
+        return g.true_stat(p, stat, "prison")
+    return p.stats[stat]
 
 
 def day_end(g: Game, tick: int) -> int:

@@ -658,6 +658,24 @@ class Store:
         """Record ``key`` as delivered; False if it was already (or is unknown)."""
         return await self._outbox_update("delivered", "delivered_at = ?", (self._stamp(),), key)
 
+    async def claim_many(self, keys: list[str]) -> int:
+        """:meth:`claim` for several messages sent as one (a batch), in one transaction."""
+        return await self._outbox_update_many("claim", "attempts = attempts + 1, last_attempt_at = ?", (self._stamp(),), keys)
+
+    async def mark_delivered_many(self, keys: list[str]) -> int:
+        """:meth:`mark_delivered` for a batch, in one transaction; how many were pending."""
+        return await self._outbox_update_many("delivered", "delivered_at = ?", (self._stamp(),), keys)
+
+    async def _outbox_update_many(self, label: str, assignments: str, params: tuple[Any, ...], keys: list[str]) -> int:
+        n = 0
+        async with self._tx(label) as db:
+            for key in keys:
+                n += await db.execute(
+                    db.sql(f"UPDATE outbox SET {assignments} WHERE delivery_key = ? AND delivered_at IS NULL"), (*params, key)
+                )
+            self._point(f"{label}.before_commit")
+        return n
+
     async def mark_failed(self, key: str, error: str) -> bool:
         """Record why a send failed; the delivery stays pending."""
         return await self._outbox_update("failed", "last_error = ?", (error[:1000],), key)

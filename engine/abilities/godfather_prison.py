@@ -58,7 +58,8 @@ def prison_sentence(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) ->
     for t in people:
         verdict = "prison"
         if prm.get("stat"):
-            v = value(g, t, g.rules.stat(prm["stat"]).id)
+            # a court weighs the real standing, hidden bonuses included (its verdict is secret)
+            v = g.true_stat(t, g.rules.stat(prm["stat"]).id, "prison")
             if prm.get("execution_below") is not None and v < int(prm["execution_below"]):
                 verdict = "execution"
             elif prm.get("prison_below") is None or v >= int(prm["prison_below"]):
