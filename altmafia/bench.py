@@ -1,0 +1,435 @@
+"""``altmafia bench``: where the engine, the scale and the storage stand, in one run.
+
+Every figure is a median (or a count), and where the issue gives a goal the row carries the
+ratio measured in the same run: these machines are noisy, so a ratio of two figures taken
+side by side says more than an absolute time. ``--quick`` runs tiny sizes (for the tests: the
+shape of the output, not the figures). The results of a real run and how to reproduce them:
+``docs/benchmarks.md``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import json
+import math
+import os
+import platform
+import random
+import statistics
+import sys
+import tempfile
+import time
+import tracemalloc
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engine import DEAL, ActionError, Game, PlayerSpec, Ruleset
+
+from .simulate import Table, play_game
+
+SECTIONS = ("engine", "scale", "storage", "discord")
+NOT_BUILT = "not measured: the Discord bot is not built yet (altmafia.bot.create_bot is missing)"
+
+# sizes: (full, quick)
+SIZES = {
+    "tick_games": (6, 1),  # 16-player games whose every tick is timed
+    "throughput_games": (20, 2),
+    "scaling_ticks": (12, 2),  # ticks timed per table size
+    "scale_games": (500, 8),
+    "scale_templates": (8, 2),
+    "scale_repeats": (7, 2),
+    "storage_ticks": (6, 2),
+}
+SCALING = (8, 16, 32, 64)
+
+
+@dataclass
+class Bench:
+    machine: dict[str, Any]
+    quick: bool
+    rows: list[dict[str, Any]] = field(default_factory=list)
+
+    def add(self, section: str, id: str, title: str, value: float | int | None, unit: str, *, goal: str | None = None,
+            ratio: float | None = None, ok: bool | None = None, note: str = "", not_measured: str | None = None) -> None:
+        self.rows.append({
+            "section": section, "id": id, "title": title,
+            "value": None if value is None else (round(value, 4) if isinstance(value, float) else value),
+            "unit": unit, "goal": goal, "ratio": None if ratio is None else round(ratio, 3),
+            "verdict": None if ok is None else ("meets the goal" if ok else "misses the goal"),
+            "note": note, "not_measured": not_measured,
+        })
+
+
+def machine() -> dict[str, Any]:
+    cpu = platform.processor() or ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
+            if line.lower().startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {
+        "nproc": os.cpu_count(),
+        "cpu": cpu or "unknown",
+        "python": platform.python_version(),
+        "implementation": platform.python_implementation(),
+        "system": f"{platform.system()} {platform.release()}",
+    }
+
+
+def size(name: str, quick: bool) -> int:
+    full, small = SIZES[name]
+    return small if quick else full
+
+
+def median_ms(samples: list[float]) -> float:
+    return statistics.median(samples) * 1000
+
+
+# ---- tables whose every player acts --------------------------------------------------------
+def godfather(max_players: int = 16) -> Ruleset:
+    from config import load_ruleset
+
+    rules = load_ruleset("godfather")
+    if max_players <= rules.table.max:
+        return rules
+    # bench-only copy: a GM may seat more players than the book has roles (roles repeat)
+    return rules.model_copy(update={"table": rules.table.model_copy(update={"max": max_players})})
+
+
+def new_game(rules: Ruleset, n: int, seed: int) -> Game:
+    """``n`` players: dealt when the roles suffice, else every role in turn (repeating);
+    characters dealt (the deck repeats)."""
+    if n <= len(rules.roles):
+        roles = [DEAL] * n
+    else:
+        ids = [r.id for r in rules.roles]
+        roles = [ids[i % len(ids)] for i in range(n)]
+        random.Random(seed).shuffle(roles)
+    char = DEAL if rules.characters else None
+    return Game.new(rules, seed, [PlayerSpec(f"P{i + 1}", roles[i], char) for i in range(n)])
+
+
+def everyone_acts(table: Table) -> int:
+    """Every living player submits one legal move in every lane open to them, and votes in
+    every open vote; the number of moves submitted."""
+    g, rnd = table.g, table.rnd
+    n = 0
+    for p in g.living():
+        for acts in table.lanes(p.pid).values():
+            a = rnd.choice(acts)
+            targets = rnd.sample(a.targets, a.ability.targets) if a.ability.targets else []
+            try:
+                g.submit(p.pid, a.key, targets, a.any_option(rnd), via=a.via)
+                n += 1
+            except ActionError:
+                table.refused += 1
+        for v in g.open_votes():
+            choices: list[int | str] = [q.pid for q in g.living()]
+            rnd.shuffle(choices)
+            table.cast(p.pid, v.id, choices)
+    return n
+
+
+def acting_table(rules: Ruleset, n: int, seed: int) -> Table:
+    g = new_game(rules, n, seed)
+    return Table(g, ["random"] * n, random.Random(seed))
+
+
+def timed_resolves(rules: Ruleset, n: int, seed: int, ticks: int | None = None) -> tuple[list[float], list[float]]:
+    """Resolve times of a game whose every player acts each tick (to the end, or ``ticks``);
+    also the times of one player's ``legal_actions``."""
+    table = acting_table(rules, n, seed)
+    g = table.g
+    out, legal = [], []
+    while not g.state.over and (ticks is None or len(out) < ticks):
+        p = g.living()[0] if g.living() else None
+        if p is not None:
+            t0 = time.perf_counter()
+            g.legal_actions(p.pid)
+            legal.append(time.perf_counter() - t0)
+        everyone_acts(table)
+        t0 = time.perf_counter()
+        g.resolve()
+        out.append(time.perf_counter() - t0)
+    return out, legal
+
+
+def fit_exponent(ns: list[int], ts: list[float]) -> float:
+    """The least-squares slope of log t against log n: t ~ n^k."""
+    xs, ys = [math.log(n) for n in ns], [math.log(t) for t in ts]
+    mx, my = statistics.fmean(xs), statistics.fmean(ys)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum((x - mx) ** 2 for x in xs)
+
+
+# ---- sections ----------------------------------------------------------------------------
+def bench_engine(b: Bench, say: Callable[[str], None]) -> None:
+    rules = godfather()
+    say("engine: one tick of 16 players")
+    ticks, legal = [], []
+    for seed in range(size("tick_games", b.quick)):
+        t, lg = timed_resolves(rules, 16, 1000 + seed)
+        ticks += t
+        legal += lg
+    b.add("engine", "engine.resolve_tick_16", "resolve one tick, Godfather's Legacy, 16 players all acting (median)",
+          median_ms(ticks), "ms", note=f"{len(ticks)} ticks of {size('tick_games', b.quick)} whole game(s); p90 "
+          f"{statistics.quantiles(ticks, n=10)[-1] * 1000:.2f} ms" if len(ticks) >= 10 else f"{len(ticks)} ticks")
+    b.add("engine", "engine.legal_actions_16", "legal_actions of one player (what autocomplete asks), 16 players (median)",
+          median_ms(legal), "ms", note=f"{len(legal)} calls")
+
+    say("engine: whole games")
+    n = size("throughput_games", b.quick)
+    times = []
+    for i in range(n):
+        t0 = time.perf_counter()
+        play_game(rules, 7, i, 13, "random")
+        times.append(time.perf_counter() - t0)
+    b.add("engine", "engine.games_per_second", "whole simulated games per second (13 players, random play, one process)",
+          n / sum(times), "games/s", note=f"{n} games; median {statistics.median(times):.3f} s a game, automatic players' choices included")
+
+    say("engine: growth with the table size")
+    big = godfather(max(SCALING))
+    medians = []
+    for k in SCALING:
+        t, _ = timed_resolves(big, k, 2000 + k, size("scaling_ticks", b.quick))
+        medians.append(statistics.median(t))
+        b.add("engine", f"engine.resolve_tick_{k}", f"resolve one tick, {k} players all acting (median)", medians[-1] * 1000, "ms",
+              note="roles repeat beyond 16" if k > 16 else "")
+    k = fit_exponent(list(SCALING), medians)
+    b.add("engine", "engine.scaling_exponent", "fitted exponent of resolve time against players (8, 16, 32, 64)", k, "",
+          goal="close to linear: ≤ 1.2", ratio=k, ok=k <= 1.2,
+          note="time ~ players^k; " + ", ".join(f"{n}: {t * 1000:.2f} ms" for n, t in zip(SCALING, medians, strict=True)))
+
+
+def bench_scale(b: Bench, say: Callable[[str], None]) -> None:
+    rules = godfather()
+    n_games, n_templates, repeats = size("scale_games", b.quick), size("scale_templates", b.quick), size("scale_repeats", b.quick)
+    say(f"scale: {n_games} games of 16 players")
+    # a few different games at day 1 with every player's action in; the 500 are copies of them
+    texts = []
+    for s in range(n_templates):
+        table = acting_table(rules, 16, 3000 + s)
+        everyone_acts(table)
+        texts.append(json.dumps(table.g.to_dict()))
+    which = [i % n_templates for i in range(n_games)]
+
+    def clones() -> list[Game]:
+        return [Game.from_dict(rules, json.loads(texts[w])) for w in which]
+
+    gc.collect()
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    games = clones()
+    after = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    del games
+    gc.collect()
+    per_game = (after - before) / n_games
+    snap = statistics.fmean(len(t.encode()) for t in texts)
+    b.add("scale", "scale.memory_per_game", f"memory per game, {n_games} games of 16 players in one process (tracemalloc)",
+          per_game / 1024, "KiB", note=f"engine state at day 1 with every action in; its JSON snapshot: {snap / 1024:.1f} KiB")
+
+    # one game alone: the median resolve of each template, on fresh copies
+    one = []
+    for t in texts:
+        samples = []
+        for _ in range(repeats):
+            g = Game.from_dict(rules, json.loads(t))
+            t0 = time.perf_counter()
+            g.resolve()
+            samples.append(time.perf_counter() - t0)
+        one.append(statistics.median(samples))
+    expected = sum(one[w] for w in which)
+    # all of them at one shared deadline, one after the other in this process
+    runs = []
+    for _ in range(1 if not b.quick else 2):
+        games = clones()
+        gc.collect()
+        t0 = time.perf_counter()
+        for g in games:
+            g.resolve()
+        runs.append(time.perf_counter() - t0)
+        del games
+        gc.collect()
+    total = statistics.median(runs)
+    ratio = total / expected
+    b.add("scale", "scale.resolve_all", f"resolve all {n_games} games at one shared deadline", total, "s",
+          goal=f"no worse than linear: ≤ {n_games} × one game", ratio=ratio, ok=ratio <= 1.10,
+          note=f"{n_games} × one game = {expected:.3f} s (median of {repeats} resolves of each of {n_templates} games); "
+          "ratio ≤ 1.10 counts as met (noise)")
+    b.add("scale", "scale.resolve_one", "resolve one of those games alone (median)", statistics.median(one) * 1000, "ms")
+
+
+def bench_storage(b: Bench, say: Callable[[str], None]) -> None:
+    say("storage: transactions on a real SQLite file")
+    asyncio.run(_storage(b, size("storage_ticks", b.quick)))
+
+
+async def _storage(b: Bench, ticks: int) -> None:
+    from storage import Command, Store
+
+    with tempfile.TemporaryDirectory(prefix="altmafia-bench-") as d:
+        store = Store(Path(d) / "bench.sqlite3")
+        await store.open()
+        try:
+            rnd = random.Random(5)
+            await store.create_game("godfather", 11, [PlayerSpec(f"P{i + 1}", DEAL, DEAL) for i in range(13)], game_id="bench")
+            applied = refused = resolves = 0
+            tx_apply: Counter[str] = Counter()
+            tx_resolve: Counter[str] = Counter()
+            t_apply, t_resolve = [], []
+            for _ in range(ticks):
+                g = store.game("bench")
+                if g.state.over:
+                    break
+                table = Table(g, ["random"] * len(g.state.players), rnd)
+                for p in g.living():
+                    for acts in table.lanes(p.pid).values():
+                        a = rnd.choice(acts)
+                        args = {"pid": p.pid, "ability": a.key, "targets": rnd.sample(a.targets, a.ability.targets) if a.ability.targets else []}
+                        opt = a.any_option(rnd)
+                        if opt is not None:
+                            args["option"] = opt
+                        if a.via is not None:
+                            args["via"] = a.via
+                        before = store.transactions.copy()
+                        t0 = time.perf_counter()
+                        try:
+                            await store.apply("bench", Command("submit", args, user_id=p.pid))
+                        except ActionError:
+                            continue
+                        t_apply.append(time.perf_counter() - t0)
+                        tx_apply.update(store.transactions - before)
+                        applied += 1
+                        break  # one accepted command a player a tick is enough
+                # a refused command: the engine says no, nothing is written
+                before = store.transactions.copy()
+                try:
+                    await store.apply("bench", Command("submit", {"pid": 0, "ability": "no such ability", "targets": []}))
+                except ActionError:
+                    refused += 1
+                refused_tx = sum((store.transactions - before).values())
+                before = store.transactions.copy()
+                t0 = time.perf_counter()
+                await store.resolve("bench")
+                t_resolve.append(time.perf_counter() - t0)
+                tx_resolve.update(store.transactions - before)
+                resolves += 1
+        finally:
+            await store.close()
+    per_apply = tx_apply["total"] / applied
+    per_resolve = tx_resolve["total"] / resolves
+    labels = lambda c: ", ".join(f"{k} {v}" for k, v in sorted(c.items()) if k != "total")  # noqa: E731
+    b.add("storage", "storage.tx_per_command", "transactions per accepted command (Store.apply, SQLite file)", per_apply, "tx",
+          goal="1", ratio=per_apply, ok=per_apply <= 1, note=f"{applied} commands: {labels(tx_apply)}")
+    b.add("storage", "storage.tx_per_refused", "transactions per refused command", refused_tx, "tx", goal="0",
+          ok=refused_tx == 0, note=f"{refused} refused")
+    b.add("storage", "storage.tx_per_resolve", "transactions per resolve (Store.resolve)", per_resolve, "tx", goal="1",
+          ratio=per_resolve, ok=per_resolve <= 1,
+          note=f"{resolves} resolves: {labels(tx_resolve)}; the store first commits a mark (resolving_tick, for crash "
+          "recovery), then the resolve itself: 2 per resolve today (docs/storage.md)")
+    b.add("storage", "storage.apply_ms", "Store.apply of an accepted action, commit included (median)", median_ms(t_apply), "ms",
+          note="synchronous=FULL: every commit waits for the disk")
+    b.add("storage", "storage.resolve_ms", "Store.resolve of a 13-player tick, both commits included (median)", median_ms(t_resolve), "ms")
+
+
+def resolve_floor(seed: int = 13) -> tuple[int, str]:
+    """The fewest Discord calls that can deliver one resolve of a 13-player Godfather game
+    whose every player acts: one post per channel that gets news (each player with news, the
+    public report, the vote channel, the GM channel, each faction with news)."""
+    from storage.store import destinations
+
+    rules = godfather()
+    table = acting_table(rules, 13, seed)
+    g = table.g
+    while True:  # the day's second period: the prison vote is counted, the day turns
+        everyone_acts(table)
+        events = g.resolve()
+        if g.clock.info(g.state.tick - 1).kind == "day" and g.clock.is_turn_end(g.state.tick - 1):
+            break
+    dests = {d for e in events for d in destinations(e)}
+    votes = {e.args.get("vote") for e in events if e.key.startswith("vote.")}
+    kinds = Counter(k for k, _ in dests)
+    floor = len(dests) + len(votes - {None})
+    parts = [f"{kinds['player']} players with news", f"{kinds['public']} public report"]
+    parts += [f"{len(votes - {None})} vote post(s)", f"{kinds['gm']} GM trace"]
+    if kinds["faction"]:
+        parts.append(f"{kinds['faction']} faction channel(s)")
+    return floor, " + ".join(parts)
+
+
+def bench_discord(b: Bench, say: Callable[[str], None]) -> None:
+    say("discord: command path and REST economy")
+    reason = NOT_BUILT
+    try:
+        from . import bot  # type: ignore[attr-defined]
+
+        if callable(getattr(bot, "create_bot", None)):
+            reason = ("not measured: altmafia.bot.create_bot exists, but this bench has no SimCord driver for it yet "
+                      "(the bot's commands and game setup are still being built)")
+    except Exception:  # noqa: BLE001 - a bot module that does not import is "not built"
+        pass
+    b.add("discord", "discord.command_path", "an action through SimCord (validation, SQLite commit, ephemeral reply) against a no-op slash command",
+          None, "×", goal="≤ 1.5× the no-op", not_measured=reason)
+    b.add("discord", "discord.rest_create_13", "REST calls to create a 13-player game, against the floor (one call per channel)",
+          None, "calls", goal="the floor", not_measured=reason)
+    floor, how = resolve_floor()
+    b.add("discord", "discord.rest_resolve", "REST calls to deliver one resolve (13 players, a day's end with the prison vote), against the floor",
+          None, "calls", goal=f"the floor: {floor} calls", not_measured=reason, note=f"floor measured from the engine's events: {how}")
+
+
+def run_bench(quick: bool = False, only: list[str] | None = None, progress: bool = True) -> Bench:
+    b = Bench(machine=machine(), quick=quick)
+    chosen = [s for s in SECTIONS if not only or s in only]
+
+    def say(msg: str) -> None:
+        if progress and sys.stderr.isatty():
+            print(f"… {msg}", file=sys.stderr, flush=True)
+
+    for s in chosen:
+        {"engine": bench_engine, "scale": bench_scale, "storage": bench_storage, "discord": bench_discord}[s](b, say)
+    return b
+
+
+def _fmt(v: float | int | None, unit: str) -> str:
+    if v is None:
+        return "—"
+    if isinstance(v, int):
+        return f"{v} {unit}".strip()
+    digits = 3 if abs(v) < 10 else 1
+    return f"{v:.{digits}f} {unit}".strip()
+
+
+def format_rows(b: Bench) -> str:
+    m = b.machine
+    out = [
+        f"altmafia bench{' --quick' if b.quick else ''}: {m['nproc']} CPU(s), {m['cpu']}, {m['implementation']} {m['python']}, {m['system']}",
+        "",
+    ]
+    section = None
+    for r in b.rows:
+        if r["section"] != section:
+            section = r["section"]
+            out.append(f"[{section}]")
+        out.append(f"  {r['title']}")
+        if r["not_measured"]:
+            line = f"      {r['not_measured']}"
+            if r["goal"]:
+                line += f"  (goal: {r['goal']})"
+        else:
+            line = f"      {_fmt(r['value'], r['unit'])}"
+            if r["goal"]:
+                line += f"   goal: {r['goal']}"
+                if r["ratio"] is not None:
+                    line += f"   measured: {r['ratio']:.3g}"
+                if r["verdict"]:
+                    line += f"   → {r['verdict']}"
+        out.append(line)
+        if r["note"]:
+            out.append(f"      ({r['note']})")
+    return "\n".join(out)

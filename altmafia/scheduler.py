@@ -1,0 +1,222 @@
+"""Phase deadlines and the one loop that keeps them.
+
+A deadline is the end of the current period of the ruleset's calendar (``day1`` ends at
+15:00, the night at 09:00…) in the game's time zone (Europe/Moscow unless the game chose
+another), never sooner than ``min_phase_minutes`` from when it is set. Deadlines are stored
+with the game (:meth:`storage.Store.resolve` commits the next one with each resolve), so a
+restart loses none: a deadline that passed while the bot was down resolves at once, and a
+resolve cut short is redone (``StartReport.due``).
+
+One loop for all games: it resolves every game whose deadline has passed, sends reminders a
+configurable time before a deadline that ends a turn to the living players who have not used
+it (a missed action costs them the ruleset's penalty) or not voted, delivers anything still
+pending, then sleeps until the next deadline or reminder (at most ``scheduler_seconds``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import UTC, datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import discord
+from discord.ext import tasks
+
+from engine import Game, Ruleset
+
+from .i18n import text
+
+log = logging.getLogger(__name__)
+
+
+def period_end(rules: Ruleset, tick: int, tz: str, after: datetime, min_minutes: int = 0) -> datetime:
+    """The first end of tick ``tick``'s period (its ``end`` time in zone ``tz``) at least
+    ``min_minutes`` after ``after``; in UTC."""
+    periods = rules.calendar.periods
+    period = periods[tick % len(periods)]
+    hh, mm = (int(x) for x in period.end.split(":"))
+    zone = ZoneInfo(tz)
+    earliest = after + timedelta(minutes=min_minutes)
+    local = earliest.astimezone(zone)
+    day = local.date()
+    for _ in range(3):
+        cand = datetime(day.year, day.month, day.day, hh, mm, tzinfo=zone)
+        if cand > local:
+            return cand.astimezone(UTC)
+        day += timedelta(days=1)
+    raise AssertionError("unreachable")
+
+
+def now() -> datetime:
+    return discord.utils.utcnow()
+
+
+class Scheduler:
+    def __init__(self, bot: Any) -> None:
+        self.bot = bot
+        self.locks: dict[str, asyncio.Lock] = {}
+        self.loop = tasks.loop(seconds=bot.settings.scheduler_seconds)(self._iteration)
+        self.loop.error(self._loop_error)
+        self.loop.before_loop(self._before)
+
+    def lock(self, game_id: str) -> asyncio.Lock:
+        return self.locks.setdefault(game_id, asyncio.Lock())
+
+    # ---- deadlines ----------------------------------------------------------------------
+    def next_deadline(self, game_id: str, tick: int, after: datetime | None = None) -> datetime:
+        info = self.bot.store.info(game_id)
+        game = self.bot.store.game(game_id)
+        tz = info.meta.get("tz") or self.bot.settings.tz
+        minutes = int(info.meta.get("min_phase_minutes", self.bot.settings.min_phase_minutes))
+        return period_end(game.rules, tick, tz, after or now(), minutes)
+
+    def paused(self, game_id: str) -> bool:
+        return bool(self.bot.store.info(game_id).meta.get("paused"))
+
+    # ---- resolving ----------------------------------------------------------------------
+    async def resolve(self, game_id: str, *, expect_tick: int | None = None, user_id: int | None = None,
+                      gm_line: str | None = None) -> list[Any]:
+        """Resolve the current tick (and, after a riot that ended the turn early, the rest of
+        that turn); deliver; finish the game when it is over. Returns the resolves done."""
+        store = self.bot.store
+        done = []
+        async with self.lock(game_id):
+            while store.has(game_id) and store.info(game_id).status == "running":
+                tick = store.info(game_id).tick
+                if expect_tick is not None and tick != expect_tick:
+                    break
+                nxt = None if self.paused(game_id) else self.next_deadline(game_id, tick + 1)
+                res = await store.resolve(game_id, expect_tick=tick, next_deadline=nxt, user_id=user_id)
+                if res is None:
+                    break
+                done.append(res)
+                user_id = None  # the rest of a cut turn is the rules' doing, not the GM's
+                if res.over or not store.game(game_id).end_now_requested():
+                    break
+                expect_tick = tick + 1
+            if done:
+                await self.after_resolve(game_id, gm_line)
+        return done
+
+    async def after_resolve(self, game_id: str, gm_line: str | None = None) -> None:
+        bot = self.bot
+        try:
+            await bot.channel_manager.sync(game_id)
+        except discord.HTTPException as exc:
+            log.warning("game %s: channel permissions not updated: %s", game_id, exc)
+        over = bot.store.info(game_id).status == "over"
+        if over:
+            await bot.finish(game_id)
+        extra = {"gm": [gm_line]} if gm_line else None
+        await bot.deliverer.flush(game_id, extra=extra)
+        if over:
+            await bot.offer_cleanup(game_id)
+
+    # ---- the loop -------------------------------------------------------------------------
+    def start(self) -> None:
+        if not self.loop.is_running():
+            self.loop.start()
+
+    def stop(self) -> None:
+        self.loop.cancel()
+
+    async def _before(self) -> None:
+        await self.bot.wait_until_ready()
+
+    async def _loop_error(self, exc: BaseException) -> None:
+        log.exception("scheduler iteration failed", exc_info=exc)
+        if self.loop.failed() or not self.loop.is_running():
+            self.loop.restart()
+
+    async def recover(self) -> None:
+        """At start: redo cut resolves and overdue deadlines, then deliver what is pending."""
+        store = self.bot.store
+        for due in store.due(now()):
+            log.info("game %s: %s resolve of tick %d at start", due.game_id, due.reason, due.tick)
+            await self.resolve(due.game_id, expect_tick=due.tick)
+        for info in store.games():
+            if info.status == "over" and not info.meta.get("revealed"):
+                await self.bot.finish(info.game_id)
+        await self.bot.deliverer.flush()
+
+    async def _iteration(self) -> None:
+        await self.tick()
+        self.loop.change_interval(seconds=self.sleep_for())
+
+    async def tick(self) -> None:
+        store = self.bot.store
+        for due in store.due(now()):
+            if not self.paused(due.game_id):
+                await self.resolve(due.game_id, expect_tick=due.tick)
+        for info in list(store.games()):
+            if info.status == "running":
+                try:
+                    await self.remind(info.game_id)
+                except discord.HTTPException as exc:
+                    log.warning("game %s: reminders failed: %s", info.game_id, exc)
+        await self.bot.deliverer.flush()
+
+    def sleep_for(self) -> float:
+        """Seconds until the next deadline or reminder, within [1, scheduler_seconds]."""
+        cap = float(self.bot.settings.scheduler_seconds)
+        t = now()
+        lead = timedelta(minutes=self.bot.settings.remind_minutes)
+        best = cap
+        for info in self.bot.store.games():
+            dl = info.deadline
+            if info.status != "running" or dl is None:
+                continue
+            for at in (dl, dl - lead):
+                secs = (at - t).total_seconds()
+                if secs > 0:
+                    best = min(best, secs + 0.5)
+        return max(1.0, best)
+
+    # ---- reminders ----------------------------------------------------------------------------
+    def missing(self, game: Game) -> tuple[list[int], list[int]]:
+        """Living players who may still use this turn's action and have not; who may vote in an
+        open vote and have not."""
+        turn = game.info.turn
+        acted, voted = [], []
+        votes = game.open_votes()
+        for p in game.living():
+            spent = "action" in p.spent.get(turn, [])
+            pending = any(i.pid == p.pid and i.lane == "action" for i in game.state.intents)
+            if not spent and not pending and any(
+                game.lane_for(la.key, la.ability, la.via) == "action" for la in game.legal_actions(p.pid)
+            ):
+                acted.append(p.pid)
+            can_vote = all(f.can_vote for f in game.status_flags(p))
+            if can_vote and any(not any(v.pid == p.pid and v.vote == vd.id for v in game.state.votes) for vd in votes):
+                voted.append(p.pid)
+        return acted, voted
+
+    async def remind(self, game_id: str) -> None:
+        store = self.bot.store
+        info = store.info(game_id)
+        lead = self.bot.settings.remind_minutes
+        dl = info.deadline
+        if not lead or dl is None or info.meta.get("paused") or info.meta.get("reminded") == info.tick:
+            return
+        if now() < dl - timedelta(minutes=lead):
+            return
+        game = store.game(game_id)
+        if not game.clock.is_turn_end(game.state.tick):
+            return  # the turn goes on in the next period: nothing is lost yet
+        acted, voted = self.missing(game)
+        stamp = int(dl.timestamp())
+        for pid in sorted(set(acted) | set(voted)):
+            lang = info.meta.get("langs", {}).get(str(pid)) or info.meta.get("lang", "ru")
+            lines = []
+            if pid in acted:
+                penalty = ", ".join(f"{k} {v:+d}" for k, v in game.rules.inactivity.stats.items())
+                lines.append(text(lang, "remind.action", deadline=f"<t:{stamp}:R>", penalty=penalty or "—"))
+            if pid in voted:
+                lines.append(text(lang, "remind.vote", deadline=f"<t:{stamp}:R>"))
+            uid = game.player(pid).user_id
+            await self.bot.deliverer.post(game_id, f"player:{pid}", (f"<@{uid}> " if uid else "") + "\n".join(lines), mention=uid)
+        meta = dict(store.info(game_id).meta)
+        meta["reminded"] = info.tick
+        await store.set_meta(game_id, meta)
