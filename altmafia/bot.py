@@ -9,6 +9,7 @@ this package renders and delivers what comes out.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import logging
 from typing import Any
@@ -77,10 +78,8 @@ class AltMafiaBot(commands.Bot):
         log.exception("command failed", exc_info=error)
         from .interact import refuse
 
-        try:
+        with contextlib.suppress(discord.HTTPException):
             await refuse(interaction, "err.internal")
-        except discord.HTTPException:
-            pass
 
     # ---- services the cogs share --------------------------------------------------------
     async def gm_log(self, game_id: str, interaction: discord.Interaction, action: str) -> None:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 from typing import Any
 
@@ -38,7 +39,8 @@ class GameButton(discord.ui.DynamicItem[discord.ui.Button], template=r"am:(?P<ac
             return
         await interaction.response.defer()
         result = await getattr(self, f"_{self.action}")(bot, interaction, info, lng)
-        await interaction.edit_original_response(content=result, view=None)
+        with contextlib.suppress(discord.NotFound):  # the message may have gone with its channel
+            await interaction.edit_original_response(content=result, view=None)
 
     async def _resolve(self, bot: Any, interaction: discord.Interaction, info: Any, lng: str) -> str:
         if info.status != "running" or info.tick != self.tick:

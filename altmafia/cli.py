@@ -91,30 +91,29 @@ def cmd_rules(args: argparse.Namespace) -> int:
         print(exc, file=sys.stderr)
         return 1
     lang = args.lang
-    if args.coverage:
-        from .coverage import gaps, table
-
-        rows = table(r, lang)
-        head = ("owner", "slot", "ability", "step", "frequency", "implemented", "scenarios")
-        print(" | ".join(head))
-        for row in rows:
-            print(" | ".join([row.owner, row.ability.slot, getattr(row.ability.name, lang), row.step, row.frequency, row.implemented, str(len(row.scenarios))]))
-        missing = gaps(rows)
-        for line in missing:
-            print("missing: " + line, file=sys.stderr)
-        done = sum(1 for row in rows if row.implemented != "NO" and row.scenarios)
-        print(f"{done} of {len(rows)} abilities implemented with a scenario")
-        return 1 if missing else 0
     print(f"{getattr(r.names, lang)} [{r.id}]")
     print("  " + ", ".join(f"{getattr(s.abbr, lang)} ({s.visibility})" for s in r.stats))
     for kind, steps in r.steps.items():
         print(f"  {kind}: " + " → ".join(s.id for s in steps))
-    for group in ("roles", "characters"):
-        for src in getattr(r, group):
-            print(f"  {getattr(src.name, lang)} [{src.id}] {src.stats or ''}")
-            for ab in src.abilities:
-                ops = sorted({e.op for effs in [ab.effects, *ab.options.values()] for e in effs})
-                print(f"      {ab.slot:16} {getattr(ab.name, lang)}  ({', '.join(ops)})")
+    from .coverage import features, gaps, scenario_use, table
+
+    use = scenario_use(r)
+    rows = table(r, lang, use)
+    head = ("owner", "slot", "ability", "step", "frequency", "implemented", "scenarios")
+    print(" | ".join(head))
+    for row in rows:
+        print(" | ".join([row.owner, row.ability.slot, getattr(row.ability.name, lang), row.step, row.frequency, row.implemented, str(len(row.scenarios))]))
+    feats = features(r, lang, use)
+    for fr in feats:
+        print(" | ".join([fr.owner, "feature", ", ".join(fr.kinds), "-", "-", "yes", str(len(fr.scenarios))]))
+    missing = gaps(rows) + [f"{fr.owner}: the feature has no scenario" for fr in feats if not fr.scenarios]
+    done = sum(1 for row in rows if row.implemented != "NO" and row.scenarios)
+    print(f"{done} of {len(rows)} abilities implemented with a scenario; "
+          f"{sum(1 for fr in feats if fr.scenarios)} of {len(feats)} character features played")
+    if args.coverage:
+        for line in missing:
+            print("missing: " + line, file=sys.stderr)
+        return 1 if missing else 0
     return 0
 
 

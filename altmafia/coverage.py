@@ -37,8 +37,16 @@ def _frequency(rules: Ruleset, ab: AbilityDef, lang: str) -> str:
     return ", ".join(parts) or ("each turn" if lang == "en" else "каждый ход")
 
 
+@dataclass
+class FeatureRow:
+    owner: str
+    kinds: list[str]
+    scenarios: list[str]
+
+
 def scenario_use(rules: Ruleset) -> dict[str, set[str]]:
-    """Which ability keys each passing scenario of this ruleset really submitted."""
+    """Which ability keys each passing scenario of this ruleset really submitted (and, as
+    ``character:<id>``, which characters were in play)."""
     from .scenario import run_file
 
     out = {}
@@ -50,12 +58,23 @@ def scenario_use(rules: Ruleset) -> dict[str, set[str]]:
         if isinstance(data, dict) and data.get("ruleset") == rules.id:
             res = run_file(f)
             if res.ok:
-                out[str(f.relative_to(SCENARIOS))] = res.used
+                out[str(f.relative_to(SCENARIOS))] = res.used | {f"character:{c}" for c in res.characters}
     return out
 
 
-def table(rules: Ruleset, lang: str = "ru") -> list[Row]:
-    use = scenario_use(rules)
+def features(rules: Ruleset, lang: str = "ru", use: dict[str, set[str]] | None = None) -> list[FeatureRow]:
+    """Each character's feature (its passives) and the scenarios that play that character."""
+    use = scenario_use(rules) if use is None else use
+    out = []
+    for c in rules.characters:
+        if c.passives:
+            hits = [f for f, used in use.items() if f"character:{c.id}" in used]
+            out.append(FeatureRow(getattr(c.name, lang), [p.kind for p in c.passives], hits))
+    return out
+
+
+def table(rules: Ruleset, lang: str = "ru", use: dict[str, set[str]] | None = None) -> list[Row]:
+    use = scenario_use(rules) if use is None else use
     rows = []
     for kind, group in (("role", rules.roles), ("character", rules.characters)):
         for src in group:

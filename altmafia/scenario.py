@@ -37,6 +37,7 @@ class Result:
     steps: int = 0
     ruleset: str | None = None
     used: set[str] = field(default_factory=set)  # ability keys submitted and accepted
+    characters: set[str] = field(default_factory=set)  # characters in play (their features)
 
     @property
     def ok(self) -> bool:
@@ -122,6 +123,7 @@ class Runner:
             self.game = Game.new(self.rules, int(d.get("seed", 0)), specs, settings)
         except KeyError as exc:
             raise ScenarioError(f"unknown role or character {exc}") from None
+        self.result.characters = {p.character for p in self.game.state.players if p.character}
 
     # one step ------------------------------------------------------------------------
     def submit_action(self, e: dict[str, Any]) -> None:

@@ -16,6 +16,7 @@ pending, then sleeps until the next deadline or reminder (at most ``scheduler_se
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -100,6 +101,30 @@ class Scheduler:
                 await self.after_resolve(game_id, gm_line)
         return done
 
+    async def end_now(self, game_id: str, user_id: int, gm_name: str) -> None:
+        """End the game today: its end day becomes the current day, then the rest of the day
+        is resolved at once; the winners are who the rules say they are now."""
+        from engine import ActionError
+        from storage import Command
+
+        store = self.bot.store
+        game = store.game(game_id)
+        lang = store.info(game_id).meta.get("lang", "ru")
+        day = game.info.day
+        if game.state.end_day != day:
+            # refused when the ruleset's shortest game is longer: the remaining ticks still resolve
+            with contextlib.suppress(ActionError):
+                await store.apply(game_id, Command.gm("set_end_day", day=day, user_id=user_id))
+        first = True
+        for _ in range(game.clock.per_cycle * 2):
+            if store.info(game_id).status != "running":
+                break
+            line = text(lang, "gm.log", gm=gm_name, action=text(lang, "gm.act_end")) if first else None
+            done = await self.resolve(game_id, expect_tick=store.info(game_id).tick, user_id=user_id if first else None, gm_line=line)
+            first = False
+            if not done:
+                break
+
     async def after_resolve(self, game_id: str, gm_line: str | None = None) -> None:
         bot = self.bot
         try:
@@ -118,6 +143,11 @@ class Scheduler:
     def start(self) -> None:
         if not self.loop.is_running():
             self.loop.start()
+
+    def poke(self) -> None:
+        """Look at the clock again soon (a new game, a deadline moved)."""
+        if self.loop.is_running():
+            self.loop.change_interval(seconds=1)
 
     def stop(self) -> None:
         self.loop.cancel()

@@ -186,12 +186,43 @@ class AbilityDef(Strict):
         return self.effects
 
 
+# Every passive kind the engine reads (``Game.passives(player, kind)``), so that a ruleset with
+# a misspelt feature fails at load instead of silently doing nothing.
+PASSIVE_KINDS = {
+    "anon_quota": "more anonymous posts a day ({extra})",
+    "extra_action": "one more ordinary action alongside the turn's ({slots})",
+    "faction_max": "a faction led by this player may have {size} members",
+    "faction_rules": "own waits, kicks and bonuses in factions",
+    "hidden_bonus": "a hidden bonus to a stat ({stat} or a choice of {choices}, {amount})",
+    "invites_per_night": "{count} invitations a night",
+    "leave_and_join": "may leave a faction and join another in one night",
+    "overthrow_by": "may compare {stat} when overthrowing a leader",
+    "pm_leak": "publishes and learns PMs of the day",
+    "pm_quota": "more PMs a day ({extra})",
+    "protection": "a lasting protection ({against})",
+    "regen": "own recovery in a status",
+    "sealed_pms": "PMs cannot be read by abilities",
+    "two_factions": "may be in two factions",
+    "undetectable": "actions cannot be detected",
+    "victory": "own victory conditions",
+    "vote_bonus": "invisible vote strength bonus",
+}
+PASSIVE_PREFIXES = ("acts_in_", "wins_in_")
+
+
 class Passive(Strict):
     """A feature that is not an action (a character's особенность)."""
 
     kind: str
     params: dict[str, Any] = {}
     text: Names | None = None
+
+    @field_validator("kind")
+    @classmethod
+    def _known(cls, v: str) -> str:
+        if v not in PASSIVE_KINDS and not v.startswith(PASSIVE_PREFIXES):
+            raise ValueError(f"unknown passive kind {v!r}; known: {', '.join(sorted(PASSIVE_KINDS))}, acts_in_<status>, wins_in_<status>")
+        return v
 
 
 class RoleDef(Strict):

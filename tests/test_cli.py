@@ -51,3 +51,21 @@ def test_rules_lists_and_shows():
     assert r.returncode == 0 and "godfather" in r.stdout
     r = run("rules", "godfather", "--lang", "en")
     assert r.returncode == 0 and "Tavern keeper" in r.stdout
+
+
+def test_rules_coverage_table_is_complete_for_godfather():
+    r = run("rules", "godfather", "--coverage")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert "owner | slot | ability | step | frequency | implemented | scenarios" in lines
+    assert any(line.startswith("Хозяин трактира | day | Упомянуть в местных байках | effects |") for line in lines)
+    assert lines[-1].startswith("124 of 124 abilities implemented with a scenario")
+
+
+def test_a_passive_with_a_typo_fails_at_load(tmp_path):
+    src = (ROOT / "config" / "rulesets" / "godfather.yaml").read_text(encoding="utf-8")
+    bad = tmp_path / "typo.yaml"
+    bad.write_text(src.replace("{kind: pm_quota, params: {extra: 10}}", "{kind: pm_qouta, params: {extra: 10}}", 1), encoding="utf-8")
+    r = run("rules", str(bad))
+    assert r.returncode == 1
+    assert "unknown passive kind 'pm_qouta'" in r.stderr and "typo.yaml" in r.stderr

@@ -1,0 +1,204 @@
+"""Gathering a game and starting it: deal, channels, role cards.
+
+A lobby is a game being gathered (ruleset, GMs, players in the order they joined,
+spectators), kept in the store so that a restart loses no sign-up. Starting it deals roles
+and characters from the game's seeded generator (``engine.DEAL``), creates every channel
+with its overwrites, commits the game with its first deadline and posts each player's role
+card in their hidden channel. Channel ids are saved in the lobby as they are created, so a
+start cut short by a crash is finished by the next ``/lobby start`` without duplicates.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+import discord
+
+from config import load_ruleset
+from engine import DEAL, Game, GameError, PlayerSpec
+
+from .channels import Audience, game_plan, public_access
+from .channels import create as create_channels
+from .i18n import Renderer, count, text
+from .scheduler import now, period_end
+
+
+class LobbyError(Exception):
+    def __init__(self, key: str, **args: Any) -> None:
+        super().__init__(key)
+        self.key, self.args_ = key, args
+
+
+def new_lobby(guild_id: int, channel_id: int, creator: int, ruleset: str, lang: str, tz: str,
+              days: int | None) -> tuple[str, dict[str, Any]]:
+    lobby_id = secrets.token_hex(3)
+    return lobby_id, {
+        "guild_id": guild_id, "channel_id": channel_id, "ruleset": ruleset, "creator": creator, "gms": [creator],
+        "players": [], "spectators": [], "lang": lang, "tz": tz, "days": days, "seed": secrets.randbits(31),
+    }
+
+
+def unique_name(lobby: dict[str, Any], wanted: str) -> str:
+    taken = {p["name"] for p in lobby["players"]}
+    name = " ".join(wanted.split())[:32] or "player"
+    n, base = 2, name
+    while name in taken:
+        name = f"{base} {n}"
+        n += 1
+    return name
+
+
+def gm_role_id(bot: Any, guild_id: int) -> int | None:
+    role = bot.settings.gm_role
+    if not role:
+        return None
+    if role.isdigit():
+        return int(role)
+    guild = bot.get_guild(guild_id)
+    found = discord.utils.get(guild.roles, name=role) if guild else None
+    return found.id if found else None
+
+
+def specs(lobby: dict[str, Any]) -> list[PlayerSpec]:
+    return [PlayerSpec(name=p["name"], role=DEAL, character=DEAL, user_id=p["user_id"]) for p in lobby["players"]]
+
+
+def check(lobby: dict[str, Any]) -> Game:
+    """The game this lobby would start (its deal), or a LobbyError saying why not."""
+    rules = load_ruleset(lobby["ruleset"])
+    n = len(lobby["players"])
+    if not rules.table.min <= n <= rules.table.max:
+        raise LobbyError("lobby.bad_count", min=rules.table.min, max=rules.table.max, n=n)
+    settings = {"days": lobby["days"]} if lobby.get("days") else None
+    try:
+        return Game.new(rules, lobby["seed"], specs(lobby), settings)
+    except GameError as exc:
+        raise LobbyError("lobby.cannot_start", why=str(exc)) from exc
+
+
+async def start(bot: Any, lobby_id: str, lobby: dict[str, Any]) -> str:
+    """Start the lobby's game; returns its id (the lobby's)."""
+    store = bot.store
+    game = check(lobby)
+    lang, tz = lobby["lang"], lobby["tz"]
+    guild_id = lobby["guild_id"]
+    title = f"{getattr(game.rules.names, lang)} #{lobby_id}"
+    aud = Audience(
+        guild_id=guild_id, bot_id=bot.user.id, gms=list(lobby["gms"]), gm_role=gm_role_id(bot, guild_id),
+        players={seat: p["user_id"] for seat, p in enumerate(lobby["players"])}, spectators=list(lobby["spectators"]),
+    )
+    plan = game_plan(title, lang, aud, {seat: p["name"] for seat, p in enumerate(lobby["players"])}, game)
+    known = dict(lobby.get("channels", {}))
+
+    async def keep(key: str, cid: int) -> None:
+        known[key] = cid
+        lobby["channels"] = known
+        await store.save_lobby(lobby_id, lobby, guild_id=guild_id)
+
+    channels = await create_channels(bot.http, guild_id, plan, known, keep)
+    access = {"public": {str(uid): a for uid, a in public_access(game, aud).items()}}
+    meta = {
+        "title": title, "lang": lang, "tz": tz, "gm_role": aud.gm_role, "channels": channels,
+        "parents": {s.key: s.parent for s in plan if s.parent}, "categories": [s.key for s in plan if s.type == 4],
+        "access": access, "langs": {str(seat): p.get("lang", lang) for seat, p in enumerate(lobby["players"])},
+        "spectators": list(lobby["spectators"]), "lobby_channel": lobby["channel_id"],
+    }
+    settings = {"days": lobby["days"]} if lobby.get("days") else None
+    first = period_end(game.rules, 0, tz, now(), bot.settings.min_phase_minutes)
+    await store.create_game(
+        lobby["ruleset"], lobby["seed"], specs(lobby), game_id=lobby_id, guild_id=guild_id, gm_user_ids=lobby["gms"],
+        settings=settings, meta=meta, deadline=first,
+    )
+    await store.delete_lobby(lobby_id)
+    await post_cards(bot, lobby_id)
+    bot.scheduler.poke()
+    return lobby_id
+
+
+async def post_cards(bot: Any, game_id: str) -> None:
+    """Each player's role card in their hidden channel; the table in the GM channel; the start
+    in the public and spectator channels."""
+    store = bot.store
+    info = store.info(game_id)
+    if info.meta.get("cards"):
+        return
+    game = store.game(game_id)
+    lang = info.meta.get("lang", "ru")
+    for p in game.state.players:
+        plang = info.meta.get("langs", {}).get(str(p.pid)) or lang
+        await bot.deliverer.post(game_id, f"player:{p.pid}", (f"<@{p.user_id}>\n" if p.user_id else "") + role_card(game, p.pid, plang),
+                                 mention=p.user_id)
+    r = Renderer(game, lang)
+    table = [text(lang, "start.gm_table")]
+    for p in game.state.players:
+        char = r.character(p.character) if p.character else "—"
+        table.append(text(lang, "start.gm_row", name=p.name, role=r.character(p.role), character=char))
+    await bot.deliverer.post(game_id, "gm", "\n".join(table))
+    dl = info.deadline
+    stamp = int(dl.timestamp()) if dl else None
+    names = ", ".join(p.name for p in game.state.players)
+    intro = text(lang, "start.public", title=info.meta.get("title", ""), players=count(len(game.state.players), "player", lang),
+                 names=names, phase=r.label(game.info.label), deadline=f"<t:{stamp}:f> (<t:{stamp}:R>)" if stamp else "—")
+    await bot.deliverer.post(game_id, "public", intro)
+    await bot.deliverer.post(game_id, "spectators", text(lang, "start.spectators", title=info.meta.get("title", "")))
+    meta = dict(store.info(game_id).meta)
+    meta["cards"] = True
+    await store.set_meta(game_id, meta)
+    await bot.deliverer.flush(game_id)
+
+
+def role_card(game: Game, pid: int, lang: str) -> str:
+    p = game.player(pid)
+    r = Renderer(game, lang)
+    rules = game.rules
+    lines = [text(lang, "card.role", role=r.character(p.role))]
+    if p.character:
+        lines.append(text(lang, "card.character", character=r.character(p.character)))
+    stats = ", ".join(f"{r.stat(k)} {v}" for k, v in game.visible_stats(p, pid).items())
+    lines.append(text(lang, "card.stats", stats=stats or "—"))
+    lines.append(text(lang, "card.abilities"))
+    for key, ab in game.abilities(p):
+        slot = getattr(rules.slot(ab.slot).names, lang)
+        details = [slot]
+        if ab.targets:
+            details.append(count(ab.targets, "target", lang))
+        if ab.options:
+            details.append(text(lang, "card.options", options=", ".join(option_label(game, lang, o) for o in ab.options)))
+        cd = ab.cooldown_cycles if ab.cooldown_cycles is not None else rules.slot(ab.slot).cooldown_cycles
+        if cd:
+            details.append(text(lang, "card.cooldown", cycles=count(cd, "cycle", lang)))
+        if ab.uses_per_game:
+            details.append(text(lang, "card.uses", uses=ab.uses_per_game))
+        for req in [*rules.slot(ab.slot).requires, *ab.requires]:
+            if req.stat and req.at_least is not None:
+                details.append(text(lang, "card.needs", stat=r.stat(req.stat), value=req.at_least))
+            if req.in_faction is True:
+                details.append(text(lang, "card.in_faction"))
+            if req.in_faction is False:
+                details.append(text(lang, "card.no_faction"))
+        lines.append(text(lang, "card.ability", name=r.ability(key), details="; ".join(details)))
+    quota = game.pm_quota(p)
+    anon = rules.quotas.anon_per_day
+    if anon is not None:
+        anon += sum(int(x.get("extra", 0)) for x in game.passives(p, "anon_quota"))
+    lines.append(text(lang, "card.quotas", pm="∞" if quota is None else quota, anon="∞" if anon is None else anon))
+    for src in game.sources(p):
+        for pas in src.passives:
+            if pas.text:
+                lines.append("• " + getattr(pas.text, lang))
+    lines.append(text(lang, "card.help"))
+    return "\n".join(lines)
+
+
+def option_label(game: Game, lang: str, option: str) -> str:
+    """An ability's option as a reader sees it: a stat's abbreviation, a slot's name, a word."""
+    r = Renderer(game, lang)
+    for getter in (game.rules.stat, game.rules.slot):
+        try:
+            obj = getter(option)
+        except KeyError:
+            continue
+        return getattr(getattr(obj, "abbr", None) or obj.names, lang)
+    word = r.cat.get("words", {}).get(f"option.{option}")
+    return word or option

@@ -1,0 +1,275 @@
+"""/action: submit (or replace) an action, cancel it, and ``me``: what I am and may do now.
+
+Autocomplete offers only what ``Game.legal_actions`` allows this player now: the abilities
+(with the ways to use them: one's own, the leader action, an extra action, through a
+borrowing ability), then the legal targets of the chosen one, then its options. Choices are
+suggestions: the engine checks the submission again and refuses with its message key.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from altmafia.i18n import Renderer, text
+from altmafia.interact import (
+    D,
+    N,
+    as_player,
+    deadline_text,
+    defer,
+    games_here,
+    lang,
+    parse_player,
+    player_choices,
+    player_of,
+    refuse,
+    refuse_engine,
+    reply,
+)
+from altmafia.lobbies import option_label
+from engine import ActionError, Game, LegalAction
+from storage import Command
+
+SEP = "|"
+
+
+def ability_value(la: LegalAction) -> str:
+    return f"{la.via}{SEP}{la.key}" if la.via else la.key
+
+
+def parse_ability(value: str) -> tuple[str | None, str]:
+    if SEP in value:
+        via, key = value.split(SEP, 1)
+        return via, key
+    return None, value
+
+
+def ability_label(game: Game, la: LegalAction, lng: str) -> str:
+    r = Renderer(game, lng)
+    slot = getattr(game.rules.slot(la.ability.slot).names, lng)
+    label = f"{r.ability(la.key)} — {slot}"
+    if la.via == "leader":
+        label += text(lng, "action.via_leader")
+    elif la.via == "extra":
+        label += text(lng, "action.via_extra")
+    elif la.via:
+        label += text(lng, "action.via_borrow", ability=r.ability(la.via))
+    return label[:100]
+
+
+def find_legal(game: Game, pid: int, value: str | None) -> LegalAction | None:
+    if not value:
+        return None
+    via, key = parse_ability(value)
+    for la in game.legal_actions(pid):
+        if la.key == key and la.via == via:
+            return la
+    return None
+
+
+class Actions(commands.GroupCog, group_name=N("action"), group_description=D("action")):
+    def __init__(self, bot: Any) -> None:
+        self.bot = bot
+        super().__init__()
+
+    def _game_player(self, interaction: discord.Interaction) -> tuple[Game, int] | None:
+        gids = games_here(self.bot, interaction)
+        if len(gids) != 1:
+            return None
+        game = self.bot.store.game(gids[0])
+        p = player_of(game, interaction.user.id)
+        return (game, p.pid) if p else None
+
+    # ---- submit -----------------------------------------------------------------------------
+    @app_commands.command(name=N("action.submit"), description=D("action.submit"))
+    @app_commands.rename(ability=N("action.submit.ability"), target=N("action.submit.target"), target2=N("action.submit.target2"),
+                         target3=N("action.submit.target3"), option=N("action.submit.option"))
+    @app_commands.describe(ability=D("action.submit.ability"), target=D("action.submit.target"), target2=D("action.submit.target2"),
+                           target3=D("action.submit.target3"), option=D("action.submit.option"))
+    async def submit(self, interaction: discord.Interaction, ability: str, target: str | None = None, target2: str | None = None,
+                     target3: str | None = None, option: str | None = None) -> None:
+        found = await as_player(self.bot, interaction)
+        if found is None:
+            return
+        gid, game, p = found
+        lng = lang(interaction)
+        via, key = parse_ability(ability)
+        targets = []
+        for t in (target, target2, target3):
+            if t is None:
+                continue
+            pid = parse_player(game, t)
+            if pid is None:
+                await refuse(interaction, "err.unknown_player", name=t)
+                return
+            targets.append(pid)
+        await defer(interaction)
+        before = {i.lane for i in game.pending(p.pid)}
+        cmd = Command("submit", {"pid": p.pid, "ability": key, "targets": targets, "option": option, "via": via},
+                      user_id=interaction.user.id, request_id=str(interaction.id))
+        try:
+            applied = await self.bot.store.apply(gid, cmd)
+        except ActionError as err:
+            await refuse_engine(interaction, game, err)
+            return
+        game = self.bot.store.game(gid)
+        r = Renderer(game, lng)
+        lane = (applied.result or {}).get("lane", "action")
+        ability_key = (applied.result or {}).get("ability", key)
+        names = ", ".join(r.player(t) for t in targets) or "—"
+        opt = f" ({option_label(game, lng, option)})" if option else ""
+        key_text = text(lng, "action.replaced" if lane in before else "action.accepted", ability=r.ability(ability_key), targets=names,
+                        option=opt)
+        await reply(interaction, key_text + "\n" + deadline_text(self.bot.store.info(gid), lng))
+        await self.bot.deliverer.flush(gid)
+        if game.end_now_requested():  # a riot ends the turn at once
+            await self.bot.scheduler.resolve(gid)
+
+    @submit.autocomplete("ability")
+    async def ability_ac(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+        found = self._game_player(interaction)
+        if found is None:
+            return []
+        game, pid = found
+        lng = lang(interaction)
+        cur = current.casefold()
+        out = []
+        for la in game.legal_actions(pid):
+            label = ability_label(game, la, lng)
+            if cur and cur not in label.casefold():
+                continue
+            out.append(app_commands.Choice(name=label, value=ability_value(la)))
+        return out[:25]
+
+    async def _targets(self, interaction: discord.Interaction, current: str, which: str) -> list[app_commands.Choice[str]]:
+        found = self._game_player(interaction)
+        if found is None:
+            return []
+        game, pid = found
+        la = find_legal(game, pid, getattr(interaction.namespace, "ability", None))
+        if la is None:
+            return []
+        order = ["target", "target2", "target3"]
+        need = order.index(which) + 1
+        if la.ability.targets < need:
+            return []
+        chosen = {parse_player(game, getattr(interaction.namespace, k, None)) for k in order if k != which}
+        return player_choices(game, [t for t in la.targets if t not in chosen], current)
+
+    @submit.autocomplete("target")
+    async def target_ac(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+        return await self._targets(interaction, current, "target")
+
+    @submit.autocomplete("target2")
+    async def target2_ac(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+        return await self._targets(interaction, current, "target2")
+
+    @submit.autocomplete("target3")
+    async def target3_ac(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+        return await self._targets(interaction, current, "target3")
+
+    @submit.autocomplete("option")
+    async def option_ac(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+        found = self._game_player(interaction)
+        if found is None:
+            return []
+        game, pid = found
+        la = find_legal(game, pid, getattr(interaction.namespace, "ability", None))
+        if la is None:
+            return []
+        lng = lang(interaction)
+        num = la.ability.number
+        if num is not None:
+            hi = num.max if num.max is not None else max(num.min, len(game.state.memo.get("anons", [])))
+            values = [str(n) for n in range(num.min, hi + 1)]
+            if current.strip().isdigit() and current.strip() not in values:
+                values.insert(0, current.strip())
+            return [app_commands.Choice(name=v, value=v) for v in values if not current or v.startswith(current.strip())][:25]
+        out = []
+        for o in la.options:
+            label = option_label(game, lng, o)
+            if current and current.casefold() not in f"{o} {label}".casefold():
+                continue
+            out.append(app_commands.Choice(name=label[:100], value=o))
+        return out[:25]
+
+    # ---- cancel -------------------------------------------------------------------------------
+    @app_commands.command(name=N("action.cancel"), description=D("action.cancel"))
+    @app_commands.rename(which=N("action.cancel.which"))
+    @app_commands.describe(which=D("action.cancel.which"))
+    async def cancel(self, interaction: discord.Interaction, which: str | None = None) -> None:
+        found = await as_player(self.bot, interaction)
+        if found is None:
+            return
+        gid, game, p = found
+        lng = lang(interaction)
+        lane = which or "action"
+        if not any(i.lane == lane for i in game.pending(p.pid)):
+            await refuse(interaction, "err.nothing_to_cancel")
+            return
+        await defer(interaction)
+        try:
+            applied = await self.bot.store.apply(gid, Command.cancel(p.pid, lane, user_id=interaction.user.id, request_id=str(interaction.id)))
+        except ActionError as err:
+            await refuse_engine(interaction, game, err)
+            return
+        await reply(interaction, text(lng, "action.cancelled" if applied.result else "action.not_cancelled"))
+
+    @cancel.autocomplete("which")
+    async def cancel_ac(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+        found = self._game_player(interaction)
+        if found is None:
+            return []
+        game, pid = found
+        r = Renderer(game, lang(interaction))
+        return [app_commands.Choice(name=r.ability(i.ability)[:100], value=i.lane) for i in game.pending(pid)][:25]
+
+    # ---- me ---------------------------------------------------------------------------------------
+    @app_commands.command(name=N("action.me"), description=D("action.me"))
+    async def me(self, interaction: discord.Interaction) -> None:
+        found = await as_player(self.bot, interaction)
+        if found is None:
+            return
+        gid, game, p = found
+        await reply(interaction, me_text(game, p.pid, lang(interaction), self.bot.store.info(gid)))
+
+
+def me_text(game: Game, pid: int, lng: str, info: Any) -> str:
+    """What a player may know of themselves now (nothing another player's secret reveals)."""
+    p = game.player(pid)
+    r = Renderer(game, lng)
+    lines = [text(lng, "me.title", name=p.name, phase=r.label(game.info.label))]
+    role = r.character(p.role) + (f" / {r.character(p.character)}" if p.character else "")
+    lines.append(text(lng, "me.role", role=role))
+    lines.append(text(lng, "me.stats", stats=", ".join(f"{r.stat(k)} {v}" for k, v in game.visible_stats(p, pid).items()) or "—"))
+    known = {s.id: s for s in game.rules.statuses}
+    mine = [r.status(sid) for sid in sorted(p.statuses) if sid in known and game.active(p, sid)]
+    lines.append(text(lng, "me.statuses", statuses=", ".join(mine) or "—"))
+    cds = [f"{r.ability(k)} → {r.label(game.clock.info(t).label)}" for k, t in sorted(p.ready_at.items())
+           if t > game.state.tick and k != "leader"]
+    if p.ready_at.get("leader", -1) > game.state.tick:
+        cds.append(text(lng, "me.leader_cd", phase=r.label(game.clock.info(p.ready_at["leader"]).label)))
+    lines.append(text(lng, "me.cooldowns", cooldowns="; ".join(cds) or "—"))
+    legal = [ability_label(game, la, lng) for la in game.legal_actions(pid)]
+    lines.append(text(lng, "me.can", actions="\n".join(f"  • {x}" for x in legal) or "  —"))
+    pend = [f"{r.ability(i.ability)} → {', '.join(r.player(t) for t in i.targets) or '—'}" + (f" ({i.option})" if i.option else "")
+            for i in game.pending(pid)]
+    lines.append(text(lng, "me.pending", pending="; ".join(pend) or "—"))
+    quota = game.pm_quota(p)
+    day = str(game.info.day)
+    left = "∞" if quota is None else max(0, quota - p.pm_sent.get(day, 0))
+    lines.append(text(lng, "me.pm_left", left=left))
+    factions = [f for f in game.factions_of(pid)]
+    if factions:
+        lines.append(text(lng, "me.factions", factions="; ".join(
+            f"{f.fid}: " + ", ".join(game.player(m).name + (" ★" if m == f.leader else "") for m in sorted(f.members)) for f in factions)))
+    lines.append(deadline_text(info, lng))
+    return "\n".join(lines)
+
+
+async def setup(bot: Any) -> None:
+    await bot.add_cog(Actions(bot))
