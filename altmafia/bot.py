@@ -33,10 +33,20 @@ log = logging.getLogger("altmafia")
 COGS = ("cogs.lobby", "cogs.actions", "cogs.votes", "cogs.factions", "cogs.pms", "cogs.anon", "cogs.gm")
 
 
+class Tree(discord.app_commands.CommandTree):
+    async def on_error(self, interaction: discord.Interaction, error: Exception) -> None:
+        """An unexpected failure: logged, and the user told (ephemerally) to try again."""
+        log.exception("command failed", exc_info=error)
+        from .interact import refuse
+
+        with contextlib.suppress(discord.HTTPException):
+            await refuse(interaction, "err.internal")
+
+
 class AltMafiaBot(commands.Bot):
     def __init__(self, settings: Settings) -> None:
         intents = discord.Intents.default()  # no privileged intent is needed
-        super().__init__(command_prefix=commands.when_mentioned, intents=intents, help_command=None)
+        super().__init__(command_prefix=commands.when_mentioned, intents=intents, help_command=None, tree_cls=Tree)
         self.settings = settings
         self.store: Store = Store(settings.db_path, synchronous=settings.db_sync, clock=discord.utils.utcnow)
         self.deliverer = Deliverer(self)
@@ -53,7 +63,6 @@ class AltMafiaBot(commands.Bot):
         for ext in COGS:
             await self.load_extension(ext)
         self.add_dynamic_items(GameButton)
-        self.tree.on_error = self.on_app_command_error
         await self.scheduler.recover()
         if self.settings.guild_id:
             guild = discord.Object(self.settings.guild_id)
@@ -73,13 +82,6 @@ class AltMafiaBot(commands.Bot):
 
     async def on_ready(self) -> None:
         log.info("logged in as %s (%s) in %d servers", self.user, self.user.id if self.user else "?", len(self.guilds))
-
-    async def on_app_command_error(self, interaction: discord.Interaction, error: Exception) -> None:
-        log.exception("command failed", exc_info=error)
-        from .interact import refuse
-
-        with contextlib.suppress(discord.HTTPException):
-            await refuse(interaction, "err.internal")
 
     # ---- services the cogs share --------------------------------------------------------
     async def gm_log(self, game_id: str, interaction: discord.Interaction, action: str) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 
 import discord
 
-from .i18n import text
+from .i18n import Renderer, text
 from .interact import is_gm, lang, refuse
 
 
@@ -46,9 +46,9 @@ class GameButton(discord.ui.DynamicItem[discord.ui.Button], template=r"am:(?P<ac
         if info.status != "running" or info.tick != self.tick:
             return text(lng, "gm.resolve_stale")
         game = bot.store.game(self.game_id)
-        label = game.info.label
-        line = text(info.meta.get("lang", "ru"), "gm.log", gm=interaction.user.display_name,
-                    action=text(info.meta.get("lang", "ru"), "gm.act_resolve", phase=label))
+        glang = info.meta.get("lang", "ru")
+        label = Renderer(game, glang).label(game.info.label)
+        line = text(glang, "gm.log", gm=interaction.user.display_name, action=text(glang, "gm.act_resolve", phase=label))
         done = await bot.scheduler.resolve(self.game_id, expect_tick=self.tick, user_id=interaction.user.id, gm_line=line)
         if not done:
             return text(lng, "gm.resolve_stale")

@@ -111,8 +111,10 @@ def may_talk(game: Game, pid: int, where: str = "public") -> bool:
     whose public talk is for the day only says ``settings.public_chat: day``.
     """
     p = game.player(pid)
-    if game.state.over or not game.alive(p):
+    if not game.alive(p):
         return False
+    if game.state.over:
+        return True  # after the end everyone still living may talk it over
     silenced = set(game.rules.settings.get("silenced_statuses", []))
     for flag in game.status_flags(p):
         if not flag.can_communicate or flag.id in silenced:

@@ -13,9 +13,10 @@ DISCORD_TOKEN is not set, so the bot cannot log in to Discord.
 How to get a token:
   1. Open https://discord.com/developers/applications and create an application (New Application).
   2. In its "Bot" tab press "Reset Token" and copy the token.
-  3. In the same tab turn on "Server Members Intent".
+  3. No privileged intent is needed (leave "Server Members" and "Message Content" off).
   4. Invite the bot: "OAuth2" -> "URL Generator", scopes "bot" and "applications.commands",
-     permissions "Manage Channels", "Manage Roles", "Send Messages", "Read Message History".
+     permissions "Manage Channels", "Manage Roles", "View Channels", "Send Messages",
+     "Read Message History", "Attach Files", "Embed Links", "Manage Messages".
 
 Where to put it:
   cp .env.example .env      # in the folder you start the bot from
@@ -29,22 +30,42 @@ DISCORD_TOKEN=<ваш токен>
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from dotenv import load_dotenv
+    from .settings import Settings, SettingsError
 
-    load_dotenv(Path.cwd() / ".env")
-    token = os.environ.get("DISCORD_TOKEN", "").strip()
-    if not token:
+    try:
+        settings = Settings.from_env(dotenv=Path.cwd() / ".env")
+    except SettingsError as exc:
+        print(f"altmafia: {exc}", file=sys.stderr)
+        return 2
+    if not settings.token:
         print(TOKEN_HELP, file=sys.stderr)
         return 2
-    print(
-        "The Discord side of altmafia is not built yet (see the issue tracker), so there is\n"
-        "nothing to start. The rules engine works today: try `altmafia scenario tests/scenarios`\n"
-        "and `altmafia rules`.\n"
-        "Discord-часть бота ещё не готова; движок правил можно проверить командой\n"
-        "`altmafia scenario tests/scenarios`.",
-        file=sys.stderr,
-    )
-    return 3
+    import logging
+
+    import aiohttp
+    import discord
+
+    from storage import StorageError
+
+    from .bot import create_bot
+
+    discord.utils.setup_logging(level=logging.INFO)
+    bot = create_bot(settings)
+    try:
+        bot.run(settings.token, log_handler=None)
+    except discord.LoginFailure:
+        print("altmafia: Discord refused the token (DISCORD_TOKEN in .env): reset it in the Developer Portal.", file=sys.stderr)
+        return 2
+    except discord.PrivilegedIntentsRequired:
+        print("altmafia: Discord refused an intent the bot asked for.", file=sys.stderr)
+        return 2
+    except StorageError as exc:
+        print(f"altmafia: {exc}", file=sys.stderr)
+        return 1
+    except (OSError, aiohttp.ClientError) as exc:
+        print(f"altmafia: cannot reach Discord ({exc}); check the network and try again.", file=sys.stderr)
+        return 1
+    return 0
 
 
 def cmd_scenario(args: argparse.Namespace) -> int:

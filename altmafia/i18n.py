@@ -53,6 +53,8 @@ class Renderer:
             return self.game.state.players[pid].name
         if pid == "peace":
             return "«за мир»" if self.lang == "ru" else "“for peace”"
+        if isinstance(pid, str):  # a named choice of a vote («против всех», «амнистия»)
+            return self.cat.get("words", {}).get(f"choice.{pid}", pid)
         return str(pid)
 
     def stat(self, sid: str) -> str:

@@ -132,7 +132,19 @@ async def as_player(bot: Any, interaction: discord.Interaction) -> tuple[str, Ga
     if p is None:
         await refuse(interaction, "err.not_player")
         return None
+    await remember_lang(bot, gid, p.pid, interaction)
     return gid, game, p
+
+
+async def remember_lang(bot: Any, gid: str, pid: int, interaction: discord.Interaction) -> None:
+    """A player's news are written in the language of their Discord client, as last seen."""
+    info = bot.store.info(gid)
+    now = lang_of(interaction.locale, info.meta.get("lang", "ru"))
+    langs = info.meta.get("langs", {})
+    if langs.get(str(pid)) != now:
+        meta = dict(info.meta)
+        meta["langs"] = {**langs, str(pid): now}
+        await bot.store.set_meta(gid, meta)
 
 
 async def as_gm(bot: Any, interaction: discord.Interaction) -> tuple[str, Game] | None:

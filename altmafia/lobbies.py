@@ -30,12 +30,17 @@ class LobbyError(Exception):
         self.key, self.args_ = key, args
 
 
+def new_seed() -> int:
+    """The game's random seed (the deal and every draw of the rules come from it)."""
+    return secrets.randbits(31)
+
+
 def new_lobby(guild_id: int, channel_id: int, creator: int, ruleset: str, lang: str, tz: str,
               days: int | None) -> tuple[str, dict[str, Any]]:
     lobby_id = secrets.token_hex(3)
     return lobby_id, {
         "guild_id": guild_id, "channel_id": channel_id, "ruleset": ruleset, "creator": creator, "gms": [creator],
-        "players": [], "spectators": [], "lang": lang, "tz": tz, "days": days, "seed": secrets.randbits(31),
+        "players": [], "spectators": [], "lang": lang, "tz": tz, "days": days, "seed": new_seed(),
     }
 
 

@@ -17,7 +17,7 @@ from config.loader import RulesetFileError, available_rulesets, load_ruleset, pa
 from engine import ActionError, Game, GameError, PlayerSpec, Ruleset
 from engine.state import Event
 
-from .i18n import Renderer, audience_of
+from .i18n import Renderer, audience_of, catalog
 
 STEP_KEYS = {"phase", "actions", "rejected", "votes", "pms", "anon", "faction", "gm", "cancel", "expect", "note", "resolve"}
 EXPECT_KEYS = {
@@ -128,7 +128,10 @@ class Runner:
     # one step ------------------------------------------------------------------------
     def submit_action(self, e: dict[str, Any]) -> None:
         g = self.game
-        p = g.player(self.pid(e["by"]))
+        # ``for``: a teammate (``by``) gives this player's action; ``at``: for a later phase
+        p = g.player(self.pid(e.get("for", e["by"])))
+        by = self.pid(e["by"]) if "for" in e else None
+        tick = g.clock.parse(str(e["at"])) if "at" in e else None
         option = _opt(e.get("option"))
         if option is not None and option.isdigit():
             # ``option: 1`` means "+1" for an ability whose choices are signed
@@ -138,7 +141,7 @@ class Runner:
                     option = f"+{option}"
             except (ActionError, KeyError):
                 pass
-        intent = g.submit(p.pid, str(e["ability"]), self.targets(e), option, e.get("via"))
+        intent = g.submit(p.pid, str(e["ability"]), self.targets(e), option, e.get("via"), by=by, tick=tick)
         self.result.used.add(intent.ability)
         if intent.via and intent.via.count(":") == 2:  # performed through a borrowing ability
             self.result.used.add(intent.via)
@@ -208,7 +211,14 @@ class Runner:
             return "peace"
         if str(v) in ("against all", "против всех"):
             return "against_all"
-        return self.pid(v)
+        if any(p.name == str(v) for p in self.game.state.players):
+            return self.pid(v)
+        # a named choice of a vote: its id («amnesty») or its word in a catalog («амнистия»)
+        for lang in ("ru", "en"):
+            for k, w in catalog(lang).get("words", {}).items():
+                if k.startswith("choice.") and w == str(v):
+                    return k.removeprefix("choice.")
+        return str(v)
 
     def expect_rejected(self, where: str, e: dict[str, Any]) -> None:
         g = self.game

@@ -131,12 +131,10 @@ class Scheduler:
             await bot.channel_manager.sync(game_id)
         except discord.HTTPException as exc:
             log.warning("game %s: channel permissions not updated: %s", game_id, exc)
-        over = bot.store.info(game_id).status == "over"
-        if over:
-            await bot.finish(game_id)
         extra = {"gm": [gm_line]} if gm_line else None
         await bot.deliverer.flush(game_id, extra=extra)
-        if over:
+        if bot.store.info(game_id).status == "over":
+            await bot.finish(game_id)
             await bot.offer_cleanup(game_id)
 
     # ---- the loop -------------------------------------------------------------------------
@@ -156,13 +154,16 @@ class Scheduler:
         await self.bot.wait_until_ready()
 
     async def _loop_error(self, exc: BaseException) -> None:
-        log.exception("scheduler iteration failed", exc_info=exc)
-        if self.loop.failed() or not self.loop.is_running():
-            self.loop.restart()
+        log.error("the scheduler loop stopped", exc_info=exc)
 
     async def recover(self) -> None:
         """At start: redo cut resolves and overdue deadlines, then deliver what is pending."""
+        from .lobbies import post_cards
+
         store = self.bot.store
+        for info in store.games():
+            if info.status == "running" and "channels" in info.meta and not info.meta.get("cards"):
+                await post_cards(self.bot, info.game_id)  # a start cut short before the role cards
         for due in store.due(now()):
             log.info("game %s: %s resolve of tick %d at start", due.game_id, due.reason, due.tick)
             await self.resolve(due.game_id, expect_tick=due.tick)
@@ -172,7 +173,10 @@ class Scheduler:
         await self.bot.deliverer.flush()
 
     async def _iteration(self) -> None:
-        await self.tick()
+        try:
+            await self.tick()
+        except Exception:  # one bad game or a Discord outage must not stop the clock of all
+            log.exception("scheduler iteration failed; trying again at the next one")
         self.loop.change_interval(seconds=self.sleep_for())
 
     async def tick(self) -> None:

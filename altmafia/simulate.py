@@ -44,6 +44,7 @@ PM_RATE = 0.2
 ANON_RATE = 0.05
 FACTION_RATE = 0.3
 ACCEPT_RATE = 0.5
+RETRIES = 8  # other targets and options tried when the engine refuses a combination
 
 # the greedy player's heuristic weights (see docs/simulate.md)
 KILL_VALUE = 12.0
@@ -149,7 +150,8 @@ def victory_path(g: Game) -> str:
         return "free_player"
     if kind == "last_team":
         return side_of(g, winners[0]) or "team:none"
-    return "winners"
+    sides = sorted({side_of(g, w) for w in winners} - {None})  # another kind: the winners' sides
+    return "+".join(sides) if sides else "winners"
 
 
 class Table:
@@ -188,11 +190,26 @@ class Table:
             for pid in order:  # answers come after everyone's invitations
                 self.answer_invitations(pid, view)
 
-    def submit(self, pid: int, a: LegalAction, targets: list[int], option: str | None) -> None:
-        try:
-            self.g.submit(pid, a.key, targets, option, via=a.via)
-        except ActionError:
-            self.refused += 1
+    def draw(self, a: LegalAction, fewest: bool = False) -> tuple[list[int], str | None]:
+        """Random targets (as many as the ability takes: ``targets`` up to ``max_targets``;
+        with ``fewest`` the least it takes) and a random option or number."""
+        ab, rnd = a.ability, self.rnd
+        most = min(getattr(ab, "max_targets", None) or ab.targets, len(a.targets))
+        k = rnd.randint(ab.targets, most) if most > ab.targets and not fewest else ab.targets
+        return (rnd.sample(a.targets, k) if k else []), a.any_option(rnd)
+
+    def submit(self, pid: int, a: LegalAction, targets: list[int], option: str | None) -> bool:
+        """Submit a move; when the engine refuses that combination of targets and option (a
+        target already used with that option…), try other random ones. Only a move none of
+        whose tries is accepted counts as refused (a check: legal_actions offered it)."""
+        for _ in range(RETRIES):
+            try:
+                self.g.submit(pid, a.key, targets, option, via=a.via)
+                return True
+            except ActionError:
+                targets, option = self.draw(a, fewest=True)
+        self.refused += 1
+        return False
 
     @staticmethod
     def try_(call: Callable[[], Any]) -> bool:
@@ -214,8 +231,7 @@ class Table:
         for acts in self.lanes(pid).values():
             if rnd.random() < ACT_RATE:
                 a = rnd.choice(acts)
-                targets = rnd.sample(a.targets, a.ability.targets) if a.ability.targets else []
-                self.submit(pid, a, targets, a.any_option(rnd))
+                self.submit(pid, a, *self.draw(a))
         for v in g.open_votes():
             mine = next((b for b in g.state.votes if b.pid == pid and b.vote == v.id), None)
             if rnd.random() < (REVOTE_RATE if mine else VOTE_RATE):
@@ -616,24 +632,26 @@ def summarize(run: Run, records: list[dict[str, Any]], lang: str = "ru") -> dict
             row[2] += protected
             row[3] += 1
     games = len(records)
-    ability_rows = []
-    for key in sorted(used, key=lambda k: (-used[k][0], k)):
-        n, blocked, protected, in_games = used[key]
+    def ability_names(key: str) -> dict[str, str]:
         kind, src, ab_id = key.split(":", 2)
         owner = rules.role(src) if kind == "role" else rules.character(src)
         ab = next((a for a in owner.abilities if a.id == ab_id), None)
+        return {"key": key, "owner": getattr(owner.name, lang), "name": getattr(ab.name, lang) if ab else ab_id}
+
+    ability_rows = []
+    for key in sorted(used, key=lambda k: (-used[k][0], k)):
+        n, blocked, protected, in_games = used[key]
         ability_rows.append({
-            "key": key, "owner": getattr(owner.name, lang), "name": getattr(ab.name, lang) if ab else ab_id,
-            "used": n, "per_game": _r(n / games), "games_used": in_games,
+            **ability_names(key), "used": n, "per_game": _r(n / games), "games_used": in_games,
             "blocked": blocked, "blocked_share": _r(blocked / n if n else 0.0), "protected": protected,
         })
-    offered = {f"{k}:{src.id}:{a.id}" for k, group in (("role", rules.roles), ("character", rules.characters)) for src in group for a in src.abilities}
+    offered = [f"{k}:{src.id}:{a.id}" for k, group in (("role", rules.roles), ("character", rules.characters)) for src in group for a in src.abilities]
     side_names = {"faction_leader": "faction leader", "faction_member": "faction member", "free": "free player"}
     return {
         "ruleset": {"id": rules.id, "name": getattr(rules.names, lang), "source": run.ruleset, "victory": rules.victory.kind},
         "games": games,
         "seed": run.seed,
-        "players": records[0]["players"].__len__() if records else run.players,
+        "players": len(records[0]["players"]) if records else run.players,
         "policy": run.policy,
         "length": {
             "ticks_mean": _r(sum(ticks) / games),
@@ -654,7 +672,7 @@ def summarize(run: Run, records: list[dict[str, Any]], lang: str = "ru") -> dict
             "policy": _rate_rows(tallies["policy"], lambda k: k),
         },
         "abilities": ability_rows,
-        "abilities_never_used": sorted(offered - set(used)),
+        "abilities_never_used": [ability_names(k) for k in offered if k not in used],
         "per_game": [
             {"index": rec["index"], "seed": rec["seed"], "ticks": rec["ticks"], "path": rec["path"], "winners": rec["winners"]}
             for rec in records
@@ -693,18 +711,20 @@ def format_report(rep: dict[str, Any]) -> str:
                 f"  {r['name']:{width}} {r['n']:6} {r['wins']:6}  {100 * r['rate']:5.1f}%  [{100 * r['ci'][0]:5.1f}–{100 * r['ci'][1]:5.1f}]"
             )
     out.append("")
-    out.append("abilities (from the GM trace): uses, per game, games used in, blocked, protected against")
+    out.append("abilities (from the GM trace, trace.action):")
     if rep["abilities"]:
-        width = max(len(f"{r['owner']}: {r['name']}") for r in rep["abilities"])
-        width = min(max(width, 24), 60)
+        width = min(max(24, *(len(f"{r['owner']}: {r['name']}") for r in rep["abilities"])), 60)
+        out.append(f"  {'':{width}} {'uses':>7} {'a game':>7} {'games':>6} {'blocked':>8} {'':7} {'protected':>9}")
         for r in rep["abilities"]:
-            label = f"{r['owner']}: {r['name']}"[:width]
+            label = _short(f"{r['owner']}: {r['name']}", width)
             out.append(
                 f"  {label:{width}} {r['used']:7} {r['per_game']:7.2f} {r['games_used']:6} "
-                f"{r['blocked']:6} ({100 * r['blocked_share']:4.1f}%) {r['protected']:5}"
+                f"{r['blocked']:8} ({100 * r['blocked_share']:4.1f}%) {r['protected']:9}"
             )
     if rep["abilities_never_used"]:
-        out.append(f"  never used: {', '.join(rep['abilities_never_used'])}")
+        out.append(f"never used ({len(rep['abilities_never_used'])}):")
+        for r in rep["abilities_never_used"]:
+            out.append(f"  {r['owner']}: {r['name']}")
     if rep["checks"]["refused_legal_moves"]:
         out.append(f"warning: the engine refused {rep['checks']['refused_legal_moves']} move(s) that legal_actions offered")
     return "\n".join(out)
@@ -742,7 +762,7 @@ def plot(rep: dict[str, Any], path: str) -> None:
         ax.set_title(f"Win rate {titles[kind]}", fontsize=10, loc="left")
         ax.grid(axis="x", alpha=0.3)
         ax.tick_params(axis="x", labelsize=8)
-    axes[-1, 0].set_xlabel("win rate, % — whiskers: 95% Wilson interval; dashed line: mean win rate of a seat (blue above it, orange below)", fontsize=8)
+    axes[-1, 0].set_xlabel("win rate, %  ·  whiskers: 95% Wilson interval  ·  dashed: mean of a seat (blue above, orange below)", fontsize=8)
     rs = rep["ruleset"]
     fig.suptitle(
         f"{rs['name']}: {rep['games']} games, {rep['players']} players, policy {rep['policy']}, seed {rep['seed']}", fontsize=11

@@ -20,7 +20,20 @@ from discord.ext import commands
 
 from altmafia.buttons import GameButton
 from altmafia.i18n import Renderer, text
-from altmafia.interact import D, N, as_gm, deadline_text, defer, games_here, lang, parse_player, player_choices, refuse, refuse_engine, reply
+from altmafia.interact import (
+    D,
+    N,
+    as_gm,
+    deadline_text,
+    defer,
+    games_here,
+    lang,
+    parse_player,
+    player_choices,
+    refuse,
+    refuse_engine,
+    reply,
+)
 from altmafia.scheduler import now
 from engine import ActionError, Game
 from storage import Command
@@ -130,7 +143,7 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
         dl = info.deadline
         remaining = max(60.0, (dl - now()).total_seconds()) if dl else None
         meta = dict(info.meta)
-        meta["paused"] = {"remaining": remaining}
+        meta["paused"] = {"remaining": remaining, "tick": info.tick}
         await self.bot.store.set_meta(gid, meta)
         await self.bot.store.set_deadline(gid, None, user_id=interaction.user.id)
         await reply(interaction, text(lang(interaction), "gm.paused"))
@@ -149,7 +162,8 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
             await refuse(interaction, "err.not_paused")
             return
         await defer(interaction)
-        remaining = paused.get("remaining")
+        remaining = paused.get("remaining") if paused.get("tick") == info.tick else None
+        # the rest of the paused phase; a phase resolved meanwhile ends at its calendar time
         at = now() + timedelta(seconds=remaining) if remaining else self.bot.scheduler.next_deadline(gid, info.tick)
         meta = dict(info.meta)
         meta["paused"] = None

@@ -118,7 +118,7 @@ class Votes(commands.GroupCog, group_name=N("vote"), group_description=D("vote")
         p = player_of(game, interaction.user.id)
         if p is None:
             return []
-        wanted = getattr(interaction.namespace, "vote", None)
+        wanted = getattr(interaction.namespace, "ballot", None)  # the renamed parameter's key
         votes = [v for v in game.open_votes() if wanted in (None, v.id)][:1]
         if not votes:
             return []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -55,18 +56,52 @@ def parse_ruleset(data: Any, source: str) -> Ruleset:
         raise RulesetFileError("\n".join(lines)) from None
 
 
-def load_ruleset_file(path: str | Path) -> Ruleset:
-    path = Path(path)
+def _read_yaml(path: Path) -> Any:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise RulesetFileError(f"{path}: cannot read the ruleset file ({exc.strerror})") from None
     try:
-        data = yaml.load(text, Loader=_Loader)
+        return yaml.load(text, Loader=_Loader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         raise RulesetFileError(f"{path}: not valid YAML{where}: {getattr(exc, 'problem', exc)}") from None
+
+
+def merge_data(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    """``over`` on top of ``base``: mappings merge key by key, anything else (a list such as
+    ``roles``) is replaced whole."""
+    out = copy.deepcopy(base)
+    for k, v in over.items():
+        if isinstance(v, dict) and isinstance(out.get(k), dict):
+            out[k] = merge_data(out[k], v)
+        else:
+            out[k] = copy.deepcopy(v)
+    return out
+
+
+def _with_base(data: Any, path: Path, seen: tuple[Path, ...] = ()) -> Any:
+    """A file with ``extends: <ruleset id or path>`` is that ruleset with this file's keys on
+    top (:func:`merge_data`): e.g. a GM's own role table over a shipped framework."""
+    if not isinstance(data, dict) or "extends" not in data:
+        return data
+    ref = str(data["extends"])
+    known = available_rulesets(include_tests=True)
+    base_path = known.get(ref) or (path.parent / ref)
+    if base_path.resolve() in seen or base_path.resolve() == path.resolve():
+        raise RulesetFileError(f"{path}: 'extends: {ref}' goes round in a circle")
+    if not base_path.exists():
+        raise RulesetFileError(f"{path}: 'extends: {ref}': no such ruleset; known: {', '.join(sorted(known))}")
+    base = _with_base(_read_yaml(base_path), base_path, (*seen, path.resolve()))
+    if not isinstance(base, dict):
+        raise RulesetFileError(f"{base_path}: a ruleset must be a mapping at the top level")
+    return merge_data(base, {k: v for k, v in data.items() if k != "extends"})
+
+
+def load_ruleset_file(path: str | Path) -> Ruleset:
+    path = Path(path)
+    data = _with_base(_read_yaml(path), path)
     return parse_ruleset(data, str(path))
 
 

@@ -251,10 +251,14 @@ def op_kill(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
         kill(ctx, t, intent.ability)
 
 
-def kill(ctx: Ctx, t: Player, cause: str) -> None:
+def kill(ctx: Ctx, t: Player, cause: str, status: str | None = None) -> None:
+    """``t`` is out of the game with the dead status ``status`` (default: the ruleset's first;
+    an execution may put its own, «казнён»). Setting ``death_reveals`` lists the facts everyone
+    learns of the dead (seed 001: ``character``, ``in_faction`` — not which faction; ``role``)."""
     g = ctx.game
-    ddef = next((s for s in g.rules.statuses if s.dead), None)
+    ddef = g.rules.status(status) if status else next((s for s in g.rules.statuses if s.dead), None)
     dead = ddef.id if ddef else "dead"
+    reveal = {"character": t.character, "role": t.role, "in_faction": bool(g.factions_of(t.pid))}
     t.statuses[dead] = Status(id=dead, since=ctx.tick, data={"cause": cause})
     t.statuses.pop("poisoned", None)
     for sid in ddef.clears if ddef else []:
@@ -267,6 +271,9 @@ def kill(ctx: Ctx, t: Player, cause: str) -> None:
     for f in list(g.factions_of(t.pid)):
         remove_member(g, f, t.pid, reason="death")
     ctx.emit("gm.death", "gm", player=t.pid, cause=cause)
+    for fact in g.state.settings.get("death_reveals") or []:
+        if reveal[fact] is not None:  # a player dealt no character has none to reveal
+            ctx.emit(f"death.{fact}", "public", player=t.pid, value=reveal[fact])
 
 
 @effect("reveal")

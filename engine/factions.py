@@ -119,8 +119,12 @@ def check_op(g: Game, p: Player, op: str, target: int | None, fid: str | None) -
         sent = [o for o in mine if o.op == "invite"]
         if any(o.target == target for o in sent):
             raise ActionError("duplicate_target")
-        if len(sent) >= invites_allowed(g, p):
-            raise ActionError("invite_quota", quota=invites_allowed(g, p))
+        quota = invites_allowed(g, p)
+        if fr.invites_within_room and into is not None:
+            f = g.state.factions[into]
+            quota = min(quota, max_size(g, f) - len(f.members))
+        if len(sent) >= quota:
+            raise ActionError("invite_quota", quota=quota)
         g.emit("faction.invited", "players", [target], inviter=p.pid)
         return
     if op in ("accept", "decline"):

@@ -67,6 +67,10 @@ class Game:
         self.rules = ruleset
         self.state = state
         self.clock = Clock(ruleset.calendar)
+        # roles and characters whose holders some abilities cannot target (passive ``untargetable``)
+        self._untargetable = {
+            src.id for src in [*ruleset.roles, *ruleset.characters] if any(pas.kind == "untargetable" for pas in src.passives)
+        }
         self.rng = random.Random()
         self.rng.setstate(state.rng_state)
 
@@ -113,6 +117,10 @@ class Game:
             hook = getattr(VOTES[vdef.kind], "on_start", None)
             if hook:
                 hook(game, vdef)
+        if ruleset.steps.get("start"):
+            from .resolver import run_start
+
+            run_start(game)
         game.sync_rng()
         return game
 
@@ -136,17 +144,27 @@ class Game:
         wanted = sum(1 for p in players if p.role == DEAL)
         if wanted > len(pool):
             raise GameError("not enough roles to deal")
-        chars_taken = {self.rules.character(p.character).id for p in players if p.character not in (None, DEAL)}
+        chars_taken = [self.rules.character(p.character).id for p in players if p.character not in (None, DEAL)]
         deck: list[str] = []
         out = []
+        rounds = 0
         for p in players:
             if p.role == DEAL:
                 p = replace(p, role=pool.pop())
             if p.character == DEAL:
+                if not deck and rounds and table.fill:
+                    deck = [self.rules.character(table.fill).id]  # the seats beyond the deck
                 if not deck:
-                    deck = sorted(c.id for c in self.rules.characters if c.id not in chars_taken) or sorted(c.id for c in self.rules.characters)
+                    rounds += 1
+                    # a character is in the deck ``copies`` times; the GM's choices are taken out
+                    full = sorted(c.id for c in self.rules.characters for _ in range(c.copies))
+                    deck = list(full)
+                    for cid in chars_taken:
+                        if cid in deck:
+                            deck.remove(cid)
+                    deck = deck or full
                     self.rng.shuffle(deck)
-                    chars_taken = set()
+                    chars_taken = []
                 p = replace(p, character=deck.pop())
             out.append(p)
         self.sync_rng()
@@ -193,7 +211,13 @@ class Game:
         return out
 
     def passives(self, p: Player, kind: str) -> list[dict[str, Any]]:
-        return [pas.params for src in self.sources(p) for pas in src.passives if pas.kind == kind]
+        out = [pas.params for src in self.sources(p) for pas in src.passives if pas.kind == kind]
+        # the features of another role granted for a while ({"passives": role id}; seed 003:
+        # Мародёрство), from ``since`` to ``until`` like granted abilities
+        for g in p.grants:
+            if g.get("passives") and g.get("since", -1) <= self.state.tick and (g.get("until") is None or g["until"] > self.state.tick):
+                out += [pas.params for pas in self.rules.role(g["passives"]).passives if pas.kind == kind]
+        return out
 
     def active(self, p: Player, status: str, tick: int | None = None) -> Status | None:
         s = p.statuses.get(status)
@@ -275,7 +299,7 @@ class Game:
         if granted:
             # a grant holds from ``since`` (default: at once) to ``until`` (None: the whole game);
             # ``replace`` takes away one's own abilities meanwhile: True all, "role" the role's only
-            now = [g for g in p.grants if g.get("since", -1) <= self.state.tick and (g.get("until") is None or g["until"] > self.state.tick)]
+            now = [g for g in p.grants if "key" in g and g.get("since", -1) <= self.state.tick and (g.get("until") is None or g["until"] > self.state.tick)]
             keys = {g["key"] for g in now}
             for g in now:
                 if g.get("replace") == "role":
@@ -340,6 +364,8 @@ class Game:
         return ab.counts_as_action if ab.counts_as_action is not None else self.slot_of(ab).counts_as_action
 
     def lane_of(self, key: str, ab: AbilityDef) -> str:
+        if ab.lane:  # abilities that exclude each other in a turn (seed 003)
+            return f"lane:{ab.lane}"
         return "action" if self.counts_as_action(ab) else f"free:{key}"
 
     def cooldown_ticks(self, ab: AbilityDef) -> int:
@@ -554,6 +580,9 @@ class Game:
         spent = p.spent.get(info.turn, [])
         if lane in spent:
             raise ActionError("turn_used")
+        for i in st.intents:  # an irrevocable submission («в любой момент») holds its lane
+            if i.pid == p.pid and i.lane == lane and self.ability_def(i.ability).irrevocable:
+                raise ActionError("irrevocable", ability=i.ability)
         cut = st.memo.get("end_now")
         if cut and cut["tick"] == st.tick and cut["by"] == p.pid and lane == "action":
             raise ActionError("turn_used")  # the riot that ended this turn cannot be taken back
@@ -578,18 +607,45 @@ class Game:
             raise ActionError("cooldown", ability=key, ready=self.clock.info(ready).label)
         if ab.uses_per_game is not None and p.uses.get(key, 0) >= ab.uses_per_game:
             raise ActionError("no_uses_left", ability=key)
+        if ab.checks:
+            err = self.run_checks(p, ab, None, None)
+            if err:
+                raise err
         return ab
+
+    def run_checks(self, p: Player, ab: AbilityDef, targets: list[int] | None, option: str | None) -> ActionError | None:
+        """The ability's registered checks (``AbilityDef.checks``): the first refusal, or None."""
+        from .registry import CHECKS
+
+        for c in ab.checks:
+            err = CHECKS[c.kind](self, p, ab, c.params, targets, option)
+            if err is not None:
+                return err
+        return None
 
     def _target_ok(self, p: Player, ab: AbilityDef, t: Player, via: str | None = None, *, unbound: bool = False) -> ActionError | None:
         self_ok = ab.self_target if ab.self_target is not None else self.slot_of(ab).self_target
         if t.pid == p.pid and not self_ok and via != "leader":
             return ActionError("self_target")
-        if not self.alive(t):
+        if ab.dead_targets:  # an ability aimed at the dead only
+            if self.alive(t):
+                return ActionError("illegal_target", target=t.pid)
+        elif not self.alive(t):
             return ActionError("target_not_alive", target=t.pid)
         if any(not f.can_be_targeted for f in self.status_flags(t)):
             return ActionError("target_unreachable", target=t.pid)
         if ab.target_where and not self.matches(t, ab.target_where, actor=p.pid):
             return ActionError("illegal_target", target=t.pid)
+        if t.pid != p.pid and (t.grants or {t.role, t.character} & self._untargetable) and any(
+            ab.slot in x.get("slots", []) or set(ab.labels) & set(x.get("labels", [])) for x in self.passives(t, "untargetable")
+        ):
+            return ActionError("illegal_target", target=t.pid)
+        if ab.checks:
+            err = self.run_checks(p, ab, [t.pid], None)
+            if err:
+                return err
+        if ab.once_per == "target" and p.uses.get(f"once:{ab.id}:{t.pid}"):
+            return ActionError("once_per_target", target=t.pid)
         x = None if unbound else self._bound_target(p, ab, via)
         if x is not None and ab.targets == 1 and t.pid != x:
             return ActionError("blackmailed_target", target=x)
@@ -607,9 +663,9 @@ class Game:
 
     def check_submission(self, p: Player, key: str, targets: list[int], option: str | None, via: str | None = None) -> AbilityDef:
         ab = self.check_available(p, key, via)
-        if len(targets) != ab.targets:
+        if not ab.targets <= len(targets) <= (ab.max_targets or ab.targets):
             raise ActionError("wrong_target_count", need=ab.targets)
-        if len(set(targets)) != len(targets):
+        if len(set(targets)) != len(targets) and not ab.repeat_targets:
             raise ActionError("duplicate_target")
         for t in targets:
             if not 0 <= t < len(self.state.players):
@@ -627,6 +683,14 @@ class Game:
             raise ActionError("bad_option", options=list(ab.options))
         if not ab.options and option is not None:
             raise ActionError("bad_option", options=[])
+        if ab.once_per == "target_option":
+            for t in targets:
+                if p.uses.get(f"once:{ab.id}:{t}:{option}"):
+                    raise ActionError("once_per_target", target=t)
+        if ab.checks:
+            err = self.run_checks(p, ab, list(targets), option)
+            if err:
+                raise err
         return ab
 
     def legal_actions(self, pid: int) -> list[LegalAction]:
@@ -645,7 +709,10 @@ class Game:
             targets = [t.pid for t in self.state.players if ab.targets and self._target_ok(p, ab, t, via) is None]
             if ab.targets and len(targets) < ab.targets:
                 continue
-            out.append(LegalAction(key=key, ability=ab, targets=targets, options=list(ab.options), via=via))
+            options = [o for o in ab.options if not ab.checks or self.run_checks(p, ab, None, o) is None]
+            if ab.options and not options:
+                continue
+            out.append(LegalAction(key=key, ability=ab, targets=targets, options=options, via=via))
         return out
 
     def matches(self, t: Player, sel: Selector, stats: dict[str, int] | None = None, actor: int | None = None) -> bool:
@@ -678,9 +745,19 @@ class Game:
         return True
 
     # ---- submissions ----------------------------------------------------------------
-    def submit(self, pid: int, ability: str, targets: list[int] | None = None, option: str | None = None, via: str | None = None) -> Intent:
-        """Submit or replace an action. Raises :class:`ActionError` when refused."""
+    def submit(self, pid: int, ability: str, targets: list[int] | None = None, option: str | None = None, via: str | None = None,
+               *, by: int | None = None, tick: int | None = None) -> Intent:
+        """Submit or replace an action. Raises :class:`ActionError` when refused.
+
+        ``by``: a teammate gives ``pid``'s action (``FactionRules.orders``); it never replaces
+        what the player submitted themself, and the player's own submission replaces it.
+        ``tick``: an order for a later phase, checked when that phase resolves."""
         p = self.player(pid)
+        by = None if by == pid else by
+        if by is not None:
+            self._check_order(by, p)
+        if tick is not None and tick != self.state.tick:
+            return self._order_ahead(p, ability, list(targets or []), option, by, tick)
         if via not in self.VIAS:  # a borrowing ability, by key or name
             via = self.find_ability(p, via)
             if via not in self.borrowers(p):
@@ -692,19 +769,72 @@ class Game:
         if x is not None and ab.targets > 1 and x not in targets:
             targets = [x, *targets[1:]]  # blackmailed: one of the targets is the one imposed
         lane = self.lane_for(key, ab, via)
-        self.state.intents = [i for i in self.state.intents if not (i.pid == pid and i.lane == lane)]
-        intent = Intent(seq=self.next_seq(), pid=pid, ability=key, targets=targets, option=option, tick=self.state.tick, lane=lane, via=via)
+        mine = [i for i in self.state.intents if i.pid == pid and i.lane == lane and i.tick == self.state.tick]
+        if by is not None and any(i.by is None for i in mine):
+            raise ActionError("own_action")
+        self.state.intents = [i for i in self.state.intents if not (i.pid == pid and i.lane == lane and i.tick == self.state.tick)]
+        intent = Intent(seq=self.next_seq(), pid=pid, ability=key, targets=targets, option=option, tick=self.state.tick, lane=lane, via=via, by=by)
         self.state.intents.append(intent)
         if any(e.op == "end_phase" for e in ab.all_effects(option)):
             self._request_end_now(p, intent, ab)
         return intent
+
+    def _check_order(self, by: int, p: Player) -> None:
+        if not self.rules.factions.orders:
+            raise ActionError("orders_not_allowed")
+        if self.state.over:
+            raise ActionError("game_over")
+        if not self.alive(self.player(by)):
+            raise ActionError("not_alive")
+        if not {f.fid for f in self.factions_of(by)} & {f.fid for f in self.factions_of(p.pid)}:
+            raise ActionError("not_teammate", target=p.pid)
+
+    def _order_ahead(self, p: Player, ability: str, targets: list[int], option: str | None, by: int | None, tick: int) -> Intent:
+        """An order for a later phase: its shape is checked now, the rest when it resolves."""
+        if by is None or tick < self.state.tick:
+            raise ActionError("wrong_phase", ability=ability, phase=self.clock.info(max(tick, 0)).kind)
+        key = self.find_ability(p, ability)
+        ab = self.ability_def(key)
+        kind = self.clock.info(tick).kind
+        if self.slot_of(ab).phase not in (kind, "any"):
+            raise ActionError("wrong_phase", ability=key, phase=self.slot_of(ab).phase)
+        if not ab.targets <= len(targets) <= (ab.max_targets or ab.targets):
+            raise ActionError("wrong_target_count", need=ab.targets)
+        if len(set(targets)) != len(targets) and not ab.repeat_targets:
+            raise ActionError("duplicate_target")
+        if any(not 0 <= t < len(self.state.players) for t in targets):
+            raise ActionError("unknown_player")
+        if ab.options and option not in ab.options:
+            raise ActionError("bad_option", options=list(ab.options))
+        lane = self.lane_of(key, ab)
+        self.state.intents = [i for i in self.state.intents if not (i.pid == p.pid and i.lane == lane and i.tick == tick)]
+        intent = Intent(seq=self.next_seq(), pid=p.pid, ability=key, targets=targets, option=option, tick=tick, lane=lane, by=by)
+        self.state.intents.append(intent)
+        return intent
+
+    def settle_orders(self) -> None:
+        """The orders given for this tick are checked as if their actor submitted them now; one
+        that no longer holds (the actor is in hospital, the target died) lapses, and the
+        teammate who gave it is told."""
+        tick = self.state.tick
+        for i in [i for i in self.state.intents if i.tick == tick and i.by is not None]:
+            self.state.intents.remove(i)
+            try:
+                self.check_submission(self.player(i.pid), i.ability, list(i.targets), i.option, i.via)
+            except ActionError as err:
+                self.emit("gm.order_lapsed", "gm", player=i.pid, by=i.by, ability=i.ability, reason=err.key)
+                self.emit("private.order_lapsed", "players", [i.by], player=i.pid, ability=i.ability)
+                continue
+            self.state.intents.append(i)
 
     def cancel(self, pid: int, lane: str = "action") -> bool:
         cut = self.state.memo.get("end_now")
         if cut and cut["tick"] == self.state.tick and cut["by"] == pid and lane == "action":
             return False  # a riot that ended the turn cannot be taken back
         before = len(self.state.intents)
-        self.state.intents = [i for i in self.state.intents if not (i.pid == pid and i.lane == lane)]
+        self.state.intents = [
+            i for i in self.state.intents if not (i.pid == pid and i.lane == lane and not self.ability_def(i.ability).irrevocable)
+        ]
         return len(self.state.intents) != before
 
     def pending(self, pid: int) -> list[Intent]:
@@ -751,6 +881,9 @@ class Game:
             return existing[0]
         v = Vote(vote=vote_id, pid=pid, choice=choice)
         self.state.votes.append(v)
+        hook = getattr(VOTES[vdef.kind], "on_ballot", None)
+        if hook:  # a vote that reads something at the moment of voting (seed 001: the voter's ТВ)
+            hook(self, vdef, v)
         return v
 
     # ---- messages -------------------------------------------------------------------
@@ -764,6 +897,10 @@ class Game:
         p, r = self.player(sender), self.player(recipient)
         if self.state.over:
             raise ActionError("game_over")
+        if self.rules.mail:  # the ruleset's own mail (seed 003: anonymous letters, prison notes)
+            from .registry import MAIL
+
+            return MAIL[self.rules.mail].send(self, p, r, text)
         if self.rules.quotas.pm_per_day == 0:
             raise ActionError("pm_not_allowed")
         if not self.alive(p):
@@ -799,6 +936,10 @@ class Game:
         p = self.player(pid)
         if self.state.over:
             raise ActionError("game_over")
+        if self.rules.mail:  # the ruleset's own mail: a letter to the whole town
+            from .registry import MAIL
+
+            return MAIL[self.rules.mail].post(self, p, text)
         if not self.alive(p):
             raise ActionError("not_alive")
         self._check_communicates(p)
@@ -856,6 +997,10 @@ class Game:
             self.emit("report.status_off", "public" if sdef.public else "players", [] if sdef.public else [pid], player=pid, status=sdef.id)
 
     def gm_message(self, pid: int, text: str) -> None:
+        if any(f.messages == "hold" for f in self.status_flags(self.player(pid))):  # seed 002's coma
+            self.state.held.setdefault(str(pid), []).append({"key": "gm.message", "args": {"text": text}})
+            self.emit("gm.message_held", "gm", player=pid)
+            return
         self.emit("gm.message", "players", [pid], text=text)
 
     def gm_set_end_day(self, day: int) -> None:

@@ -94,7 +94,7 @@ def execute(ctx: Ctx, p: Player, cause: str, actor: int | None = None) -> bool:
 
     if not ctx.game.alive(p) or _shielded(ctx, p, ["negative", "kill", "execution"], actor):
         return False
-    kill(ctx, p, cause)
+    kill(ctx, p, cause, ctx.game.state.settings.get("execution_status"))  # its own dead status, if any
     return True
 
 
@@ -121,8 +121,28 @@ def carry_out_sentences(ctx: Ctx) -> None:
             jail(g, p, s["cause"], ctx, ["negative", "prison"], s["by"])
 
 
+AGAINST_ALL = "against_all"
+
+
+def ballot_counts(g: Game, voter: Player, dead_ballots: bool = False) -> bool:
+    """A ballot counts while its voter may vote; with ``dead_ballots`` (seed 001: «Голос игрока,
+    казненного ... или умершего в течение дня, также учитывается») also once the voter is dead."""
+    if not g.alive(voter):
+        return dead_ballots
+    return all(f.can_vote for f in g.status_flags(voter))
+
+
 class PrisonVote:
-    """``params``: stat (vo), strength_step (5), changes_per_game (1), penalty ({vo: -2, tv: -2})."""
+    """``params``: stat (vo), strength_step (5; null: every ballot weighs 1 + ``vote_bonus``),
+    changes_per_game (1), changes, penalty ({vo: -2, tv: -2}; {}: none), and for seed 001:
+    ``against_all`` (a ballot «против всех»; more than half of those entitled to vote → nobody
+    goes), ``dead_ballots`` (ballots of the dead count), ``count_reads`` (``true``: whether a
+    listed player may go, and the ties, read the true values), ``tie_stats`` (equal votes: the
+    lower of these stats goes first, in order, then the game's generator; default ``[stat]``)."""
+
+    @staticmethod
+    def named_choices(g: Game, vdef: Any) -> list[str]:
+        return [AGAINST_ALL] if vdef.params.get("against_all") else []
 
     @staticmethod
     def on_start(g: Game, vdef: Any) -> None:
@@ -142,10 +162,10 @@ class PrisonVote:
                 memo["list"].append(p.pid)
                 g.emit("vote.listed", "public", vote=vdef.id, player=p.pid)
         if memo["list"] and not was_open:
-            step_ = int(vdef.params.get("strength_step", 5))
+            step_ = vdef.params.get("strength_step", 5)
             tv = g.rules.stat(vdef.params.get("strength_stat", "tv")).id
             for p in g.living():
-                bonus = max(0, g.true_stat(p, tv) // step_)
+                bonus = max(0, g.true_stat(p, tv) // int(step_)) if step_ else 0
                 extra = sum(int(x.get("amount", 1)) for x in g.passives(p, "vote_bonus"))
                 memo["strength"][str(p.pid)] = max(1, 1 + bonus + extra)
             g.emit("vote.opened", "public", vote=vdef.id, players=list(memo["list"]))
@@ -157,6 +177,8 @@ class PrisonVote:
 
     @staticmethod
     def check_choice(g: Game, vdef: Any, p: Player, choice: Any) -> None:
+        if choice == AGAINST_ALL and vdef.params.get("against_all"):
+            return
         listed = _day_memo(g, vdef, g.info.day)["list"]
         if choice not in listed:
             raise ActionError("not_on_list", target=choice)
@@ -193,35 +215,47 @@ class PrisonVote:
         memo = _day_memo(g, vdef, g.clock.info(ctx.tick).day)
         if not memo["list"]:
             return
+        prm = vdef.params
         stat = _stat(g, vdef)
+
+        def val(p: Player, s: str) -> int:
+            return g.true_stat(p, s, "prison") if prm.get("count_reads") == "true" else value(g, p, s)
+
         tally: dict[int, int] = defaultdict(int)
         voted = set()
+        against = 0
         for b in ballots:
-            voter = g.player(b.pid)
-            if not g.alive(voter) or any(not f.can_vote for f in g.status_flags(voter)):
+            if not ballot_counts(g, g.player(b.pid), bool(prm.get("dead_ballots"))):
                 continue  # cast before losing the vote (barracks, death): it no longer counts
             voted.add(b.pid)
-            if b.choice is not None:
+            if b.choice == AGAINST_ALL:
+                against += 1  # a head: "больше, чем 50% от имеющих право голоса"
+            elif b.choice is not None:
                 tally[int(b.choice)] += PrisonVote.strength(g, vdef, b.pid)
         # a ballot without force is not shown: the public tally must not tell who lost it
-        shown = sorted(((k, n) for k, n in tally.items() if n > 0), key=lambda kv: (-kv[1], kv[0]))
-        g.emit("vote.tally", "public", vote=vdef.id, tally=[[k, n] for k, n in shown])
-        penalty = vdef.params.get("penalty", {})
+        shown: list[list[Any]] = [[k, n] for k, n in sorted(((k, n) for k, n in tally.items() if n > 0), key=lambda kv: (-kv[1], kv[0]))]
+        g.emit("vote.tally", "public", vote=vdef.id, tally=shown + ([[AGAINST_ALL, against]] if against else []))
+        penalty = prm.get("penalty", {})
         for p in g.living():
-            if p.pid in voted or any(not f.can_vote for f in g.status_flags(p)):
+            if not penalty or p.pid in voted or any(not f.can_vote for f in g.status_flags(p)):
                 continue
             for s, d in penalty.items():
                 sid = g.rules.stat(s).id
                 p.stats[sid] = p.stats.get(sid, 0) + d
             g.emit("gm.no_vote", "gm", player=p.pid, vote=vdef.id)
             g.emit("private.no_vote", "players", [p.pid], penalty=dict(penalty))
+        entitled = voted | {p.pid for p in g.living() if ballot_counts(g, p)}
+        if prm.get("against_all") and against * 2 > len(entitled):
+            g.emit("vote.against_all", "public", vote=vdef.id, count=against, of=len(entitled))
+            return
         ranked = [pid for pid, n in tally.items() if n > 0]
-        # equal votes and equal ВО: the game's random generator decides among them
-        groups: dict[tuple[int, int], list[int]] = defaultdict(list)
+        # equal votes and equal ВО (then the other ``tie_stats``): the game's generator decides
+        ties = [g.rules.stat(s).id for s in prm.get("tie_stats") or [stat]]
+        groups: dict[tuple[int, ...], list[int]] = defaultdict(list)
         for pid in sorted(ranked):
-            groups[(tally[pid], value(g, g.player(pid), stat))].append(pid)
+            groups[(tally[pid], *(val(g.player(pid), s) for s in ties))].append(pid)
         order: list[int] = []
-        for key in sorted(groups, key=lambda k: (-k[0], k[1])):
+        for key in sorted(groups, key=lambda k: (-k[0], *k[1:])):
             grp = groups[key]
             if len(grp) > 1:
                 g.rng.shuffle(grp)
@@ -229,7 +263,7 @@ class PrisonVote:
         # the most-voted who may go: still below zero, free, alive and not immune; else the next
         for pid in order:
             p = g.player(pid)
-            if g.alive(p) and not p.has("prison") and value(g, p, stat) < 0 and jail(g, p, f"vote:{vdef.id}", ctx):
+            if g.alive(p) and not p.has("prison") and val(p, stat) < 0 and jail(g, p, f"vote:{vdef.id}", ctx):
                 g.emit("vote.jailed", "public", vote=vdef.id, player=pid)
                 return
         g.emit("vote.nobody_jailed", "public", vote=vdef.id)
@@ -241,9 +275,11 @@ VOTES["prison"] = PrisonVote
 @step("prison_thresholds")
 def prison_thresholds(ctx: Ctx, sd: Any) -> None:
     """At the end of a day: ВО ≤ jail_at sends to prison, ВО ≥ release_at frees; then the
-    sentences due today are carried out."""
+    sentences due today are carried out. ``every_tick`` (seed 001: «тут же»): the thresholds
+    apply at every resolve this step is in; the sentences still wait for the day's end."""
     g = ctx.game
-    if not g.clock.is_turn_end(ctx.tick):
+    end = g.clock.is_turn_end(ctx.tick)
+    if not end and not sd.params.get("every_tick"):
         return
     stat = g.rules.stat(sd.params.get("stat", "vo")).id
     jail_at, release_at = sd.params.get("jail_at"), sd.params.get("release_at")
@@ -253,4 +289,5 @@ def prison_thresholds(ctx: Ctx, sd: Any) -> None:
             release(g, p, "threshold")
         elif jail_at is not None and not p.has("prison") and v <= jail_at:
             jail(g, p, "threshold", ctx)
-    carry_out_sentences(ctx)
+    if end:
+        carry_out_sentences(ctx)

@@ -5,6 +5,11 @@
 - ``STEPS``: built-in resolution steps that are not submitted actions (poison death...).
 - ``VOTES``: vote counters (lynch, prison).
 - ``VICTORIES``: victory checks.
+- ``MAIL``: mail policies (``Ruleset.mail``): how PMs and anonymous posts travel (seed 003).
+- ``CHECKS``: submission checks (``AbilityDef.checks``): ``fn(game, player, ability, params,
+  targets, option)`` returns an ``ActionError`` or None. It is asked with ``targets`` None
+  (may the ability be used now), with one target (may it be aimed at them), with one option
+  (is the choice open now), and with the whole submission.
 """
 
 from __future__ import annotations
@@ -17,6 +22,8 @@ IMPLS: dict[str, Callable[..., Any]] = {}
 STEPS: dict[str, Callable[..., Any]] = {}
 VOTES: dict[str, Callable[..., Any]] = {}
 VICTORIES: dict[str, Callable[..., Any]] = {}
+MAIL: dict[str, Any] = {}
+CHECKS: dict[str, Callable[..., Any]] = {}
 
 
 def _register(table: dict[str, Callable[..., Any]], name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -47,3 +54,11 @@ def vote(name: str):
 
 def victory(name: str):
     return _register(VICTORIES, name)
+
+
+def mail(name: str):
+    return _register(MAIL, name)
+
+
+def check(name: str):
+    return _register(CHECKS, name)

@@ -36,6 +36,7 @@ class Ctx:
     # everyone's base stats as the current step began: what filters such as "all with ТВ < 10"
     # read, so the actions of one step are simultaneous whatever the seat order
     step_stats: dict[int, dict[str, int]] = field(default_factory=dict)
+    first_event: int = 0  # the index of this resolve's first event in the game's log
 
     @property
     def rules(self):
@@ -103,11 +104,13 @@ def resolve_tick(game: Game) -> list[Event]:
     if st.over:
         raise GameError("the game is over")
     first_event = len(st.events)
+    game.settle_orders()  # actions teammates gave for this tick (FactionRules.orders)
     game.submit_forced()  # a blackmailed player's forced move, if not made by the turn's end
+    _random_actions(game)  # inactivity.mode random_action: a missing action is drawn at the turn's end
     info = game.info
     tick = st.tick
     intents = sorted((i for i in st.intents if i.tick == tick), key=lambda i: (i.pid, i.lane != "action", i.seq))
-    ctx = Ctx(game=game, tick=tick, intents=intents)
+    ctx = Ctx(game=game, tick=tick, intents=intents, first_event=first_event)
     before = _snapshot(game)
 
     for step in game.rules.steps[info.kind]:
@@ -122,7 +125,10 @@ def resolve_tick(game: Game) -> list[Event]:
         clamp(game, "step")
 
     for intent in intents:
-        _spend(game, intent)
+        # setting ``blocked_spends: false`` (seed 003: the blocked actions «не учитываются»): a
+        # blocked action spends no use, cooldown or lane, as if it had not been submitted
+        if ctx.outcome.get(intent.seq) != "blocked" or st.settings.get("blocked_spends", True):
+            _spend(game, intent)
         ctx.outcome.setdefault(intent.seq, "applied")
         game.emit(
             "trace.action", "gm",
@@ -149,6 +155,17 @@ def resolve_tick(game: Game) -> list[Event]:
     _after_resolve(game)
     game.sync_rng()
     return st.events[first_event:]
+
+
+def run_start(game: Game) -> None:
+    """The ruleset's ``start`` steps, once, when the game is created (seed 003: Контакты, the
+    Гик's hidden stat); their events are the game's first."""
+    from .registry import STEPS
+
+    ctx = Ctx(game=game, tick=game.state.tick, intents=[])
+    for step in game.rules.steps.get("start", []):
+        STEPS[step.kind](ctx, step)
+    clamp(game, "resolve")
 
 
 def run_intent(ctx: Ctx, intent: Intent) -> None:
@@ -297,6 +314,50 @@ def _spend(game: Game, intent: Intent) -> None:
         p.ready_at[intent.ability] = game.state.tick + cd
     if ab.uses_per_game is not None:
         p.uses[intent.ability] = p.uses.get(intent.ability, 0) + 1
+    if ab.once_per:  # never again on these targets (with this option)
+        for t in intent.targets:
+            p.uses[f"once:{ab.id}:{t}" + (f":{intent.option}" if ab.once_per == "target_option" else "")] = 1
+
+
+def _random_actions(game: Game) -> None:
+    """``inactivity.mode: random_action`` (seed 001: «В случае отсутствия заявки на ход
+    выполняется случайное действие на случайного игрока»): in the last period of a day or a
+    night, every living player who has not used the turn's action gets one, drawn with the
+    game's generator from what they may do now (their own actions; legal targets and option),
+    and is told which; no penalty. A day ended early («Спровоцировать бунт») ends with the period
+    it was ended in: the actions are drawn there. An ability that ends the phase is left out:
+    ending it at its end would tell the public a false early end."""
+    from .errors import ActionError
+
+    st = game.state
+    cut = st.memo.get("end_now")
+    last = game.clock.is_turn_end(st.tick) or bool(cut and cut["tick"] == st.tick)
+    if game.rules.inactivity.mode != "random_action" or st.over or not last:
+        return
+    turn = game.info.turn
+    for p in game.living():
+        if "action" in p.spent.get(turn, []) or any(i.pid == p.pid and i.lane == "action" and i.tick == st.tick for i in st.intents):
+            continue
+        pool = sorted(
+            (a for a in game.legal_actions(p.pid)
+             if a.via is None and game.counts_as_action(a.ability)
+             and not any(e.op == "end_phase" for effs in [a.ability.effects, *a.ability.options.values()] for e in effs)),
+            key=lambda a: a.key,
+        )
+        if not pool:
+            continue
+        a = game.rng.choice(pool)
+        targets = game.rng.sample(sorted(a.targets), a.ability.targets) if a.ability.targets else []
+        option = a.any_option(game.rng)
+        try:
+            intent = game.submit(p.pid, a.key, targets, option)
+        except ActionError as err:
+            game.emit("gm.random_action_failed", "gm", player=p.pid, ability=a.key, reason=err.key)
+            continue
+        game.emit("gm.random_action", "gm", player=p.pid, ability=a.key, targets=list(intent.targets), option=option)
+        told = "private.random_action" if intent.targets else "private.random_action_untargeted"
+        game.emit(told, "players", [p.pid], ability=a.key, targets=list(intent.targets))
+    game.sync_rng()
 
 
 def _inactivity(ctx: Ctx) -> None:

@@ -8,6 +8,7 @@ task (``op: gm_task``).
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -63,6 +64,11 @@ class StatusDef(Strict):
     stat_modifiers: dict[str, int] = {}
     # statuses this one ends when it is put on (seed 003: the dead leave hospital and prison)
     clears: list[str] = []
+    # the holder's private news of a resolve (and the GM's messages): ``hold`` keeps them and
+    # delivers them, oldest first, once no such status holds (seed 002's coma); ``drop``
+    # discards them (seed 002: «персонажам, которые умерли в эту ночь ... ничего не сообщается»).
+    # Read by the built-in step ``messages`` and by ``Game.gm_message``.
+    messages: Literal["deliver", "hold", "drop"] = "deliver"
 
 
 class Period(Strict):
@@ -149,6 +155,11 @@ class NumberArg(Strict):
     max: int | None = None
 
 
+class CheckDef(Strict):
+    kind: str
+    params: dict[str, Any] = {}
+
+
 class AbilityDef(Strict):
     id: str
     name: Names
@@ -169,6 +180,22 @@ class AbilityDef(Strict):
     description: Names | None = None
     # the rule book gives this ability no effect: it is a GM task on purpose, not a gap
     book_undefined: bool = False
+    # abilities of one player sharing a lane exclude each other in a turn (seed 003: «если не
+    # использует в неё ...»); None: the slot's rule (the turn's action, or a lane of its own)
+    lane: str | None = None
+    # once submitted it can be neither withdrawn nor replaced (seed 003: «в любой момент»)
+    irrevocable: bool = False
+    # never twice on the same target (``target``), or with the same option (``target_option``)
+    once_per: Literal["target", "target_option"] | None = None
+    # aimed at the dead instead of the living (seed 003: Мародёр)
+    dead_targets: bool = False
+    # takes ``targets`` up to ``max_targets`` targets (seed 002: the pistol's saved shots, the
+    # shuriken); ``repeat_targets``: one player may be named more than once (each is a shot)
+    max_targets: int | None = Field(None, ge=1, le=64)
+    repeat_targets: bool = False
+    # registered submission checks (``engine.registry.CHECKS``) for what plain data cannot say:
+    # whom a target may not be, how many targets, which option is open now
+    checks: list[CheckDef] = []
 
     @model_validator(mode="after")
     def _effects_or_options(self) -> AbilityDef:
@@ -190,22 +217,39 @@ class AbilityDef(Strict):
 # a misspelt feature fails at load instead of silently doing nothing.
 PASSIVE_KINDS = {
     "anon_quota": "more anonymous posts a day ({extra})",
+    "counterattack": "hits back each attacker for {damage} per attack (not while {not_in})",
+    "damage_factor": "takes {factor} of the damage while {status}",
     "extra_action": "one more ordinary action alongside the turn's ({slots})",
     "faction_max": "a faction led by this player may have {size} members",
     "faction_rules": "own waits, kicks and bonuses in factions",
+    "heal_factor": "healing works {factor} times as well (the hospital's aside)",
+    "heal_per_death": "each morning recovers {amount} per player who died that night",
+    "health_display": "own health words ({words}): hospital below {enter_below}, out above {leave_above}",
     "hidden_bonus": "a hidden bonus to a stat ({stat} or a choice of {choices}, {amount})",
+    "hp_report": "learns own HP every morning",
+    "inherits": "when {from} dies, takes {grant} / {status} / {stat}",
     "invites_per_night": "{count} invitations a night",
+    "last_stand": "killed, lives one more day or night with {status}",
     "leave_and_join": "may leave a faction and join another in one night",
     "overthrow_by": "may compare {stat} when overthrowing a leader",
     "pm_leak": "publishes and learns PMs of the day",
     "pm_quota": "more PMs a day ({extra})",
     "protection": "a lasting protection ({against})",
+    "random_bonus": "a bonus to a stat drawn at the start, unknown even to its holder ({amount})",
     "regen": "own recovery in a status",
+    "reprieve": "instead of dying at night, goes to {status} at the end of the next day",
     "sealed_pms": "PMs cannot be read by abilities",
+    "stat_per_status": "{amount} {stat} for each player {status}",
+    "team_contacts": "at the start the members of team {team} learn one another",
     "two_factions": "may be in two factions",
     "undetectable": "actions cannot be detected",
+    "untargetable": "cannot be the target of others' abilities of {slots} or labelled {labels}",
     "victory": "own victory conditions",
     "vote_bonus": "invisible vote strength bonus",
+    "vote_cap_against": "every ballot against this player weighs at most {max}",
+    "vote_discount": "votes against this player are reduced by their {stat}",
+    "vote_reprieve": "the vote's verdict against this player is cancelled ({uses} per game)",
+    "vote_weight": "a ballot weighs {weight}; takes {against_self} off the votes against oneself",
 }
 PASSIVE_PREFIXES = ("acts_in_", "wins_in_")
 
@@ -232,6 +276,8 @@ class RoleDef(Strict):
     team: str | None = None
     abilities: list[AbilityDef] = []
     passives: list[Passive] = []
+    # how many of this character a dealt deck holds (seed 003: two Криминалист, three Мирный житель)
+    copies: int = Field(1, ge=1)
 
 
 class StepDef(Strict):
@@ -270,6 +316,9 @@ class FactionRules(Strict):
     bonus_negative: bool = False
     # who may invite: free players only, or leaders of a faction that has room too
     leader_invites: bool = True
+    # a leader's invitations of a night are also limited by the room the faction has at
+    # nightfall (seed 001: «если во фракции к началу ночи 4 человека ... не может, если 3 — одно»)
+    invites_within_room: bool = False
     invite_requires: list[Requirement] = []
     # a new leader after the old one leaves: the most of these stats, in order, then random
     rank_stats: list[str] = []
@@ -277,6 +326,9 @@ class FactionRules(Strict):
     overthrow_win: dict[str, int] = {}
     overthrow_lose: dict[str, int] = {}
     overthrow_fail: dict[str, int] = {}
+    # members may submit one another's actions, for now or for a later phase (seed 002: «Якудза
+    # и Мафия могут давать тайные действия своих отсутствующих игроков»): ``Game.submit(by=)``
+    orders: bool = False
 
 
 class VictoryDef(Strict):
@@ -289,6 +341,8 @@ class Table(Strict):
     min: int = 1
     max: int = 64
     distinct_roles: bool = True  # one player per public role
+    # the character dealt to the seats beyond the deck (seed 002: «6-8 мирных жителей»)
+    fill: str | None = None
 
 
 class Ruleset(Strict):
@@ -300,7 +354,8 @@ class Ruleset(Strict):
     calendar: Calendar
     table: Table = Table()
     slots: list[SlotDef]
-    steps: dict[PhaseKind, list[StepDef]]
+    # ``start``: built-in steps run once when the game is created (seed 003: Контакты)
+    steps: dict[Literal["day", "night", "start"], list[StepDef]]
     roles: list[RoleDef]
     characters: list[RoleDef] = []
     votes: list[VoteDef] = []
@@ -311,6 +366,9 @@ class Ruleset(Strict):
     actions_per_turn: int = 1
     # which stat value thresholds read: "true" (with hidden bonuses) or "base"
     thresholds_read: Literal["true", "base"] = "true"
+    # a registered mail policy (engine.registry.MAIL) that takes over PMs and anonymous posts
+    # (seed 003: anonymous letters delivered at the next phase); None: PMs are relayed at once
+    mail: str | None = None
     settings: dict[str, Annotated[Any, Field()]] = {}
 
     @field_validator("stats")
@@ -367,35 +425,40 @@ class Ruleset(Strict):
         return self
 
     # lookups -------------------------------------------------------------------------
+    # by id or by a name (ru/en): the first entry that has it, from an index built on first use
+    @cached_property
+    def lookup_index(self) -> dict[str, tuple[int, int, dict[str, Any]]]:
+        return {}
+
+    def _find(self, group: str, key: str, names: str) -> Any:
+        items = getattr(self, group)
+        built = self.lookup_index.get(group)
+        if built is None or built[0] != id(items) or built[1] != len(items):
+            idx: dict[str, Any] = {}
+            for x in items:
+                n = getattr(x, names)
+                for k in (x.id, n.ru, n.en):
+                    idx.setdefault(k, x)
+            built = self.lookup_index[group] = (id(items), len(items), idx)
+        try:
+            return built[2][key]
+        except (KeyError, TypeError):
+            raise KeyError(key) from None
+
     def stat(self, key: str) -> StatDef:
-        for s in self.stats:
-            if key in (s.id, s.abbr.ru, s.abbr.en):
-                return s
-        raise KeyError(key)
+        return self._find("stats", key, "abbr")
 
     def status(self, key: str) -> StatusDef:
-        for s in self.statuses:
-            if key in (s.id, s.names.ru, s.names.en):
-                return s
-        raise KeyError(key)
+        return self._find("statuses", key, "names")
 
     def slot(self, key: str) -> SlotDef:
-        for s in self.slots:
-            if key in (s.id, s.names.ru, s.names.en):
-                return s
-        raise KeyError(key)
+        return self._find("slots", key, "names")
 
     def role(self, key: str) -> RoleDef:
-        for r in self.roles:
-            if key in (r.id, r.name.ru, r.name.en):
-                return r
-        raise KeyError(key)
+        return self._find("roles", key, "name")
 
     def character(self, key: str) -> RoleDef:
-        for r in self.characters:
-            if key in (r.id, r.name.ru, r.name.en):
-                return r
-        raise KeyError(key)
+        return self._find("characters", key, "name")
 
 
 DEFAULT_STEP_BY_OP = {

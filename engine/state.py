@@ -75,6 +75,7 @@ class Intent:
     tick: int
     lane: str = "action"
     via: str | None = None  # None, "leader" or "extra" (see Game.check_available)
+    by: int | None = None  # a teammate who gave this action for its actor (FactionRules.orders)
 
 
 @dataclass
@@ -147,6 +148,9 @@ class GameState:
     history: list[dict[str, Any]] = field(default_factory=list)
     # rule-specific memory kept between ticks (the day's prison list, vote strengths...)
     memo: dict[str, Any] = field(default_factory=dict)
+    # private news kept for a player while a status with ``messages: hold`` holds (str(pid) ->
+    # [{key, args}], oldest first); delivered by the ``messages`` step once it is over
+    held: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
     # ---- serialisation -------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:

@@ -73,3 +73,50 @@ def bands_step(ctx: Ctx, sd: StepDef) -> None:
 @step("impl")
 def impl_step(ctx: Ctx, sd: StepDef) -> None:
     IMPLS[sd.params["impl"]](ctx, None, sd, [])
+
+
+@step("messages")
+def messages_step(ctx: Ctx, sd: StepDef) -> None:
+    """Private news and statuses with ``messages`` (seed 002): a player who holds a ``drop``
+    status (the dead) gets nothing of this resolve; one who holds a ``hold`` status (the coma)
+    gets it later: it is kept and delivered, oldest first, in the resolve after which no such
+    status holds (before that resolve's own news). Run it last: it reads the statuses as the
+    next phase will have them."""
+    from .state import Event
+
+    g = ctx.game
+    st = g.state
+    modes = {s.id: s.messages for s in g.rules.statuses if s.messages != "deliver"}
+    if not modes:
+        return
+
+    def mode(pid: int) -> str:
+        p = g.player(pid)
+        have = {modes[sid] for sid in p.statuses if sid in modes and g.active(p, sid, ctx.tick)}
+        return "drop" if "drop" in have else "hold" if have else "deliver"
+
+    kept: dict[int, int] = {}
+    for ev in st.events[ctx.first_event:]:
+        if ev.audience != "players":
+            continue
+        stay = []
+        for pid in ev.ids:
+            m = mode(pid)
+            if m == "deliver":
+                stay.append(pid)
+                continue
+            if m == "hold":
+                st.held.setdefault(str(pid), []).append({"key": ev.key, "args": dict(ev.args)})
+            kept[pid] = kept.get(pid, 0) + 1
+        ev.ids = stay
+    for pid, n in sorted(kept.items()):
+        g.emit("gm.messages_held" if mode(pid) == "hold" else "gm.messages_dropped", "gm", player=pid, count=n)
+    due: list[Event] = []
+    for key in sorted(st.held, key=int):
+        pid = int(key)
+        m = mode(pid)
+        if m == "drop":  # «Умершие в коме сообщений не получают»
+            del st.held[key]
+        elif m == "deliver":
+            due += [Event(tick=ctx.tick, key=x["key"], args=x["args"], audience="players", ids=[pid]) for x in st.held.pop(key)]
+    st.events[ctx.first_event:ctx.first_event] = due

@@ -29,6 +29,10 @@ def highest_stat(g: Game, params: dict[str, Any], final: bool) -> list[int] | No
       Одиночка and Подлый ``[0]``, Двойной игрок ``[1]``), ``as_member`` (wins with the
       faction without leading it: Преданный);
     - a claim nobody of it may win is void: the next best claim wins.
+
+    ``members_win: lesser`` (seed 001: «ее члены становятся победителями, но в меньшей
+    степени»): the winning faction's other living members who may win are its lesser winners,
+    announced and kept in ``GameState.memo["lesser_winners"]``; the winners stay the claim's.
     """
     if not final:
         return None
@@ -63,19 +67,27 @@ def highest_stat(g: Game, params: dict[str, Any], final: bool) -> list[int] | No
                 g.emit("factions.gm_cannot_win", "gm", player=p.pid, reason=why)
         score = sum(g.true_stat(p, stat) for p in members)
         if winners:
-            claims.append((score, -len(members), sum(g.true_stat(p, tie_stat) for p in members), winners))
+            claims.append((score, -len(members), sum(g.true_stat(p, tie_stat) for p in members), winners, f.fid))
     for p in g.living():
         if not g.factions_of(p.pid):
             why = may_win(p.pid, True)
             if why is None:
-                claims.append((g.true_stat(p, stat), -1, g.true_stat(p, tie_stat), [p.pid]))
+                claims.append((g.true_stat(p, stat), -1, g.true_stat(p, tie_stat), [p.pid], None))
             else:
                 g.emit("factions.gm_cannot_win", "gm", player=p.pid, reason=why)
     if not claims:
         return []
     best = max(c[:3] for c in claims)
     tied = sorted(c[3] for c in claims if c[:3] == best)
-    return sorted(tied[0] if len(tied) == 1 else g.rng.choice(tied))
+    won = sorted(tied[0] if len(tied) == 1 else g.rng.choice(tied))
+    fid = next(c[4] for c in claims if sorted(c[3]) == won)
+    if params.get("members_win") == "lesser" and fid is not None:
+        f = g.state.factions[fid]
+        lesser = [m for m in sorted(f.members) if m not in won and g.alive(g.player(m)) and may_win(m, True) is None]
+        g.state.memo["lesser_winners"] = lesser
+        if lesser:
+            g.emit("game.lesser_winners", "public", players=lesser)
+    return won
 
 
 @victory("last_team")
@@ -83,15 +95,17 @@ def last_team(g: Game, params: dict[str, Any], final: bool) -> list[int] | None:
     """Eternal Friday: a team wins once no living player of any other team remains.
 
     ``ignore_teams``: teams that neither win this way nor keep the others from winning (seed
-    003's neutrals, who win by abilities of their own).
+    003's neutrals, who win by abilities of their own). ``solo_teams``: each member of such a
+    team plays for themself (seed 002, as a setting: the maniac and the psycho as rivals).
     """
     source = params.get("team_from", "character")
     ignored = set(params.get("ignore_teams", []))
+    solo = set(params.get("solo_teams", []))
 
     def team(pid: int) -> str | None:
         p = g.player(pid)
         src = g.rules.character(p.character) if source == "character" and p.character else g.rules.role(p.role)
-        return src.team
+        return f"{src.team}:{pid}" if src.team in solo else src.team
 
     alive_teams = {team(p.pid) for p in g.living()} - ignored
     if not alive_teams:

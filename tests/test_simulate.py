@@ -10,6 +10,7 @@ import pytest
 
 from altmafia.cli import main
 from altmafia.simulate import Run, _progress, derive_seed, run_games, summarize, wilson
+from config import RulesetFileError, available_rulesets, load_ruleset
 
 ROOT = Path(__file__).resolve().parent.parent
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -121,3 +122,16 @@ def test_wilson_and_seeds():
 def test_no_progress_bar_off_a_terminal():
     bar = _progress(10, "x", enabled=True)  # pytest captures stderr: not a TTY
     assert type(bar).__name__ == "_NoBar"
+
+
+@pytest.mark.parametrize("rid", sorted(available_rulesets(include_tests=True)))
+def test_every_ruleset_plays(rid):
+    """Every shipped and test-only ruleset plays a game to the end (a ruleset file that does not
+    load yet is test_rulesets' concern, not this one's)."""
+    try:
+        load_ruleset(rid)
+    except RulesetFileError as exc:
+        pytest.skip(f"{rid} does not load: {str(exc).splitlines()[0]}")
+    run = Run(rid, games=1, seed=2, policy="mixed")
+    rep = summarize(run, run_games(run))
+    check_shape(rep, 1)

@@ -1,0 +1,79 @@
+"""The real bot (``create_bot()``) against SimCord's simulated Discord, on a real SQLite file."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import discord
+import pytest
+import pytest_asyncio
+import simcord
+import simcord.interactions
+
+from altmafia.bot import create_bot
+from altmafia.settings import Settings
+
+#: the locale each user's interactions carry (SimCord itself always sends en-US)
+LOCALES: dict[int, str] = {}
+
+
+@pytest.fixture(autouse=True)
+def locale_shim(monkeypatch):
+    """Interactions of the users listed in LOCALES carry their locale (e.g. ``ru``)."""
+    original = simcord.interactions.base_payload
+
+    def base_payload(backend, *, type, channel_id, guild_id, user_id, data):
+        record, payload = original(backend, type=type, channel_id=channel_id, guild_id=guild_id, user_id=user_id, data=data)
+        if user_id in LOCALES:
+            payload["locale"] = LOCALES[user_id]
+        return record, payload
+
+    monkeypatch.setattr(simcord.interactions, "base_payload", base_payload)
+    LOCALES.clear()
+    yield
+    LOCALES.clear()
+
+
+@pytest.fixture(autouse=True)
+def fixed_seed(monkeypatch):
+    """Every game of the tests deals the same way (the seed is random in production)."""
+    import altmafia.lobbies
+
+    monkeypatch.setattr(altmafia.lobbies, "new_seed", lambda: 20260101)
+
+
+def settings_for(tmp_path, **kw) -> Settings:
+    base = dict(token=None, db_path=tmp_path / "altmafia.sqlite3", lang="ru", tz="Europe/Moscow", remind_minutes=60,
+                min_phase_minutes=30, scheduler_seconds=3600.0, db_sync="NORMAL")
+    base.update(kw)
+    return Settings(**base)
+
+
+@pytest.fixture
+def settings(tmp_path, request) -> Settings:
+    """``@pytest.mark.settings(gm_role=..., ...)`` changes a test's settings."""
+    marker = request.node.get_closest_marker("settings")
+    return settings_for(tmp_path, **(marker.kwargs if marker else {}))
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "settings(**kw): Settings fields for the bot of this test")
+
+
+@pytest_asyncio.fixture
+async def env(settings) -> AsyncIterator[simcord.Env]:
+    bot = create_bot(settings)
+    e = simcord.Env(bot, settle_timeout=60.0)
+    await e.start()
+    try:
+        yield e
+    finally:
+        await e.shutdown()
+        await e.bot.store.close()
+        e._raise_errors_since(e._errors_acknowledged)
+
+
+def perms(env: simcord.Env, channel, member) -> discord.Permissions:
+    """What a member may do in a channel, computed by SimCord's own permission model."""
+    guild = env.backend.get_guild(channel.guild.id)
+    return discord.Permissions(env.backend.compute_permissions(guild.id, member.id, channel.id))

@@ -1,0 +1,163 @@
+"""A small fake Discord on 127.0.0.1: just enough REST and a JSON gateway for a bot to log
+in, sync its commands, receive one slash command and answer it, over real sockets."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from aiohttp import WSMsgType, web
+
+APP_ID = 900000000000000001
+BOT_ID = 900000000000000002
+GUILD_ID = 900000000000000003
+CHANNEL_ID = 900000000000000004
+USER_ID = 900000000000000005
+PERMS_ALL = str((1 << 50) - 1 - 8)  # everything but administrator
+
+
+def reply(data: Any, status: int = 200) -> web.Response:
+    # exactly application/json: with a charset discord.py would read the body as text
+    return web.Response(body=json.dumps(data).encode(), status=status, headers={"Content-Type": "application/json"})
+
+
+def user(uid: int, name: str, bot: bool = False) -> dict[str, Any]:
+    return {"id": str(uid), "username": name, "discriminator": "0", "global_name": name, "avatar": None, "bot": bot,
+            "flags": 0, "public_flags": 0}
+
+
+class FakeDiscord:
+    def __init__(self) -> None:
+        self.requests: list[tuple[str, str, Any, dict[str, str]]] = []
+        self.identify: dict[str, Any] | None = None
+        self.commands: list[dict[str, Any]] = []
+        self.answered = asyncio.Event()
+        self.synced = asyncio.Event()
+        self.ready_sent = asyncio.Event()
+        self.ws: web.WebSocketResponse | None = None
+        self.port = 0
+        self.runner: web.AppRunner | None = None
+        self.seq = 0
+
+    # ---- the server ---------------------------------------------------------------------
+    async def start(self) -> None:
+        app = web.Application()
+        app.router.add_get("/gateway", self.gateway)
+        app.router.add_route("*", "/api/v10/{tail:.*}", self.rest)
+        self.runner = web.AppRunner(app)
+        await self.runner.setup()
+        site = web.TCPSite(self.runner, "127.0.0.1", 0)
+        await site.start()
+        self.port = site._server.sockets[0].getsockname()[1]
+
+    async def stop(self) -> None:
+        if self.ws is not None and not self.ws.closed:
+            await self.ws.close()
+        if self.runner is not None:
+            await self.runner.cleanup()
+
+    @property
+    def api(self) -> str:
+        return f"http://127.0.0.1:{self.port}/api/v10"
+
+    @property
+    def gateway_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/gateway"
+
+    # ---- REST ---------------------------------------------------------------------------------
+    async def rest(self, request: web.Request) -> web.Response:
+        path = "/" + request.match_info["tail"]
+        body: Any = None
+        if request.can_read_body:
+            raw = await request.read()
+            try:
+                body = json.loads(raw)
+            except ValueError:
+                body = raw.decode(errors="replace")
+        self.requests.append((request.method, path, body, dict(request.headers)))
+        m = request.method
+        if m == "GET" and path == "/users/@me":
+            return reply(user(BOT_ID, "altmafia", bot=True))
+        if m == "GET" and path == "/oauth2/applications/@me":
+            return reply({"id": str(APP_ID), "name": "altmafia", "icon": None, "description": "", "rpc_origins": [],
+                          "bot_public": True, "bot_require_code_grant": False, "owner": user(USER_ID, "owner"),
+                          "verify_key": "0" * 64, "flags": 0, "team": None, "summary": ""})
+        if m == "PUT" and path == f"/applications/{APP_ID}/commands":
+            self.commands = [{**c, "id": str(APP_ID + 100 + i), "application_id": str(APP_ID), "version": "1",
+                              "default_member_permissions": None, "type": c.get("type", 1)} for i, c in enumerate(body)]
+            self.synced.set()
+            return reply(self.commands)
+        if m == "POST" and path.startswith("/interactions/") and path.endswith("/callback"):
+            iid = path.split("/")[2]
+            return reply({"interaction": {"id": iid, "type": 2, "response_message_loading": body.get("type") == 5,
+                                          "response_message_ephemeral": False},
+                          "resource": {"type": body.get("type")}})
+        if m == "POST" and path.startswith(f"/webhooks/{APP_ID}/"):
+            self.answered.set()
+            return reply({"id": "900000000000000099", "channel_id": str(CHANNEL_ID), "author": user(BOT_ID, "altmafia", bot=True),
+                          "content": (body or {}).get("content", ""), "timestamp": "2026-01-01T00:00:00+00:00",
+                          "edited_timestamp": None, "tts": False, "mention_everyone": False, "mentions": [], "mention_roles": [],
+                          "attachments": [], "embeds": [], "pinned": False, "type": 0, "flags": 0, "components": []})
+        return reply({"message": f"not modelled: {m} {path}", "code": 0}, status=404)
+
+    # ---- the gateway --------------------------------------------------------------------
+    async def send(self, op: int, d: Any, t: str | None = None) -> None:
+        assert self.ws is not None
+        frame: dict[str, Any] = {"op": op, "d": d}
+        if op == 0:
+            self.seq += 1
+            frame.update(s=self.seq, t=t)
+        await self.ws.send_str(json.dumps(frame))
+
+    async def gateway(self, request: web.Request) -> web.WebSocketResponse:
+        ws = web.WebSocketResponse()
+        await ws.prepare(request)
+        self.ws = ws
+        await self.send(10, {"heartbeat_interval": 45000})
+        async for msg in ws:
+            if msg.type != WSMsgType.TEXT:
+                continue
+            data = json.loads(msg.data)
+            if data["op"] == 1:
+                await self.send(11, None)
+            elif data["op"] == 2:
+                self.identify = data["d"]
+                await self.send(0, {"v": 10, "user": user(BOT_ID, "altmafia", bot=True), "guilds": [{"id": str(GUILD_ID), "unavailable": True}],
+                                    "session_id": "fake-session", "resume_gateway_url": self.gateway_url,
+                                    "application": {"id": str(APP_ID), "flags": 0}}, "READY")
+                await self.send(0, self.guild(), "GUILD_CREATE")
+                self.ready_sent.set()
+        return ws
+
+    def guild(self) -> dict[str, Any]:
+        return {
+            "id": str(GUILD_ID), "name": "Мафия", "icon": None, "owner_id": str(USER_ID), "unavailable": False,
+            "member_count": 2, "large": False, "features": [], "emojis": [], "stickers": [], "threads": [], "presences": [],
+            "voice_states": [], "stage_instances": [], "guild_scheduled_events": [], "soundboard_sounds": [],
+            "roles": [{"id": str(GUILD_ID), "name": "@everyone", "permissions": "104324673", "position": 0, "color": 0,
+                       "hoist": False, "managed": False, "mentionable": False, "flags": 0}],
+            "channels": [{"id": str(CHANNEL_ID), "type": 0, "name": "общий", "position": 0, "permission_overwrites": [],
+                          "guild_id": str(GUILD_ID), "nsfw": False, "parent_id": None, "topic": None, "last_message_id": None,
+                          "rate_limit_per_user": 0, "flags": 0}],
+            "members": [{"user": user(BOT_ID, "altmafia", bot=True), "roles": [], "joined_at": "2026-01-01T00:00:00+00:00",
+                         "deaf": False, "mute": False, "flags": 0}],
+            "joined_at": "2026-01-01T00:00:00+00:00", "afk_timeout": 300, "verification_level": 0,
+            "default_message_notifications": 0, "explicit_content_filter": 0, "mfa_level": 0, "system_channel_flags": 0,
+            "premium_tier": 0, "preferred_locale": "ru", "nsfw_level": 0, "premium_progress_bar_enabled": False,
+        }
+
+    async def slash(self, group: str, sub: str, options: list[dict[str, Any]] | None = None, *, locale: str = "de") -> None:
+        """A member types ``/group sub`` in the guild's channel."""
+        cmd = next(c for c in self.commands if c["name"] == group)
+        iid = str(900000000000001000 + self.seq)
+        await self.send(0, {
+            "id": iid, "application_id": str(APP_ID), "type": 2, "token": f"token-{iid}", "version": 1,
+            "data": {"id": cmd["id"], "name": group, "type": 1, "options": [{"name": sub, "type": 1, "options": options or []}]},
+            "guild_id": str(GUILD_ID), "channel_id": str(CHANNEL_ID),
+            "channel": {"id": str(CHANNEL_ID), "type": 0, "guild_id": str(GUILD_ID), "name": "общий", "permissions": PERMS_ALL},
+            "member": {"user": user(USER_ID, "Аня"), "roles": [], "joined_at": "2026-01-01T00:00:00+00:00", "deaf": False,
+                       "mute": False, "flags": 0, "permissions": PERMS_ALL},
+            "locale": locale, "guild_locale": "ru", "app_permissions": PERMS_ALL, "entitlements": [],
+            "authorizing_integration_owners": {}, "context": 0, "attachment_size_limit": 26214400,
+        }, "INTERACTION_CREATE")

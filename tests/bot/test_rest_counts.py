@@ -1,0 +1,56 @@
+"""REST calls counted from SimCord's request log: one call per channel created (overwrites
+included), and a resolve posts at most one message per channel: each player with news, the
+public report, the vote channel, the GM channel."""
+
+from __future__ import annotations
+
+import random
+import re
+from collections import Counter
+
+from .helpers import act, force_resolve, gather, start
+
+MSG = re.compile(r"^/channels/(\d+)/messages$")
+
+
+def since(env, n):
+    return env.http_requests[n:]
+
+
+async def test_channel_creation_costs_one_call_each(env):
+    t = await gather(env, 13, spectators=2)
+    n0 = len(env.http_requests)
+    await start(t)
+    calls = since(env, n0)
+    created = [c for c in calls if c.method == "POST" and c.path == f"/guilds/{t.guild.id}/channels"]
+    assert len(created) == len(t.info.meta["channels"]) == 1 + 4 + 13
+    assert all(c.json.get("permission_overwrites") for c in created)
+    assert not [c for c in calls if c.path.startswith("/channels/") and "/permissions/" in c.path]
+    assert not [c for c in calls if c.method == "PATCH" and c.path.startswith("/channels/")]
+    posts = Counter(MSG.match(c.path).group(1) for c in calls if c.method == "POST" and MSG.match(c.path))
+    assert max(posts.values()) == 1  # one role card per hidden channel, one intro per shared one
+    print(f"start: {len(created)} channel creations, {sum(posts.values())} messages, {len(calls)} REST calls in all")
+
+
+async def test_a_resolve_posts_at_most_one_message_per_channel(env):
+    t = await start(await gather(env, 13, spectators=1))
+    rnd = random.Random(3)
+    report = []
+    for _ in range(3):  # day 1.1, day 1.2 (the turn's end: penalties, the vote), night 1
+        for p in t.game.living():
+            await act(t, p.pid, rnd)
+        for p in t.game.living()[:4]:
+            await t.member(p.pid).slash(t.hidden(p.pid), "anon post", message=f"анонимка {p.pid}")
+        n0 = len(env.http_requests)
+        await force_resolve(t)
+        calls = since(env, n0)
+        posts = Counter(MSG.match(c.path).group(1) for c in calls if c.method == "POST" and MSG.match(c.path))
+        by_key = {str(v): k for k, v in t.info.meta["channels"].items()}
+        named = Counter({by_key.get(cid, cid): n for cid, n in posts.items()})
+        assert all(n == 1 for n in named.values()), named
+        players_with_news = sum(1 for k in named if k.startswith("player:"))
+        assert players_with_news <= 13
+        assert named["public"] == 1
+        report.append((t.game.clock.info(t.info.tick - 1).label, len(calls), sum(posts.values()), players_with_news))
+    for label, calls, messages, players in report:
+        print(f"resolve {label}: {calls} REST calls, {messages} messages ({players} hidden channels)")
