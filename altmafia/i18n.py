@@ -124,6 +124,8 @@ class Renderer:
             return ", ".join(map(str, v))
         if key in ("turn", "ready", "phase") and isinstance(v, str):
             return self.label(v)
+        if key == "result" and isinstance(v, str):
+            return self.word(f"result.{v}")
         if v is None:
             return ""
         return str(v)

@@ -25,9 +25,12 @@ def test_run_without_token_explains_and_fails(tmp_path):
 
 
 def test_run_reads_token_from_env_file(tmp_path):
-    (tmp_path / ".env").write_text("DISCORD_TOKEN=abc\n", encoding="utf-8")
+    # a closed port on this machine: the bot tries to log in and fails at once, never the network
+    env_file = "DISCORD_TOKEN=abc\nALTMAFIA_API_BASE=http://127.0.0.1:9/api/v10\nALTMAFIA_DB=./t.sqlite3\n"
+    (tmp_path / ".env").write_text(env_file, encoding="utf-8")
     r = run("run", cwd=tmp_path)
     assert "DISCORD_TOKEN is not set" not in r.stderr
+    assert r.returncode != 0
 
 
 def test_scenario_command_counts(tmp_path):

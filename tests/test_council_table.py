@@ -52,3 +52,13 @@ def test_extends_errors_name_the_file(tmp_path):
     (tmp_path / "b.yaml").write_text("extends: a.yaml\nid: b\n", encoding="utf-8")
     with pytest.raises(RulesetFileError, match="circle"):
         load_ruleset_file(tmp_path / "a.yaml")
+
+
+def test_sixteen_players_at_most():
+    from engine import DEAL, Game, GameError, PlayerSpec
+
+    rules = load_ruleset("council")
+    g = Game.new(rules, 1, [PlayerSpec(f"P{i}", DEAL, DEAL) for i in range(16)])
+    assert sorted(p.role for p in g.state.players) == sorted(r.id for r in rules.roles)   # one per role
+    with pytest.raises(GameError):
+        Game.new(rules, 1, [PlayerSpec(f"P{i}", DEAL, DEAL) for i in range(17)])

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from ..state import Intent, Vote
 
 STATS = ("initiative", "defense", "stealth")
-PRISON, LIFE, HOSPITAL, MORGUE = "prison", "life_sentence", "hospital", "morgue"
+PRISON, LIFE, HOSPITAL = "prison", "life_sentence", "hospital"
 
 
 def memo(g: Game) -> dict[str, Any]:
@@ -501,9 +501,11 @@ def reprieve_step(ctx: Ctx, sd: Any) -> None:
     due = memo(g).get("reprieve", {})
     for pid, tick in sorted(due.items()):
         p = g.player(int(pid))
-        if tick == ctx.tick and g.alive(p):
-            jail(ctx, p, True, "reprieve")
-            ctx.emit("sm.reprieve_jailed", "public", player=p.pid)
+        if tick == ctx.tick:
+            del due[pid]
+            if g.alive(p):
+                jail(ctx, p, True, "reprieve")
+                ctx.emit("sm.reprieve_jailed", "public", player=p.pid)
 
 
 @step("sm_upkeep")
