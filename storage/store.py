@@ -282,7 +282,9 @@ class Store:
     async def _load_games(self) -> list[str]:
         rows = await self._read(
             f"SELECT {GAME_COLUMNS}, state FROM games WHERE status = 'running' "
-            "OR game_id IN (SELECT game_id FROM outbox WHERE delivered_at IS NULL) ORDER BY game_id"
+            "OR game_id IN (SELECT game_id FROM outbox WHERE delivered_at IS NULL) "
+            # a finished game whose end was not yet shown (the bot's reveal) is kept at hand
+            """OR (status = 'over' AND meta NOT LIKE '%"revealed":true%') ORDER BY game_id"""
         )
         changed = []
         for row in rows:

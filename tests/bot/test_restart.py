@@ -91,3 +91,28 @@ async def test_a_message_sent_just_before_a_crash_is_not_sent_again(env, setting
     assert not await t.store.pending_deliveries(t.game_id)
     sent = [m for m in t.hidden(1).history() if "тайное слово: маяк" in m.content]
     assert len(sent) == 1, [m.content for m in sent]
+
+
+async def test_a_crash_before_the_reveal_does_not_lose_it(env, settings):
+    """The game ends, its last results are delivered, then the bot dies before the reveal:
+    the finished game is kept at hand and the next start shows the reveal."""
+    t = await start(await gather(env, 4, spectators=0, days=1))
+
+    async def crash(game_id: str) -> None:
+        raise RuntimeError("the process died here")
+
+    env.bot.finish = crash
+    for _ in range(3):
+        if t.store.info(t.game_id).status == "over":
+            break
+        try:
+            await force_resolve(t)
+        except Exception:
+            break
+    assert t.store.info(t.game_id).status == "over"
+    public = t.channel("public")
+    assert not any("Кто был кем" in m.content for m in public.history())
+    await restart(env, settings)
+    assert len([m for m in public.history() if "Кто был кем" in m.content]) == 1
+    await restart(env, settings)  # shown once: the next start has nothing more to show
+    assert len([m for m in public.history() if "Кто был кем" in m.content]) == 1
