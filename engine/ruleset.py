@@ -427,19 +427,19 @@ class Ruleset(Strict):
     # lookups -------------------------------------------------------------------------
     # by id or by a name (ru/en): the first entry that has it, from an index built on first use
     @cached_property
-    def lookup_index(self) -> dict[str, tuple[int, int, dict[str, Any]]]:
+    def lookup_index(self) -> dict[str, tuple[list[Any], int, dict[str, Any]]]:
         return {}
 
     def _find(self, group: str, key: str, names: str) -> Any:
-        items = getattr(self, group)
+        items = self.__dict__[group]
         built = self.lookup_index.get(group)
-        if built is None or built[0] != id(items) or built[1] != len(items):
+        if built is None or built[0] is not items or built[1] != len(items):
             idx: dict[str, Any] = {}
             for x in items:
                 n = getattr(x, names)
                 for k in (x.id, n.ru, n.en):
                     idx.setdefault(k, x)
-            built = self.lookup_index[group] = (id(items), len(items), idx)
+            built = self.lookup_index[group] = (items, len(items), idx)
         try:
             return built[2][key]
         except (KeyError, TypeError):
