@@ -48,6 +48,18 @@ def candidates(game: Game, vdef: Any, voter: int) -> list[int | str]:
         out.append(q.pid)
     if vdef.params.get("peace"):
         out.append(PEACE)
+    named = getattr(checker, "named_choices", None)
+    if named is not None:  # «против всех», «амнистия», «казнь»…
+        out += [c for c in named(game, vdef) if c not in out]
+    return out
+
+
+def named_choices(game: Game, vote_id: str | None) -> set[str]:
+    out = {PEACE}
+    for vdef in game.rules.votes:
+        named = getattr(VOTES[vdef.kind], "named_choices", None)
+        if named is not None and vote_id in (None, vdef.id):
+            out |= set(named(game, vdef))
     return out
 
 
@@ -78,7 +90,7 @@ class Votes(commands.GroupCog, group_name=N("vote"), group_description=D("vote")
                 await refuse_engine(interaction, game, ActionError("vote_closed", vote=""))
                 return
             vote = open_votes[0].id
-        choice: int | str | None = PEACE if target == PEACE else parse_player(game, target)
+        choice: int | str | None = target if target in named_choices(game, vote) else parse_player(game, target)
         if choice is None:
             await refuse(interaction, "err.unknown_player", name=target)
             return
