@@ -10,6 +10,7 @@ One category per game (another when 50 channels are not enough), holding:
 | GM channel | GMs | GMs |
 | spectator channel | spectators, GMs | GMs |
 | faction channel | its members, GMs | its living members who may talk, GMs |
+| team channel (the Mafia's, ``settings.mafia_talk_nights``) | its members, GMs | its free members on those nights, GMs |
 
 Everyone else (``@everyone``) sees none of them. The bot has its own overwrite everywhere, so it
 needs no administrator right. Every channel is created with all its overwrites in the same
@@ -124,8 +125,11 @@ def may_talk(game: Game, pid: int, where: str = "public") -> bool:
 
 def gives_faction_channels(game: Game) -> bool:
     """Factions get a channel of their own unless the ruleset says ``settings.faction_channels:
-    false`` (or has no factions)."""
-    return game.rules.factions.enabled and bool(game.rules.settings.get("faction_channels", True))
+    false`` (or has no factions): player-made factions, or the teams a ruleset makes at the
+    start (Eternal Friday's Mafia and Yakuza) when players cannot make factions."""
+    if not game.rules.settings.get("faction_channels", True):
+        return False
+    return game.rules.factions.enabled or bool(game.state.factions)
 
 
 def public_access(game: Game, aud: Audience) -> dict[int, str]:
@@ -149,6 +153,24 @@ def faction_access(game: Game, aud: Audience, fid: str) -> dict[int, str]:
         if pid in members:
             out[uid] = RW if may_talk(game, pid, "faction") else RO
     return out
+
+
+def team_channels(game: Game) -> dict[str, list[int]]:
+    """The teams with a channel of their own and those whose members write in it now:
+    ``settings.mafia_talk_nights`` (the nights the Mafia may talk, e.g. ``[1]``) gives the Mafia
+    (the characters of team ``mafia``) a channel, writable on those nights, read-only after."""
+    nights = game.state.settings.get("mafia_talk_nights")
+    if not nights:
+        return {}
+    return {"mafia": [p.pid for p in game.state.players if p.character and game.rules.character(p.character).team == "mafia"]}
+
+
+def team_access(game: Game, aud: Audience, team: str) -> dict[int, str]:
+    members = team_channels(game).get(team, [])
+    nights = game.state.settings.get("mafia_talk_nights") or []
+    open_now = not game.state.over and game.info.kind == "night" and game.info.day in nights
+    return {uid: RW if open_now and may_talk(game, pid, "faction") else RO
+            for pid, uid in aud.players.items() if pid in members}
 
 
 # ---- the plan of a new game -------------------------------------------------------------
@@ -259,6 +281,8 @@ class ChannelManager:
         for fid in sorted(game.state.factions):
             if gives_faction_channels(game):
                 wanted[f"faction:{fid}"] = faction_access(game, aud, fid)
+        for team in team_channels(game):
+            wanted[f"team:{team}"] = team_access(game, aud, team)
         for key in list(access):
             if key.startswith("faction:") and key not in wanted:
                 wanted[key] = {}  # a faction that is gone: its channel stays, readable by nobody
@@ -276,8 +300,9 @@ class ChannelManager:
                     spec = ChannelSpec(cat, f"{title} ({n})"[:100], CATEGORY, aud.base())
                     channels.update(await create(self.http, aud.guild_id, [spec], channels))
                     meta["categories"] = [*order, cat]
-                fid = key.split(":", 1)[1]
-                spec = ChannelSpec(key, slug(text(lang, "channel.faction", fid=fid)), TEXT, aud.with_access(want), parent=cat)
+                kind, fid = key.split(":", 1)
+                name = text(lang, f"channel.team.{fid}") if kind == "team" else text(lang, "channel.faction", fid=fid)
+                spec = ChannelSpec(key, slug(name), TEXT, aud.with_access(want), parent=cat)
                 channels.update(await create(self.http, aud.guild_id, [spec], channels))
                 parents[key] = cat
                 access[key] = {str(u): a for u, a in want.items()}

@@ -66,7 +66,27 @@ def gm_role_id(bot: Any, guild_id: int) -> int | None:
 
 
 def specs(lobby: dict[str, Any]) -> list[PlayerSpec]:
-    return [PlayerSpec(name=p["name"], role=DEAL, character=DEAL, user_id=p["user_id"]) for p in lobby["players"]]
+    """The players as the engine takes them: a public role claimed at sign-up is theirs, the
+    rest is dealt."""
+    return [PlayerSpec(name=p["name"], role=p.get("role") or DEAL, character=DEAL, user_id=p["user_id"]) for p in lobby["players"]]
+
+
+def free_roles(rules: Any, lobby: dict[str, Any]) -> list[str]:
+    """The public roles a player may still claim at sign-up (one each with
+    ``table.distinct_roles``); none unless the ruleset says ``settings.claim_roles: true``."""
+    if not rules.settings.get("claim_roles"):
+        return []
+    taken = {p.get("role") for p in lobby["players"]} if rules.table.distinct_roles else set()
+    return [r.id for r in rules.roles if r.id not in taken]
+
+
+def find_role(rules: Any, value: str, lang: str) -> str | None:
+    """A role by its id or its name in either language."""
+    want = value.strip().casefold()
+    for r in rules.roles:
+        if want in {r.id.casefold(), r.name.ru.casefold(), r.name.en.casefold(), getattr(r.name, lang).casefold()}:
+            return r.id
+    return None
 
 
 def check(lobby: dict[str, Any]) -> Game:
@@ -116,6 +136,7 @@ async def start(bot: Any, lobby_id: str, lobby: dict[str, Any]) -> str:
         settings=settings, meta=meta, deadline=first,
     )
     await store.delete_lobby(lobby_id)
+    await bot.channel_manager.sync(lobby_id)  # channels the ruleset opens from the start (the Mafia's first night)
     await post_cards(bot, lobby_id)
     bot.scheduler.poke()
     return lobby_id

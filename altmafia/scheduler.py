@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import logging
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -27,7 +28,7 @@ from discord.ext import tasks
 
 from engine import Game, Ruleset
 
-from .i18n import text
+from .i18n import Renderer, text
 
 log = logging.getLogger(__name__)
 
@@ -100,6 +101,30 @@ class Scheduler:
             if done:
                 await self.after_resolve(game_id, gm_line)
         return done
+
+    # ---- early ends -----------------------------------------------------------------------
+    def waiting(self, game_id: str) -> list[int] | None:
+        """Who the current phase still waits for, when the ruleset lets a phase end early
+        (``settings.early_end``: the engine module whose ``waiting_for(game, declared)`` says so);
+        None when it does not. ``meta.declared`` holds, per tick, who told the GM they do nothing."""
+        info = self.bot.store.info(game_id)
+        game = self.bot.store.game(game_id)
+        module = game.rules.settings.get("early_end")
+        if not module or info.status != "running" or info.meta.get("paused"):
+            return None
+        waiting_for = importlib.import_module(f"engine.abilities.{module}").waiting_for
+        declared = {int(pid) for pid in info.meta.get("declared", {}).get(str(info.tick), [])}
+        return list(waiting_for(game, declared))
+
+    async def end_early(self, game_id: str) -> list[Any]:
+        """Resolve the current phase now if the ruleset allows early ends and nobody is waited for."""
+        store = self.bot.store
+        if not store.has(game_id) or self.waiting(game_id) != []:
+            return []
+        info = store.info(game_id)
+        lang = info.meta.get("lang", "ru")
+        phase = Renderer(store.game(game_id), lang).label(store.game(game_id).info.label)
+        return await self.resolve(game_id, expect_tick=info.tick, gm_line=text(lang, "gm.early_end", phase=phase))
 
     async def end_now(self, game_id: str, user_id: int, gm_name: str) -> None:
         """End the game today: its end day becomes the current day, then the rest of the day
@@ -184,6 +209,9 @@ class Scheduler:
         for due in store.due(now()):
             if not self.paused(due.game_id):
                 await self.resolve(due.game_id, expect_tick=due.tick)
+        for info in list(store.games()):
+            if info.status == "running":
+                await self.end_early(info.game_id)
         for info in list(store.games()):
             if info.status == "running":
                 try:

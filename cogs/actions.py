@@ -84,19 +84,36 @@ class Actions(commands.GroupCog, group_name=N("action"), group_description=D("ac
         p = player_of(game, interaction.user.id)
         return (game, p.pid) if p else None
 
+    def _actor(self, interaction: discord.Interaction) -> tuple[Game, int] | None:
+        """The player whose action is being chosen: mine, or the teammate's named in ``for``."""
+        found = self._game_player(interaction)
+        if found is None:
+            return None
+        game, pid = found
+        mate = parse_player(game, getattr(interaction.namespace, "for", None))
+        return (game, mate) if mate is not None and mate in teammates(game, pid) else found
+
     # ---- submit -----------------------------------------------------------------------------
     @app_commands.command(name=N("action.submit"), description=D("action.submit"))
     @app_commands.rename(ability=N("action.submit.ability"), target=N("action.submit.target"), target2=N("action.submit.target2"),
-                         target3=N("action.submit.target3"), option=N("action.submit.option"))
+                         target3=N("action.submit.target3"), option=N("action.submit.option"), for_=N("action.submit.for"))
     @app_commands.describe(ability=D("action.submit.ability"), target=D("action.submit.target"), target2=D("action.submit.target2"),
-                           target3=D("action.submit.target3"), option=D("action.submit.option"))
+                           target3=D("action.submit.target3"), option=D("action.submit.option"), for_=D("action.submit.for"))
     async def submit(self, interaction: discord.Interaction, ability: str, target: str | None = None, target2: str | None = None,
-                     target3: str | None = None, option: str | None = None) -> None:
+                     target3: str | None = None, option: str | None = None, for_: str | None = None) -> None:
         found = await as_player(self.bot, interaction)
         if found is None:
             return
         gid, game, p = found
         lng = lang(interaction)
+        actor, by = p.pid, None
+        if for_ is not None:  # a teammate's order (the engine checks the team and the rules)
+            mate = parse_player(game, for_)
+            if mate is None:
+                await refuse(interaction, "err.unknown_player", name=for_)
+                return
+            if mate != p.pid:
+                actor, by = mate, p.pid
         via, key = parse_ability(ability)
         targets = []
         for t in (target, target2, target3):
@@ -108,9 +125,11 @@ class Actions(commands.GroupCog, group_name=N("action"), group_description=D("ac
                 return
             targets.append(pid)
         await defer(interaction)
-        before = {i.lane for i in game.pending(p.pid)}
-        cmd = Command("submit", {"pid": p.pid, "ability": key, "targets": targets, "option": option, "via": via},
-                      user_id=interaction.user.id, request_id=str(interaction.id))
+        before = {i.lane for i in game.pending(actor)}
+        args: dict[str, Any] = {"pid": actor, "ability": key, "targets": targets, "option": option, "via": via}
+        if by is not None:
+            args["by"] = by
+        cmd = Command("submit", args, user_id=interaction.user.id, request_id=str(interaction.id))
         try:
             applied = await self.bot.store.apply(gid, cmd)
         except ActionError as err:
@@ -124,14 +143,48 @@ class Actions(commands.GroupCog, group_name=N("action"), group_description=D("ac
         opt = f" ({option_label(game, lng, option)})" if option else ""
         key_text = text(lng, "action.replaced" if lane in before else "action.accepted", ability=r.ability(ability_key), targets=names,
                         option=opt)
+        if by is not None:
+            key_text = text(lng, "action.for_teammate", player=r.player(actor)) + " " + key_text
         await reply(interaction, key_text + "\n" + deadline_text(self.bot.store.info(gid), lng))
+        await self.announce(gid, game, actor, ability_key, targets, option)
         await self.bot.deliverer.flush(gid)
         if game.end_now_requested():  # a riot ends the turn at once
             await self.bot.scheduler.resolve(gid)
+        await self.bot.scheduler.end_early(gid)  # the ruleset may end the phase once nobody is waited for
+
+    async def announce(self, gid: str, game: Game, pid: int, ability: str, targets: list[int], option: str | None,
+                       cancelled: bool = False) -> None:
+        """A public ability (``settings.public_slots``: Eternal Friday's day abilities, «нужно
+        писать открыто») is shown in the vote channel each time it is submitted, replaced or
+        cancelled."""
+        try:
+            slot = game.slot_of(game.ability_def(ability)).id
+        except (KeyError, ValueError):
+            return
+        if slot not in game.rules.settings.get("public_slots", []):
+            return
+        lng = self.bot.store.info(gid).meta.get("lang", "ru")
+        r = Renderer(game, lng)
+        if cancelled:
+            line = text(lng, "action.public_cancelled", player=r.player(pid), ability=r.ability(ability))
+        else:
+            opt = f" ({option_label(game, lng, option)})" if option else ""
+            names = ", ".join(r.player(t) for t in targets)
+            line = text(lng, "action.public" if names else "action.public_alone", player=r.player(pid), ability=r.ability(ability),
+                        targets=names, option=opt)
+        await self.bot.deliverer.post(gid, "votes", line)
+
+    @submit.autocomplete("for_")
+    async def for_ac(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+        found = self._game_player(interaction)
+        if found is None:
+            return []
+        game, pid = found
+        return player_choices(game, teammates(game, pid), current)
 
     @submit.autocomplete("ability")
     async def ability_ac(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
-        found = self._game_player(interaction)
+        found = self._actor(interaction)
         if found is None:
             return []
         game, pid = found
@@ -146,7 +199,7 @@ class Actions(commands.GroupCog, group_name=N("action"), group_description=D("ac
         return out[:25]
 
     async def _targets(self, interaction: discord.Interaction, current: str, which: str) -> list[app_commands.Choice[str]]:
-        found = self._game_player(interaction)
+        found = self._actor(interaction)
         if found is None:
             return []
         game, pid = found
@@ -174,7 +227,7 @@ class Actions(commands.GroupCog, group_name=N("action"), group_description=D("ac
 
     @submit.autocomplete("option")
     async def option_ac(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
-        found = self._game_player(interaction)
+        found = self._actor(interaction)
         if found is None:
             return []
         game, pid = found
@@ -208,7 +261,8 @@ class Actions(commands.GroupCog, group_name=N("action"), group_description=D("ac
         gid, game, p = found
         lng = lang(interaction)
         lane = which or "action"
-        if not any(i.lane == lane for i in game.pending(p.pid)):
+        mine = next((i for i in game.pending(p.pid) if i.lane == lane), None)
+        if mine is None:
             await refuse(interaction, "err.nothing_to_cancel")
             return
         await defer(interaction)
@@ -218,6 +272,9 @@ class Actions(commands.GroupCog, group_name=N("action"), group_description=D("ac
             await refuse_engine(interaction, game, err)
             return
         await reply(interaction, text(lng, "action.cancelled" if applied.result else "action.not_cancelled"))
+        if applied.result:
+            await self.announce(gid, self.bot.store.game(gid), p.pid, mine.ability, [], None, cancelled=True)
+            await self.bot.deliverer.flush(gid)
 
     @cancel.autocomplete("which")
     async def cancel_ac(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
@@ -236,6 +293,14 @@ class Actions(commands.GroupCog, group_name=N("action"), group_description=D("ac
             return
         gid, game, p = found
         await reply(interaction, me_text(game, p.pid, lang(interaction), self.bot.store.info(gid)))
+
+
+def teammates(game: Game, pid: int) -> list[int]:
+    """Whom this player may give orders for (``factions.orders``: the living of their teams)."""
+    if not game.rules.factions.orders:
+        return []
+    mates = {m for f in game.factions_of(pid) for m in f.members if m != pid}
+    return [m for m in sorted(mates) if game.alive(game.player(m))]
 
 
 def me_text(game: Game, pid: int, lng: str, info: Any) -> str:

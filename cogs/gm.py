@@ -199,6 +199,11 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
             voted = sorted({v.pid for v in game.state.votes})
             lines.append(text(lng, "gm.status_voted", names=", ".join(r.player(p) for p in voted) or "—"))
             lines.append(text(lng, "gm.status_not_voted", names=", ".join(r.player(p) for p in missing_vote) or "—"))
+        waiting = self.bot.scheduler.waiting(gid)
+        if waiting is not None:  # the ruleset ends a phase early: who it waits for, the Слоупоки
+            slow = [p.pid for p in game.living() if game.active(p, game.state.settings.get("slowpoke_status", "slowpoke"))]
+            lines.append(text(lng, "gm.status_waiting", names=", ".join(r.player(p) for p in waiting) or "—",
+                              slowpokes=", ".join(r.player(p) for p in slow) or "—"))
         dead = [p.name for p in game.state.players if not game.alive(p)]
         lines.append(text(lng, "gm.status_out", names=", ".join(dead) or "—"))
         open_tasks = [i for i, t in enumerate(game.state.gm_tasks) if not t.get("settled")]
@@ -304,6 +309,31 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
         await reply(interaction, text(lang(interaction), "gm.done"))
         await self.log(gid, interaction, "gm.act_tell", player=game.player(pid).name, text=message)
 
+    @app_commands.command(name=N("gm.idle"), description=D("gm.idle"))
+    @app_commands.rename(player=N("gm.player"))
+    @app_commands.describe(player=D("gm.player"))
+    async def idle(self, interaction: discord.Interaction, player: str) -> None:
+        """«Если вы ничего не делаете в эту ночь, напишите Мастеру»: the phase stops waiting for
+        the player (``meta.declared``), and ends if nobody else is waited for."""
+        found = await as_gm(self.bot, interaction)
+        if found is None:
+            return
+        gid, game = found
+        pid = parse_player(game, player)
+        if pid is None:
+            await refuse(interaction, "err.unknown_player", name=player)
+            return
+        await defer(interaction)
+        info = self.bot.store.info(gid)
+        meta = dict(info.meta)
+        declared = {k: list(v) for k, v in meta.get("declared", {}).items() if int(k) >= info.tick}
+        declared[str(info.tick)] = sorted({*declared.get(str(info.tick), []), pid})
+        meta["declared"] = declared
+        await self.bot.store.set_meta(gid, meta)
+        await reply(interaction, text(lang(interaction), "gm.done"))
+        await self.log(gid, interaction, "gm.act_idle", player=game.player(pid).name)
+        await self.bot.scheduler.end_early(gid)
+
     @app_commands.command(name=N("gm.tasks"), description=D("gm.tasks"))
     async def tasks(self, interaction: discord.Interaction) -> None:
         found = await as_gm(self.bot, interaction)
@@ -395,6 +425,7 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
     clearstatus.autocomplete("player")(any_player)
     clearstatus.autocomplete("status")(status_ac)
     tell.autocomplete("player")(any_player)
+    idle.autocomplete("player")(any_player)
 
 
 async def setup(bot: Any) -> None:

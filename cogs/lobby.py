@@ -80,7 +80,9 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
 
     # ---- join / leave / players ------------------------------------------------------------
     @app_commands.command(name=N("lobby.join"), description=D("lobby.join"))
-    async def join(self, interaction: discord.Interaction) -> None:
+    @app_commands.rename(role=N("lobby.join.role"))
+    @app_commands.describe(role=D("lobby.join.role"))
+    async def join(self, interaction: discord.Interaction, role: str | None = None) -> None:
         found = await self.lobby_here(interaction)
         if found is None:
             return
@@ -96,12 +98,38 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
         if len(lobby["players"]) >= rules.table.max:
             await refuse(interaction, "err.lobby_full", max=rules.table.max)
             return
+        if role is not None:  # a public role claimed at sign-up: one each, first come
+            role = lobbies.find_role(rules, role, lobby["lang"])
+            if role is None or role not in lobbies.free_roles(rules, lobby):
+                await refuse(interaction, "err.role_taken")
+                return
         name = lobbies.unique_name(lobby, interaction.user.display_name)
-        lobby["players"].append({"user_id": uid, "name": name, "lang": lang_of(interaction.locale, lobby["lang"])})
+        entry = {"user_id": uid, "name": name, "lang": lang_of(interaction.locale, lobby["lang"])}
+        if role is not None:
+            entry["role"] = role
+        lobby["players"].append(entry)
         lobby["spectators"] = [s for s in lobby["spectators"] if s != uid]
         await self.bot.store.save_lobby(lobby_id, lobby, guild_id=interaction.guild_id)
         lng = lobby["lang"]
-        await reply(interaction, text(lng, "lobby.joined", name=name, count=count(len(lobby["players"]), "player", lng)), ephemeral=False)
+        joined = text(lng, "lobby.joined", name=name, count=count(len(lobby["players"]), "player", lng))
+        if role is not None:
+            joined += "\n" + text(lng, "lobby.role_claimed", name=name, role=getattr(rules.role(role).name, lng))
+        await reply(interaction, joined, ephemeral=False)
+
+    @join.autocomplete("role")
+    async def role_ac(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+        found = await self.lobby_here(interaction, quiet=True)
+        if found is None:
+            return []
+        _, lobby = found
+        rules = load_ruleset(lobby["ruleset"])
+        lng = lang(interaction)
+        out = []
+        for rid in lobbies.free_roles(rules, lobby):
+            name = getattr(rules.role(rid).name, lng)
+            if current.casefold() in f"{rid} {name}".casefold():
+                out.append(app_commands.Choice(name=name[:100], value=rid))
+        return out[:25]
 
     @app_commands.command(name=N("lobby.leave"), description=D("lobby.leave"))
     async def leave(self, interaction: discord.Interaction) -> None:

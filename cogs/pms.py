@@ -47,6 +47,7 @@ class Pms(commands.GroupCog, group_name=N("pm"), group_description=D("pm")):
             await refuse(interaction, "err.unknown_player", name=to)
             return
         await defer(interaction)
+        relayed = len(game.state.pms)
         try:
             await self.bot.store.apply(gid, Command.send_pm(p.pid, recipient, message, user_id=interaction.user.id,
                                                             request_id=str(interaction.id)))
@@ -59,7 +60,10 @@ class Pms(commands.GroupCog, group_name=N("pm"), group_description=D("pm")):
         left = "∞" if quota is None else max(0, quota - me.pm_sent.get(str(game.info.day), 0))
         lng = lang(interaction)
         r = Renderer(game, lng)
-        await reply(interaction, text(lng, "pm.sent", to=r.player(recipient), left=left))
+        if game.rules.mail and len(game.state.pms) == relayed:  # the ruleset's mail: a letter, read next phase
+            await reply(interaction, text(lng, "pm.letter", to=r.player(recipient)))
+        else:
+            await reply(interaction, text(lng, "pm.sent", to=r.player(recipient), left=left))
         plang = self.bot.store.info(gid).meta.get("langs", {}).get(str(p.pid)) or lng
         await self.bot.deliverer.post(gid, f"player:{p.pid}", text(plang, "pm.copy", to=Renderer(game, plang).player(recipient), text=message))
         await self.bot.deliverer.flush(gid)

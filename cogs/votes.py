@@ -106,6 +106,7 @@ class Votes(commands.GroupCog, group_name=N("vote"), group_description=D("vote")
         await reply(interaction, text(lng, "vote.changed" if changed else "vote.cast", target=r.player(choice)))
         await self.post(gid, game, p.pid, choice, vote, changed)
         await self.bot.deliverer.flush(gid)
+        await self.bot.scheduler.end_early(gid)  # the ruleset may end the phase once nobody is waited for
 
     async def post(self, gid: str, game: Game, voter: int, choice: Any, vote_id: str, changed: bool) -> None:
         info = self.bot.store.info(gid)

@@ -114,10 +114,15 @@ def available_rulesets(include_tests: bool = False) -> dict[str, Path]:
     return out
 
 
+# Short names people use for the shipped rulesets (the issues and the GMs say "friday").
+ALIASES = {"friday": "eternal_friday", "stats": "stats_mafia", "board": "council"}
+
+
 @lru_cache(maxsize=32)
 def load_ruleset(ref: str) -> Ruleset:
-    """A ruleset by id (a shipped file, or a test-only one) or by file path."""
+    """A ruleset by id (a shipped file, or a test-only one), by short name, or by file path."""
     known = available_rulesets(include_tests=True)
+    ref = ALIASES.get(ref, ref) if ref not in known else ref
     if ref in known:
         return load_ruleset_file(known[ref])
     p = Path(ref)

@@ -57,3 +57,10 @@ def test_not_yaml(tmp_path):
 def test_missing_file(tmp_path):
     with pytest.raises(RulesetFileError, match="cannot read"):
         load_ruleset_file(tmp_path / "nope.yaml")
+
+
+def test_short_names_of_the_shipped_rulesets():
+    from config import load_ruleset
+
+    assert load_ruleset("friday").id == "eternal_friday"
+    assert load_ruleset("stats").id == "stats_mafia"
