@@ -230,19 +230,10 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
     @app_commands.rename(player=N("gm.player"), stat=N("gm.stat"), value=N("gm.value"))
     @app_commands.describe(player=D("gm.player"), stat=D("gm.stat"), value=D("gm.value"))
     async def setstat(self, interaction: discord.Interaction, player: str, stat: str, value: int) -> None:
-        found = await as_gm(self.bot, interaction)
+        found = await self.gm_target(interaction, player, "stat", stat)
         if found is None:
             return
-        gid, game = found
-        pid = parse_player(game, player)
-        try:
-            sid = game.rules.stat(stat).id
-        except KeyError:
-            await refuse(interaction, "err.unknown_stat", stat=stat)
-            return
-        if pid is None:
-            await refuse(interaction, "err.unknown_player", name=player)
-            return
+        gid, game, pid, sid = found
         await defer(interaction)
         if not await self.apply(interaction, gid, game, Command.gm("set_stat", pid=pid, stat=sid, value=value, user_id=interaction.user.id,
                                                                    request_id=str(interaction.id))):
@@ -265,20 +256,29 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
     async def clearstatus(self, interaction: discord.Interaction, player: str, status: str) -> None:
         await self.status_op(interaction, player, status, False, None)
 
-    async def status_op(self, interaction: discord.Interaction, player: str, status: str, on: bool, cycles: int | None) -> None:
+    async def gm_target(self, interaction: discord.Interaction, player: str, kind: str, ref: str) -> tuple[str, Any, int, str] | None:
+        """The GM's game, the named player and a stat or status of the ruleset (``kind``), or
+        None once the refusal has been answered."""
         found = await as_gm(self.bot, interaction)
         if found is None:
-            return
+            return None
         gid, game = found
         pid = parse_player(game, player)
         try:
-            sid = game.rules.status(status).id
+            ident = getattr(game.rules, kind)(ref).id
         except KeyError:
-            await refuse(interaction, "err.unknown_status", status=status)
-            return
+            await refuse(interaction, f"err.unknown_{kind}", **{kind: ref})
+            return None
         if pid is None:
             await refuse(interaction, "err.unknown_player", name=player)
+            return None
+        return gid, game, pid, ident
+
+    async def status_op(self, interaction: discord.Interaction, player: str, status: str, on: bool, cycles: int | None) -> None:
+        found = await self.gm_target(interaction, player, "status", status)
+        if found is None:
             return
+        gid, game, pid, sid = found
         await defer(interaction)
         cmd = (Command.gm("set_status", pid=pid, status=sid, cycles=cycles, user_id=interaction.user.id, request_id=str(interaction.id))
                if on else Command.gm("clear_status", pid=pid, status=sid, user_id=interaction.user.id, request_id=str(interaction.id)))
