@@ -198,14 +198,20 @@ class Actions(commands.GroupCog, group_name=N("action"), group_description=D("ac
             out.append(app_commands.Choice(name=label, value=ability_value(la)))
         return out[:25]
 
-    async def _targets(self, interaction: discord.Interaction, current: str, which: str) -> list[app_commands.Choice[str]]:
+    def _chosen(self, interaction: discord.Interaction) -> tuple[Any, int, Any] | None:
+        """The acting player's game, seat and the legal action named in the ``ability`` field."""
         found = self._actor(interaction)
         if found is None:
-            return []
+            return None
         game, pid = found
         la = find_legal(game, pid, getattr(interaction.namespace, "ability", None))
-        if la is None:
+        return None if la is None else (game, pid, la)
+
+    async def _targets(self, interaction: discord.Interaction, current: str, which: str) -> list[app_commands.Choice[str]]:
+        found = self._chosen(interaction)
+        if found is None:
             return []
+        game, pid, la = found
         order = ["target", "target2", "target3"]
         need = order.index(which) + 1
         if la.ability.targets < need:
@@ -227,13 +233,10 @@ class Actions(commands.GroupCog, group_name=N("action"), group_description=D("ac
 
     @submit.autocomplete("option")
     async def option_ac(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
-        found = self._actor(interaction)
+        found = self._chosen(interaction)
         if found is None:
             return []
-        game, pid = found
-        la = find_legal(game, pid, getattr(interaction.namespace, "ability", None))
-        if la is None:
-            return []
+        game, pid, la = found
         lng = lang(interaction)
         num = la.ability.number
         if num is not None:
