@@ -25,9 +25,10 @@ AMNESTY, EXECUTION = "amnesty", "execution"
 
 class AmnestyVote:
     """«Амнистия или казнь»: open during a day while anyone jailed before that day is in
-    prison; one ballot a day, «амнистия» or «казнь», for nobody in particular. A ballot weighs the voter's true ТВ at the
-    moment of voting (+ the passive ``vote_bonus``); a ballot deprived of strength weighs 0, a
-    strength taken by another (``vote_taken``) goes to the taker, as in the prison vote.
+    prison; one ballot a day, «амнистия» or «казнь», for nobody in particular. A ballot weighs
+    the voter's true ТВ at the moment of voting (+ the passive ``vote_bonus``); a ballot
+    deprived of strength weighs 0, a strength taken by another (``vote_taken``) goes to the
+    taker, as in the prison vote.
 
     It is about the prisoners jailed before the day began (:meth:`at_stake`). At the end of
     the day: more weight wins; equal weight: the larger sum of the voters' ВС,
