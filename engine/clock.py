@@ -67,7 +67,22 @@ class Clock:
         raise ValueError(f"no period {label!r} in this calendar")
 
     def cycles(self, n: int) -> int:
+        """``n`` cycles in ticks: for waits and cooldowns counted from a use («раз в трое суток
+        … не ранее чем через 72 часа»: used in day 1.1, again from day 4.1) and for the poison's
+        death time («отравлен в 15:00 4-го дня … умирает он в 15:00 6-го дня»)."""
         return n * self.per_cycle
+
+    def lasts_until(self, tick: int, n: int = 1) -> int:
+        """The first tick at which an effect that took hold at the resolve of ``tick`` and lasts
+        ``n`` cycles («на сутки», «на ближайшие 2 суток») is over.
+
+        The book's clock: a cycle is 24 hours from the moment of the resolve («отравлен в
+        15:00 4-го дня … умирает он в 15:00 6-го дня»). The effect is in force in every tick
+        after ``tick`` up to and including ``tick + n`` cycles, whose resolve (the same hour
+        ``n`` days later) is the last it covers and removes it: ``n * per_cycle`` resolves in
+        all. Every duration counted in cycles asks here (``end_of(..., "cycle")``, masks,
+        grants, GM statuses)."""
+        return tick + self.cycles(n) + 1
 
     def is_turn_end(self, tick: int) -> bool:
         """True when the next tick starts another turn (or another cycle)."""
@@ -80,7 +95,7 @@ class Clock:
         if until == "tick":
             return tick + 1
         if until == "cycle":
-            return tick + self.cycles(cycles or 1)
+            return self.lasts_until(tick, cycles or 1)
         if until == "game":
             return None
         if until in ("day", "night"):

@@ -982,7 +982,10 @@ class Game:
     def gm_set_status(self, pid: int, status: str, cycles: int | None = None) -> None:
         p = self.player(pid)
         sdef = self.rules.status(status)
-        until = self.state.tick + self.clock.cycles(cycles) if cycles else None
+        # set between resolves, it is in force at once, for this period's resolve too: it counts
+        # as if it had taken hold at the previous resolve, so it covers as many resolves as an
+        # action's «на сутки» and never outlasts the GM's n × 24 hours (docs/rules/godfather.md)
+        until = self.clock.lasts_until(self.state.tick - 1, cycles) if cycles else None
         p.statuses[sdef.id] = Status(id=sdef.id, since=self.state.tick, until=until)
         for sid in sdef.clears:
             p.statuses.pop(sid, None)

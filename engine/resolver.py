@@ -104,6 +104,7 @@ def resolve_tick(game: Game) -> list[Event]:
     if st.over:
         raise GameError("the game is over")
     first_event = len(st.events)
+    record_able(game)  # who could act in this period: the turn's inactivity reads the whole turn
     game.settle_orders()  # actions teammates gave for this tick (FactionRules.orders)
     game.submit_forced()  # a blackmailed player's forced move, if not made by the turn's end
     _random_actions(game)  # inactivity.mode random_action: a missing action is drawn at the turn's end
@@ -319,6 +320,46 @@ def _spend(game: Game, intent: Intent) -> None:
             p.uses[f"once:{ab.id}:{t}" + (f":{intent.option}" if ab.once_per == "target_option" else "")] = 1
 
 
+def able_now(game: Game, p: Player) -> bool:
+    """Whether ``p`` may act in the current period: alive, and under no status that forbids
+    every action (prison, away at the baptism, barracks, «лишён действий») unless a passive lets
+    them act under it (Бывалый in prison)."""
+    if not game.alive(p):
+        return False
+    return not any("*" in f.blocks_slots and not game.passives(p, f"acts_in_{f.id}") for f in game.status_flags(p))
+
+
+def record_able(game: Game) -> None:
+    """Note, as the period is resolved, who could act in it (engine memo ``able``: the turn and
+    its pids). A period after a riot ended the day early («Спровоцировать бунт») is nobody's."""
+    st = game.state
+    turn = game.info.turn
+    memo = st.memo.get("able")
+    if not memo or memo.get("turn") != turn:
+        memo = st.memo["able"] = {"turn": turn, "pids": []}
+    cut = st.memo.get("end_now")
+    if cut and cut["tick"] < st.tick <= cut["last"]:
+        return
+    memo["pids"] = sorted(set(memo["pids"]) | {p.pid for p in st.players if able_now(game, p)})
+
+
+def owes_turn(game: Game, p: Player) -> bool:
+    """Whether ``p`` owes the current turn's action: alive now, able to act in at least one
+    period of the turn (recorded as each was resolved), and no action submitted in it. A
+    player who spent the whole day in prison and is freed at 21:00 owes nothing; one free all
+    day and jailed by the 21:00 vote owes the day's action (docs/rules/godfather.md)."""
+    st = game.state
+    turn = game.info.turn
+    if not game.alive(p) or "action" in p.spent.get(turn, []):
+        return False
+    if any(i.pid == p.pid and i.lane == "action" and i.tick == st.tick for i in st.intents):
+        return False
+    memo = st.memo.get("able") or {}
+    if memo.get("turn") != turn:
+        return able_now(game, p)
+    return p.pid in memo["pids"]
+
+
 def _random_actions(game: Game) -> None:
     """``inactivity.mode: random_action`` (seed 001: «В случае отсутствия заявки на ход
     выполняется случайное действие на случайного игрока»): in the last period of a day or a
@@ -336,7 +377,7 @@ def _random_actions(game: Game) -> None:
         return
     turn = game.info.turn
     for p in game.living():
-        if "action" in p.spent.get(turn, []) or any(i.pid == p.pid and i.lane == "action" and i.tick == st.tick for i in st.intents):
+        if not owes_turn(game, p):
             continue
         pool = sorted(
             (a for a in game.legal_actions(p.pid)
@@ -344,7 +385,8 @@ def _random_actions(game: Game) -> None:
              and not any(e.op == "end_phase" for effs in [a.ability.effects, *a.ability.options.values()] for e in effs)),
             key=lambda a: a.key,
         )
-        if not pool:
+        if not pool:  # owed, but nothing can be done now (jailed since, every action on cooldown)
+            game.emit("gm.random_action_none", "gm", player=p.pid, turn=turn)
             continue
         a = game.rng.choice(pool)
         targets = game.rng.sample(sorted(a.targets), a.ability.targets) if a.ability.targets else []
@@ -367,12 +409,10 @@ def _inactivity(ctx: Ctx) -> None:
         return
     turn = g.info.turn
     for p in g.living():
-        if "action" in p.spent.get(turn, []):
+        # whoever could act in at least one period of the turn and did not; a player who could
+        # act in none of them (in prison, away, in barracks all along) owes nothing
+        if not owes_turn(g, p):
             continue
-        if any("*" in f.blocks_slots for f in g.status_flags(p)) and not any(
-            g.passives(p, f"acts_in_{f.id}") for f in g.status_flags(p)
-        ):
-            continue  # a player who may not act at all is not punished for not acting
         for stat, delta in rule.stats.items():
             sid = g.rules.stat(stat).id
             p.stats[sid] = p.stats.get(sid, 0) + delta

@@ -24,12 +24,14 @@ AMNESTY, EXECUTION = "amnesty", "execution"
 
 
 class AmnestyVote:
-    """«Амнистия или казнь»: open during a day while anyone is in prison; one ballot a day,
-    «амнистия» or «казнь», for nobody in particular. A ballot weighs the voter's true ТВ at the
-    moment of voting (+ the passive ``vote_bonus``); a ballot deprived of strength weighs 0, a
-    strength taken by another (``vote_taken``) goes to the taker, as in the prison vote.
+    """«Амнистия или казнь»: open during a day while anyone jailed before that day is in
+    prison; one ballot a day, «амнистия» or «казнь», for nobody in particular. A ballot weighs
+    the voter's true ТВ at the moment of voting (+ the passive ``vote_bonus``); a ballot
+    deprived of strength weighs 0, a strength taken by another (``vote_taken``) goes to the
+    taker, as in the prison vote.
 
-    At the end of the day: more weight wins; equal weight: the larger sum of the voters' ВС,
+    It is about the prisoners jailed before the day began (:meth:`at_stake`). At the end of
+    the day: more weight wins; equal weight: the larger sum of the voters' ВС,
     then the larger sum of the sizes of their factions, then the game's generator; a side
     nobody voted for cannot win. Amnesty frees a random prisoner whose true ВС is ≥ 0 at the
     day's end, execution kills a random one whose true ВС is < 0 (one protected from execution
@@ -45,9 +47,23 @@ class AmnestyVote:
         return list(AmnestyVote.CHOICES)
 
     @staticmethod
-    def is_open(g: Game, vdef: Any) -> bool:
+    def at_stake(g: Game, vdef: Any, tick: int) -> list[Player]:
+        """The prisoners a day's vote is about: in prison since before the day began (from the
+        start, by the night's results, by an earlier day's vote). One jailed during the day — by
+        an ability, by ±15 in an hour, by that day's prison vote — is at stake from the next day
+        (docs/rules/council.md, decision 4)."""
         status = vdef.params.get("status", "prison")
-        return g.info.kind == "day" and any(g.active(p, status) for p in g.living())
+        first = tick - g.clock.info(tick).index  # the day's first hour
+        out = []
+        for p in g.living():
+            s = g.active(p, status, tick)
+            if s is not None and s.since < first:
+                out.append(p)
+        return out
+
+    @staticmethod
+    def is_open(g: Game, vdef: Any) -> bool:
+        return g.info.kind == "day" and bool(AmnestyVote.at_stake(g, vdef, g.state.tick))
 
     @staticmethod
     def on_start(g: Game, vdef: Any) -> None:
@@ -117,8 +133,7 @@ class AmnestyVote:
         else:
             won = g.rng.choice(sorted(present))
             g.emit("gm.amnesty_tie_random", "gm")
-        status = prm.get("status", "prison")
-        inmates = [p for p in g.living() if g.active(p, status)]
+        inmates = AmnestyVote.at_stake(g, vdef, ctx.tick)
         if won == AMNESTY:
             g.emit("vote.amnesty_won", "public", vote=vdef.id)
             pool = [p.pid for p in inmates if g.true_stat(p, stat) >= 0]

@@ -128,7 +128,7 @@ def masquerade(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None
     cycles = int(eff.params.get("cycles", 1))
     for f in g.factions_of(intent.pid):
         pids = sorted(f.members)
-        _memo(g)["masks"].append({"pids": pids, "since": ctx.tick, "until": ctx.tick + g.clock.cycles(cycles), "by": intent.pid})
+        _memo(g)["masks"].append({"pids": pids, "since": ctx.tick, "until": g.clock.lasts_until(ctx.tick, cycles), "by": intent.pid})
         ctx.emit("info.masquerade", "faction", [f.fid], by=intent.pid)
 
 

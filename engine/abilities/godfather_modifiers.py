@@ -120,7 +120,7 @@ def grant_abilities(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) ->
     slots = set(eff.params.get("slots", []))
     cycles = eff.params.get("cycles")
     since = ctx.tick + 1
-    until = since + g.clock.cycles(int(cycles)) if cycles else None
+    until = g.clock.lasts_until(ctx.tick, int(cycles)) if cycles else None
     for t in people:
         ref = t.role if src_kind == "role" else t.character
         src = (g.rules.role(ref) if src_kind == "role" else g.rules.character(ref)) if ref else None
