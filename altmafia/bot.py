@@ -19,7 +19,7 @@ from discord.ext import commands
 
 from storage import Store
 
-from .buttons import GameButton
+from .buttons import DYNAMIC_ITEMS, GameButton
 from .channels import ChannelManager
 from .delivery import Deliverer
 from .i18n import text
@@ -62,7 +62,7 @@ class AltMafiaBot(commands.Bot):
         await self.tree.set_translator(CatalogTranslator())
         for ext in COGS:
             await self.load_extension(ext)
-        self.add_dynamic_items(GameButton)
+        self.add_dynamic_items(*DYNAMIC_ITEMS)
         await self.scheduler.recover()
         if self.settings.guild_id:
             guild = discord.Object(self.settings.guild_id)

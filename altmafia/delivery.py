@@ -10,7 +10,8 @@
 
 Everything pending for one channel goes out as ONE message (split only past Discord's 2000
 characters), grouped under the label of its phase: a resolve sends at most one message per
-channel. Exactly once: the batch's rows are claimed in one transaction before the send and
+channel. An event that comes with buttons (:func:`altmafia.buttons.event_view`: a queued
+anonymous post the GM may refuse) goes out as a message of its own, the buttons under it. Exactly once: the batch's rows are claimed in one transaction before the send and
 marked delivered after it (:meth:`storage.Store.claim_many`); a batch claimed before a crash
 is looked for among the channel's last messages before it is sent again, and the send
 carries a nonce derived from the first row's key (Discord refuses a repeat of it).
@@ -28,6 +29,7 @@ import discord
 
 from storage import Delivery
 
+from .buttons import event_view
 from .i18n import Renderer, text
 
 log = logging.getLogger(__name__)
@@ -112,7 +114,12 @@ class Deliverer:
             info = store.info(gid)
         sent = 0
         for key, batch in batches.items():
-            sent += await self._batch(gid, info, key, batch, (extra or {}).get(key, []))
+            lang = reader_lang(info.meta, key)
+            views = [(d, event_view(gid, d.event, lang)) for d in batch]
+            sent += await self._batch(gid, info, key, [d for d, v in views if v is None], (extra or {}).get(key, []))
+            for d, view in views:
+                if view is not None:
+                    sent += await self._batch(gid, info, key, [d], [], view=view)
         return sent
 
     def render(self, gid: str, key: str, batch: list[Delivery], extra: list[str], meta: dict[str, Any]) -> list[str]:
@@ -134,7 +141,8 @@ class Deliverer:
                 lines.insert(0, f"<@{uid}>")
         return chunks(lines)
 
-    async def _batch(self, gid: str, info: Any, key: str, batch: list[Delivery], extra: list[str]) -> int:
+    async def _batch(self, gid: str, info: Any, key: str, batch: list[Delivery], extra: list[str],
+                     view: discord.ui.View | None = None) -> int:
         store = self.bot.store
         keys = [d.key for d in batch]
         cid = info.meta["channels"].get(key)
@@ -156,7 +164,8 @@ class Deliverer:
                 await store.claim_many(keys)
             base = keys[0] if keys else f"{gid}/{key}/{parts[0]}"
             for i, part in enumerate(parts):
-                await channel.send(part, nonce=nonce(base, i), allowed_mentions=mentions)
+                last = i == len(parts) - 1
+                await channel.send(part, nonce=nonce(base, i), allowed_mentions=mentions, **({"view": view} if view and last else {}))
                 self.sent[(gid, key)] += 1
         except (discord.NotFound, discord.Forbidden) as exc:
             log.error("game %s: cannot post in %s (%s): messages dropped", gid, key, exc)
@@ -182,7 +191,7 @@ class Deliverer:
         return False
 
     async def post(self, game_id: str, key: str, content: str, *, files: list[discord.File] | None = None,
-                   mention: int | None = None) -> discord.Message | None:
+                   mention: int | None = None, view: discord.ui.View | None = None) -> discord.Message | None:
         """A message of the bot itself (not an event): a role card, a reminder, a GM log line."""
         info = self.bot.store.info(game_id) if self.bot.store.has(game_id) else await self.bot.store.find(game_id)
         cid = info.meta.get("channels", {}).get(key) if info else None
@@ -191,7 +200,9 @@ class Deliverer:
         channel = self.bot.get_partial_messageable(int(cid), guild_id=info.guild_id)
         mentions = discord.AllowedMentions(everyone=False, roles=False, users=[discord.Object(mention)] if mention else False)
         msg = None
-        for i, part in enumerate(chunks(content.split("\n")) or [""]):
-            msg = await channel.send(part, files=(files or []) if i == 0 else [], allowed_mentions=mentions)
+        parts = chunks(content.split("\n")) or [""]
+        for i, part in enumerate(parts):
+            extra = {"view": view} if view is not None and i == len(parts) - 1 else {}  # buttons under the last part
+            msg = await channel.send(part, files=(files or []) if i == 0 else [], allowed_mentions=mentions, **extra)
             self.sent[(game_id, key)] += 1
         return msg

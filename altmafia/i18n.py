@@ -102,6 +102,8 @@ class Renderer:
             return ", ".join(self.player(x) for x in v) or self.word("nobody")
         if key == "stat":
             return self.stat(v)
+        if key == "stats" and isinstance(v, list):  # a list of stat ids
+            return ", ".join(self.stat(x) for x in v)
         if key == "status":
             return self.status(v)
         if key == "ability":

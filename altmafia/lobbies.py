@@ -18,6 +18,7 @@ import discord
 from config import load_ruleset
 from engine import DEAL, Game, GameError, PlayerSpec
 
+from .buttons import bonus_view
 from .channels import Audience, game_plan, public_access
 from .channels import create as create_channels
 from .i18n import Renderer, count, text
@@ -154,7 +155,7 @@ async def post_cards(bot: Any, game_id: str) -> None:
     for p in game.state.players:
         plang = info.meta.get("langs", {}).get(str(p.pid)) or lang
         await bot.deliverer.post(game_id, f"player:{p.pid}", (f"<@{p.user_id}>\n" if p.user_id else "") + role_card(game, p.pid, plang),
-                                 mention=p.user_id)
+                                 mention=p.user_id, view=bonus_view(game_id, game, p.pid, plang))
     r = Renderer(game, lang)
     table = [text(lang, "start.gm_table")]
     for p in game.state.players:
@@ -209,6 +210,10 @@ def role_card(game: Game, pid: int, lang: str) -> str:
     if anon is not None:
         anon += sum(int(x.get("extra", 0)) for x in game.passives(p, "anon_quota"))
     lines.append(text(lang, "card.quotas", pm="∞" if quota is None else quota, anon="∞" if anon is None else anon))
+    choice = game.bonus_choice(p)
+    if choice is not None:  # Стратег: «+2 ВО или +2 ТВ. Выбирает в начале игры» (the buttons under the card)
+        lines.append(text(lang, "card.bonus", amount=choice["amount"], choices=" / ".join(r.stat(s) for s in choice["choices"]),
+                          stat=r.stat(choice["stat"])))
     for src in game.sources(p):
         for pas in src.passives:
             if pas.text:

@@ -19,7 +19,8 @@ from engine.state import Event
 
 from .i18n import Renderer, audience_of, catalog
 
-STEP_KEYS = {"phase", "actions", "rejected", "votes", "pms", "anon", "faction", "gm", "cancel", "expect", "note", "resolve"}
+STEP_KEYS = {"phase", "actions", "rejected", "votes", "pms", "anon", "refuse_anon", "faction", "gm", "bonus", "cancel", "expect", "note",
+             "resolve"}
 EXPECT_KEYS = {
     "stats", "true_stats", "status", "faction", "public", "public_absent", "private", "private_absent",
     "gm", "winner", "phase", "end_day", "legal", "not_legal", "gm_tasks", "alive", "dead",
@@ -163,6 +164,11 @@ class Runner:
         start = len(g.state.events)
         for e in step.get("gm") or []:
             self.gm_op(where, e)
+        for e in step.get("bonus") or []:
+            try:
+                g.choose_bonus(self.pid(e["by"]), str(e["stat"]))
+            except ActionError as err:
+                self.fail(where, f"{e['by']}: bonus choice was refused: {err}")
         for e in step.get("actions") or []:
             try:
                 self.submit_action(e)
@@ -185,6 +191,11 @@ class Runner:
                 g.post_anon(self.pid(e["by"]), str(e["text"]))
             except ActionError as err:
                 self.fail(where, f"{e['by']}: anonymous post was refused: {err}")
+        for e in step.get("refuse_anon") or []:
+            try:
+                g.gm_refuse_anon(self.anon_seq(e))
+            except ActionError as err:
+                self.fail(where, f"refusing {e}: refused: {err}")
         for e in step.get("faction") or []:
             try:
                 g.faction_op(self.pid(e["by"]), str(e["op"]), self.pid(e["target"]) if e.get("target") is not None else None, e.get("fid"))
@@ -231,15 +242,32 @@ class Runner:
                 g.faction_op(self.pid(e["by"]), str(e["op"]), self.pid(e["target"]) if e.get("target") is not None else None)
             elif "to" in e:
                 g.send_pm(self.pid(e["from"] if "from" in e else e["by"]), self.pid(e["to"]), str(e.get("text", "…")))
+            elif "bonus" in e:
+                g.choose_bonus(self.pid(e["by"]), str(e["bonus"]))
+            elif "refuse_anon" in e:
+                g.gm_refuse_anon(self.anon_seq(e["refuse_anon"]))
             elif "text" in e:
                 g.post_anon(self.pid(e["by"]), str(e["text"]))
             else:
-                raise ScenarioError(f"{where}: a rejected entry needs ability, for, op, to or text")
+                raise ScenarioError(f"{where}: a rejected entry needs ability, for, op, to, text, bonus or refuse_anon")
         except ActionError as err:
             if e.get("reason") and err.key != e["reason"]:
                 self.fail(where, f"{e.get('by', e.get('from'))}: refused with {err.key}, expected {e['reason']}")
             return
         self.fail(where, f"{e.get('by', e.get('from'))}: {e} was accepted, expected a refusal")
+
+    def anon_seq(self, e: dict[str, Any]) -> int:
+        """The anonymous post an entry names: ``seq``, or the last one queued by ``by`` (with
+        ``text``, the one with that text); failing that, the last one ``by`` had published."""
+        if "seq" in e:
+            return int(e["seq"])
+        pid = self.pid(e["by"])
+        queued = [a.seq for a in self.game.state.anons if a.pid == pid and ("text" not in e or a.text == str(e["text"]))]
+        published = [x.get("seq", -1) for x in self.game.state.memo.get("anons", []) if x["pid"] == pid]
+        found = queued or published
+        if not found:
+            raise ScenarioError(f"{e['by']} has no anonymous post to refuse")
+        return found[-1]
 
     def gm_op(self, where: str, e: dict[str, Any]) -> None:
         g = self.game

@@ -331,6 +331,10 @@ def me_text(game: Game, pid: int, lng: str, info: Any) -> str:
     day = str(game.info.day)
     left = "∞" if quota is None else max(0, quota - p.pm_sent.get(day, 0))
     lines.append(text(lng, "me.pm_left", left=left))
+    choice = game.bonus_choice(p)
+    if choice is not None:  # Стратег's hidden bonus: the stat in force, and whether it may still change
+        state = "open_chosen" if choice["open"] and choice["chosen"] else "open_default" if choice["open"] else "locked"
+        lines.append(text(lng, f"me.bonus_{state}", amount=choice["amount"], stat=r.stat(choice["stat"])))
     factions = [f for f in game.factions_of(pid)]
     if factions:
         lines.append(text(lng, "me.factions", factions="; ".join(

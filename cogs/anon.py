@@ -1,5 +1,6 @@
 """/anon: queue an anonymous post; the engine publishes it at the next resolve in the public
-channel. The answer is ephemeral and names nobody; only the GM channel learns the author."""
+channel. The answer is ephemeral and names nobody; only the GM channel learns the author: at
+once, with a button to refuse the post before it is published (altmafia.buttons)."""
 
 from __future__ import annotations
 
@@ -35,6 +36,7 @@ class Anon(commands.GroupCog, group_name=N("anon"), group_description=D("anon"))
             await refuse_engine(interaction, game, err)
             return
         await reply(interaction, text(lang(interaction), "anon.queued"))
+        await self.bot.deliverer.flush(gid)  # the queued post in the GM channel, with its refuse button
 
 
 async def setup(bot: Any) -> None:

@@ -178,11 +178,45 @@ class Game:
                         self._hidden_bonus(p, pas.params)
 
     def _hidden_bonus(self, p: Player, params: dict[str, Any]) -> None:
-        stat = params.get("stat")
-        if stat is None:  # a bonus whose stat the player picks at the start (Стратег)
+        stat, source = params.get("stat"), "passive"
+        if stat is None:  # a bonus whose stat the player picks at the start (Стратег): see choose_bonus
             picks = self.state.settings.get("hidden_bonus_choice", {})
-            stat = picks.get(p.name) or params["choices"][0]
-        p.modifiers.append(Modifier(stat=self.rules.stat(stat).id, amount=int(params["amount"]), source="passive", scope=params.get("scope", "all")))
+            stat, source = picks.get(p.name) or params["choices"][0], "choice"
+        p.modifiers.append(Modifier(stat=self.rules.stat(stat).id, amount=int(params["amount"]), source=source, scope=params.get("scope", "all")))
+
+    def bonus_choice(self, p: Player) -> dict[str, Any] | None:
+        """The hidden bonus whose stat ``p`` picks at the start («+2 ВО или +2 ТВ. Выбирает в
+        начале игры»), or None: ``choices`` (stat ids, the first is the default), ``amount``,
+        ``stat`` now in force, ``chosen`` (by the player, or preset by ``hidden_bonus_choice``)
+        and ``open``: the choice may be made or changed until the first resolve."""
+        params = next((pas.params for src in self.sources(p) for pas in src.passives
+                       if pas.kind == "hidden_bonus" and pas.params.get("stat") is None), None)
+        if params is None:
+            return None
+        choices = [self.rules.stat(c).id for c in params["choices"]]
+        mod = next((m for m in p.modifiers if m.source == "choice"), None)
+        chosen = str(p.pid) in self.state.memo.get("bonus_choice", {}) or p.name in self.state.settings.get("hidden_bonus_choice", {})
+        return {"choices": choices, "amount": int(params["amount"]), "stat": mod.stat if mod else choices[0], "chosen": chosen,
+                "open": self.state.tick == 0 and not self.state.over, "modifier": mod}
+
+    def choose_bonus(self, pid: int, stat: str) -> str:
+        """The player picks (or changes) the stat of their hidden bonus; refused after the first resolve."""
+        p = self.player(pid)
+        if self.state.over:
+            raise ActionError("game_over")
+        ch = self.bonus_choice(p)
+        if ch is None or ch["modifier"] is None:
+            raise ActionError("no_bonus_choice")
+        if not ch["open"]:
+            raise ActionError("bonus_locked")
+        sid = next((s.id for s in self.rules.stats if stat in (s.id, s.abbr.ru, s.abbr.en)), None)
+        if sid not in ch["choices"]:
+            raise ActionError("bad_bonus_stat", stats=ch["choices"])
+        ch["modifier"].stat = sid
+        self.state.memo.setdefault("bonus_choice", {})[str(pid)] = sid
+        self.emit("private.bonus_chosen", "players", [pid], stat=sid, amount=ch["amount"])
+        self.emit("gm.bonus_chosen", "gm", player=pid, stat=sid, amount=ch["amount"])
+        return sid
 
     def sync_rng(self) -> None:
         self.state.rng_state = self.rng.getstate()
@@ -954,6 +988,7 @@ class Game:
             p.anon_sent[day] = p.anon_sent.get(day, 0) + 1
         a = Anon(seq=self.next_seq(), pid=pid, text=text, tick=self.state.tick)
         self.state.anons.append(a)
+        self.emit("gm.anon_queued", "gm", player=pid, text=text, seq=a.seq)  # the GM may refuse it (gm_refuse_anon)
         return a
 
     # ---- factions -------------------------------------------------------------------
@@ -1005,6 +1040,24 @@ class Game:
             self.emit("gm.message_held", "gm", player=pid)
             return
         self.emit("gm.message", "players", [pid], text=text)
+
+    def gm_refuse_anon(self, seq: int) -> Anon:
+        """«При несоответствии ведущий может отказать»: a queued anonymous post is dropped and
+        its author told. It gives the day's quota back unless ``refused_anon_spends``."""
+        if self.state.over:
+            raise ActionError("game_over")
+        a = next((a for a in self.state.anons if a.seq == seq), None)
+        if a is None:
+            published = any(x.get("seq") == seq for x in self.state.memo.get("anons", []))
+            raise ActionError("anon_published" if published else "unknown_anon", seq=seq)
+        self.state.anons.remove(a)
+        spends = bool(self.state.settings.get("refused_anon_spends", False))
+        p, day = self.player(a.pid), str(self.clock.info(a.tick).day)
+        if not spends and p.anon_sent.get(day):
+            p.anon_sent[day] -= 1
+        self.emit("gm.anon_refused", "gm", player=a.pid, text=a.text)
+        self.emit("private.anon_refused_spent" if spends else "private.anon_refused", "players", [a.pid], text=a.text)
+        return a
 
     def gm_set_end_day(self, day: int) -> None:
         cal = self.rules.calendar

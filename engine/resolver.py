@@ -426,7 +426,7 @@ def _publish_anons(game: Game) -> None:
     # published posts are numbered for the game; authors are kept for abilities that reveal them
     log = st.memo.setdefault("anons", [])
     for a in sorted(st.anons, key=lambda a: a.seq):
-        log.append({"n": len(log) + 1, "pid": a.pid, "tick": a.tick, "published": st.tick})
+        log.append({"n": len(log) + 1, "pid": a.pid, "tick": a.tick, "published": st.tick, "seq": a.seq})
         game.emit("anon.post", "public", text=a.text, n=len(log))
         game.emit("gm.anon_author", "gm", player=a.pid, text=a.text, n=len(log))
     st.anons = []

@@ -22,12 +22,14 @@ ENGINE_KINDS = (
     "send_pm",
     "post_anon",
     "faction_op",
+    "choose_bonus",
     "gm_set_stat",
     "gm_set_status",
     "gm_clear_status",
     "gm_message",
     "gm_set_end_day",
     "gm_settle_task",
+    "gm_refuse_anon",
 )
 #: journal entries written by the store itself (not engine calls)
 STORE_KINDS = ("resolve", "deadline")
@@ -87,6 +89,10 @@ class Command:
     @classmethod
     def post_anon(cls, pid: int, text: str, **kw: Any) -> Command:
         return cls("post_anon", {"pid": pid, "text": text}, **kw)
+
+    @classmethod
+    def choose_bonus(cls, pid: int, stat: str, **kw: Any) -> Command:
+        return cls("choose_bonus", {"pid": pid, "stat": stat}, **kw)
 
     @classmethod
     def faction_op(cls, pid: int, op: str, target: int | None = None, fid: str | None = None, **kw: Any) -> Command:

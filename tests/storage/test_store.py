@@ -126,7 +126,8 @@ async def test_outbox_one_row_per_destination_with_unique_keys(store, db):
     dests = {d.dest for d in resolved.deliveries}
     assert {"public", "gm", "player"} <= dests
     keys = [d.key for d in await store.pending_deliveries("g1")]
-    assert len(keys) == len(set(keys)) == 1 + len(resolved.deliveries)
+    # the PM, the queued anonymous post shown to the GM (who may refuse it), then the resolve's
+    assert len(keys) == len(set(keys)) == 2 + len(resolved.deliveries)
     assert all(k.startswith("g1/") for k in keys)
     # delivered once, never again; a claim is counted and survives a restart
     d0, d1 = keys[0], keys[1]
@@ -270,3 +271,31 @@ async def test_a_cancelled_caller_does_not_split_memory_from_disk(store, monkeyp
     assert [e["kind"] for e in await store.journal("g1")] == ["submit"]
     assert store.info("g1").version == 1 and store.game("g1").pending(0)
     assert (await store.apply("g1", Command.send_pm(0, 1, "дальше"))).seq == 2
+
+
+async def test_bonus_choice_and_anon_refusal_are_journaled_and_replayed(store, db):
+    """Стратег's choice and the GM's refusal of an anonymous post are commands like any other:
+    journaled, replayed by ``rebuild`` and still in force after the store is reopened."""
+    from engine import PlayerSpec
+
+    players = [PlayerSpec("Аня", "Хозяин трактира", "Стратег", user_id=1), PlayerSpec("Борис", "Ростовщик", user_id=2),
+               PlayerSpec("Вера", "Ростовщик", user_id=3)]
+    await new_game(store, players=players)
+    chose = await store.apply("g1", Command.choose_bonus(0, "tv", user_id=1))
+    assert chose.result == "tv" and [e.key for e in chose.events] == ["private.bonus_chosen", "gm.bonus_chosen"]
+    posted = await store.apply("g1", Command.post_anon(1, "не по теме", user_id=2))
+    refused = await store.apply("g1", Command.gm("refuse_anon", seq=posted.result["seq"], user_id=9000))
+    assert [(d.dest, d.player) for d in refused.deliveries] == [("gm", None), ("player", 1)]
+    assert [a["action"] for a in await store.gm_actions("g1")] == ["gm_refuse_anon"]
+    game = store.game("g1")
+    assert game.true_stat(game.player(0), "tv") == game.player(0).stats["tv"] + 2 and not game.state.anons
+    assert game.player(1).anon_sent == {"1": 0}
+    assert (await store.rebuild("g1")).to_dict() == game.to_dict()
+    with pytest.raises(ActionError) as err:
+        await store.apply("g1", Command.gm("refuse_anon", seq=posted.result["seq"], user_id=9000))
+    assert err.value.key == "unknown_anon"
+    await store.close()
+    async with Store(db) as again:
+        g = again.game("g1")
+        assert g.bonus_choice(g.player(0))["stat"] == "tv" and g.bonus_choice(g.player(0))["chosen"]
+        assert [e["kind"] for e in await again.journal("g1")] == ["choose_bonus", "post_anon", "gm_refuse_anon"]
