@@ -145,3 +145,14 @@ def test_every_team_has_a_name():
         for src in [*rules.roles, *rules.characters]:
             if src.team:
                 assert f"team.{src.team}" in rep, (rs, src.team)
+
+
+def test_simulate_writes_the_report_of_one_game(tmp_path, capsys):
+    from altmafia.cli import main
+
+    out = tmp_path / "game.html"
+    assert main(["simulate", "--ruleset", "stats_mafia", "--seed", "3", "--game", "1", "--report", str(out), "--public"]) == 0
+    page = out.read_text(encoding="utf-8")
+    assert "Публичная версия" in page and "Ход игры" in page
+    assert main(["simulate", "--report", str(out)]) == 2
+    assert "--report needs --game" in capsys.readouterr().err
