@@ -24,6 +24,7 @@ from .channels import ChannelManager
 from .delivery import Deliverer
 from .i18n import text
 from .interact import CatalogTranslator
+from .report import render_report, report_filename
 from .reveal import chart_png, summary, timeline
 from .scheduler import Scheduler
 from .settings import Settings
@@ -92,7 +93,8 @@ class AltMafiaBot(commands.Bot):
 
     async def finish(self, game_id: str) -> None:
         """The full reveal in the public channel: who was who, the factions, the winners, a
-        chart of the public stat over the days and the timeline of every event."""
+        chart of the public stat over the days and the timeline of every event; the GM channel
+        gets the review of the game as one HTML page (altmafia/report.py)."""
         store = self.store
         if not store.has(game_id):
             return
@@ -108,6 +110,9 @@ class AltMafiaBot(commands.Bot):
             files.append(discord.File(io.BytesIO(png), filename="chart.png"))
         files.append(discord.File(io.BytesIO(timeline(game, events, lang).encode("utf-8")), filename="timeline.txt"))
         await self.deliverer.post(game_id, "public", summary(game, lang), files=files)
+        page = render_report(game, events, lang, "gm").encode("utf-8")  # the full review, for the GM
+        await self.deliverer.post(game_id, "gm", text(lang, "reveal.report"),
+                                  files=[discord.File(io.BytesIO(page), filename=report_filename("gm"))])
         meta = dict(store.info(game_id).meta)
         meta["revealed"] = True
         await store.set_meta(game_id, meta)

@@ -6,6 +6,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 TOKEN_HELP = """\
 DISCORD_TOKEN is not set, so the bot cannot log in to Discord.
@@ -146,6 +147,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     from .simulate import Run, SimulationError, format_report, plot, replay, run_games, summarize
 
     run = Run(ruleset=args.ruleset, games=args.games, seed=args.seed, players=args.players, policy=args.policy)
+    if args.report:
+        return write_report(run, args)
     try:
         if args.game is not None:
             rec, log = replay(run, args.game, args.lang)
@@ -165,6 +168,30 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         print(format_report(rep))
         if args.plot:
             print(f"\nchart: {args.plot}")
+    return 0
+
+
+def write_report(run: Any, args: argparse.Namespace) -> int:
+    """``simulate --game I --report FILE``: game ``I`` of the run, played again, as the HTML
+    review of the game (``--public``: the public variant)."""
+    from config import load_ruleset
+    from config.loader import RulesetFileError
+
+    from .report import render_report
+    from .simulate import SimulationError, Table, new_table
+
+    if args.game is None:
+        print("--report needs --game INDEX: the report is of one game", file=sys.stderr)
+        return 2
+    try:
+        game, policies, rnd = new_table(load_ruleset(run.ruleset), run.seed, args.game, run.players, run.policy)
+        Table(game, policies, rnd).play()
+    except (RulesetFileError, SimulationError) as exc:
+        print(exc, file=sys.stderr)
+        return 1
+    page = render_report(game, None, args.lang, "public" if args.public else "gm")
+    Path(args.report).write_text(page, encoding="utf-8")
+    print(f"report: {args.report}")
     return 0
 
 
@@ -208,6 +235,8 @@ def build_parser() -> argparse.ArgumentParser:
     si.add_argument("--lang", choices=["ru", "en"], default="ru", help="names of roles, characters and abilities")
     si.add_argument("--jobs", type=int, default=1, help="worker processes (0: one per CPU); the report does not depend on it")
     si.add_argument("--game", type=int, metavar="INDEX", help="replay game INDEX of this run alone, with its log")
+    si.add_argument("--report", metavar="FILE", help="with --game: write that game's HTML review (docs/report.md)")
+    si.add_argument("--public", action="store_true", help="with --report: the public variant (no private texts)")
     si.set_defaults(func=cmd_simulate)
     be = sub.add_parser("bench", help="measure the engine, scale, storage (and the Discord command path when built)")
     be.add_argument("--json", action="store_true", help="machine-readable rows on stdout")
