@@ -866,6 +866,8 @@ class Game:
             raise ActionError("cannot_vote")
         VOTES[vdef.kind].check_choice(self, vdef, p, choice)
         existing = [v for v in self.state.votes if v.pid == pid and v.vote == vote_id]
+        if existing and existing[0].choice == choice:
+            return existing[0]  # the same ballot again is not a change: nothing is spent
         if existing:
             limit = vdef.params.get("changes")
             per_game = vdef.params.get("changes_per_game")
