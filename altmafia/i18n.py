@@ -114,6 +114,10 @@ class Renderer:
             return ", ".join(f"{self.stat(k)} {n:+d}" for k, n in v.items())
         if key == "tally":
             return "; ".join(f"{self.player(c)}: {n}" for c, n in v) or self.word("nobody")
+        if key == "vote" and isinstance(v, str):  # a vote by its id: its name
+            return next((getattr(x.names, self.lang) for x in self.game.rules.votes if x.id == v), v)
+        if key == "ballots":  # how many ballots each choice got: «Даша — 2 голоса»
+            return "; ".join(f"{self.player(c)} — {count(n, 'vote', self.lang)}" for c, n in v) or self.word("nobody")
         if key == "text" and isinstance(v, dict):
             return v.get(self.lang, "")
         if key == "value":

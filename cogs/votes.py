@@ -3,8 +3,10 @@
 A ballot is shown in the vote channel as the ruleset lets players see votes
 (``settings.vote_display``): ``open`` (default: who votes for whom, and how many ballots each
 candidate has), ``count`` (the ballot counts only) or ``hidden`` (that a ballot was cast).
-Ballot strengths, which read secret stats, are never shown before the count: the engine's
-own tally at the count is what says them.
+The live tally counts ballots, never strengths (which may read secret stats); at the count
+the engine's own public tally shows the weighted totals only where ``public_vote_weights``
+allows (engine/votes.py), else the ballots again, and the weights go to the GM. The same
+ballot cast again is not a change: it is acknowledged privately and not posted.
 """
 
 from __future__ import annotations
@@ -95,7 +97,9 @@ class Votes(commands.GroupCog, group_name=N("vote"), group_description=D("vote")
             await refuse(interaction, "err.unknown_player", name=target)
             return
         await defer(interaction)
-        changed = any(v.pid == p.pid and v.vote == vote for v in game.state.votes)
+        mine = next((v for v in game.state.votes if v.pid == p.pid and v.vote == vote), None)
+        changed = mine is not None
+        same = changed and mine.choice == choice  # the same ballot again: not a change (nothing spent)
         try:
             await self.bot.store.apply(gid, Command.vote(p.pid, vote, choice, user_id=interaction.user.id, request_id=str(interaction.id)))
         except ActionError as err:
@@ -103,6 +107,9 @@ class Votes(commands.GroupCog, group_name=N("vote"), group_description=D("vote")
             return
         game = self.bot.store.game(gid)
         r = Renderer(game, lng)
+        if same:
+            await reply(interaction, text(lng, "vote.same", target=r.player(choice)))
+            return
         await reply(interaction, text(lng, "vote.changed" if changed else "vote.cast", target=r.player(choice)))
         await self.post(gid, game, p.pid, choice, vote, changed)
         await self.bot.deliverer.flush(gid)

@@ -30,6 +30,7 @@ from .state import (
 )
 
 DEAL = "?"  # a role or character to be dealt at random
+PM_WAITING = "pm_waiting"  # GameState.memo key: PMs to players secretly cut off, until they are back
 
 
 @dataclass(frozen=True)
@@ -270,6 +271,26 @@ class Game:
                     continue
         return out
 
+    def secret_unreachable(self, p: Player, tick: int | None = None) -> str | None:
+        """The first secret status of ``p`` that keeps everyone from acting on them (seed 000's
+        ``absent``), or None. No refusal tells it: an action aimed at ``p`` is accepted and fails
+        at the resolve the way a blocked one does."""
+        for sid in sorted(p.statuses):
+            if not self.active(p, sid, tick):
+                continue
+            try:
+                f = self.rules.status(sid)
+            except KeyError:
+                continue
+            if not f.public and not f.can_be_targeted:
+                return f.id
+        return None
+
+    def cut_off_secretly(self, p: Player) -> bool:
+        """Whether a secret status cuts ``p`` off from messages (seed 000's ``absent``): a PM to
+        them is accepted and waits for their return (a refusal would tell the status)."""
+        return any(not f.can_communicate and not f.public for f in self.status_flags(p))
+
     def alive(self, p: Player) -> bool:
         return not any(s.dead or s.out_of_play for s in self.status_flags(p))
 
@@ -475,8 +496,8 @@ class Game:
             x = data.get("target")
             if x is not None:
                 t = self.player(x)
-                if not self.alive(t) or any(not f.can_be_targeted for f in self.status_flags(t)):
-                    data["target"] = None
+                if not self.alive(t) or any(not f.can_be_targeted and f.public for f in self.status_flags(t)):
+                    data["target"] = None  # a secret status binds on: freeing the player would tell it
             if data.get("key"):
                 try:
                     self.check_available(p, data["key"], unbound=True, borrowing=data["key"] in self.borrowers(p))
@@ -666,7 +687,9 @@ class Game:
                 return ActionError("illegal_target", target=t.pid)
         elif not self.alive(t):
             return ActionError("target_not_alive", target=t.pid)
-        if any(not f.can_be_targeted for f in self.status_flags(t)):
+        # only a public status refuses: a secret one (seed 000's absent) would be told by the
+        # refusal; such a target is accepted and the action fails at the resolve (resolver)
+        if any(not f.can_be_targeted and f.public for f in self.status_flags(t)):
             return ActionError("target_unreachable", target=t.pid)
         if ab.target_where and not self.matches(t, ab.target_where, actor=p.pid):
             return ActionError("illegal_target", target=t.pid)
@@ -900,6 +923,8 @@ class Game:
             raise ActionError("cannot_vote")
         VOTES[vdef.kind].check_choice(self, vdef, p, choice)
         existing = [v for v in self.state.votes if v.pid == pid and v.vote == vote_id]
+        if existing and existing[0].choice == choice:
+            return existing[0]  # the same ballot again is not a change: nothing is spent
         if existing:
             limit = vdef.params.get("changes")
             per_game = vdef.params.get("changes_per_game")
@@ -955,6 +980,10 @@ class Game:
         p.pm_sent[day] = p.pm_sent.get(day, 0) + 1
         pm = Pm(seq=self.next_seq(), sender=sender, recipient=recipient, text=text, tick=self.state.tick)
         self.state.pms.append(pm)
+        if self.cut_off_secretly(r):  # away: it waits for them (resolver), the sender is told nothing
+            self.state.memo.setdefault(PM_WAITING, []).append({"sender": sender, "recipient": recipient, "text": text})
+            self.emit("gm.pm_waiting", "gm", player=recipient, sender=sender)
+            return pm
         self.emit("pm.received", "players", [recipient], sender=sender, text=text)
         return pm
 
@@ -963,7 +992,7 @@ class Game:
         for f in self.status_flags(p):
             if not f.can_communicate:
                 raise ActionError("cannot_communicate", status=f.id)
-        if r is not None and any(not f.can_communicate for f in self.status_flags(r)):
+        if r is not None and any(not f.can_communicate and f.public for f in self.status_flags(r)):
             raise ActionError("target_unreachable", target=r.pid)
 
     def post_anon(self, pid: int, text: str) -> Anon:

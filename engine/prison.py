@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from .errors import ActionError
 from .registry import VOTES, step
 from .state import Status
+from .votes import publish_tally, secret_passives, secret_stat, secret_statuses
 
 if TYPE_CHECKING:
     from .game import Game
@@ -145,6 +146,15 @@ class PrisonVote:
         return [AGAINST_ALL] if vdef.params.get("against_all") else []
 
     @staticmethod
+    def secret_weights(g: Game, vdef: Any) -> bool:
+        """A strength from a secret stat's band (seed 000: ТВ), a secret character's bonus
+        (Влиятельный's invisible +1) or a secret loss of strength betrays its holder."""
+        prm = vdef.params
+        from_stat = bool(prm.get("strength_step", 5)) and secret_stat(g, g.rules.stat(prm.get("strength_stat", "tv")).id)
+        statuses = [prm.get("deprived_status", "no_vote_strength"), prm.get("taken_status", "vote_taken")]
+        return from_stat or secret_passives(g, ("vote_bonus",)) or secret_statuses(g, statuses)
+
+    @staticmethod
     def on_start(g: Game, vdef: Any) -> None:
         PrisonVote.watch(g, vdef)
 
@@ -232,9 +242,9 @@ class PrisonVote:
                 against += 1  # a head: "больше, чем 50% от имеющих право голоса"
             elif b.choice is not None:
                 tally[int(b.choice)] += PrisonVote.strength(g, vdef, b.pid)
-        # a ballot without force is not shown: the public tally must not tell who lost it
+        # a ballot without force is not in the weighted tally: shown, it must not tell who lost it
         shown: list[list[Any]] = [[k, n] for k, n in sorted(((k, n) for k, n in tally.items() if n > 0), key=lambda kv: (-kv[1], kv[0]))]
-        g.emit("vote.tally", "public", vote=vdef.id, tally=shown + ([[AGAINST_ALL, against]] if against else []))
+        publish_tally(g, vdef, shown + ([[AGAINST_ALL, against]] if against else []), ballots, dead_ballots=bool(prm.get("dead_ballots")))
         penalty = prm.get("penalty", {})
         for p in g.living():
             if not penalty or p.pid in voted or any(not f.can_vote for f in g.status_flags(p)):

@@ -113,6 +113,7 @@ def resolve_tick(game: Game) -> list[Event]:
     intents = sorted((i for i in st.intents if i.tick == tick), key=lambda i: (i.pid, i.lane != "action", i.seq))
     ctx = Ctx(game=game, tick=tick, intents=intents, first_event=first_event)
     before = _snapshot(game)
+    _secretly_unreachable(ctx)
 
     for step in game.rules.steps[info.kind]:
         if step.kind == "actions":
@@ -145,7 +146,11 @@ def resolve_tick(game: Game) -> list[Event]:
     clamp(game, "resolve")
     apply_bands(game, announce=False)
     _publish_anons(game)
+    restored = {p.pid: dict(p.stats) for p in st.players}
     _expire(game, tick + 1)
+    if any(p.stats != restored[p.pid] for p in st.players):
+        _thresholds_at_once(ctx)
+    _deliver_waiting_pms(game)
     _report(game, before)
 
     st.intents = [i for i in st.intents if i.tick != tick]
@@ -156,6 +161,54 @@ def resolve_tick(game: Game) -> list[Event]:
     _after_resolve(game)
     game.sync_rng()
     return st.events[first_event:]
+
+
+def _secretly_unreachable(ctx: Ctx) -> None:
+    """An action aimed at a player under a secret status that keeps everyone off them (seed 000's
+    «на крещении индейцев»: «нельзя воздействовать на них») was accepted like any other, since
+    a refusal would tell the status; it fails now the way a blocked action does (the private
+    notice under ``tell_blocked``, spent as a blocked one), and the GM trace says why."""
+    g = ctx.game
+    for i in ctx.intents:
+        hits = [(t, sid) for t in i.targets if (sid := g.secret_unreachable(g.player(t), ctx.tick))]
+        if not hits:
+            continue
+        ctx.outcome[i.seq] = "blocked"
+        for t, sid in hits:
+            ctx.note(i, f"unreachable:{t}:{sid}")
+            ctx.emit("gm.target_unreachable", "gm", actor=i.pid, ability=i.ability, target=t, status=sid)
+
+
+def _thresholds_at_once(ctx: Ctx) -> None:
+    """A change «на сутки» given back as its status runs out (``_expire``) moves a stat after the
+    steps: thresholds that hold «тут же» (seed 001's ±15, ``every_tick``) apply to it in the same
+    resolve, as they would to any other change of it."""
+    from .registry import STEPS
+
+    g = ctx.game
+    for sd in g.rules.steps[g.info.kind]:
+        if sd.kind == "prison_thresholds" and sd.params.get("every_tick"):
+            STEPS[sd.kind](ctx, sd)
+
+
+def _deliver_waiting_pms(game: Game) -> None:
+    """PMs sent to a player secretly cut off (``Game.send_pm``) reach them with the resolve after
+    which they are back; one whose recipient is out of the game by then is lost."""
+    from .game import PM_WAITING
+
+    waiting = game.state.memo.get(PM_WAITING)
+    if not waiting:
+        return
+    keep = []
+    for w in waiting:
+        r = game.player(w["recipient"])
+        if not game.alive(r):
+            game.emit("gm.pm_lost", "gm", player=r.pid, sender=w["sender"])
+        elif game.cut_off_secretly(r):
+            keep.append(w)
+        else:
+            game.emit("pm.received", "players", [r.pid], sender=w["sender"], text=w["text"])
+    game.state.memo[PM_WAITING] = keep
 
 
 def run_start(game: Game) -> None:

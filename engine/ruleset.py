@@ -369,6 +369,11 @@ class Ruleset(Strict):
     # a registered mail policy (engine.registry.MAIL) that takes over PMs and anonymous posts
     # (seed 003: anonymous letters delivered at the next phase); None: PMs are relayed at once
     mail: str | None = None
+    # what the public tally of a counted vote shows: ``shown`` the weighted totals, ``hidden``
+    # the ballots only (how many each choice got, as the thread shows them) with the weighted
+    # totals in the GM trace, ``auto`` hidden when a weight can derive from something secret (a
+    # secret stat, a secret character's vote bonus, a secret status): engine/votes.py
+    public_vote_weights: Literal["auto", "shown", "hidden"] = "auto"
     settings: dict[str, Annotated[Any, Field()]] = {}
 
     @field_validator("stats")

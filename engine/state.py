@@ -129,7 +129,7 @@ class GameState:
     seed: int
     rng_state: Any
     tick: int = 0
-    end_day: int = 7
+    end_day: int = 7  # the last day played: the game ends after its night (scenario key ``end_day``)
     over: bool = False
     winner: list[int] | None = None
     players: list[Player] = field(default_factory=list)

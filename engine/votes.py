@@ -15,6 +15,71 @@ if TYPE_CHECKING:
     from .state import Player, Vote
 
 
+# ---- the public tally ------------------------------------------------------------------------
+# A vote is a public post: the town sees every ballot and the outcome. What a ballot *weighs*
+# may come from a secret (seed 000: 1 + the ТВ band, Влиятельный's invisible +1; seed 001's
+# amnesty: the true ТВ): a weighted total in the public channel would let anyone work out who
+# has ТВ ≥ 5. ``Ruleset.public_vote_weights`` chooses: ``shown`` publishes the weighted totals
+# (``vote.tally``); ``hidden`` publishes the ballots (``vote.ballots``: how many each choice
+# got) and gives the weighted totals to the GM (``gm.vote_tally``); ``auto`` (default) hides
+# them when the vote kind says its weights can derive from a secret (``secret_weights``).
+
+
+def secret_stat(g: Game, stat: str) -> bool:
+    return g.rules.stat(stat).visibility != "public"
+
+
+def secret_passives(g: Game, kinds: tuple[str, ...]) -> bool:
+    """Whether a secret character (the hidden half of a player in every shipped ruleset) has a
+    passive of one of ``kinds``; open roles' passives are known to the town."""
+    return any(pas.kind in kinds for c in g.rules.characters for pas in c.passives)
+
+
+def secret_statuses(g: Game, ids: list[str]) -> bool:
+    return any(s.id in ids and not s.public for s in g.rules.statuses)
+
+
+def weights_public(g: Game, vdef: Any) -> bool:
+    mode = g.rules.public_vote_weights
+    if mode != "auto":
+        return mode == "shown"
+    secret = getattr(VOTES[vdef.kind], "secret_weights", None)
+    return not (secret is not None and secret(g, vdef))
+
+
+def public_ballots(g: Game, ballots: list[Vote], dead_ballots: bool = False) -> list[list[Any]]:
+    """The ballots as the thread shows them: per choice, how many were cast by voters the town
+    knows may vote (the dead, unless their ballots count, and holders of a *public* status
+    without the vote are left out; a secret loss of the vote or of its strength is not told)."""
+    heads: Counter[Any] = Counter()
+    for b in ballots:
+        if b.choice is None:
+            continue
+        flags = [f for f in g.status_flags(g.player(b.pid)) if f.public]
+        gone = any(f.dead or f.out_of_play for f in flags)
+        if gone and not dead_ballots:
+            continue
+        if not gone and any(not f.can_vote for f in flags):
+            continue
+        heads[b.choice] += 1
+    return [[k, n] for k, n in sorted(heads.items(), key=lambda kv: (-kv[1], str(kv[0])))]
+
+
+def publish_tally(g: Game, vdef: Any, tally: list[list[Any]], ballots: list[Vote], *, dead_ballots: bool = False,
+                  gm_tally: bool = True) -> None:
+    """The public tally of a counted vote: the weighted ``tally`` where weights may be shown,
+    else the ballots, and the weighted tally for the GM (``gm_tally``: unless the vote has a
+    GM trace of its own)."""
+    if weights_public(g, vdef):
+        g.emit("vote.tally", "public", vote=vdef.id, tally=tally)
+        return
+    heads = public_ballots(g, ballots, dead_ballots)
+    if heads:
+        g.emit("vote.ballots", "public", vote=vdef.id, ballots=heads)
+    if gm_tally:
+        g.emit("gm.vote_tally", "gm", vote=vdef.id, tally=tally)
+
+
 class Lynch:
     """Seed 002's day vote: the most-voted dies; a tie hurts every tied candidate.
 
@@ -31,10 +96,14 @@ class Lynch:
             raise ActionError("target_not_alive", target=choice)
 
     @staticmethod
+    def secret_weights(g: Game, vdef: Any) -> bool:
+        return False  # one ballot, one vote
+
+    @staticmethod
     def count(ctx: Ctx, vdef: Any, ballots: list[Vote]) -> None:
         g = ctx.game
         tally = Counter(v.choice for v in ballots if v.choice is not None)
-        g.emit("vote.tally", "public", vote=vdef.id, tally=[[k, n] for k, n in sorted(tally.items(), key=lambda kv: (-kv[1], str(kv[0])))])
+        publish_tally(g, vdef, [[k, n] for k, n in sorted(tally.items(), key=lambda kv: (-kv[1], str(kv[0])))], ballots)
         if not tally:
             g.emit("vote.nobody", "public", vote=vdef.id)
             return

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ActionError
 from ..prison import PrisonVote, _day_memo, ballot_counts, execute, release
 from ..registry import VOTES, impl
+from ..votes import publish_tally, secret_passives, secret_stat
 
 if TYPE_CHECKING:
     from ..game import Game
@@ -45,6 +46,12 @@ class AmnestyVote:
     @staticmethod
     def named_choices(g: Game, vdef: Any) -> list[str]:
         return list(AmnestyVote.CHOICES)
+
+    @staticmethod
+    def secret_weights(g: Game, vdef: Any) -> bool:
+        """«настоящим ТВ, т.е. тайным влиянием»: a secret stat (and Влиятельный's bonus)."""
+        tv = g.rules.stat(vdef.params.get("weight_stat", "tv")).id
+        return secret_stat(g, tv) or secret_passives(g, ("vote_bonus",))
 
     @staticmethod
     def at_stake(g: Game, vdef: Any, tick: int) -> list[Player]:
@@ -119,6 +126,8 @@ class AmnestyVote:
         standing = {c: sum(g.true_stat(g.player(pid), stat) for pid in sides[c]) for c in sides}
         sizes = {c: sum(len(f.members) for pid in sides[c] for f in g.factions_of(pid)) for c in sides}
         g.emit("gm.amnesty_tally", "gm", vote=vdef.id, amnesty=weight[AMNESTY], execution=weight[EXECUTION])
+        tally = sorted(([c, weight[c]] for c in AmnestyVote.CHOICES if sides[c]), key=lambda kv: (-kv[1], kv[0]))
+        publish_tally(g, vdef, tally, counted, dead_ballots=bool(prm.get("dead_ballots")), gm_tally=False)
         present = [c for c in AmnestyVote.CHOICES if sides[c]]
         if len(present) == 1:
             won = present[0]

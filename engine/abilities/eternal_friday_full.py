@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ActionError
 from ..registry import VOTES, check, impl
 from ..state import Faction, Status
-from ..votes import Lynch
+from ..votes import Lynch, publish_tally, secret_passives
 
 if TYPE_CHECKING:
     from ..game import Game
@@ -865,6 +865,12 @@ class FridayLynch(Lynch):
         return ["peace"] if vdef.params.get("peace") else []
 
     @staticmethod
+    def secret_weights(g: Game, vdef: Any) -> bool:
+        """The weights belong to open roles («Все дневные действия ... и голоса нужно писать
+        открыто»): shown, unless a secret character has one."""
+        return secret_passives(g, ("vote_weight",))
+
+    @staticmethod
     def count(ctx: Ctx, vdef: Any, ballots: list[Vote]) -> None:
         g = ctx.game
         s = scratch(ctx)
@@ -897,7 +903,7 @@ class FridayLynch(Lynch):
             return int(v) if v == int(v) else v
 
         shown = sorted(((c, num(n)) for c, n in tally.items()), key=lambda kv: (-kv[1], str(kv[0])))
-        g.emit("vote.tally", "public", vote=vdef.id, tally=[[c, n] for c, n in shown])
+        publish_tally(g, vdef, [[c, n] for c, n in shown], ballots)
         top = max([n for n in tally.values()] or [0])
         if top <= 0:
             g.emit("vote.nobody", "public", vote=vdef.id)

@@ -22,6 +22,7 @@ from ..errors import ActionError
 from ..registry import VOTES, impl, mail, step
 from ..registry import victory as register_victory
 from ..state import Anon, Modifier, Player, Pm, Status
+from ..votes import publish_tally, secret_passives
 
 if TYPE_CHECKING:
     from ..game import Game
@@ -588,6 +589,14 @@ class StatsPrisonVote:
     for the rest of the game later; a tie (or no vote) jails nobody."""
 
     @staticmethod
+    def secret_weights(g: Game, vdef: Any) -> bool:
+        """Деспотия (Политик), «Обвинительный приговор» (Прокурор, «публично»), the VIP's cap
+        (Авторитет) and «Компромат» (Сплетник) belong to open roles: shown, unless a secret
+        character has such a weight. (Скользкий ублюдок's secret discount is applied after the
+        public tally: only the outcome tells.)"""
+        return secret_passives(g, ("vote_bonus", "vote_cap_against"))
+
+    @staticmethod
     def is_open(g: Game, vdef: Any) -> bool:
         return g.info.kind == "day"
 
@@ -641,7 +650,7 @@ class StatsPrisonVote:
             tally[int(pid)] += n
         shown = sorted(((k, n) for k, n in tally.items() if n > 0), key=lambda kv: (-kv[1], kv[0]))
         if shown:
-            g.emit("vote.tally", "public", vote=vdef.id, tally=[[k, n] for k, n in shown])
+            publish_tally(g, vdef, [[k, n] for k, n in shown], ballots)
         # «Скользкий ублюдок ... Каждый день списывает число голосов, равное его Инициативе»: the
         # public saw the ballots; only the outcome tells (the GM trace says how)
         for pid in list(tally):
