@@ -155,6 +155,8 @@ class Game:
         for p in players:
             if p.role == DEAL:
                 p = replace(p, role=pool.pop())
+            if p.character == DEAL and not self.rules.characters:
+                p = replace(p, character=None)  # a ruleset without characters (classic)
             if p.character == DEAL:
                 if not deck and rounds and table.fill:
                     deck = [self.rules.character(table.fill).id]  # the seats beyond the deck
