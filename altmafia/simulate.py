@@ -96,7 +96,7 @@ def new_table(rules: Ruleset, seed: int, index: int, players: int | None, policy
         raise SimulationError(f"unknown policy {policy!r}; known: {', '.join(POLICIES)}")
     n = table_size(rules, players)
     rnd = random.Random(derive_seed(seed, index, "players"))
-    if n <= len(rules.roles):
+    if n <= len(rules.roles) or rules.table.deck(n) is not None:  # a deal per size: the engine's
         roles = [DEAL] * n
     else:
         roles = [r.id for r in rules.roles] + [rnd.choice(rules.roles).id for _ in range(n - len(rules.roles))]

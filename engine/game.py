@@ -140,7 +140,11 @@ class Game:
         # roles the GM assigned are taken out of the deck; assigning one role twice is the GM's
         # call (scenarios and practice tables do it); the lobby checks table.distinct_roles
         taken = {self.rules.role(p.role).id for p in players if p.role != DEAL}
-        pool = sorted(r.id for r in self.rules.roles if r.id not in taken)
+        deck_for_size = table.deck(n)
+        if deck_for_size is not None:  # a deal per table size: roles repeat as counted
+            pool = self._size_deck(deck_for_size, n, [self.rules.role(p.role).id for p in players if p.role != DEAL])
+        else:
+            pool = sorted(r.id for r in self.rules.roles if r.id not in taken)
         self.rng.shuffle(pool)
         wanted = sum(1 for p in players if p.role == DEAL)
         if wanted > len(pool):
@@ -152,6 +156,8 @@ class Game:
         for p in players:
             if p.role == DEAL:
                 p = replace(p, role=pool.pop())
+            if p.character == DEAL and not self.rules.characters:
+                p = replace(p, character=None)  # a ruleset without characters (classic)
             if p.character == DEAL:
                 if not deck and rounds and table.fill:
                     deck = [self.rules.character(table.fill).id]  # the seats beyond the deck
@@ -170,6 +176,21 @@ class Game:
             out.append(p)
         self.sync_rng()
         return out
+
+    def _size_deck(self, deck: Any, n: int, assigned: list[str]) -> list[str]:
+        """The cards of ``deck`` filled up to ``n`` seats with the table's ``fill``, less the
+        roles the GM assigned (a card each; beyond the deck's cards, a fill card)."""
+        cards = sorted(rid for rid, k in deck.cards.items() for _ in range(k))
+        fill = self.rules.table.fill
+        if len(cards) > n or (len(cards) < n and not fill):
+            raise GameError(f"the deal for up to {deck.upto} seats does not fit {n} players")
+        cards += [fill] * (n - len(cards))
+        for rid in assigned:
+            if rid in cards:
+                cards.remove(rid)
+            elif fill in cards:
+                cards.remove(fill)
+        return sorted(cards)
 
     def _apply_passive_modifiers(self) -> None:
         for p in self.state.players:

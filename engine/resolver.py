@@ -15,9 +15,11 @@ from typing import TYPE_CHECKING, Any
 from . import effects as _effects  # noqa: F401  (registers the primitives)
 from . import steps as _steps  # noqa: F401  (registers the built-in steps)
 from .errors import GameError
+from .order import run_in_order
 from .registry import EFFECTS
 from .ruleset import AbilityDef, default_step
 from .state import Event, Intent, Player
+from .swaps import swap_targets
 
 if TYPE_CHECKING:
     from .game import Game
@@ -118,8 +120,7 @@ def resolve_tick(game: Game) -> list[Event]:
     for step in game.rules.steps[info.kind]:
         if step.kind == "actions":
             ctx.step_stats = {p.pid: dict(p.stats) for p in st.players}
-            for intent in [i for i in intents if ctx.step_of(i) == step.id]:
-                run_intent(ctx, intent)
+            run_in_order(ctx, step, [i for i in intents if ctx.step_of(i) == step.id], run_intent)
         else:
             from .registry import STEPS
 
@@ -270,7 +271,7 @@ def recipients(ctx: Ctx, intent: Intent, eff: Any) -> list[Player]:
         people = [p for p in people if g.matches(p, eff.where, ctx.step_stats.get(p.pid), actor=intent.pid)]
     seen: set[int] = set()
     people = [p for p in people if not (p.pid in seen or seen.add(p.pid))]
-    return reroute(ctx, intent, people)
+    return reroute(ctx, intent, swap_targets(ctx, intent, people))
 
 
 def reroute(ctx: Ctx, intent: Intent, people: list[Player]) -> list[Player]:

@@ -336,6 +336,14 @@ class VictoryDef(Strict):
     params: dict[str, Any] = {}
 
 
+class Deck(Strict):
+    """The roles dealt at tables of up to ``upto`` seats: each id ``count`` times; the other
+    seats get the table's ``fill`` (the classic ruleset: a deal per table size)."""
+
+    upto: int = Field(ge=1)
+    cards: dict[str, int]
+
+
 class Table(Strict):
     default: int = 13
     min: int = 1
@@ -343,6 +351,11 @@ class Table(Strict):
     distinct_roles: bool = True  # one player per public role
     # the character dealt to the seats beyond the deck (seed 002: «6-8 мирных жителей»)
     fill: str | None = None
+    # a deal per table size (roles, repeated as counted): the first deck whose ``upto`` fits
+    decks: list[Deck] = []
+
+    def deck(self, seats: int) -> Deck | None:
+        return next((d for d in sorted(self.decks, key=lambda d: d.upto) if seats <= d.upto), None)
 
 
 class Ruleset(Strict):
@@ -422,6 +435,15 @@ class Ruleset(Strict):
             for c in s.clears:
                 if c not in status_ids:
                     problems.append(f"statuses.{s.id}.clears: unknown status {c!r}")
+        role_ids = {r.id for r in self.roles}
+        for d in self.table.decks:
+            for rid in d.cards:
+                if rid not in role_ids:
+                    problems.append(f"table.decks(upto {d.upto}): unknown role {rid!r}")
+            if sum(d.cards.values()) > d.upto:
+                problems.append(f"table.decks(upto {d.upto}): {sum(d.cards.values())} cards for {d.upto} seats")
+        if self.table.decks and self.table.fill and self.table.fill not in role_ids | {c.id for c in self.characters}:
+            problems.append(f"table.fill: unknown role {self.table.fill!r}")
         for v in self.votes:
             if not any(v.step in s for s in step_ids.values()):
                 problems.append(f"votes.{v.id}.step: unknown step {v.step!r}")

@@ -1,6 +1,7 @@
 """Unique abilities: one small registered implementation each, grouped by rule book."""
 
 from . import (  # noqa: F401  (register)
+    classic,
     council,
     eternal_friday,
     eternal_friday_full,
