@@ -141,3 +141,12 @@ def test_a_bad_scenario_file_is_one_located_failure(tmp_path, capsys):
     code, out, _err = _main(capsys, "scenario", str(bad))
     assert code == 1
     assert out.splitlines() == [f"FAIL  {bad}", f"    invalid scenario {bad}: seed: 'seven' is not a whole number", "0 passed, 1 failed"]
+
+
+def test_run_stops_at_once_on_a_bad_setting(tmp_path):
+    # the issue: ``inf`` let the bot start and killed its deadline loop
+    (tmp_path / ".env").write_text("DISCORD_TOKEN=abc\nALTMAFIA_SCHEDULER_SECONDS=inf\n", encoding="utf-8")
+    r = run("run", cwd=tmp_path)
+    assert r.returncode == 2
+    assert r.stderr == "altmafia: ALTMAFIA_SCHEDULER_SECONDS='inf' is not a finite number\n"
+    assert not (tmp_path / "altmafia.sqlite3").exists()
