@@ -69,9 +69,24 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def missing_path(paths: list[str], what: str) -> int | None:
+    """Exit code 2 with one line when a path given on the command line does not exist."""
+    gone = [p for p in paths if not Path(p).exists()]
+    if not gone:
+        return None
+    print(f"altmafia: no such {what}: {', '.join(gone)}", file=sys.stderr)
+    return 2
+
+
+def is_path(ref: str) -> bool:
+    return ref.endswith((".yaml", ".yml")) or "/" in ref or "\\" in ref
+
+
 def cmd_scenario(args: argparse.Namespace) -> int:
     from .scenario import collect, run_file
 
+    if (code := missing_path(args.paths, "file or folder")) is not None:
+        return code
     files = collect(args.paths)
     if not files:
         print("no scenario files found in: " + " ".join(args.paths), file=sys.stderr)
@@ -105,6 +120,8 @@ def cmd_rules(args: argparse.Namespace) -> int:
                 bad += 1
                 print(exc, file=sys.stderr)
         return 1 if bad else 0
+    if is_path(args.ruleset) and (code := missing_path([args.ruleset], "ruleset file")) is not None:
+        return code
     try:
         from config.loader import load_ruleset
 
@@ -146,6 +163,10 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
     from .simulate import Run, SimulationError, format_report, plot, replay, run_games, summarize
 
+    if is_path(args.ruleset) and (code := missing_path([args.ruleset], "ruleset file")) is not None:
+        return code
+    if args.plot and (code := missing_path([str(Path(args.plot).parent)], "folder for the chart")) is not None:
+        return code
     run = Run(ruleset=args.ruleset, games=args.games, seed=args.seed, players=args.players, policy=args.policy)
     if args.report:
         return write_report(run, args)
@@ -208,6 +229,21 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def count(lo: int, hi: int):
+    """An argparse type: a whole number in ``lo..hi`` (argparse prints the error, exit code 2)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if not lo <= value <= hi:
+            raise argparse.ArgumentTypeError(f"{value} is out of range: use {lo} to {hi}")
+        return value
+
+    return parse
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="altmafia", description="Alternative-mafia games on Discord, computed exactly.")
     sub = ap.add_subparsers(dest="command", required=True)
@@ -225,16 +261,16 @@ def build_parser() -> argparse.ArgumentParser:
     ru.set_defaults(func=cmd_rules)
     si = sub.add_parser("simulate", help="play many games with automatic players: win rates, game length, abilities, victory paths")
     si.add_argument("--ruleset", default="godfather", help="a ruleset id (shipped or test-only) or a .yaml file")
-    si.add_argument("--games", type=int, default=100)
+    si.add_argument("--games", type=count(1, 1_000_000), default=100)
     si.add_argument("--seed", type=int, default=1, help="the same seed gives the same report")
-    si.add_argument("--players", type=int, help="table size (default: the ruleset's)")
+    si.add_argument("--players", type=count(1, 10_000), help="table size (default: the ruleset's)")
     si.add_argument("--policy", choices=["random", "greedy", "mixed"], default="random",
                     help="random legal play, a greedy heuristic player, or half of each (seats drawn per game)")
     si.add_argument("--json", action="store_true", help="machine-readable report on stdout (no progress bar)")
     si.add_argument("--plot", metavar="FILE", help="write a PNG chart of the win rates")
     si.add_argument("--lang", choices=["ru", "en"], default="ru", help="names of roles, characters and abilities")
-    si.add_argument("--jobs", type=int, default=1, help="worker processes (0: one per CPU); the report does not depend on it")
-    si.add_argument("--game", type=int, metavar="INDEX", help="replay game INDEX of this run alone, with its log")
+    si.add_argument("--jobs", type=count(0, 256), default=1, help="worker processes (0: one per CPU); the report does not depend on it")
+    si.add_argument("--game", type=count(0, 1_000_000), metavar="INDEX", help="replay game INDEX of this run alone, with its log")
     si.add_argument("--report", metavar="FILE", help="with --game: write that game's HTML review (docs/report.md)")
     si.add_argument("--public", action="store_true", help="with --report: the public variant (no private texts)")
     si.set_defaults(func=cmd_simulate)

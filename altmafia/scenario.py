@@ -13,7 +13,13 @@ from typing import Any
 
 import yaml
 
-from config.loader import RulesetFileError, available_rulesets, load_ruleset, parse_ruleset
+from config.loader import (
+    RulesetFileError,
+    available_rulesets,
+    decode_utf8,
+    load_ruleset,
+    parse_ruleset,
+)
 from engine import ActionError, Game, GameError, PlayerSpec, Ruleset
 from engine.state import Event
 
@@ -27,8 +33,144 @@ EXPECT_KEYS = {
 }
 
 
+TOP_KEYS = {"ruleset", "seed", "settings", "players", "steps"}
+PLAYER_KEYS = {"name", "role", "character", "stats", "status", "statuses", "faction", "leader"}
+# what each list of a step holds: its entries' required keys, then every key they may have
+ACTION_KEYS = {"by", "ability", "target", "targets", "option", "lane", "via", "for", "at"}
+ENTRY_KEYS: dict[str, tuple[set[str], set[str]]] = {
+    "actions": ({"by", "ability"}, ACTION_KEYS),
+    "rejected": (set(), ACTION_KEYS | {"reason", "vote", "op", "to", "from", "text", "fid", "bonus", "refuse_anon"}),
+    "votes": ({"by"}, {"by", "for", "vote"}),
+    "pms": ({"from", "to", "text"}, {"from", "to", "text"}),
+    "anon": ({"by", "text"}, {"by", "text"}),
+    "faction": ({"by", "op"}, {"by", "op", "target", "fid"}),
+    "cancel": ({"by"}, {"by", "lane"}),
+    "bonus": ({"by", "stat"}, {"by", "stat"}),
+    "refuse_anon": (set(), {"by", "text", "seq"}),
+}
+GM_OPS = {
+    "set_stat": {"player", "stat", "value"},
+    "set_status": {"player", "status"},
+    "clear_status": {"player", "status"},
+    "message": {"player", "text"},
+    "set_end_day": set(),
+}
+
+
 class ScenarioError(Exception):
     """The scenario file itself is wrong (not the rules)."""
+
+
+def _kind(v: Any) -> str:
+    return {dict: "a mapping", list: "a list", str: "a string", int: "a number", float: "a number",
+            bool: "true/false", type(None): "empty"}.get(type(v), type(v).__name__)
+
+
+def _integer(v: Any, where: str) -> int:
+    if isinstance(v, bool) or not isinstance(v, int | str):
+        raise ScenarioError(f"{where}: {v!r} is not a whole number")
+    try:
+        return int(v)
+    except ValueError:
+        raise ScenarioError(f"{where}: {v!r} is not a whole number") from None
+
+
+def check_shape(data: Any) -> None:
+    """The file's structure (mappings, lists and keys where the format has them), before any
+    of it is played: a mistake is named by its place, ``players[2]``, ``step 3: actions[1]``."""
+    if not isinstance(data, dict):
+        raise ScenarioError(f"a scenario must be a mapping with keys {', '.join(sorted(TOP_KEYS))}, not {_kind(data)}")
+    missing = [k for k in ("ruleset", "players", "steps") if k not in data]
+    if missing:
+        raise ScenarioError(f"missing keys: {', '.join(missing)}")
+    unknown = sorted(map(str, set(data) - TOP_KEYS))
+    if unknown:
+        raise ScenarioError(f"unknown top-level keys {unknown}; known: {', '.join(sorted(TOP_KEYS))}")
+    if "seed" in data:
+        _integer(data["seed"], "seed")
+    if not isinstance(data.get("settings") or {}, dict):
+        raise ScenarioError(f"settings: must be a mapping, not {_kind(data['settings'])}")
+    players, steps = data["players"], data["steps"]
+    if not isinstance(players, list) or not players:
+        raise ScenarioError(f"players: must be a list of players, not {_kind(players)}")
+    for i, p in enumerate(players):
+        at = f"players[{i}]"
+        if not isinstance(p, dict):
+            raise ScenarioError(f"{at}: a player is a mapping such as {{name: Аня, role: ...}}, not {_kind(p)} {p!r}")
+        for k in ("name", "role"):
+            if p.get(k) is None:
+                raise ScenarioError(f"{at}: missing key {k!r}")
+        bad = sorted(map(str, set(p) - PLAYER_KEYS))
+        if bad:
+            raise ScenarioError(f"{at} ({p['name']}): unknown keys {bad}; known: {', '.join(sorted(PLAYER_KEYS))}")
+        if not isinstance(p.get("stats") or {}, dict):
+            raise ScenarioError(f"{at} ({p['name']}).stats: must be a mapping such as {{ВО: 3}}, not {_kind(p['stats'])}")
+        for st, v in (p.get("stats") or {}).items():
+            _integer(v, f"{at} ({p['name']}).stats.{st}")
+        for k in ("status", "statuses"):
+            if not isinstance(p.get(k) or [], list):
+                raise ScenarioError(f"{at} ({p['name']}).{k}: must be a list, not {_kind(p[k])}")
+    if not isinstance(steps, list):
+        raise ScenarioError(f"steps: must be a list of steps, not {_kind(steps)}")
+    for n, step in enumerate(steps, 1):
+        at = f"step {n}"
+        if not isinstance(step, dict):
+            raise ScenarioError(f"{at}: a step is a mapping such as {{phase: day 1.1, actions: [...]}}, not {_kind(step)} {step!r}")
+        unknown = sorted(map(str, set(step) - STEP_KEYS))
+        if unknown:
+            raise ScenarioError(f"{at}: unknown keys {unknown}")
+        for key, (required, allowed) in ENTRY_KEYS.items():
+            entries = step.get(key) or []
+            if not isinstance(entries, list):
+                raise ScenarioError(f"{at}: {key}: must be a list of entries, not {_kind(entries)}")
+            for i, e in enumerate(entries):
+                where = f"{at}: {key}[{i}]"
+                if not isinstance(e, dict):
+                    raise ScenarioError(f"{where}: an entry is a mapping such as {{by: Аня, ...}}, not {_kind(e)} {e!r}")
+                lacking = sorted(required - set(e))
+                if lacking:
+                    raise ScenarioError(f"{where}: missing key {', '.join(map(repr, lacking))}")
+                extra = sorted(map(str, set(e) - allowed))
+                if extra:
+                    raise ScenarioError(f"{where}: unknown keys {extra}; known: {', '.join(sorted(allowed))}")
+        gm = step.get("gm") or []
+        if not isinstance(gm, list):
+            raise ScenarioError(f"{at}: gm: must be a list of operations, not {_kind(gm)}")
+        for i, e in enumerate(gm):
+            where = f"{at}: gm[{i}]"
+            if not isinstance(e, dict) or len(e) != 1:
+                raise ScenarioError(f"{where}: a GM operation is a mapping with one key ({', '.join(GM_OPS)}), not {e!r}")
+            ((op, arg),) = e.items()
+            if op not in GM_OPS:
+                raise ScenarioError(f"{where}: unknown GM operation {op!r}; known: {', '.join(GM_OPS)}")
+            if op == "set_end_day":
+                _integer(arg, f"{where}.set_end_day")
+                continue
+            if not isinstance(arg, dict):
+                raise ScenarioError(f"{where}.{op}: must be a mapping with {', '.join(sorted(GM_OPS[op]))}, not {_kind(arg)}")
+            lacking = sorted(GM_OPS[op] - set(arg))
+            if lacking:
+                raise ScenarioError(f"{where}.{op}: missing key {', '.join(map(repr, lacking))}")
+            if op == "set_stat":
+                _integer(arg["value"], f"{where}.set_stat.value")
+        expect = step.get("expect") or {}
+        if not isinstance(expect, dict):
+            raise ScenarioError(f"{at}: expect: must be a mapping, not {_kind(expect)}")
+        unknown = sorted(map(str, set(expect) - EXPECT_KEYS))
+        if unknown:
+            raise ScenarioError(f"{at}: unknown expect keys {unknown}")
+        for key in ("stats", "true_stats", "status", "faction", "private", "private_absent", "legal", "not_legal"):
+            if not isinstance(expect.get(key) or {}, dict):
+                raise ScenarioError(f"{at}: expect.{key}: must be a mapping by name, not {_kind(expect[key])}")
+        for key in ("public", "public_absent", "gm", "alive", "dead"):
+            if not isinstance(expect.get(key) or [], list):
+                raise ScenarioError(f"{at}: expect.{key}: must be a list, not {_kind(expect[key])}")
+        for key in ("stats", "true_stats"):
+            for name, stats in (expect.get(key) or {}).items():
+                if not isinstance(stats, dict):
+                    raise ScenarioError(f"{at}: expect.{key}.{name}: must be a mapping such as {{ВО: 3}}, not {_kind(stats)}")
+                for st, v in stats.items():
+                    _integer(v, f"{at}: expect.{key}.{name}.{st}")
 
 
 @dataclass
@@ -71,6 +213,7 @@ class Runner:
         self.data = data
         self.path = path
         self.result = Result(path=path)
+        self.at = ""  # the key of the step being played, for errors: ``actions[1]``
 
     # helpers -------------------------------------------------------------------------
     def fail(self, where: str, msg: str) -> None:
@@ -89,6 +232,18 @@ class Runner:
         if isinstance(t, list):
             return [self.pid(x) for x in t]
         return [self.pid(t)]
+
+    def tick_of(self, label: Any) -> int:
+        """The tick of a phase label, or a ScenarioError that shows how labels are written."""
+        try:
+            tick = self.game.clock.parse(str(label))
+        except ValueError:
+            kinds = sorted({p.kind for p in self.rules.calendar.periods})
+            raise ScenarioError(f"{label!r} is not a phase of this ruleset (write {' or '.join(k + ' 1' for k in kinds)}, "
+                                "with .2 for the second period of a day: day 1.2)") from None
+        if tick < 0:
+            raise ScenarioError(f"{label!r}: days are counted from 1")
+        return tick
 
     def stat_id(self, key: str) -> str:
         try:
@@ -111,7 +266,8 @@ class Runner:
         self.rules, settings = ruleset_for(str(d["ruleset"]), d.get("settings") or {})
         self.result.ruleset = self.rules.id
         specs = []
-        for p in d["players"]:
+        for i, p in enumerate(d["players"]):
+            self.at = f"players[{i}] ({p['name']})"
             specs.append(
                 PlayerSpec(
                     name=str(p["name"]), role=str(p["role"]), character=p.get("character"),
@@ -120,8 +276,9 @@ class Runner:
                     faction=p.get("faction"), leader=bool(p.get("leader", False)),
                 )
             )
+        self.at = "players"
         try:
-            self.game = Game.new(self.rules, int(d.get("seed", 0)), specs, settings)
+            self.game = Game.new(self.rules, _integer(d.get("seed", 0), "seed"), specs, settings)
         except KeyError as exc:
             raise ScenarioError(f"unknown role or character {exc}") from None
         self.result.characters = {p.character for p in self.game.state.players if p.character}
@@ -132,7 +289,7 @@ class Runner:
         # ``for``: a teammate (``by``) gives this player's action; ``at``: for a later phase
         p = g.player(self.pid(e.get("for", e["by"])))
         by = self.pid(e["by"]) if "for" in e else None
-        tick = g.clock.parse(str(e["at"])) if "at" in e else None
+        tick = self.tick_of(e["at"]) if "at" in e else None
         option = _opt(e.get("option"))
         if option is not None and option.isdigit():
             # ``option: 1`` means "+1" for an ability whose choices are signed
@@ -155,38 +312,45 @@ class Runner:
         label = g.info.label
         where = f"step {n} ({step.get('phase', label)})"
         if "phase" in step and str(step["phase"]) != label:
-            want = g.clock.parse(str(step["phase"]))
+            want = self.tick_of(step["phase"])
             if want < g.state.tick:
                 self.fail(where, f"expected phase {step['phase']}, the game is at {label}")
                 return
             while g.state.tick < want and not g.state.over:
                 g.resolve()  # phases in between pass with nobody acting
         start = len(g.state.events)
-        for e in step.get("gm") or []:
+        self.at = "phase"
+        for i, e in enumerate(step.get("gm") or []):
+            self.at = f"gm[{i}]"
             self.gm_op(where, e)
         for e in step.get("bonus") or []:
             try:
                 g.choose_bonus(self.pid(e["by"]), str(e["stat"]))
             except ActionError as err:
                 self.fail(where, f"{e['by']}: bonus choice was refused: {err}")
-        for e in step.get("actions") or []:
+        for i, e in enumerate(step.get("actions") or []):
+            self.at = f"actions[{i}]"
             try:
                 self.submit_action(e)
             except ActionError as err:
                 self.fail(where, f"{e['by']}: «{e['ability']}» was refused: {err}")
-        for e in step.get("cancel") or []:
+        for i, e in enumerate(step.get("cancel") or []):
+            self.at = f"cancel[{i}]"
             g.cancel(self.pid(e["by"]), e.get("lane", "action"))
-        for e in step.get("votes") or []:
+        for i, e in enumerate(step.get("votes") or []):
+            self.at = f"votes[{i}]"
             try:
                 g.vote(self.pid(e["by"]), e.get("vote") or self.default_vote(), self.choice(e.get("for")))
             except ActionError as err:
                 self.fail(where, f"{e['by']}: vote was refused: {err}")
-        for e in step.get("pms") or []:
+        for i, e in enumerate(step.get("pms") or []):
+            self.at = f"pms[{i}]"
             try:
                 g.send_pm(self.pid(e["from"]), self.pid(e["to"]), str(e["text"]))
             except ActionError as err:
                 self.fail(where, f"{e['from']}: PM was refused: {err}")
-        for e in step.get("anon") or []:
+        for i, e in enumerate(step.get("anon") or []):
+            self.at = f"anon[{i}]"
             try:
                 g.post_anon(self.pid(e["by"]), str(e["text"]))
             except ActionError as err:
@@ -196,14 +360,17 @@ class Runner:
                 g.gm_refuse_anon(self.anon_seq(e))
             except ActionError as err:
                 self.fail(where, f"refusing {e}: refused: {err}")
-        for e in step.get("faction") or []:
+        for i, e in enumerate(step.get("faction") or []):
+            self.at = f"faction[{i}]"
             try:
                 g.faction_op(self.pid(e["by"]), str(e["op"]), self.pid(e["target"]) if e.get("target") is not None else None, e.get("fid"))
             except ActionError as err:
                 self.fail(where, f"{e['by']}: faction {e['op']} was refused: {err}")
-        for e in step.get("rejected") or []:
+        for i, e in enumerate(step.get("rejected") or []):
+            self.at = f"rejected[{i}]"
             self.expect_rejected(where, e)
         expect = step.get("expect") or {}
+        self.at = "expect"
         self.check_legal(where, expect)
         if step.get("resolve", True) and not g.state.over:
             g.resolve()
@@ -273,7 +440,7 @@ class Runner:
         g = self.game
         ((op, arg),) = e.items()
         if op == "set_stat":
-            g.gm_set_stat(self.pid(arg["player"]), self.stat_id(arg["stat"]), int(arg["value"]))
+            g.gm_set_stat(self.pid(arg["player"]), self.stat_id(arg["stat"]), _integer(arg["value"], f"{where}: set_stat.value"))
         elif op == "set_status":
             g.gm_set_status(self.pid(arg["player"]), self.status_id(arg["status"]), arg.get("cycles"))
         elif op == "clear_status":
@@ -281,7 +448,7 @@ class Runner:
         elif op == "message":
             g.gm_message(self.pid(arg["player"]), str(arg["text"]))
         elif op == "set_end_day":
-            g.gm_set_end_day(int(arg))
+            g.gm_set_end_day(_integer(arg, f"{where}: set_end_day"))
         else:
             raise ScenarioError(f"{where}: unknown GM operation {op!r}")
 
@@ -377,10 +544,24 @@ class Runner:
                 self.fail(where, f"{what}: {sub!r} {verb}; it reads:\n      " + shown.replace("\n", "\n      "))
 
     def run(self) -> Result:
-        self.setup()
-        for n, step in enumerate(self.data["steps"], 1):
-            self.run_step(n, step)
-            self.result.steps += 1
+        check_shape(self.data)
+        where = "players"
+        try:
+            self.setup()
+            for n, step in enumerate(self.data["steps"], 1):
+                where = f"step {n} ({step.get('phase', self.game.info.label)})"
+                self.at = "phase"
+                self.run_step(n, step)
+                self.result.steps += 1
+        except RulesetFileError:
+            raise
+        except (ScenarioError, GameError, KeyError, TypeError, ValueError, AttributeError) as exc:
+            # say where: the step and its key (a value of the wrong kind deep in an entry too)
+            detail = f"no key {exc}" if isinstance(exc, KeyError) else str(exc)
+            if detail.startswith("step "):  # already located (``run_step``'s own checks)
+                raise ScenarioError(detail) from None
+            at = (self.at or where) if where == "players" else f"{where}: {self.at}" if self.at else where
+            raise ScenarioError(f"{at}: {detail}") from None
         return self.result
 
 
@@ -394,14 +575,27 @@ def _opt(v: Any) -> str | None:
 
 
 def run_file(path: str | Path) -> Result:
+    """Play one file; a file that cannot be read or played is one failure naming the file and,
+    inside it, the step and the key."""
     path = Path(path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        if not isinstance(data, dict):
-            raise ScenarioError("a scenario must be a mapping")
+        try:
+            raw = path.read_bytes()
+        except OSError as exc:
+            raise ScenarioError(f"cannot read the file ({exc.strerror or exc})") from None
+        text = decode_utf8(raw, path.name, ScenarioError)
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+            raise ScenarioError(f"not valid YAML{at}: {getattr(exc, 'problem', None) or exc}") from None
         return Runner(data, str(path)).run()
-    except (ScenarioError, GameError, RulesetFileError, yaml.YAMLError, KeyError, TypeError, ValueError) as exc:
-        return Result(path=str(path), failures=[f"invalid scenario: {exc}"])
+    except RulesetFileError as exc:
+        return Result(path=str(path), failures=[f"invalid scenario {path}: its ruleset: {exc}"])
+    except ScenarioError as exc:
+        msg = str(exc).removeprefix(f"{path.name}: ")
+        return Result(path=str(path), failures=[f"invalid scenario {path}: {msg}"])
 
 
 def collect(paths: list[str]) -> list[Path]:

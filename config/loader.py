@@ -50,23 +50,46 @@ def parse_ruleset(data: Any, source: str) -> Ruleset:
     try:
         return Ruleset.model_validate(data)
     except ValidationError as exc:
-        lines = [f"{source}: the ruleset is not valid ({exc.error_count()} problem(s)):"]
+        problems: list[str] = []
         for err in exc.errors():
-            lines.append(f"  - at {_path_of(err['loc'], data)}: {err['msg']}")
+            where = _path_of(err["loc"], data)
+            msg = str(err["msg"]).removeprefix("Value error, ")
+            if not err["loc"]:
+                # the cross-checks of the whole ruleset: one ``path: message`` per line
+                problems += msg.splitlines()
+            else:
+                problems.append(f"{where}: {msg}")
+        n = len(problems)
+        lines = [f"{source}: the ruleset is not valid ({n} problem{'' if n == 1 else 's'}):"]
+        lines += [f"  - at {p}" for p in problems]
         raise RulesetFileError("\n".join(lines)) from None
 
 
 def _read_yaml(path: Path) -> Any:
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except OSError as exc:
-        raise RulesetFileError(f"{path}: cannot read the ruleset file ({exc.strerror})") from None
+        raise RulesetFileError(f"{path}: cannot read the ruleset file ({exc.strerror or exc})") from None
+    text = decode_utf8(raw, path, RulesetFileError)
     try:
         return yaml.load(text, Loader=_Loader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         raise RulesetFileError(f"{path}: not valid YAML{where}: {getattr(exc, 'problem', exc)}") from None
+
+
+def decode_utf8(raw: bytes, path: Path | str, error: type[Exception]) -> str:
+    """The text of a file that must be UTF-8; ``error`` names the file and the first bad byte."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise error(
+            f"{path}: not UTF-8 text (byte 0x{raw[exc.start]:02x} at line {line}, column {column}); "
+            "save the file as UTF-8"
+        ) from None
 
 
 def merge_data(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:

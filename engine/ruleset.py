@@ -8,12 +8,66 @@ task (``op: gm_task``).
 
 from __future__ import annotations
 
+import re
 from functools import cached_property
 from typing import Annotated, Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 PhaseKind = Literal["day", "night"]
+
+# Bounds of the numbers a ruleset may hold. Each is far above anything a rule book uses and low
+# enough that a typo cannot make a table that cannot be dealt, a game that never ends, a loop
+# that never finishes or a number that does not fit a database column (SQLite: 64 bits).
+STAT_LIMIT = 1_000_000  # stat values, changes and thresholds (the books: two digits, HP 100)
+MAX_DAYS = 366  # a game of a year at most (the books: 9 to 60 days)
+MAX_CYCLES = MAX_DAYS  # cooldowns and durations in cycles: never longer than the longest game
+MAX_PERIODS = 24  # periods in one cycle (the books: 2 to 5)
+MAX_TABLE = 200  # the bot opens a channel per player and a Discord server holds 500 channels
+MAX_QUOTA = 10_000  # private messages or anonymous posts a player may send a day (the books: 1 to 30)
+MAX_USES = 1_000  # uses of an ability in one game (the books: 1 or 2)
+MAX_ACTIONS = 16  # actions in one turn (the books: 1)
+
+
+def _shown(v: int) -> str:
+    text = str(v)
+    return text if len(text) <= 15 else f"{text[:6]}… (a number of {len(text)} digits)"
+
+
+def bounded(lo: int, hi: int, why: str) -> AfterValidator:
+    """An integer in ``lo..hi``; the error says the range and why it is there."""
+
+    def check(v: int) -> int:
+        if not lo <= v <= hi:
+            raise ValueError(f"{_shown(v)} is out of range: use {lo} to {hi} ({why})")
+        return v
+
+    return AfterValidator(check)
+
+
+StatValue = Annotated[int, bounded(-STAT_LIMIT, STAT_LIMIT, "a stat value or change; the books use two digits")]
+Cycles = Annotated[int, bounded(0, MAX_CYCLES, f"cycles; a game lasts at most {MAX_DAYS} days")]
+Days = Annotated[int, bounded(1, MAX_DAYS, "days of a game, at most a year")]
+TableSize = Annotated[int, bounded(1, MAX_TABLE, "players; the bot opens a channel per player and a Discord server holds 500 channels")]
+Quota = Annotated[int, bounded(0, MAX_QUOTA, "messages a player may send a day")]
+Uses = Annotated[int, bounded(0, MAX_USES, "uses in one game")]
+
+_HHMM = re.compile(r"^([01][0-9]|2[0-3]):[0-5][0-9]$")
+
+
+def _clock_time(v: str) -> str:
+    if not _HHMM.match(v):
+        raise ValueError(f"{v!r} is not a time of day: write HH:MM from 00:00 to 23:59")
+    return v
+
+
+ClockTime = Annotated[str, AfterValidator(_clock_time)]
+
+
+def _min_max(lo: int | None, hi: int | None, what: str) -> None:
+    if lo is not None and hi is not None and lo > hi:
+        raise ValueError(f"{what}: min {lo} is greater than max {hi}")
 
 
 class Strict(BaseModel):
@@ -28,9 +82,14 @@ class Names(Strict):
 class Band(Strict):
     """A stat range that puts a public status on its owner (seed 002's health words)."""
 
-    min: int | None = None
-    max: int | None = None
+    min: StatValue | None = None
+    max: StatValue | None = None
     status: str
+
+    @model_validator(mode="after")
+    def _order(self) -> Band:
+        _min_max(self.min, self.max, "a band")
+        return self
 
 
 class StatDef(Strict):
@@ -38,13 +97,20 @@ class StatDef(Strict):
     abbr: Names
     names: Names
     visibility: Literal["public", "secret", "hidden"] = "public"
-    min: int | None = None
-    max: int | None = None
-    default: int = 0
+    min: StatValue | None = None
+    max: StatValue | None = None
+    default: StatValue = 0
     # when bounds are applied: after every resolution step (seed 000: the net change of one
     # step is clamped) or only once the whole resolve is over (seed 002: HP may dip below 0)
     clamp: Literal["step", "resolve"] = "step"
     bands: list[Band] = []
+
+    @model_validator(mode="after")
+    def _order(self) -> StatDef:
+        _min_max(self.min, self.max, f"stat {self.id}")
+        if self.min is not None and self.default < self.min or self.max is not None and self.default > self.max:
+            raise ValueError(f"stat {self.id}: the default {self.default} is outside min..max ({self.min}..{self.max})")
+        return self
 
 
 class StatusDef(Strict):
@@ -61,7 +127,7 @@ class StatusDef(Strict):
     # a player with this status is removed from play (for victory, votes and targets)
     out_of_play: bool = False
     # lasting stat changes while the status holds (seed 003: hospital −2 to every stat)
-    stat_modifiers: dict[str, int] = {}
+    stat_modifiers: dict[str, StatValue] = {}
     # statuses this one ends when it is put on (seed 003: the dead leave hospital and prison)
     clears: list[str] = []
     # the holder's private news of a resolve (and the GM's messages): ``hold`` keeps them and
@@ -74,17 +140,46 @@ class StatusDef(Strict):
 class Period(Strict):
     id: str
     kind: PhaseKind
-    start: str  # "HH:MM" local time
-    end: str
+    start: ClockTime  # "HH:MM" local time
+    end: ClockTime
 
 
 class Calendar(Strict):
     timezone: str = "Europe/Moscow"
     # one cycle (a game day and night) in order; the first period starts a new day number
     periods: list[Period]
-    days: int = Field(7, ge=1)  # the game ends after this many cycles unless moved
-    min_days: int = 1
-    max_days: int = 60
+    days: Days = 7  # the game ends after this many cycles unless moved
+    min_days: Days = 1
+    max_days: Days = 60
+
+    @field_validator("timezone")
+    @classmethod
+    def _zone(cls, v: str) -> str:
+        try:
+            ZoneInfo(v)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(f"{v!r} is not a known time zone (for example Europe/Moscow)") from None
+        return v
+
+    @field_validator("periods")
+    @classmethod
+    def _some_periods(cls, v: list[Period]) -> list[Period]:
+        if not v:
+            raise ValueError("a calendar needs at least one period (a day or a night)")
+        if len(v) > MAX_PERIODS:
+            raise ValueError(f"{len(v)} periods in one cycle: at most {MAX_PERIODS}")
+        return v
+
+    @model_validator(mode="after")
+    def _order(self) -> Calendar:
+        if self.min_days > self.max_days:
+            raise ValueError(f"min_days {self.min_days} is greater than max_days {self.max_days}")
+        if not self.min_days <= self.days <= self.max_days:
+            raise ValueError(f"days {self.days} must lie within min_days..max_days ({self.min_days}..{self.max_days})")
+        ids = [p.id for p in self.periods]
+        if len(ids) != len(set(ids)):
+            raise ValueError("period ids must be unique")
+        return self
 
     @property
     def ticks_per_cycle(self) -> int:
@@ -96,8 +191,8 @@ class Requirement(Strict):
 
     in_faction: bool | None = None
     stat: str | None = None
-    at_least: int | None = None
-    below: int | None = None
+    at_least: StatValue | None = None
+    below: StatValue | None = None
     not_status: list[str] = []
     status: list[str] = []
 
@@ -108,7 +203,7 @@ class SlotDef(Strict):
     phase: Literal["day", "night", "any"]
     self_target: bool = False
     counts_as_action: bool = True
-    cooldown_cycles: int = 0
+    cooldown_cycles: Cycles = 0
     requires: list[Requirement] = []
     # a role slot is read from the role; a character slot from the character
     source: Literal["role", "character"] = "role"
@@ -118,10 +213,10 @@ class Selector(Strict):
     """Filter over players for effects that hit many (``to: all``)."""
 
     stat: str | None = None
-    lt: int | None = None
-    gt: int | None = None
-    ge: int | None = None
-    le: int | None = None
+    lt: StatValue | None = None
+    gt: StatValue | None = None
+    ge: StatValue | None = None
+    le: StatValue | None = None
     status: str | None = None
     not_status: str | None = None
     # "same": shares a faction with the actor; "other": does not; "any_faction": is in one
@@ -136,12 +231,12 @@ class Effect(Strict):
     to: Literal["target", "self", "all", "others", "own_faction", "target_faction"] = "target"
     where: Selector | None = None
     stat: str | None = None
-    delta: int | None = None
-    amount: int | None = None
+    delta: StatValue | None = None
+    amount: StatValue | None = None
     status: str | None = None
     fact: str | None = None
     until: Until | None = None
-    cycles: int | None = None
+    cycles: Cycles | None = None
     labels: list[str] = []
     impl: str | None = None
     params: dict[str, Any] = {}
@@ -151,8 +246,13 @@ class Effect(Strict):
 class NumberArg(Strict):
     """A number the player names when using the ability (e.g. which anonymous post)."""
 
-    min: int = 1
-    max: int | None = None
+    min: StatValue = 1
+    max: StatValue | None = None
+
+    @model_validator(mode="after")
+    def _order(self) -> NumberArg:
+        _min_max(self.min, self.max, "number")
+        return self
 
 
 class CheckDef(Strict):
@@ -167,8 +267,8 @@ class AbilityDef(Strict):
     targets: int = Field(1, ge=0, le=8)
     self_target: bool | None = None  # None: the slot decides
     step: str | None = None  # None: derived from the first effect's op
-    cooldown_cycles: int | None = None  # None: the slot decides
-    uses_per_game: int | None = None
+    cooldown_cycles: Cycles | None = None  # None: the slot decides
+    uses_per_game: Uses | None = None
     counts_as_action: bool | None = None
     unblockable: bool = False
     labels: list[str] = []
@@ -205,6 +305,8 @@ class AbilityDef(Strict):
             raise ValueError("an ability needs effects or options (use op: gm_task if undefined)")
         if self.number and self.options:
             raise ValueError("an ability takes a number or named options, not both")
+        if self.max_targets is not None and self.max_targets < self.targets:
+            raise ValueError(f"max_targets {self.max_targets} is fewer than targets {self.targets}")
         return self
 
     def all_effects(self, option: str | None) -> list[Effect]:
@@ -272,12 +374,12 @@ class Passive(Strict):
 class RoleDef(Strict):
     id: str
     name: Names
-    stats: dict[str, int] = {}
+    stats: dict[str, StatValue] = {}
     team: str | None = None
     abilities: list[AbilityDef] = []
     passives: list[Passive] = []
     # how many of this character a dealt deck holds (seed 003: two Криминалист, three Мирный житель)
-    copies: int = Field(1, ge=1)
+    copies: TableSize = 1
 
 
 class StepDef(Strict):
@@ -297,22 +399,22 @@ class VoteDef(Strict):
 
 class PenaltyDef(Strict):
     mode: Literal["none", "penalty", "random_action"] = "none"
-    stats: dict[str, int] = {}
+    stats: dict[str, StatValue] = {}
 
 
 class Quotas(Strict):
-    pm_per_day: int | None = None
-    anon_per_day: int | None = None
+    pm_per_day: Quota | None = None
+    anon_per_day: Quota | None = None
 
 
 class FactionRules(Strict):
     enabled: bool = False
-    min_size: int = 2
-    max_size: int = 3
-    invites_per_night: int = 1
-    leave_after_cycles: int = 2
+    min_size: TableSize = 2
+    max_size: TableSize = 3
+    invites_per_night: Annotated[int, bounded(0, MAX_TABLE, "invitations a night; no more than players at a table")] = 1
+    leave_after_cycles: Cycles = 2
     bonus_stat: str | None = None
-    bonus_step: int = 5
+    bonus_step: Annotated[int, bounded(1, STAT_LIMIT, "members for each step of the bonus")] = 5
     bonus_negative: bool = False
     # who may invite: free players only, or leaders of a faction that has room too
     leader_invites: bool = True
@@ -323,12 +425,18 @@ class FactionRules(Strict):
     # a new leader after the old one leaves: the most of these stats, in order, then random
     rank_stats: list[str] = []
     overthrow_stat: str | None = None
-    overthrow_win: dict[str, int] = {}
-    overthrow_lose: dict[str, int] = {}
-    overthrow_fail: dict[str, int] = {}
+    overthrow_win: dict[str, StatValue] = {}
+    overthrow_lose: dict[str, StatValue] = {}
+    overthrow_fail: dict[str, StatValue] = {}
     # members may submit one another's actions, for now or for a later phase (seed 002: «Якудза
     # и Мафия могут давать тайные действия своих отсутствующих игроков»): ``Game.submit(by=)``
     orders: bool = False
+
+    @model_validator(mode="after")
+    def _order(self) -> FactionRules:
+        if self.min_size > self.max_size:
+            raise ValueError(f"min_size {self.min_size} is greater than max_size {self.max_size}")
+        return self
 
 
 class VictoryDef(Strict):
@@ -345,9 +453,9 @@ class Deck(Strict):
 
 
 class Table(Strict):
-    default: int = 13
-    min: int = 1
-    max: int = 64
+    default: TableSize = 13
+    min: TableSize = 1
+    max: TableSize = 64
     distinct_roles: bool = True  # one player per public role
     # the character dealt to the seats beyond the deck (seed 002: «6-8 мирных жителей»)
     fill: str | None = None
@@ -356,6 +464,12 @@ class Table(Strict):
 
     def deck(self, seats: int) -> Deck | None:
         return next((d for d in sorted(self.decks, key=lambda d: d.upto) if seats <= d.upto), None)
+
+    @model_validator(mode="after")
+    def _order(self) -> Table:
+        if not self.min <= self.default <= self.max:
+            raise ValueError(f"default {self.default} must lie within min..max ({self.min}..{self.max})")
+        return self
 
 
 class Ruleset(Strict):
@@ -376,7 +490,7 @@ class Ruleset(Strict):
     quotas: Quotas = Quotas()
     factions: FactionRules = FactionRules()
     victory: VictoryDef = VictoryDef(kind="none")
-    actions_per_turn: int = 1
+    actions_per_turn: Annotated[int, bounded(0, MAX_ACTIONS, "actions in one turn; the books allow one")] = 1
     # which stat value thresholds read: "true" (with hidden bonuses) or "base"
     thresholds_read: Literal["true", "base"] = "true"
     # a registered mail policy (engine.registry.MAIL) that takes over PMs and anonymous posts
@@ -399,11 +513,61 @@ class Ruleset(Strict):
 
     @model_validator(mode="after")
     def _cross_check(self) -> Ruleset:
+        """Every id a ruleset refers to exists, every named behaviour is registered, and the
+        calendar and the steps fit each other. One line per problem, ``path: message``."""
+        from . import registry
+
         stat_ids = {s.id for s in self.stats}
         slot_ids = {s.id for s in self.slots}
         status_ids = {s.id for s in self.statuses}
         step_ids = {k: {s.id for s in v} for k, v in self.steps.items()}
         problems: list[str] = []
+
+        def known(table: dict[str, Any], name: str | None, what: str, where: str) -> None:
+            # an empty table: the engine's behaviour modules are not imported (cannot judge)
+            if table and name is not None and name not in table:
+                hint = f"; known: {', '.join(sorted(table))}" if len(table) <= 20 else ""
+                problems.append(f"{where}: unknown {what} {name!r}{hint}")
+
+        def stat_ref(key: Any, where: str) -> None:
+            if key is not None and self._resolves("stats", key, "abbr") is None:
+                problems.append(f"{where}: unknown stat {key!r}")
+
+        def status_ref(key: Any, where: str) -> None:
+            if key is not None and self._resolves("statuses", key, "names") is None:
+                problems.append(f"{where}: unknown status {key!r}")
+
+        def requirements(reqs: list[Requirement], where: str) -> None:
+            # (their statuses may be markers an implementation puts on without declaring
+            # them, seed 002's ``friday_nagan``: only the stats are checked)
+            for i, rq in enumerate(reqs):
+                stat_ref(rq.stat, f"{where}.requires[{i}].stat")
+
+        def selector(sel: Selector | None, where: str) -> None:
+            if sel is not None:
+                stat_ref(sel.stat, f"{where}.stat")
+                status_ref(sel.status, f"{where}.status")
+                status_ref(sel.not_status, f"{where}.not_status")
+
+        for group, ids in (("stats", [s.id for s in self.stats]), ("statuses", [s.id for s in self.statuses]),
+                           ("slots", [s.id for s in self.slots]), ("votes", [v.id for v in self.votes])):
+            dups = sorted({i for i in ids if ids.count(i) > 1})
+            if dups:
+                problems.append(f"{group}: duplicate id {', '.join(map(repr, dups))}")
+        for sd in self.stats:
+            for i, b in enumerate(sd.bands):
+                status_ref(b.status, f"stats.{sd.id}.bands[{i}].status")
+        for s in self.statuses:
+            for c in s.clears:
+                if c not in status_ids:
+                    problems.append(f"statuses.{s.id}.clears: unknown status {c!r}")
+            for sl in s.blocks_slots:
+                if sl != "*" and sl not in slot_ids:
+                    problems.append(f"statuses.{s.id}.blocks_slots: unknown slot {sl!r}")
+            for st in s.stat_modifiers:
+                stat_ref(st, f"statuses.{s.id}.stat_modifiers")
+        for sl in self.slots:
+            requirements(sl.requires, f"slots.{sl.id}")
         for group in ("roles", "characters"):
             seen: set[str] = set()
             for r in getattr(self, group):
@@ -413,8 +577,29 @@ class Ruleset(Strict):
                 for st in r.stats:
                     if st not in stat_ids:
                         problems.append(f"{group}.{r.id}.stats: unknown stat {st!r}")
+                for pv in r.passives:
+                    for prefix in PASSIVE_PREFIXES:
+                        if pv.kind.startswith(prefix):
+                            status_ref(pv.kind.removeprefix(prefix), f"{group}.{r.id}.passives.{pv.kind}")
                 for ab in r.abilities:
                     where = f"{group}.{r.id}.abilities.{ab.id}"
+                    requirements(ab.requires, where)
+                    selector(ab.target_where, f"{where}.target_where")
+                    for i, ck in enumerate(ab.checks):
+                        known(registry.CHECKS, ck.kind, "check", f"{where}.checks[{i}].kind")
+                    for opt, effs in [("", ab.effects), *ab.options.items()]:
+                        at = f"{where}{'.options.' + opt if opt else '.effects'}"
+                        for i, e in enumerate(effs):
+                            if e.stat and e.stat not in stat_ids:
+                                problems.append(f"{at}[{i}].stat: unknown stat {e.stat!r}")
+                            if e.status and e.status not in status_ids:
+                                problems.append(f"{at}[{i}].status: unknown status {e.status!r}")
+                            selector(e.where, f"{at}[{i}].where")
+                            known(registry.EFFECTS, e.op, "effect op", f"{at}[{i}].op")
+                            if e.op == "impl":
+                                if e.impl is None:
+                                    problems.append(f"{at}[{i}].impl: op impl needs the name of an implementation")
+                                known(registry.IMPLS, e.impl, "implementation", f"{at}[{i}].impl")
                     if ab.slot not in slot_ids:
                         problems.append(f"{where}.slot: unknown slot {ab.slot!r}")
                         continue
@@ -425,16 +610,18 @@ class Ruleset(Strict):
                         for step in sorted(steps):
                             if step not in step_ids.get(k, set()):
                                 problems.append(f"{where}.step: {step!r} is not a {k} step")
-                    for opt, effs in [("", ab.effects), *ab.options.items()]:
-                        for e in effs:
-                            if e.stat and e.stat not in stat_ids:
-                                problems.append(f"{where}{'.' + opt if opt else ''}: unknown stat {e.stat!r}")
-                            if e.status and e.status not in status_ids:
-                                problems.append(f"{where}: unknown status {e.status!r}")
-        for s in self.statuses:
-            for c in s.clears:
-                if c not in status_ids:
-                    problems.append(f"statuses.{s.id}.clears: unknown status {c!r}")
+        period_kinds = {p.kind for p in self.calendar.periods}
+        for kind in sorted(period_kinds):
+            if not self.steps.get(kind):
+                problems.append(f"steps.{kind}: the calendar has {kind} periods but the ruleset no {kind} steps")
+        for kind, steps in self.steps.items():
+            if kind != "start" and steps and kind not in period_kinds:
+                problems.append(f"steps.{kind}: the calendar has no {kind} period, so these steps would never run")
+            for i, sd in enumerate(steps):
+                if sd.kind != "actions":
+                    known(registry.STEPS, sd.kind, "step kind", f"steps.{kind}[{i}] ({sd.id}).kind")
+                if sd.kind == "impl":
+                    known(registry.IMPLS, sd.params.get("impl", ""), "implementation", f"steps.{kind}[{i}] ({sd.id}).params.impl")
         role_ids = {r.id for r in self.roles}
         for d in self.table.decks:
             for rid in d.cards:
@@ -442,14 +629,58 @@ class Ruleset(Strict):
                     problems.append(f"table.decks(upto {d.upto}): unknown role {rid!r}")
             if sum(d.cards.values()) > d.upto:
                 problems.append(f"table.decks(upto {d.upto}): {sum(d.cards.values())} cards for {d.upto} seats")
-        if self.table.decks and self.table.fill and self.table.fill not in role_ids | {c.id for c in self.characters}:
-            problems.append(f"table.fill: unknown role {self.table.fill!r}")
         for v in self.votes:
+            known(registry.VOTES, v.kind, "vote kind", f"votes.{v.id}.kind")
             if not any(v.step in s for s in step_ids.values()):
                 problems.append(f"votes.{v.id}.step: unknown step {v.step!r}")
+        known(registry.VICTORIES, self.victory.kind, "victory kind", "victory.kind")
+        self._victory_refs(stat_ref, status_ref, problems)
+        known(registry.MAIL, self.mail, "mail policy", "mail")
+        f = self.factions
+        stat_ref(f.bonus_stat, "factions.bonus_stat")
+        stat_ref(f.overthrow_stat, "factions.overthrow_stat")
+        for st in f.rank_stats:
+            stat_ref(st, "factions.rank_stats")
+        for key in ("overthrow_win", "overthrow_lose", "overthrow_fail"):
+            for st in getattr(f, key):
+                stat_ref(st, f"factions.{key}")
+        requirements(f.invite_requires, "factions.invite_requires")
+        for st in self.inactivity.stats:
+            stat_ref(st, "inactivity.stats")
+        if self.table.fill is not None and self._resolves("roles", self.table.fill, "name") is None \
+                and self._resolves("characters", self.table.fill, "name") is None:
+            problems.append(f"table.fill: unknown role or character {self.table.fill!r}")
         if problems:
-            raise ValueError("; ".join(problems))
+            raise ValueError("\n".join(problems))
         return self
+
+    def _victory_refs(self, stat_ref: Any, status_ref: Any, problems: list[str]) -> None:
+        """The stats, statuses and teams ``victory.params`` names (``stat``, ``tie_stat``,
+        ``no_win_status``, ``ignore_teams`` …) exist; ``highest_stat`` reads ``vo``/``tv`` unless told."""
+        params = dict(self.victory.params)
+        if self.victory.kind == "highest_stat":
+            params.setdefault("stat", "vo")
+            params.setdefault("tie_stat", "tv")
+        teams = {r.team for r in [*self.roles, *self.characters] if r.team}
+        for key, value in params.items():
+            values = value if isinstance(value, list) else [value]
+            where = f"victory.params.{key}"
+            if key == "stat" or key.endswith("_stat"):
+                for v in values:
+                    stat_ref(v, where)
+            elif key == "status" or key.endswith(("_status", "_statuses")):
+                for v in values:
+                    status_ref(v, where)
+            elif key.endswith("_teams") and teams:
+                for v in values:
+                    if v not in teams:
+                        problems.append(f"{where}: unknown team {v!r}; known: {', '.join(sorted(teams))}")
+
+    def _resolves(self, group: str, key: Any, names: str) -> Any:
+        try:
+            return self._find(group, str(key), names)
+        except KeyError:
+            return None
 
     # lookups -------------------------------------------------------------------------
     # by id or by a name (ru/en): the first entry that has it, from an index built on first use

@@ -59,6 +59,11 @@ class Backend:
         """Whether ``exc`` is an error of this database's driver (turned into StorageError)."""
         raise NotImplementedError
 
+    def explain(self, exc: BaseException) -> str | None:
+        """What a driver error means and what to do (a read-only file, a full disk, a lock…),
+        naming the database; None when it says nothing more than the error itself."""
+        return None
+
     # helpers shared by backends ------------------------------------------------------
     def sql(self, text: str) -> str:
         """The statement with this backend's placeholders (the store writes ``?``)."""

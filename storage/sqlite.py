@@ -8,11 +8,17 @@
 * write transactions start with ``BEGIN IMMEDIATE``: the write lock is taken at the start, so
   a transaction never fails half-way for want of it;
 * on open, the file header and ``PRAGMA quick_check`` are verified: a damaged file stops the
-  bot with a message naming the file instead of being used or silently replaced.
+  bot with a message naming the file instead of being used or silently replaced;
+* on open, a write is tried (and rolled back): a read-only file or folder stops the bot at
+  once instead of letting every command fail later;
+* every SQLite error is told apart by its code (:func:`explain`): a read-only file, a
+  read-only folder, a full disk and a lock held by another process each say what to do; only a
+  file SQLite finds damaged is sent to its backup.
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -25,6 +31,63 @@ from .errors import StorageError
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 SYNC_MODES = ("OFF", "NORMAL", "FULL", "EXTRA")
+# primary result codes (https://sqlite.org/rescode.html)
+SQLITE_PERM, SQLITE_BUSY, SQLITE_LOCKED, SQLITE_READONLY = 3, 5, 6, 8
+SQLITE_IOERR, SQLITE_CORRUPT, SQLITE_FULL, SQLITE_CANTOPEN, SQLITE_NOTADB = 10, 11, 13, 14, 26
+SQLITE_READONLY_DIRECTORY = 1544
+DAMAGED = (SQLITE_CORRUPT, SQLITE_NOTADB)
+
+
+def read_only_file(path: Path) -> str:
+    return (
+        f"{path}: the database file is read-only for the user the bot runs as, so no command could "
+        f"be saved. The data is not damaged: make the file writable (chmod u+w {path}), or set "
+        "ALTMAFIA_DB to a file the bot may write."
+    )
+
+
+def read_only_folder(path: Path) -> str:
+    return (
+        f"{path}: the folder {path.parent} is read-only for the user the bot runs as; SQLite must "
+        f"create {path.name}-wal and {path.name}-shm next to the database. The data is not "
+        "damaged: make the folder writable, or set ALTMAFIA_DB to a file in a writable folder."
+    )
+
+
+def explain(exc: BaseException, path: Path) -> str | None:
+    """What an SQLite error means for the GM and what to do; None when it is not SQLite's."""
+    if not isinstance(exc, sqlite3.Error):
+        return None
+    code = getattr(exc, "sqlite_errorcode", None)
+    primary = code & 0xFF if isinstance(code, int) else None
+    if code == SQLITE_READONLY_DIRECTORY or primary in (SQLITE_READONLY, SQLITE_CANTOPEN, SQLITE_PERM) \
+            and not os.access(path.parent, os.W_OK):
+        return read_only_folder(path)
+    if primary in (SQLITE_READONLY, SQLITE_PERM):
+        return read_only_file(path)
+    if primary == SQLITE_FULL:
+        return (
+            f"{path}: the disk that holds the database is full ({exc}). The data is not damaged "
+            "and the last change was not written: free some space, then try again."
+        )
+    if primary in (SQLITE_BUSY, SQLITE_LOCKED):
+        return (
+            f"{path}: the database is locked by another process ({exc}): is another altmafia "
+            "running on the same file? Stop it, or set ALTMAFIA_DB to another file."
+        )
+    if primary == SQLITE_CANTOPEN:
+        return f"{path}: SQLite cannot open the database file ({exc}): check that the bot's user may read and write it."
+    if primary == SQLITE_IOERR:
+        return (
+            f"{path}: the disk failed to read or write the database ({exc}). Check the disk and "
+            "the file system (free space, a network mount that went away) before anything else."
+        )
+    if primary in DAMAGED:
+        return (
+            f"{path}: the SQLite database is damaged ({exc}). altmafia will not start on it: "
+            "restore the file from a backup."
+        )
+    return None
 
 
 class SqliteBackend(Backend):
@@ -54,7 +117,13 @@ class SqliteBackend(Backend):
                 "file in an existing folder."
             )
         if not p.exists():
+            if not os.access(p.parent, os.W_OK):
+                raise StorageError(read_only_folder(p))
             return False
+        if not os.access(p, os.W_OK):
+            raise StorageError(read_only_file(p))
+        if not os.access(p.parent, os.W_OK):
+            raise StorageError(read_only_folder(p))
         try:
             with p.open("rb") as fh:
                 head = fh.read(len(SQLITE_HEADER))
@@ -75,7 +144,7 @@ class SqliteBackend(Backend):
         try:
             self.conn = await aiosqlite.connect(str(self.path), isolation_level=None)
         except sqlite3.Error as exc:
-            raise StorageError(f"{self.path}: cannot open the database ({exc}).") from None
+            raise StorageError(explain(exc, self.path) or f"{self.path}: cannot open the database ({exc}).") from None
         try:
             mode = await self.fetchone("PRAGMA journal_mode=WAL")
             if not mode or str(mode[0]).lower() != "wal":
@@ -94,16 +163,27 @@ class SqliteBackend(Backend):
                     f"{'; '.join(problems[:3])}). altmafia will not start on it: restore the "
                     "file from a backup."
                 )
+            await self._try_a_write()
         except StorageError:
             await self.close()
             raise
         except sqlite3.Error as exc:
             await self.close()
             raise StorageError(
-                f"{self.path}: cannot use the database ({exc}). The file is damaged or not an "
-                "SQLite database; altmafia will not start on it: restore it from a backup."
+                explain(exc, self.path)
+                or f"{self.path}: cannot use the database ({exc}); altmafia will not start on it."
             ) from None
         return existed
+
+    async def _try_a_write(self) -> None:
+        """Write the header's ``user_version`` back unchanged, then roll back: SQLite refuses it on
+        a file it opened read-only (``BEGIN IMMEDIATE`` alone succeeds there)."""
+        row = await self.fetchone("PRAGMA user_version")
+        await self.execute("BEGIN IMMEDIATE")
+        try:
+            await self.execute(f"PRAGMA user_version={int(row[0]) if row else 0}")
+        finally:
+            await self.rollback()
 
     async def close(self) -> None:
         if self.conn is not None:
@@ -148,3 +228,6 @@ class SqliteBackend(Backend):
 
     def is_driver_error(self, exc: BaseException) -> bool:
         return isinstance(exc, sqlite3.Error)
+
+    def explain(self, exc: BaseException) -> str | None:
+        return explain(exc, self.path)

@@ -34,6 +34,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from config.loader import RulesetFileError
 from engine import Game, PlayerSpec, Ruleset
 from engine.state import Event
 
@@ -292,11 +293,19 @@ class Store:
             try:
                 rules = self._rulesets(info.ruleset)
                 game = Game.from_dict(rules, json.loads(row[-1]))
+            except RulesetFileError as exc:
+                # the database is fine: the ruleset file went missing or became invalid
+                raise StorageError(
+                    f"{self.location}: game {info.game_id!r} cannot be loaded because its ruleset "
+                    f"{info.ruleset!r} cannot: {exc}. The bot stops rather than lose the game; the "
+                    "database is not damaged: put the ruleset file back or fix it."
+                ) from exc
             except Exception as exc:
                 raise StorageError(
                     f"{self.location}: game {info.game_id!r} (ruleset {info.ruleset!r}) cannot be "
-                    f"loaded: {type(exc).__name__}: {exc}. The bot stops rather than lose it; fix "
-                    "the ruleset file or restore the database from a backup."
+                    f"loaded: {type(exc).__name__}: {exc}. The bot stops rather than lose it; if the "
+                    "ruleset file changed, restore it; if not, the game's saved state is damaged: "
+                    "restore the database from a backup."
                 ) from exc
             if fingerprint(rules) != info.ruleset_fingerprint:
                 changed.append(info.game_id)
@@ -779,7 +788,9 @@ class Store:
                 return await self.backend.fetchall(self.backend.sql(sql), tuple(params))
             except Exception as exc:
                 if self.backend.is_driver_error(exc):
-                    raise StorageError(f"{self.location}: cannot read the database ({exc}).") from exc
+                    why = self.backend.explain(exc)
+                    raise StorageError(f"cannot read the database: {why}" if why else
+                                       f"{self.location}: cannot read the database ({exc}).") from exc
                 raise
 
     @asynccontextmanager
@@ -797,7 +808,9 @@ class Store:
                     raise
             except Exception as exc:
                 if db.is_driver_error(exc):
-                    raise StorageError(f"{self.location}: {label} failed ({exc}); nothing was written.") from exc
+                    why = db.explain(exc)
+                    raise StorageError(f"{label} failed, nothing was written: {why}" if why else
+                                       f"{self.location}: {label} failed ({exc}); nothing was written.") from exc
                 raise
         self._count(label)
 
