@@ -663,7 +663,7 @@ class Game:
 
     def check_submission(self, p: Player, key: str, targets: list[int], option: str | None, via: str | None = None) -> AbilityDef:
         ab = self.check_available(p, key, via)
-        if not ab.targets <= len(targets) <= (ab.max_targets or ab.targets):
+        if not ab.takes_targets(len(targets)):
             raise ActionError("wrong_target_count", need=ab.targets)
         if len(set(targets)) != len(targets) and not ab.repeat_targets:
             raise ActionError("duplicate_target")
@@ -798,7 +798,7 @@ class Game:
         kind = self.clock.info(tick).kind
         if self.slot_of(ab).phase not in (kind, "any"):
             raise ActionError("wrong_phase", ability=key, phase=self.slot_of(ab).phase)
-        if not ab.targets <= len(targets) <= (ab.max_targets or ab.targets):
+        if not ab.takes_targets(len(targets)):
             raise ActionError("wrong_target_count", need=ab.targets)
         if len(set(targets)) != len(targets) and not ab.repeat_targets:
             raise ActionError("duplicate_target")

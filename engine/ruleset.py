@@ -190,8 +190,10 @@ class AbilityDef(Strict):
     # aimed at the dead instead of the living (seed 003: Мародёр)
     dead_targets: bool = False
     # takes ``targets`` up to ``max_targets`` targets (seed 002: the pistol's saved shots, the
-    # shuriken); ``repeat_targets``: one player may be named more than once (each is a shot)
-    max_targets: int | None = Field(None, ge=1, le=64)
+    # shuriken); ``unlimited``: no cap of its own, the ability's checks say how many (seed 002:
+    # «максимальное количество не ограничено»); ``repeat_targets``: one player may be named more
+    # than once (each is a shot)
+    max_targets: Annotated[int, Field(ge=1, le=64)] | Literal["unlimited"] | None = None
     repeat_targets: bool = False
     # registered submission checks (``engine.registry.CHECKS``) for what plain data cannot say:
     # whom a target may not be, how many targets, which option is open now
@@ -206,6 +208,12 @@ class AbilityDef(Strict):
         if self.number and self.options:
             raise ValueError("an ability takes a number or named options, not both")
         return self
+
+    def takes_targets(self, n: int) -> bool:
+        """Whether ``n`` targets fit this ability: ``targets`` up to ``max_targets``."""
+        if self.max_targets == "unlimited":
+            return n >= self.targets
+        return self.targets <= n <= (self.max_targets or self.targets)
 
     def all_effects(self, option: str | None) -> list[Effect]:
         if self.options:

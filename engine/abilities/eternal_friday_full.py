@@ -942,8 +942,9 @@ def not_characters(g: Game, p: Player, ab: AbilityDef, params: dict[str, Any], t
 
 @check("friday_shot_count")
 def shot_count(g: Game, p: Player, ab: AbilityDef, params: dict[str, Any], targets: list[int] | None, option: str | None) -> ActionError | None:
-    """How many shots may be fired: 1 + the saved shots (pistol), 1 + the dead of the team
-    (shuriken). Fewer is always fine («можно бросить только часть»)."""
+    """How many shots may be fired: 1 + the saved shots (pistol: «максимальное количество не
+    ограничено», no other cap), 1 + the dead of the team (shuriken). Fewer is always fine
+    («можно бросить только часть»). The refusal names the ability and what it allows now."""
     if targets is None or option is not None:
         return None
     most = int(params.get("base", 1))
@@ -952,7 +953,8 @@ def shot_count(g: Game, p: Player, ab: AbilityDef, params: dict[str, Any], targe
     if params.get("dead_of_team"):
         most += sum(1 for q in g.state.players if team_of(g, q) == params["dead_of_team"] and not g.alive(q))
     if len(targets) > most:
-        return ActionError("too_many_shots", most=most)
+        key = next((k for k, a in g.abilities(p) if a is ab), f"character:{p.character}:{ab.id}")
+        return ActionError("too_many_shots", most=most, ability=key)
     return None
 
 
