@@ -351,6 +351,20 @@ class Table(Strict):
     distinct_roles: bool = True  # one player per public role
     # the character dealt to the seats beyond the deck (seed 002: «6-8 мирных жителей»)
     fill: str | None = None
+    # the smallest practice table: a game with the setting ``practice_table: true`` may have
+    # from ``practice_min`` to ``min - 1`` seats (seed 002: «нужно минимум 18 игроков», so a
+    # smaller table is the GM's explicit choice); None: no practice table
+    practice_min: int | None = Field(None, ge=1)
+
+    @model_validator(mode="after")
+    def _practice_below_min(self) -> Table:
+        if self.practice_min is not None and self.practice_min > self.min:
+            raise ValueError(f"table.practice_min ({self.practice_min}) must not exceed table.min ({self.min})")
+        return self
+
+    def seats(self, practice: bool = False) -> tuple[int, int]:
+        """The smallest and the largest table: the book's, or with ``practice`` the practice one."""
+        return (self.practice_min if practice and self.practice_min is not None else self.min), self.max
 
 
 class Ruleset(Strict):
