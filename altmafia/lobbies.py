@@ -37,12 +37,38 @@ def new_seed() -> int:
 
 
 def new_lobby(guild_id: int, channel_id: int, creator: int, ruleset: str, lang: str, tz: str,
-              days: int | None) -> tuple[str, dict[str, Any]]:
+              days: int | None, practice: bool = False) -> tuple[str, dict[str, Any]]:
     lobby_id = secrets.token_hex(3)
-    return lobby_id, {
+    lobby = {
         "guild_id": guild_id, "channel_id": channel_id, "ruleset": ruleset, "creator": creator, "gms": [creator],
         "players": [], "spectators": [], "lang": lang, "tz": tz, "days": days, "seed": new_seed(),
     }
+    if practice:  # the GM's explicit practice table (``table.practice_min``), shown by the lobby
+        lobby["practice"] = True
+    return lobby_id, lobby
+
+
+def seats(rules: Any, lobby: dict[str, Any]) -> tuple[int, int]:
+    """The table this lobby may start with: the ruleset's, or its practice table."""
+    return rules.table.seats(bool(lobby.get("practice")))
+
+
+def game_settings(lobby: dict[str, Any]) -> dict[str, Any] | None:
+    """The settings the lobby gives its game: the length, the practice table."""
+    out: dict[str, Any] = {}
+    if lobby.get("days"):
+        out["days"] = lobby["days"]
+    if lobby.get("practice"):
+        out["practice_table"] = True
+    return out or None
+
+
+def practice_note(rules: Any, lobby: dict[str, Any], lang: str | None = None) -> str | None:
+    """The line that says the lobby is a practice table, smaller than the book's."""
+    if not lobby.get("practice"):
+        return None
+    lo, hi = seats(rules, lobby)
+    return text(lang or lobby["lang"], "lobby.practice", min=lo, max=hi, book_min=rules.table.min)
 
 
 def unique_name(lobby: dict[str, Any], wanted: str) -> str:
@@ -94,11 +120,11 @@ def check(lobby: dict[str, Any]) -> Game:
     """The game this lobby would start (its deal), or a LobbyError saying why not."""
     rules = load_ruleset(lobby["ruleset"])
     n = len(lobby["players"])
-    if not rules.table.min <= n <= rules.table.max:
-        raise LobbyError("lobby.bad_count", min=rules.table.min, max=rules.table.max, n=n)
-    settings = {"days": lobby["days"]} if lobby.get("days") else None
+    lo, hi = seats(rules, lobby)
+    if not lo <= n <= hi:
+        raise LobbyError("lobby.bad_count", min=lo, max=hi, n=n)
     try:
-        return Game.new(rules, lobby["seed"], specs(lobby), settings)
+        return Game.new(rules, lobby["seed"], specs(lobby), game_settings(lobby))
     except GameError as exc:
         raise LobbyError("lobby.cannot_start", why=str(exc)) from exc
 
@@ -130,7 +156,7 @@ async def start(bot: Any, lobby_id: str, lobby: dict[str, Any]) -> str:
         "access": access, "langs": {str(seat): p.get("lang", lang) for seat, p in enumerate(lobby["players"])},
         "spectators": list(lobby["spectators"]), "lobby_channel": lobby["channel_id"],
     }
-    settings = {"days": lobby["days"]} if lobby.get("days") else None
+    settings = game_settings(lobby)
     first = period_end(game.rules, 0, tz, now(), bot.settings.min_phase_minutes)
     await store.create_game(
         lobby["ruleset"], lobby["seed"], specs(lobby), game_id=lobby_id, guild_id=guild_id, gm_user_ids=lobby["gms"],

@@ -194,7 +194,8 @@ class Table:
         """Random targets (as many as the ability takes: ``targets`` up to ``max_targets``;
         with ``fewest`` the least it takes) and a random option or number."""
         ab, rnd = a.ability, self.rnd
-        most = min(getattr(ab, "max_targets", None) or ab.targets, len(a.targets))
+        cap = getattr(ab, "max_targets", None)  # "unlimited": the ability's checks refuse too many
+        most = len(a.targets) if cap == "unlimited" else min(cap or ab.targets, len(a.targets))
         k = rnd.randint(ab.targets, most) if most > ab.targets and not fewest else ab.targets
         return (rnd.sample(a.targets, k) if k else []), a.any_option(rnd)
 

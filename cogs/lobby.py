@@ -35,12 +35,12 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
     # ---- create ---------------------------------------------------------------------------
     @app_commands.command(name=N("lobby.create"), description=D("lobby.create"))
     @app_commands.rename(ruleset=N("lobby.create.ruleset"), days=N("lobby.create.days"), timezone=N("lobby.create.timezone"),
-                         language=N("lobby.create.language"))
+                         language=N("lobby.create.language"), practice=N("lobby.create.practice"))
     @app_commands.describe(ruleset=D("lobby.create.ruleset"), days=D("lobby.create.days"), timezone=D("lobby.create.timezone"),
-                           language=D("lobby.create.language"))
+                           language=D("lobby.create.language"), practice=D("lobby.create.practice"))
     @app_commands.choices(language=[app_commands.Choice(name="русский", value="ru"), app_commands.Choice(name="English", value="en")])
     async def create(self, interaction: discord.Interaction, ruleset: str = "godfather", days: app_commands.Range[int, 1, 60] | None = None,
-                     timezone: str | None = None, language: str | None = None) -> None:
+                     timezone: str | None = None, language: str | None = None, practice: bool = False) -> None:
         if interaction.guild_id is None:
             await refuse(interaction, "err.guild_only")
             return
@@ -57,13 +57,19 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
         if days is not None and not rules.calendar.min_days <= days <= rules.calendar.max_days:
             await refuse(interaction, "err.bad_days", min=rules.calendar.min_days, max=rules.calendar.max_days)
             return
+        if practice and rules.table.practice_min is None:
+            await refuse(interaction, "err.no_practice_table", ruleset=getattr(rules.names, lang(interaction)))
+            return
         game_lang = language or self.bot.settings.lang
         await defer(interaction, ephemeral=False)
-        lobby_id, lobby = lobbies.new_lobby(interaction.guild_id, interaction.channel_id, interaction.user.id, rules.id, game_lang, tz, days)
+        lobby_id, lobby = lobbies.new_lobby(interaction.guild_id, interaction.channel_id, interaction.user.id, rules.id, game_lang, tz, days,
+                                            practice)
         await self.bot.store.save_lobby(lobby_id, lobby, guild_id=interaction.guild_id)
-        await reply(interaction, text(game_lang, "lobby.created", ruleset=getattr(rules.names, game_lang), gm=interaction.user.mention,
-                                      min=rules.table.min, max=rules.table.max, default=rules.table.default, id=lobby_id),
-                    ephemeral=False, allowed_mentions=discord.AllowedMentions.none())
+        lo, hi = lobbies.seats(rules, lobby)
+        body = text(game_lang, "lobby.created", ruleset=getattr(rules.names, game_lang), gm=interaction.user.mention,
+                    min=lo, max=hi, default=rules.table.default, id=lobby_id)
+        note = lobbies.practice_note(rules, lobby)
+        await reply(interaction, body + (f"\n{note}" if note else ""), ephemeral=False, allowed_mentions=discord.AllowedMentions.none())
 
     @create.autocomplete("ruleset")
     async def ruleset_ac(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
@@ -153,10 +159,12 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
     async def players(self, interaction: discord.Interaction) -> None:
         lng = lang(interaction)
         found = await self.lobby_here(interaction, quiet=True)
+        note = None
         if found is not None:
             _, lobby = found
             names = [p["name"] for p in lobby["players"]]
             specs = len(lobby["spectators"])
+            note = lobbies.practice_note(load_ruleset(lobby["ruleset"]), lobby, lng)
         else:
             gids = games_here(self.bot, interaction)
             if len(gids) != 1:
@@ -166,8 +174,8 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
             names = [p.name + ("" if game.alive(p) else " †") for p in game.state.players]
             specs = len(self.bot.store.info(gids[0]).meta.get("spectators", []))
         body = "\n".join(f"{i + 1}. {n}" for i, n in enumerate(names)) or "—"
-        await reply(interaction, text(lng, "lobby.list", count=count(len(names), "player", lng), names=body,
-                                      spectators=count(specs, "spectator", lng)))
+        listing = text(lng, "lobby.list", count=count(len(names), "player", lng), names=body, spectators=count(specs, "spectator", lng))
+        await reply(interaction, listing + (f"\n{note}" if note else ""))
 
     # ---- spectate -----------------------------------------------------------------------------
     @app_commands.command(name=N("lobby.spectate"), description=D("lobby.spectate"))

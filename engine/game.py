@@ -129,14 +129,18 @@ class Game:
         """Deal every role and character given as ``DEAL`` from the game's generator.
 
         Roles are distinct (those the GM assigned are taken out first); characters are
-        distinct while the deck lasts, and a second shuffled deck serves a larger table.
+        distinct while the deck lasts, and a second shuffled deck serves a larger table, or,
+        with ``table.fill``, that character fills the seats beyond the deck, shuffled in with it.
         """
         from dataclasses import replace
 
         n = len(players)
         table = self.rules.table
-        if not table.min <= n <= table.max:
-            raise GameError(f"this ruleset is for {table.min}–{table.max} players, not {n}")
+        practice = self.practice_table()
+        lo, hi = table.seats(practice)
+        if not lo <= n <= hi:
+            more = "" if practice or table.practice_min is None else f" (a practice table of {table.practice_min}+: setting practice_table)"
+            raise GameError(f"this ruleset is for {lo}–{hi} players, not {n}{more}")
         # roles the GM assigned are taken out of the deck; assigning one role twice is the GM's
         # call (scenarios and practice tables do it); the lobby checks table.distinct_roles
         taken = {self.rules.role(p.role).id for p in players if p.role != DEAL}
@@ -150,19 +154,16 @@ class Game:
         if wanted > len(pool):
             raise GameError("not enough roles to deal")
         chars_taken = [self.rules.character(p.character).id for p in players if p.character not in (None, DEAL)]
+        to_deal = sum(1 for p in players if p.character == DEAL)
         deck: list[str] = []
         out = []
-        rounds = 0
         for p in players:
             if p.role == DEAL:
                 p = replace(p, role=pool.pop())
             if p.character == DEAL and not self.rules.characters:
                 p = replace(p, character=None)  # a ruleset without characters (classic)
             if p.character == DEAL:
-                if not deck and rounds and table.fill:
-                    deck = [self.rules.character(table.fill).id]  # the seats beyond the deck
                 if not deck:
-                    rounds += 1
                     # a character is in the deck ``copies`` times; the GM's choices are taken out
                     full = sorted(c.id for c in self.rules.characters for _ in range(c.copies))
                     deck = list(full)
@@ -170,9 +171,12 @@ class Game:
                         if cid in deck:
                             deck.remove(cid)
                     deck = deck or full
+                    if table.fill:  # the seats beyond the deck, shuffled in with it (any seat may get one)
+                        deck += [self.rules.character(table.fill).id] * max(0, to_deal - len(deck))
                     self.rng.shuffle(deck)
                     chars_taken = []
                 p = replace(p, character=deck.pop())
+                to_deal -= 1
             out.append(p)
         self.sync_rng()
         return out
@@ -191,6 +195,17 @@ class Game:
             elif fill in cards:
                 cards.remove(fill)
         return sorted(cards)
+
+    def practice_table(self) -> bool:
+        """The GM's setting ``practice_table``: a table below the book's minimum
+        (``table.practice_min`` … ``table.min - 1`` seats). Only ``true`` or ``false``, and only
+        where the ruleset has a practice table."""
+        value = self.state.settings.get("practice_table", False)
+        if not isinstance(value, bool):
+            raise GameError(f"setting practice_table={value!r}: use true or false")
+        if value and self.rules.table.practice_min is None:
+            raise GameError(f"{self.rules.id} has no practice table (setting practice_table)")
+        return value
 
     def _apply_passive_modifiers(self) -> None:
         for p in self.state.players:
@@ -741,7 +756,7 @@ class Game:
 
     def check_submission(self, p: Player, key: str, targets: list[int], option: str | None, via: str | None = None) -> AbilityDef:
         ab = self.check_available(p, key, via)
-        if not ab.targets <= len(targets) <= (ab.max_targets or ab.targets):
+        if not ab.takes_targets(len(targets)):
             raise ActionError("wrong_target_count", need=ab.targets)
         if len(set(targets)) != len(targets) and not ab.repeat_targets:
             raise ActionError("duplicate_target")
@@ -876,7 +891,7 @@ class Game:
         kind = self.clock.info(tick).kind
         if self.slot_of(ab).phase not in (kind, "any"):
             raise ActionError("wrong_phase", ability=key, phase=self.slot_of(ab).phase)
-        if not ab.targets <= len(targets) <= (ab.max_targets or ab.targets):
+        if not ab.takes_targets(len(targets)):
             raise ActionError("wrong_target_count", need=ab.targets)
         if len(set(targets)) != len(targets) and not ab.repeat_targets:
             raise ActionError("duplicate_target")

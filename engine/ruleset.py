@@ -290,8 +290,10 @@ class AbilityDef(Strict):
     # aimed at the dead instead of the living (seed 003: Мародёр)
     dead_targets: bool = False
     # takes ``targets`` up to ``max_targets`` targets (seed 002: the pistol's saved shots, the
-    # shuriken); ``repeat_targets``: one player may be named more than once (each is a shot)
-    max_targets: int | None = Field(None, ge=1, le=64)
+    # shuriken); ``unlimited``: no cap of its own, the ability's checks say how many (seed 002:
+    # «максимальное количество не ограничено»); ``repeat_targets``: one player may be named more
+    # than once (each is a shot)
+    max_targets: Annotated[int, Field(ge=1, le=64)] | Literal["unlimited"] | None = None
     repeat_targets: bool = False
     # registered submission checks (``engine.registry.CHECKS``) for what plain data cannot say:
     # whom a target may not be, how many targets, which option is open now
@@ -305,9 +307,15 @@ class AbilityDef(Strict):
             raise ValueError("an ability needs effects or options (use op: gm_task if undefined)")
         if self.number and self.options:
             raise ValueError("an ability takes a number or named options, not both")
-        if self.max_targets is not None and self.max_targets < self.targets:
+        if isinstance(self.max_targets, int) and self.max_targets < self.targets:
             raise ValueError(f"max_targets {self.max_targets} is fewer than targets {self.targets}")
         return self
+
+    def takes_targets(self, n: int) -> bool:
+        """Whether ``n`` targets fit this ability: ``targets`` up to ``max_targets``."""
+        if self.max_targets == "unlimited":
+            return n >= self.targets
+        return self.targets <= n <= (self.max_targets or self.targets)
 
     def all_effects(self, option: str | None) -> list[Effect]:
         if self.options:
@@ -470,6 +478,21 @@ class Table(Strict):
         if not self.min <= self.default <= self.max:
             raise ValueError(f"default {self.default} must lie within min..max ({self.min}..{self.max})")
         return self
+
+    # the smallest practice table: a game with the setting ``practice_table: true`` may have
+    # from ``practice_min`` to ``min - 1`` seats (seed 002: «нужно минимум 18 игроков», so a
+    # smaller table is the GM's explicit choice); None: no practice table
+    practice_min: int | None = Field(None, ge=1)
+
+    @model_validator(mode="after")
+    def _practice_below_min(self) -> Table:
+        if self.practice_min is not None and self.practice_min > self.min:
+            raise ValueError(f"table.practice_min ({self.practice_min}) must not exceed table.min ({self.min})")
+        return self
+
+    def seats(self, practice: bool = False) -> tuple[int, int]:
+        """The smallest and the largest table: the book's, or with ``practice`` the practice one."""
+        return (self.practice_min if practice and self.practice_min is not None else self.min), self.max
 
 
 class Ruleset(Strict):

@@ -15,8 +15,9 @@ RULESETS = available_rulesets(include_tests=True)
 
 
 def new_game(rules, seed: int) -> Game:
+    """One player per role, as many as the table takes (Eternal Friday: 20 seats of 21 open roles)."""
     chars = [c.id for c in rules.characters] or [None]
-    specs = [PlayerSpec(name=f"P{i}", role=r.id, character=chars[i % len(chars)]) for i, r in enumerate(rules.roles)]
+    specs = [PlayerSpec(name=f"P{i}", role=r.id, character=chars[i % len(chars)]) for i, r in enumerate(rules.roles[: rules.table.max])]
     return Game.new(rules, seed, specs)
 
 

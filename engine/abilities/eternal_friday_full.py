@@ -20,7 +20,7 @@ import math
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ActionError
+from ..errors import ActionError, GameError
 from ..registry import VOTES, check, impl
 from ..state import Faction, Status
 from ..votes import Lynch, publish_tally, secret_passives
@@ -90,6 +90,18 @@ def seen_character(g: Game, p: Player) -> str | None:
     """The secret role a check sees: the mask, if the Shinobi put one on («любая проверка цели
     будет просчитываться для этой роли и соответствующей фракции»)."""
     return memo(g).get("masks", {}).get(str(p.pid), p.character)
+
+
+PSYCHO_KNIFE_MASKS = ("partial", "ignore")
+
+
+def psycho_knife_masks(g: Game) -> str:
+    """How the psycho's knife reads masks: the setting ``psycho_knife_masks`` (``partial``: the
+    book, change 33; ``ignore``: true roles only)."""
+    mode = g.state.settings.get("psycho_knife_masks", "partial")
+    if mode not in PSYCHO_KNIFE_MASKS:
+        raise GameError(f"setting psycho_knife_masks={mode!r}: use one of {', '.join(PSYCHO_KNIFE_MASKS)}")
+    return str(mode)
 
 
 def is_vip(g: Game, p: Player) -> bool:
@@ -316,6 +328,12 @@ def _inherit(ctx: Ctx) -> None:
                 ctx.emit("friday.shots", "players", [p.pid], value=p.stats.get(x["stat"], 0))
 
 
+@impl("friday_settings")
+def friday_settings(ctx: Ctx, intent: Intent | None, sd: Any, people: list[Player]) -> None:
+    """The game's settings of this book are checked when it is created, not in a resolve."""
+    psycho_knife_masks(ctx.game)
+
+
 @impl("friday_teams")
 def friday_teams(ctx: Ctx, intent: Intent | None, sd: Any, people: list[Player]) -> None:
     """Mafia and Yakuza know each other from the start and share a channel (a faction each)."""
@@ -468,12 +486,18 @@ def friday_maniac_knife(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]
 def friday_psycho_knife(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
     """Any damage 1–5000 and half of it to himself (a quarter on a hunted target, none when only
     civilians are left of the others); on a hunted target he learns its secret role and the
-    maniac learns the target and the role. The maniac is never hidden by a mask."""
+    maniac learns the target and the role.
+
+    Masks (setting ``psycho_knife_masks``): ``partial``, the book's change 33 («частично
+    игнорирует маскировку: игнорирует маскировку, если цель маньяк»): the true maniac is seen
+    through any mask, anyone else is seen as their mask, so one masked as the maniac gives the
+    notice too; ``ignore``: the knife reads true roles only."""
     g = ctx.game
     prm = eff.params
     actor = g.player(intent.pid)
     ab = g.ability_def(intent.ability)
     amount = int(intent.option or 1)
+    masks = psycho_knife_masks(g)
     for tid in _each(intent):
         t = g.player(tid)
         hunted = g.active(t, "hunted")
@@ -483,10 +507,10 @@ def friday_psycho_knife(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]
             share = float(prm["hunted_share"] if hunted else prm["self_share"])
             hurt(ctx, actor, math.ceil(amount * share), by=actor.pid, labels=["self"], ability=intent.ability)
         maniac = t.character == prm.get("notice")
-        if maniac:
-            ctx.emit("friday.knife_found", "players", [actor.pid], target=tid, value=t.character)
+        seen = t.character if maniac or masks == "ignore" else seen_character(g, t)
+        if seen == prm.get("notice"):  # «Если атаковал маньяка, узнаёт об этом»
+            ctx.emit("friday.knife_found", "players", [actor.pid], target=tid, value=seen)
         if hunted:
-            seen = t.character if maniac else seen_character(g, t)
             ctx.emit("friday.hunt_role", "players", [actor.pid], target=tid, value=seen)
             hunters = [q.pid for q in g.living() if q.character == prm.get("notice")]
             if hunters:
@@ -948,8 +972,9 @@ def not_characters(g: Game, p: Player, ab: AbilityDef, params: dict[str, Any], t
 
 @check("friday_shot_count")
 def shot_count(g: Game, p: Player, ab: AbilityDef, params: dict[str, Any], targets: list[int] | None, option: str | None) -> ActionError | None:
-    """How many shots may be fired: 1 + the saved shots (pistol), 1 + the dead of the team
-    (shuriken). Fewer is always fine («можно бросить только часть»)."""
+    """How many shots may be fired: 1 + the saved shots (pistol: «максимальное количество не
+    ограничено», no other cap), 1 + the dead of the team (shuriken). Fewer is always fine
+    («можно бросить только часть»). The refusal names the ability and what it allows now."""
     if targets is None or option is not None:
         return None
     most = int(params.get("base", 1))
@@ -958,7 +983,8 @@ def shot_count(g: Game, p: Player, ab: AbilityDef, params: dict[str, Any], targe
     if params.get("dead_of_team"):
         most += sum(1 for q in g.state.players if team_of(g, q) == params["dead_of_team"] and not g.alive(q))
     if len(targets) > most:
-        return ActionError("too_many_shots", most=most)
+        key = next((k for k, a in g.abilities(p) if a is ab), f"character:{p.character}:{ab.id}")
+        return ActionError("too_many_shots", most=most, ability=key)
     return None
 
 
