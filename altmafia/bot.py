@@ -9,6 +9,7 @@ this package renders and delivers what comes out.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import io
 import logging
@@ -93,7 +94,8 @@ class AltMafiaBot(commands.Bot):
 
     async def finish(self, game_id: str) -> None:
         """The full reveal in the public channel: who was who, the factions, the winners, a
-        chart of the public stat over the days and the timeline of every event; the GM channel
+        chart of every player's stats over the days (true values, a panel each, the winners
+        marked) and the timeline of every event; the GM channel
         gets the review of the game as one HTML page (altmafia/report.py)."""
         store = self.store
         if not store.has(game_id):
@@ -105,7 +107,10 @@ class AltMafiaBot(commands.Bot):
         lang = info.meta.get("lang", "ru")
         events = await store.events(game_id)
         files = []
-        png = chart_png(game, info, events, lang)
+        journal = await store.journal(game_id)
+        # the chart replays the game and draws a panel per player: seconds of work, done in a
+        # worker thread so that the bot keeps answering meanwhile
+        png = await asyncio.to_thread(chart_png, game, info, journal, lang)
         if png:
             files.append(discord.File(io.BytesIO(png), filename="chart.png"))
         files.append(discord.File(io.BytesIO(timeline(game, events, lang).encode("utf-8")), filename="timeline.txt"))

@@ -1,22 +1,21 @@
 """The full reveal at a game's end: who was who, the factions, the timeline, and a chart of
-each player's public stat over the days (a PNG drawn with matplotlib's Agg backend)."""
+every player's stats over the days with the values the reveal shows (with hidden bonuses),
+drawn by :mod:`altmafia.chart`."""
 
 from __future__ import annotations
 
-import io
 from typing import Any
 
 from engine import Game, PlayerSpec
 from engine.state import Event
 
+from .chart import Chart, Panel, panel_name, render
 from .i18n import Renderer, text
 
 
-def public_stat(game: Game) -> str | None:
-    for s in game.rules.stats:
-        if s.visibility == "public":
-            return s.id
-    return None
+def revealed_stats(game: Game, p: Any) -> dict[str, int]:
+    """A player's stats as the reveal shows them: with every hidden bonus (``true_stat``)."""
+    return {s.id: game.true_stat(p, s.id) for s in game.rules.stats}
 
 
 def summary(game: Game, lang: str) -> str:
@@ -24,7 +23,7 @@ def summary(game: Game, lang: str) -> str:
     r = Renderer(game, lang)
     lines = [text(lang, "reveal.title")]
     for p in game.state.players:
-        stats = ", ".join(f"{r.stat(s.id)} {game.true_stat(p, s.id)}" for s in game.rules.stats)
+        stats = ", ".join(f"{r.stat(sid)} {v}" for sid, v in revealed_stats(game, p).items())
         statuses = ", ".join(r.status(f.id) for f in game.status_flags(p))
         char = r.character(p.character) if p.character else "—"
         lines.append(text(lang, "reveal.player", name=p.name, role=r.character(p.role), character=char, stats=stats,
@@ -60,51 +59,62 @@ def timeline(game: Game, events: list[Event], lang: str) -> str:
     return "\n".join(out).strip() + "\n"
 
 
-def stat_series(game: Game, info: Any, events: list[Event]) -> tuple[str | None, list[float], dict[int, list[int]]]:
-    """The public stat of every player at the start and after each resolved tick."""
-    stat = public_stat(game)
-    if stat is None:
-        return None, [], {}
-    start = Game.new(game.rules, info.seed, [PlayerSpec(**p) for p in info.players], info.settings)
-    value = {p.pid: p.stats.get(stat, 0) for p in start.state.players}
-    per_cycle = game.clock.per_cycle
-    last = game.state.tick
-    xs = [1.0]
-    series = {pid: [v] for pid, v in value.items()}
-    by_tick: dict[int, list[Event]] = {}
-    for ev in events:
-        if ev.key == "report.stat" and ev.audience == "public" and ev.args.get("stat") == stat:
-            by_tick.setdefault(ev.tick, []).append(ev)
-    for t in range(last):
-        for ev in by_tick.get(t, []):
-            value[int(ev.args["player"])] = int(ev.args["value"])
-        xs.append(1 + (t + 1) / per_cycle)
-        for pid in series:
-            series[pid].append(value[pid])
-    return stat, xs, series
+def true_series(game: Game, info: Any, journal: list[dict[str, Any]]) -> tuple[list[float], list[dict[int, dict[str, int]]]]:
+    """Every player's stats as the reveal shows them (:func:`revealed_stats`) at the start and
+    after every resolve: the game replayed from its creation through its journal (the store's
+    command journal: what the engine accepted, in order), read after each resolve. Returns the
+    points in days (1.0 = the start of day 1) and the values at each point."""
+    from storage.commands import Command
+
+    g = Game.new(game.rules, info.seed, [PlayerSpec(**p) for p in info.players], info.settings)
+    per_cycle = g.clock.per_cycle
+
+    def point() -> dict[int, dict[str, int]]:
+        return {p.pid: revealed_stats(g, p) for p in g.state.players}
+
+    xs, points = [1.0], [point()]
+    for entry in journal:
+        if entry["kind"] == "resolve":
+            g.resolve()
+            xs.append(1 + g.state.tick / per_cycle)
+            points.append(point())
+        elif entry["kind"] != "deadline":
+            Command(entry["kind"], entry["args"]).run(g)
+    return xs, points
 
 
-def chart_png(game: Game, info: Any, events: list[Event], lang: str) -> bytes | None:
-    stat, xs, series = stat_series(game, info, events)
-    if stat is None:
+def chart(game: Game, info: Any, journal: list[dict[str, Any]], lang: str) -> Chart | None:
+    """The reveal's chart: a panel per player with every stat that changed during the game,
+    the final values as the reveal writes them, the winners marked."""
+    if not game.rules.stats:
         return None
-    import matplotlib
-
-    matplotlib.use("Agg")
-    from matplotlib.figure import Figure
-
     r = Renderer(game, lang)
-    fig = Figure(figsize=(10, 6), dpi=100)
-    ax = fig.add_subplot()
-    cmap = matplotlib.colormaps["tab20"]
-    for i, (pid, ys) in enumerate(sorted(series.items())):
-        ax.plot(xs, ys, label=r.player(pid), color=cmap(i % 20), linewidth=1.8, drawstyle="steps-post")
-    ax.set_xlabel(text(lang, "reveal.chart_x"))
-    ax.set_ylabel(r.stat(stat))
-    ax.set_title(text(lang, "reveal.chart_title", stat=r.stat(stat)))
-    ax.grid(True, alpha=0.3)
-    ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=8)
-    fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png")
-    return buf.getvalue()
+    xs, points = true_series(game, info, journal)
+    final = {p.pid: revealed_stats(game, p) for p in game.state.players}
+    points[-1] = final  # the reveal's own values (the replay ends on the same ones)
+    sids = [s.id for s in game.rules.stats]
+    moving = [sid for sid in sids if any(len({pt[p.pid][sid] for pt in points}) > 1 for p in game.state.players)]
+    shown = moving or sids[:1]
+    winners = set(game.state.winner or [])
+    panels = []
+    for p in game.state.players:
+        seat = p.pid + 1
+        title = panel_name(p.name, text(lang, "reveal.chart_seat", n=seat), text(lang, "reveal.chart_seat_name", n=seat, name="{name}"))
+        deaths = [r.status(f.id) for f in game.status_flags(p) if f.dead]
+        badge = text(lang, "reveal.chart_winner") if p.pid in winners else ", ".join(deaths)
+        panels.append(Panel(
+            title=title,
+            series={r.stat(sid): [pt[p.pid][sid] for pt in points] for sid in shown},
+            final=" · ".join(f"{r.stat(sid)} {final[p.pid][sid]}" for sid in sids),
+            winner=p.pid in winners, dead=bool(deaths), badge=badge,
+        ))
+    stats = [r.stat(sid) for sid in shown]
+    return Chart(title=text(lang, "reveal.chart_title", stats=", ".join(stats)), xs=xs, x_label=text(lang, "reveal.chart_x"),
+                 stats=stats, panels=panels, winner_label=text(lang, "reveal.chart_winner") if winners else "")
+
+
+def chart_png(game: Game, info: Any, journal: list[dict[str, Any]], lang: str) -> bytes | None:
+    """The chart as a PNG (None for a ruleset without stats). Slow for a long game: the bot
+    calls it in a worker thread."""
+    c = chart(game, info, journal, lang)
+    return render(c) if c is not None else None

@@ -647,9 +647,9 @@ def summarize(run: Run, records: list[dict[str, Any]], lang: str = "ru") -> dict
             "blocked": blocked, "blocked_share": _r(blocked / n if n else 0.0), "protected": protected,
         })
     offered = [f"{k}:{src.id}:{a.id}" for k, group in (("role", rules.roles), ("character", rules.characters)) for src in group for a in src.abilities]
-    side_names = {"faction_leader": "faction leader", "faction_member": "faction member", "free": "free player"}
     return {
         "ruleset": {"id": rules.id, "name": getattr(rules.names, lang), "source": run.ruleset, "victory": rules.victory.kind},
+        "lang": lang,
         "games": games,
         "seed": run.seed,
         "players": len(records[0]["players"]) if records else run.players,
@@ -669,7 +669,7 @@ def summarize(run: Run, records: list[dict[str, Any]], lang: str = "ru") -> dict
         "win_rates": {
             "role": _rate_rows(tallies["role"], lambda k: names["role"].get(k, k)),
             "character": _rate_rows(tallies["character"], lambda k: names["character"].get(k, k)),
-            "faction": _rate_rows(tallies["faction"], lambda k: side_names.get(k, k.removeprefix("team:"))),
+            "faction": _rate_rows(tallies["faction"], lambda k: side_name(k, lang)),
             "policy": _rate_rows(tallies["policy"], lambda k: k),
         },
         "abilities": ability_rows,
@@ -683,39 +683,70 @@ def summarize(run: Run, records: list[dict[str, Any]], lang: str = "ru") -> dict
 
 
 # ---- output ----------------------------------------------------------------------------------
+def _t(lang: str, key: str, **args: Any) -> str:
+    """A text of ``simulate`` (catalog section ``simulate``) in ``lang``."""
+    from .i18n import catalog
+
+    template = catalog(lang).get("simulate", {}).get(key, key)
+    return template.format(**args) if args else template
+
+
+def team_name(team: str, lang: str) -> str:
+    from .i18n import catalog
+
+    return catalog(lang).get("report", {}).get(f"team.{team}", team)
+
+
+def side_name(side: str, lang: str) -> str:
+    """A side of the report in words: a team's name, or faction leader / member / free player."""
+    if side.startswith("team:"):
+        team = side.removeprefix("team:")
+        return _t(lang, "side.none") if team == "none" else team_name(team, lang)
+    return _t(lang, f"side.{side}")
+
+
+def path_name(path: str, lang: str) -> str:
+    """A victory path in words (``team:mafia``, ``no_winner:time_out``, ``free_player``…)."""
+    if path.startswith("team:"):
+        return _t(lang, "path.team", team=side_name(path, lang))
+    return "+".join(_t(lang, "path." + part.replace(":", ".")) if not part.startswith("team:") else side_name(part, lang)
+                    for part in path.split("+"))
+
+
 def format_report(rep: dict[str, Any]) -> str:
+    """The report as text, in the language it was summarised in (``rep["lang"]``)."""
+    from .i18n import count
+
+    lang = rep.get("lang", "en")
     out = []
     rs = rep["ruleset"]
-    out.append(
-        f"{rs['name']} [{rs['id']}]: {rep['games']} games, {rep['players']} players, policy {rep['policy']}, seed {rep['seed']}"
-    )
+    out.append(_t(lang, "header", ruleset=rs["name"], id=rs["id"], games=count(rep["games"], "game", lang),
+                  players=count(rep["players"], "player", lang), policy=rep["policy"], seed=rep["seed"]))
     ln = rep["length"]
-    out.append(
-        f"game length: {ln['days_mean']:.2f} days on average ({ln['ticks_mean']:.2f} ticks of {ln['ticks_per_day']} a day; "
-        f"shortest {ln['ticks_min']}, longest {ln['ticks_max']})"
-    )
+    out.append(_t(lang, "length", days=f"{ln['days_mean']:.2f}", ticks=f"{ln['ticks_mean']:.2f}", per_day=ln["ticks_per_day"],
+                  shortest=ln["ticks_min"], longest=ln["ticks_max"]))
     out.append("")
-    out.append("victory paths:")
+    out.append(_t(lang, "paths"))
     for row in rep["victory_paths"]:
-        out.append(f"  {row['path']:28} {row['games']:6}  {100 * row['share']:5.1f}%  [{100 * row['ci'][0]:5.1f}–{100 * row['ci'][1]:5.1f}]")
-    out.append(f"mean win rate of a seat: {100 * rep['mean_win_rate']:.1f}%")
-    titles = {"role": "role", "character": "character", "faction": "faction / side", "policy": "policy"}
+        out.append(f"  {path_name(row['path'], lang):32} {row['games']:6}  {100 * row['share']:5.1f}%  [{100 * row['ci'][0]:5.1f}–{100 * row['ci'][1]:5.1f}]")
+    out.append(_t(lang, "mean", rate=f"{100 * rep['mean_win_rate']:.1f}"))
     for kind, rows in rep["win_rates"].items():
         if not rows or (kind == "policy" and len(rows) < 2):
             continue
         out.append("")
         width = max(24, *(len(r["name"]) for r in rows))
-        out.append(f"win rate by {titles[kind]} (95% Wilson interval; n = seats played):")
-        out.append(f"  {'':{width}} {'n':>6} {'wins':>6}   rate   95% CI")
+        out.append(_t(lang, "rates", by=_t(lang, f"by.{kind}")))
+        out.append(f"  {'':{width}} {'n':>6} {_t(lang, 'col_wins'):>6}   {_t(lang, 'col_rate'):5}  95% CI")
         for r in rows:
             out.append(
                 f"  {r['name']:{width}} {r['n']:6} {r['wins']:6}  {100 * r['rate']:5.1f}%  [{100 * r['ci'][0]:5.1f}–{100 * r['ci'][1]:5.1f}]"
             )
     out.append("")
-    out.append("abilities (from the GM trace, trace.action):")
+    out.append(_t(lang, "abilities"))
     if rep["abilities"]:
         width = min(max(24, *(len(f"{r['owner']}: {r['name']}") for r in rep["abilities"])), 60)
-        out.append(f"  {'':{width}} {'uses':>7} {'a game':>7} {'games':>6} {'blocked':>8} {'':7} {'protected':>9}")
+        out.append(f"  {'':{width}} {_t(lang, 'col_uses'):>7} {_t(lang, 'col_per_game'):>7} {_t(lang, 'col_games'):>6} "
+                   f"{_t(lang, 'col_blocked'):>8} {'':7} {_t(lang, 'col_protected'):>9}")
         for r in rep["abilities"]:
             label = _short(f"{r['owner']}: {r['name']}", width)
             out.append(
@@ -723,26 +754,32 @@ def format_report(rep: dict[str, Any]) -> str:
                 f"{r['blocked']:8} ({100 * r['blocked_share']:4.1f}%) {r['protected']:9}"
             )
     if rep["abilities_never_used"]:
-        out.append(f"never used ({len(rep['abilities_never_used'])}):")
+        out.append(_t(lang, "never_used", n=len(rep["abilities_never_used"])))
         for r in rep["abilities_never_used"]:
             out.append(f"  {r['owner']}: {r['name']}")
     if rep["checks"]["refused_legal_moves"]:
-        out.append(f"warning: the engine refused {rep['checks']['refused_legal_moves']} move(s) that legal_actions offered")
+        out.append(_t(lang, "refused", n=rep["checks"]["refused_legal_moves"]))
     return "\n".join(out)
 
 
 def plot(rep: dict[str, Any], path: str) -> None:
-    """A PNG of the win rates (role, character, faction/side, policy) with 95% intervals."""
-    import matplotlib
+    """A PNG of the win rates (role, character, faction/side, policy) with 95% intervals, in
+    the report's language (an explicit Agg figure, the reveal chart's fonts)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from .chart import families
+    from .i18n import count
+
+    lang = rep.get("lang", "en")
+    fams = list(families())
 
     panels = [(k, rows) for k, rows in rep["win_rates"].items() if rows and not (k == "policy" and len(rows) < 2)]
     heights = [max(2, len(rows)) * 0.32 + 0.9 for _, rows in panels]
-    fig, axes = plt.subplots(len(panels), 1, figsize=(9, sum(heights) + 1.0), gridspec_kw={"height_ratios": heights}, squeeze=False)
+    fig = Figure(figsize=(9, sum(heights) + 1.0))
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(len(panels), 1, gridspec_kw={"height_ratios": heights}, squeeze=False)
     mean = rep["mean_win_rate"]
-    titles = {"role": "by role", "character": "by character", "faction": "by faction / side", "policy": "by policy"}
     for ax, (kind, rows) in zip(axes[:, 0], panels, strict=True):
         rows = sorted(rows, key=lambda r: (r["rate"], r["name"]))
         ys = range(len(rows))
@@ -758,19 +795,18 @@ def plot(rep: dict[str, Any], path: str) -> None:
             ax.text(min(100 * r["ci"][1] + top * 0.01, top * 0.99), y, f"{100 * r['rate']:.1f}%", va="center",
                     ha="left" if 100 * r["ci"][1] + top * 0.08 < top else "right", fontsize=7, color="#222222")
         ax.set_yticks(list(ys))
-        ax.set_yticklabels([f"{_short(r['name'])}  (n={r['n']})" for r in rows], fontsize=8)
+        ax.set_yticklabels([f"{_short(r['name'])}  (n={r['n']})" for r in rows], fontsize=8, fontfamily=fams)
         ax.set_xlim(0, top)
-        ax.set_title(f"Win rate {titles[kind]}", fontsize=10, loc="left")
+        ax.set_title(_t(lang, "plot_title", by=_t(lang, f"by.{kind}")), fontsize=10, loc="left", fontfamily=fams)
         ax.grid(axis="x", alpha=0.3)
         ax.tick_params(axis="x", labelsize=8)
-    axes[-1, 0].set_xlabel("win rate, %  ·  whiskers: 95% Wilson interval  ·  dashed: mean of a seat (blue above, orange below)", fontsize=8)
+    axes[-1, 0].set_xlabel(_t(lang, "plot_x"), fontsize=8, fontfamily=fams)
     rs = rep["ruleset"]
-    fig.suptitle(
-        f"{rs['name']}: {rep['games']} games, {rep['players']} players, policy {rep['policy']}, seed {rep['seed']}", fontsize=11
-    )
+    fig.suptitle(_t(lang, "header", ruleset=rs["name"], id=rs["id"], games=count(rep["games"], "game", lang),
+                    players=count(rep["players"], "player", lang), policy=rep["policy"], seed=rep["seed"]),
+                 fontsize=11, fontfamily=fams)
     fig.tight_layout(rect=(0, 0, 1, 0.98))
     fig.savefig(path, dpi=110)
-    plt.close(fig)
 
 
 def _short(name: str, width: int = 38) -> str:

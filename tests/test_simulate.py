@@ -79,10 +79,58 @@ def test_a_gms_own_ruleset_file(capsys, tmp_path):
 
 def test_plot_writes_a_png(capsys, tmp_path):
     png = tmp_path / "rates.png"
-    assert main(["simulate", "--ruleset", "stats_mafia_mini", "--games", "3", "--policy", "mixed", "--plot", str(png)]) == 0
+    assert main(["simulate", "--ruleset", "stats_mafia_mini", "--games", "3", "--policy", "mixed", "--plot", str(png),
+                 "--lang", "en"]) == 0
     out = capsys.readouterr().out
     assert "win rate by role" in out and "victory paths" in out and str(png) in out
     assert png.read_bytes()[:8] == PNG
+
+
+def test_russian_report_and_plot(capsys, tmp_path):
+    """``--lang ru``: the titles, columns, sides and victory paths in Russian, in the text and
+    in the picture (its texts read back from the figure)."""
+    png = tmp_path / "rates.png"
+    assert main(["simulate", "--ruleset", "godfather", "--games", "3", "--seed", "2", "--lang", "ru", "--plot", str(png)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Наследие крестного отца [godfather]: 3 игры, 13 игроков")
+    for words in ("пути к победе:", "доля побед — по роли", "по фракции / стороне", "вольный игрок", "способности"):
+        assert words in out, words
+    for english in ("win rate", "victory paths", "free player", "faction leader", "games,", "abilities ("):
+        assert english not in out, english
+    assert png.read_bytes()[:8] == PNG
+    rep = simulate(capsys, "--ruleset", "stats_mafia_mini", "--games", "2", "--seed", "3", "--lang", "ru")
+    from altmafia.i18n import catalog
+
+    teams = {r["id"]: r["name"] for r in rep["win_rates"]["faction"]}
+    assert teams and all(name == catalog("ru")["report"][f"team.{tid.removeprefix('team:')}"] for tid, name in teams.items())
+    from altmafia.simulate import path_name, side_name
+
+    assert side_name("team:mafia", "ru") == "Мафия" and side_name("free", "en") == "free player"
+    assert path_name("no_winner:time_out", "ru") == "без победителя: время вышло"
+    assert path_name("team:yakuza", "en") == "Yakuza win"
+
+
+def test_plot_texts_follow_the_language(tmp_path):
+    from matplotlib.figure import Figure
+
+    from altmafia import simulate as sim
+
+    rep = sim.summarize(Run("stats_mafia_mini", games=2, seed=5), run_games(Run("stats_mafia_mini", games=2, seed=5), jobs=1), "ru")
+    texts: list[str] = []
+    real = Figure.savefig
+
+    def keep(fig, *a, **kw):  # read the figure's texts as drawn, then save it for real
+        texts.extend(t.get_text() for t in fig.findobj(lambda o: hasattr(o, "get_text")))
+        return real(fig, *a, **kw)
+
+    Figure.savefig = keep
+    try:
+        sim.plot(rep, str(tmp_path / "p.png"))
+    finally:
+        Figure.savefig = real
+    joined = "\n".join(texts)
+    assert "Доля побед по роли" in joined and "доля побед, %" in joined and "2 игры" in joined
+    assert "Win rate" not in joined and "games" not in joined
 
 
 def test_one_game_replays_alone(capsys):
