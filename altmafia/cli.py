@@ -31,7 +31,7 @@ DISCORD_TOKEN=<ваш токен>
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from .settings import Settings, SettingsError
+    from .bot.settings import Settings, SettingsError
 
     try:
         settings = Settings.from_env(dotenv=Path.cwd() / ".env")
@@ -48,7 +48,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     from storage import StorageError
 
-    from .bot import create_bot
+    from .bot.bot import create_bot
 
     discord.utils.setup_logging(level=logging.INFO)
     bot = create_bot(settings)
@@ -83,7 +83,7 @@ def is_path(ref: str) -> bool:
 
 
 def cmd_scenario(args: argparse.Namespace) -> int:
-    from .scenario import collect, run_file
+    from .tools.scenario import collect, run_file
 
     if (code := missing_path(args.paths, "file or folder")) is not None:
         return code
@@ -134,7 +134,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
     print("  " + ", ".join(f"{getattr(s.abbr, lang)} ({s.visibility})" for s in r.stats))
     for kind, steps in r.steps.items():
         print(f"  {kind}: " + " → ".join(s.id for s in steps))
-    from .coverage import features, gaps, scenario_use, table
+    from .tools.coverage import features, gaps, scenario_use, table
 
     use = scenario_use(r)
     rows = table(r, lang, use)
@@ -161,7 +161,15 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
     from config.loader import RulesetFileError
 
-    from .simulate import Run, SimulationError, format_report, plot, replay, run_games, summarize
+    from .tools.simulate.table import (
+        Run,
+        SimulationError,
+        format_report,
+        plot,
+        replay,
+        run_games,
+        summarize,
+    )
 
     if is_path(args.ruleset) and (code := missing_path([args.ruleset], "ruleset file")) is not None:
         return code
@@ -198,8 +206,8 @@ def write_report(run: Any, args: argparse.Namespace) -> int:
     from config import load_ruleset
     from config.loader import RulesetFileError
 
-    from .report import render_report
-    from .simulate import SimulationError, Table, new_table
+    from .text.report import render_report
+    from .tools.simulate.table import SimulationError, Table, new_table
 
     if args.game is None:
         print("--report needs --game INDEX: the report is of one game", file=sys.stderr)
@@ -219,7 +227,7 @@ def write_report(run: Any, args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     import json
 
-    from .bench import format_rows, run_bench
+    from .tools.bench import format_rows, run_bench
 
     rows = run_bench(quick=args.quick, only=args.only, progress=not args.json)
     if args.json:

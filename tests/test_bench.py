@@ -11,8 +11,8 @@ from contextlib import redirect_stdout
 
 import pytest
 
-from altmafia.bench import Bench, fit_exponent, format_rows
 from altmafia.cli import main
+from altmafia.tools.bench import Bench, fit_exponent, format_rows
 
 EXPECTED = {
     "engine.resolve_tick_16", "engine.legal_actions_16", "engine.games_per_second",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from altmafia.i18n import Renderer, catalog
+from altmafia.text.i18n import Renderer, catalog
 from engine import ActionError
 
 from .conftest import TABLE, make_game

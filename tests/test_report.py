@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from altmafia.i18n import catalog
-from altmafia.report import render_report, stat_series, visible_events
-from altmafia.simulate import Table, new_table
+from altmafia.text.i18n import catalog
+from altmafia.text.report import render_report, stat_series, visible_events
+from altmafia.tools.simulate.table import Table, new_table
 from config import load_ruleset
 from engine import Game
 
@@ -133,7 +133,7 @@ def test_stat_series_follow_the_reported_values(finished):
 def test_catalogs_have_the_same_report_texts():
     ru, en = catalog("ru")["report"], catalog("en")["report"]
     assert set(ru) == set(en)
-    src = (Path(__file__).resolve().parents[1] / "altmafia" / "report.py").read_text(encoding="utf-8")
+    src = (Path(__file__).resolve().parents[1] / "altmafia" / "text" / "report.py").read_text(encoding="utf-8")
     for key in set(re.findall(r'r\.t\("([a-z_.]+)"', src)):
         assert key in ru, key
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from PIL import Image  # with matplotlib, a dependency of the reveal chart
 
-from altmafia.i18n import catalog
-from altmafia.report import render_report
+from altmafia.text.i18n import catalog
+from altmafia.text.report import render_report
 
 from .test_report import play
 

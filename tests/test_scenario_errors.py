@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from altmafia.scenario import run_file
+from altmafia.tools.scenario import run_file
 
 HEAD = """ruleset: godfather
 seed: 7

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from altmafia.settings import Settings, SettingsError
+from altmafia.bot.settings import Settings, SettingsError
 
 
 def test_defaults_and_good_values():

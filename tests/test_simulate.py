@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from altmafia.cli import main
-from altmafia.simulate import Run, _progress, derive_seed, run_games, summarize, wilson
+from altmafia.tools.simulate.table import Run, _progress, derive_seed, run_games, summarize, wilson
 from config import RulesetFileError, available_rulesets, load_ruleset
 
 ROOT = Path(__file__).resolve().parent.parent

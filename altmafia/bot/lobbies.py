@@ -15,13 +15,13 @@ from typing import Any
 
 import discord
 
+from altmafia.text.i18n import Renderer, count, text
 from config import load_ruleset
 from engine import DEAL, Game, GameError, PlayerSpec
 
 from .buttons import bonus_view
 from .channels import Audience, game_plan, public_access
 from .channels import create as create_channels
-from .i18n import Renderer, count, text
 from .scheduler import now, period_end
 
 

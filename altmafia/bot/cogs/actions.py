@@ -14,8 +14,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from altmafia.i18n import Renderer, text
-from altmafia.interact import (
+from altmafia.bot.interact import (
     D,
     N,
     as_player,
@@ -30,7 +29,8 @@ from altmafia.interact import (
     refuse_engine,
     reply,
 )
-from altmafia.lobbies import option_label
+from altmafia.bot.lobbies import option_label
+from altmafia.text.i18n import Renderer, text
 from engine import ActionError, Game, LegalAction
 from storage import Command
 

@@ -18,8 +18,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from altmafia.i18n import Renderer, count, text
-from altmafia.interact import (
+from altmafia.bot.interact import (
     D,
     N,
     as_player,
@@ -32,6 +31,7 @@ from altmafia.interact import (
     refuse_engine,
     reply,
 )
+from altmafia.text.i18n import Renderer, count, text
 from engine import ActionError, Game
 from engine.registry import VOTES
 from storage import Command

@@ -13,6 +13,7 @@ from typing import Any
 
 import yaml
 
+from altmafia.text.i18n import Renderer, audience_of, catalog
 from config.loader import (
     RulesetFileError,
     available_rulesets,
@@ -22,8 +23,6 @@ from config.loader import (
 )
 from engine import ActionError, Game, GameError, PlayerSpec, Ruleset
 from engine.state import Event
-
-from .i18n import Renderer, audience_of, catalog
 
 STEP_KEYS = {"phase", "actions", "rejected", "votes", "pms", "anon", "refuse_anon", "faction", "gm", "bonus", "cancel", "expect", "note",
              "resolve"}

@@ -9,7 +9,7 @@ import yaml
 
 from engine.ruleset import AbilityDef, Ruleset, default_step
 
-SCENARIOS = Path(__file__).resolve().parent.parent / "tests" / "scenarios"
+SCENARIOS = Path(__file__).resolve().parents[2] / "tests" / "scenarios"
 
 
 @dataclass

@@ -10,8 +10,8 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from altmafia.i18n import text
-from altmafia.interact import D, N, as_player, defer, lang, refuse_engine, reply
+from altmafia.bot.interact import D, N, as_player, defer, lang, refuse_engine, reply
+from altmafia.text.i18n import text
 from engine import ActionError
 from storage import Command
 

@@ -10,10 +10,10 @@ from typing import Any
 
 import discord
 
+from altmafia.text.i18n import Renderer, text
 from engine import ActionError
 from storage import Command
 
-from .i18n import Renderer, text
 from .interact import is_gm, lang, refuse, refuse_engine
 
 

@@ -17,21 +17,22 @@ from typing import Any
 import discord
 from discord.ext import commands
 
+from altmafia.text.i18n import text
+from altmafia.text.report import render_report, report_filename
+from altmafia.text.reveal import chart_png, summary, timeline
 from storage import Store
 
 from .buttons import DYNAMIC_ITEMS, GameButton
 from .channels import ChannelManager
 from .delivery import Deliverer
-from .i18n import text
 from .interact import CatalogTranslator
-from .report import render_report, report_filename
-from .reveal import chart_png, summary, timeline
 from .scheduler import Scheduler
 from .settings import Settings
 
 log = logging.getLogger("altmafia")
 
-COGS = ("cogs.lobby", "cogs.actions", "cogs.votes", "cogs.factions", "cogs.pms", "cogs.anon", "cogs.gm")
+COGS = ("altmafia.bot.cogs.lobby", "altmafia.bot.cogs.actions", "altmafia.bot.cogs.votes", "altmafia.bot.cogs.factions",
+        "altmafia.bot.cogs.pms", "altmafia.bot.cogs.anon", "altmafia.bot.cogs.gm")
 
 
 class Tree(discord.app_commands.CommandTree):

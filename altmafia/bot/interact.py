@@ -14,10 +14,9 @@ import discord
 from discord import app_commands
 from discord.app_commands import locale_str
 
+from altmafia.text.i18n import Renderer, catalog, lang_of, text
 from engine import ActionError, Game
 from engine.state import Player
-
-from .i18n import Renderer, catalog, lang_of, text
 
 log = logging.getLogger(__name__)
 

@@ -13,8 +13,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from altmafia.i18n import Renderer, text
-from altmafia.interact import (
+from altmafia.bot.interact import (
     D,
     N,
     as_player,
@@ -28,6 +27,7 @@ from altmafia.interact import (
     refuse_engine,
     reply,
 )
+from altmafia.text.i18n import Renderer, text
 from engine import ActionError, Game
 from storage import Command
 

@@ -18,9 +18,8 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from altmafia.buttons import GameButton
-from altmafia.i18n import Renderer, text
-from altmafia.interact import (
+from altmafia.bot.buttons import GameButton
+from altmafia.bot.interact import (
     D,
     N,
     as_gm,
@@ -34,7 +33,8 @@ from altmafia.interact import (
     refuse_engine,
     reply,
 )
-from altmafia.scheduler import now
+from altmafia.bot.scheduler import now
+from altmafia.text.i18n import Renderer, text
 from engine import ActionError, Game
 from storage import Command
 

@@ -30,7 +30,7 @@ from typing import Any
 
 from engine import DEAL, ActionError, Game, PlayerSpec, Ruleset
 
-from .simulate import Table, play_game
+from .simulate.table import Table, play_game
 
 SECTIONS = ("engine", "scale", "storage", "discord")
 NOT_BUILT = "not measured: the Discord bot is not built yet (altmafia.bot.create_bot is missing)"
@@ -395,7 +395,7 @@ def discord_status() -> str | None:
     import importlib.util
 
     try:
-        from . import bot
+        from altmafia.bot import bot
     except Exception:  # noqa: BLE001 - a bot module that does not import is "not built"
         return NOT_BUILT
     if not callable(getattr(bot, "create_bot", None)):
@@ -444,11 +444,10 @@ async def _discord(b: Bench, repeats: int) -> None:
     import simcord
     from discord import app_commands
 
+    from altmafia.bot.bot import create_bot
+    from altmafia.bot.settings import Settings
     from storage import Command
     from storage.store import destinations
-
-    from .bot import create_bot
-    from .settings import Settings
 
     with tempfile.TemporaryDirectory(prefix="altmafia-bench-") as d:
         bot = create_bot(Settings(token=None, db_path=Path(d) / "bench.sqlite3", scheduler_seconds=3600.0))

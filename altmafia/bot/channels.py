@@ -26,9 +26,8 @@ from typing import Any
 
 import discord
 
+from altmafia.text.i18n import text
 from engine import Game
-
-from .i18n import text
 
 TEXT, CATEGORY = 0, 4
 ROLE, MEMBER = 0, 1

@@ -8,11 +8,11 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from altmafia import lobbies
-from altmafia.buttons import GameButton
-from altmafia.i18n import count, lang_of, text
-from altmafia.interact import D, N, defer, games_here, is_gm, lang, refuse, reply
-from altmafia.settings import SettingsError, check_timezone
+from altmafia.bot import lobbies
+from altmafia.bot.buttons import GameButton
+from altmafia.bot.interact import D, N, defer, games_here, is_gm, lang, refuse, reply
+from altmafia.bot.settings import SettingsError, check_timezone
+from altmafia.text.i18n import count, lang_of, text
 from config.loader import available_rulesets, load_ruleset
 
 

@@ -26,9 +26,8 @@ from zoneinfo import ZoneInfo
 import discord
 from discord.ext import tasks
 
+from altmafia.text.i18n import Renderer, text
 from engine import Game, Ruleset
-
-from .i18n import Renderer, text
 
 log = logging.getLogger(__name__)
 

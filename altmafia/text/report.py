@@ -19,11 +19,11 @@ import re
 from collections import defaultdict
 from typing import Any
 
+from altmafia.bot.lobbies import option_label
 from engine import Game
 from engine.state import Event
 
 from .i18n import Renderer
-from .lobbies import option_label
 
 VARIANTS = ("gm", "public")
 OPEN, CLOSE = "\x00", "\x01"  # a player's name inside a rendered text: OPEN pid CLOSE

@@ -27,10 +27,10 @@ from typing import Any
 
 import discord
 
+from altmafia.text.i18n import Renderer, text
 from storage import Delivery
 
 from .buttons import event_view
-from .i18n import Renderer, text
 
 log = logging.getLogger(__name__)
 LIMIT = 1900  # Discord allows 2000 characters a message; keep room for the header
