@@ -15,6 +15,7 @@ import logging
 from typing import Any
 
 import discord
+import yarl
 from discord.ext import commands
 
 from altmafia.text.i18n import text
@@ -25,7 +26,7 @@ from storage import Store
 from .buttons import DYNAMIC_ITEMS, GameButton
 from .channels import ChannelManager
 from .delivery import Deliverer
-from .interact import CatalogTranslator
+from .interact import CatalogTranslator, refuse
 from .scheduler import Scheduler
 from .settings import Settings
 
@@ -39,8 +40,6 @@ class Tree(discord.app_commands.CommandTree):
     async def on_error(self, interaction: discord.Interaction, error: Exception) -> None:
         """An unexpected failure: logged, and the user told (ephemerally) to try again."""
         log.exception("command failed", exc_info=error)
-        from .interact import refuse
-
         with contextlib.suppress(discord.HTTPException):
             await refuse(interaction, "err.internal")
 
@@ -143,7 +142,5 @@ def create_bot(settings: Settings | None = None) -> AltMafiaBot:
     if settings.api_base:  # tests only: a fake Discord on this machine
         discord.http.Route.BASE = settings.api_base
     if settings.gateway:
-        import yarl
-
         discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(settings.gateway)
     return AltMafiaBot(settings)

@@ -19,39 +19,20 @@ import asyncio
 import contextlib
 import importlib
 import logging
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
-from zoneinfo import ZoneInfo
 
 import discord
 from discord.ext import tasks
 
 from altmafia.text.i18n import Renderer, text
-from engine import Game, Ruleset
+from engine import ActionError, Game
+from storage import Command
+
+from .deadlines import now, period_end
+from .lobbies import post_cards
 
 log = logging.getLogger(__name__)
-
-
-def period_end(rules: Ruleset, tick: int, tz: str, after: datetime, min_minutes: int = 0) -> datetime:
-    """The first end of tick ``tick``'s period (its ``end`` time in zone ``tz``) at least
-    ``min_minutes`` after ``after``; in UTC."""
-    periods = rules.calendar.periods
-    period = periods[tick % len(periods)]
-    hh, mm = (int(x) for x in period.end.split(":"))
-    zone = ZoneInfo(tz)
-    earliest = after + timedelta(minutes=min_minutes)
-    local = earliest.astimezone(zone)
-    day = local.date()
-    for _ in range(3):
-        cand = datetime(day.year, day.month, day.day, hh, mm, tzinfo=zone)
-        if cand > local:
-            return cand.astimezone(UTC)
-        day += timedelta(days=1)
-    raise AssertionError("unreachable")
-
-
-def now() -> datetime:
-    return discord.utils.utcnow()
 
 
 class Scheduler:
@@ -128,9 +109,6 @@ class Scheduler:
     async def end_now(self, game_id: str, user_id: int, gm_name: str) -> None:
         """End the game today: its end day becomes the current day, then the rest of the day
         is resolved at once; the winners are who the rules say they are now."""
-        from engine import ActionError
-        from storage import Command
-
         store = self.bot.store
         game = store.game(game_id)
         lang = store.info(game_id).meta.get("lang", "ru")
@@ -182,8 +160,6 @@ class Scheduler:
 
     async def recover(self) -> None:
         """At start: redo cut resolves and overdue deadlines, then deliver what is pending."""
-        from .lobbies import post_cards
-
         store = self.bot.store
         for info in store.games():
             if info.status == "running" and "channels" in info.meta and not info.meta.get("cards"):

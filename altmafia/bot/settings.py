@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from dotenv import load_dotenv
+
 from storage.store import DEFAULT_DB
 
 LANGS = ("ru", "en")
@@ -79,8 +81,6 @@ class Settings:
     def from_env(cls, env: Mapping[str, str] | None = None, *, dotenv: Path | None = None) -> Settings:
         """Read the settings; ``dotenv`` (default ``./.env``) fills what the environment lacks."""
         if env is None:
-            from dotenv import load_dotenv
-
             load_dotenv(dotenv or Path.cwd() / ".env")
             env = os.environ
 

@@ -19,10 +19,10 @@ import re
 from collections import defaultdict
 from typing import Any
 
-from altmafia.bot.lobbies import option_label
 from engine import Game
 from engine.state import Event
 
+from .cards import option_label
 from .i18n import Renderer
 
 VARIANTS = ("gm", "public")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import importlib.util
 import json
 import math
 import os
@@ -28,12 +29,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from config import load_ruleset
 from engine import DEAL, ActionError, Game, PlayerSpec, Ruleset
+from storage import Command, Store
+from storage.store import destinations
 
 from .simulate.table import Table, play_game
 
 SECTIONS = ("engine", "scale", "storage", "discord")
-NOT_BUILT = "not measured: the Discord bot is not built yet (altmafia.bot.create_bot is missing)"
+# the tools never import the bot: ``altmafia bench`` (the command line, above both) hands
+# the Discord section a factory of the real bot
+BotFactory = Callable[[Path], Any]  # a SQLite file -> the bot, not started (create_bot)
+NO_BOT = "not measured: no Discord bot was given to the bench (run it as `altmafia bench`)"
 
 # sizes: (full, quick)
 SIZES = {
@@ -97,8 +104,6 @@ def median_ms(samples: list[float]) -> float:
 
 # ---- tables whose every player acts --------------------------------------------------------
 def godfather(max_players: int = 16) -> Ruleset:
-    from config import load_ruleset
-
     rules = load_ruleset("godfather")
     if max_players <= rules.table.max:
         return rules
@@ -297,8 +302,6 @@ def bench_storage(b: Bench, say: Callable[[str], None]) -> None:
 
 
 async def _storage(b: Bench, ticks: int) -> None:
-    from storage import Command, Store
-
     with tempfile.TemporaryDirectory(prefix="altmafia-bench-") as d:
         store = Store(Path(d) / "bench.sqlite3")
         await store.open()
@@ -369,8 +372,6 @@ def resolve_floor(seed: int = 13) -> tuple[int, str]:
     every player acts: one post per channel with news (each player with news, the public
     report, each vote's post, the GM trace, each faction with news). The median over every
     resolve of one whole game, and its busiest resolve."""
-    from storage.store import destinations
-
     table = acting_table(godfather(), 13, seed)
     g = table.g
     floors: list[tuple[int, str, str]] = []
@@ -389,39 +390,23 @@ def resolve_floor(seed: int = 13) -> tuple[int, str]:
     return med, (f"median of the {len(floors)} resolves of one game; the busiest ({busiest[1]}): {busiest[0]} = {busiest[2]}")
 
 
-def discord_status() -> str | None:
-    """None when the Discord bot can be measured; else why not (no bot, an unfinished bot,
-    no SimCord)."""
-    import importlib.util
-
-    try:
-        from altmafia.bot import bot
-    except Exception:  # noqa: BLE001 - a bot module that does not import is "not built"
-        return NOT_BUILT
-    if not callable(getattr(bot, "create_bot", None)):
-        return NOT_BUILT
-    missing = []
-    for name in getattr(bot, "COGS", ()):
-        try:
-            if importlib.util.find_spec(name) is None:
-                missing.append(name)
-        except ImportError:
-            missing.append(name)
-    if missing:
-        return ("not measured: the Discord bot is not finished yet (altmafia.bot.create_bot exists; its cogs "
-                f"{', '.join(missing)} do not)")
+def discord_status(make_bot: BotFactory | None) -> str | None:
+    """None when the Discord bot can be measured; else why not (no bot given, no SimCord)."""
+    if make_bot is None:
+        return NO_BOT
     if importlib.util.find_spec("simcord") is None:
         return "not measured: SimCord is not installed (python3 -m pip install -e '.[test]')"
     return None
 
 
-def bench_discord(b: Bench, say: Callable[[str], None]) -> None:
+def bench_discord(b: Bench, say: Callable[[str], None], make_bot: BotFactory | None = None) -> None:
     say("discord: command path and REST economy through SimCord")
-    reason = discord_status()
+    reason = discord_status(make_bot)
     measured = False
     if reason is None:
         try:
-            asyncio.run(_discord(b, size("discord_repeats", b.quick)))
+            assert make_bot is not None
+            asyncio.run(_discord(b, size("discord_repeats", b.quick), make_bot))
             measured = True
         except Exception as exc:  # noqa: BLE001 - a bot that fails here is reported, not fatal
             reason = f"not measured: the bot failed under SimCord ({type(exc).__name__}: {str(exc)[:200]})"
@@ -437,20 +422,16 @@ def bench_discord(b: Bench, say: Callable[[str], None]) -> None:
           None, "calls", goal=f"the floor: {floor} calls", not_measured=reason, note=f"the floor, from the engine's events: {how}")
 
 
-async def _discord(b: Bench, repeats: int) -> None:
-    """The real bot (``create_bot``) in SimCord's simulated Discord, on a SQLite file in a
-    temporary folder, with the production settings (``synchronous=FULL``)."""
+async def _discord(b: Bench, repeats: int, make_bot: BotFactory) -> None:
+    """The real bot (``make_bot``: ``create_bot``) in SimCord's simulated Discord, on a SQLite
+    file in a temporary folder, with the production settings (``synchronous=FULL``)."""
+    # imported here: SimCord is a test extra, and `altmafia bench --only engine` needs no Discord
     import discord
     import simcord
     from discord import app_commands
 
-    from altmafia.bot.bot import create_bot
-    from altmafia.bot.settings import Settings
-    from storage import Command
-    from storage.store import destinations
-
     with tempfile.TemporaryDirectory(prefix="altmafia-bench-") as d:
-        bot = create_bot(Settings(token=None, db_path=Path(d) / "bench.sqlite3", scheduler_seconds=3600.0))
+        bot = make_bot(Path(d) / "bench.sqlite3")
 
         @app_commands.command(name="bench-noop", description="does nothing (altmafia bench's yardstick)")
         async def noop(interaction: discord.Interaction) -> None:
@@ -558,7 +539,7 @@ async def _discord(b: Bench, repeats: int) -> None:
             await bot.store.close()
 
 
-def run_bench(quick: bool = False, only: list[str] | None = None, progress: bool = True) -> Bench:
+def run_bench(quick: bool = False, only: list[str] | None = None, progress: bool = True, make_bot: BotFactory | None = None) -> Bench:
     b = Bench(machine=machine(), quick=quick)
     chosen = [s for s in SECTIONS if not only or s in only]
 
@@ -567,7 +548,10 @@ def run_bench(quick: bool = False, only: list[str] | None = None, progress: bool
             print(f"… {msg}", file=sys.stderr, flush=True)
 
     for s in chosen:
-        {"engine": bench_engine, "scale": bench_scale, "storage": bench_storage, "discord": bench_discord}[s](b, say)
+        if s == "discord":
+            bench_discord(b, say, make_bot)
+        else:
+            {"engine": bench_engine, "scale": bench_scale, "storage": bench_storage}[s](b, say)
     return b
 
 

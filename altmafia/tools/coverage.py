@@ -9,6 +9,8 @@ import yaml
 
 from engine.ruleset import AbilityDef, Ruleset, default_step
 
+from .scenario import run_file
+
 SCENARIOS = Path(__file__).resolve().parents[2] / "tests" / "scenarios"
 
 
@@ -47,8 +49,6 @@ class FeatureRow:
 def scenario_use(rules: Ruleset) -> dict[str, set[str]]:
     """Which ability keys each passing scenario of this ruleset really submitted (and, as
     ``character:<id>``, which characters were in play)."""
-    from .scenario import run_file
-
     out = {}
     for f in sorted(SCENARIOS.rglob("*.yaml")):
         try:

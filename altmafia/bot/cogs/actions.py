@@ -29,7 +29,7 @@ from altmafia.bot.interact import (
     refuse_engine,
     reply,
 )
-from altmafia.bot.lobbies import option_label
+from altmafia.text.cards import option_label
 from altmafia.text.i18n import Renderer, text
 from engine import ActionError, Game, LegalAction
 from storage import Command

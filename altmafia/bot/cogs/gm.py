@@ -19,6 +19,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from altmafia.bot.buttons import GameButton
+from altmafia.bot.deadlines import now
 from altmafia.bot.interact import (
     D,
     N,
@@ -33,7 +34,6 @@ from altmafia.bot.interact import (
     refuse_engine,
     reply,
 )
-from altmafia.bot.scheduler import now
 from altmafia.text.i18n import Renderer, text
 from engine import ActionError, Game
 from storage import Command
