@@ -130,7 +130,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
     if is_path(args.ruleset) and (code := missing_path([args.ruleset], "ruleset file")) is not None:
         return code
     try:
-        r = load_ruleset_file(args.ruleset) if args.ruleset.endswith((".yaml", ".yml")) else load_ruleset(args.ruleset)
+        r = load_ruleset_file(args.ruleset) if args.ruleset.endswith((".yaml", ".yml")) else load_ruleset(args.ruleset, include_tests=True)
     except RulesetFileError as exc:
         print(exc, file=sys.stderr)
         return 1
@@ -214,7 +214,7 @@ def write_report(run: Any, args: argparse.Namespace) -> int:
         print("--report needs --game INDEX: the report is of one game", file=sys.stderr)
         return 2
     try:
-        game, policies, rnd = new_table(load_ruleset(run.ruleset), run.seed, args.game, run.players, run.policy)
+        game, policies, rnd = new_table(load_ruleset(run.ruleset, include_tests=True, files=True), run.seed, args.game, run.players, run.policy)
         Table(game, policies, rnd).play()
     except (RulesetFileError, SimulationError) as exc:
         print(exc, file=sys.stderr)

@@ -129,7 +129,7 @@ def test_every_ruleset_plays(rid):
     """Every shipped and test-only ruleset plays a game to the end (a ruleset file that does not
     load yet is test_rulesets' concern, not this one's)."""
     try:
-        load_ruleset(rid)
+        load_ruleset(rid, include_tests=True)
     except RulesetFileError as exc:
         pytest.skip(f"{rid} does not load: {str(exc).splitlines()[0]}")
     run = Run(rid, games=1, seed=2, policy="mixed")

@@ -198,7 +198,7 @@ def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
 
 def ruleset_for(ref: str, settings: dict[str, Any]) -> tuple[Ruleset, dict[str, Any]]:
     """The ruleset with the scenario's overrides: ruleset fields merge in, the rest are settings."""
-    base = load_ruleset(ref)
+    base = load_ruleset(ref, include_tests=True, files=True)
     fields = {k: v for k, v in settings.items() if k in Ruleset.model_fields and k != "settings"}
     game_settings = {k: v for k, v in settings.items() if k not in fields}
     if not fields:

@@ -13,7 +13,7 @@ from altmafia.bot.buttons import GameButton
 from altmafia.bot.interact import D, N, defer, games_here, is_gm, lang, refuse, reply
 from altmafia.bot.settings import SettingsError, check_timezone
 from altmafia.text.i18n import count, lang_of, text
-from config.loader import available_rulesets, load_ruleset
+from config.loader import RulesetFileError, available_rulesets, load_ruleset
 
 
 class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby")):
@@ -44,7 +44,9 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
         if interaction.guild_id is None:
             await refuse(interaction, "err.guild_only")
             return
-        if ruleset not in available_rulesets():
+        try:
+            rules = load_ruleset(ruleset)  # shipped rulesets only: no test-only one, no file
+        except RulesetFileError:
             await refuse(interaction, "err.unknown_ruleset", ruleset=ruleset)
             return
         tz = timezone or self.bot.settings.tz
@@ -53,7 +55,6 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
         except SettingsError:
             await refuse(interaction, "err.bad_timezone", tz=tz)
             return
-        rules = load_ruleset(ruleset)
         if days is not None and not rules.calendar.min_days <= days <= rules.calendar.max_days:
             await refuse(interaction, "err.bad_days", min=rules.calendar.min_days, max=rules.calendar.max_days)
             return

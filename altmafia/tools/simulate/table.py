@@ -540,12 +540,12 @@ class Run:
 
 def _worker(args: tuple[str, int, int, int | None, str]) -> dict[str, Any]:
     ref, seed, index, players, policy = args
-    return {"index": index, **play_game(load_ruleset(ref), seed, index, players, policy)}
+    return {"index": index, **play_game(load_ruleset(ref, include_tests=True, files=True), seed, index, players, policy)}
 
 
 def run_games(run: Run, jobs: int = 1, progress: bool = False) -> list[dict[str, Any]]:
     """Every game of ``run`` in index order (the same whatever ``jobs``)."""
-    rules = load_ruleset(run.ruleset)
+    rules = load_ruleset(run.ruleset, include_tests=True, files=True)
     table_size(rules, run.players)
     if run.policy not in POLICIES:
         raise SimulationError(f"unknown policy {run.policy!r}; known: {', '.join(POLICIES)}")
@@ -599,7 +599,7 @@ def _r(x: float) -> float:
 
 def summarize(run: Run, records: list[dict[str, Any]], lang: str = "ru") -> dict[str, Any]:
     """The report of a run, as JSON-compatible data (no timings: the same seed, the same data)."""
-    rules = load_ruleset(run.ruleset)
+    rules = load_ruleset(run.ruleset, include_tests=True, files=True)
     per_cycle = len(rules.calendar.periods)
     names = {"role": {r.id: getattr(r.name, lang) for r in rules.roles}, "character": {c.id: getattr(c.name, lang) for c in rules.characters}}
     tallies: dict[str, dict[str, list[int]]] = {k: defaultdict(lambda: [0, 0]) for k in ("role", "character", "faction", "policy")}
@@ -775,7 +775,7 @@ def _short(name: str, width: int = 38) -> str:
 def replay(run: Run, index: int, lang: str = "ru") -> tuple[dict[str, Any], list[str]]:
     """Game ``index`` of ``run`` on its own: its record and a readable log (GM trace, votes,
     final standings)."""
-    rules = load_ruleset(run.ruleset)
+    rules = load_ruleset(run.ruleset, include_tests=True, files=True)
     game, policies, rnd = new_table(rules, run.seed, index, run.players, run.policy)
     table = Table(game, policies, rnd)
     g = game
