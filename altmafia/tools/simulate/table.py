@@ -158,6 +158,18 @@ def victory_path(g: Game) -> str:
     return "+".join(sides) if sides else "winners"
 
 
+def draw(rnd: random.Random, a: LegalAction, fewest: bool = False) -> tuple[list[int], str | None]:
+    """Random targets of a legal move (as many as the ability takes: ``targets`` up to
+    ``max_targets``; with ``fewest`` the least it takes) and a random option or number, drawn
+    in that order. The one random draw of a move, shared by the simulator and the tests'
+    random players (tests/players.py)."""
+    ab = a.ability
+    cap = getattr(ab, "max_targets", None)  # "unlimited": the ability's checks refuse too many
+    most = len(a.targets) if cap == "unlimited" else min(cap or ab.targets, len(a.targets))
+    k = rnd.randint(ab.targets, most) if most > ab.targets and not fewest else ab.targets
+    return (rnd.sample(a.targets, k) if k else []), a.any_option(rnd)
+
+
 class Table:
     """One game with its automatic players."""
 
@@ -195,13 +207,7 @@ class Table:
                 self.answer_invitations(pid, view)
 
     def draw(self, a: LegalAction, fewest: bool = False) -> tuple[list[int], str | None]:
-        """Random targets (as many as the ability takes: ``targets`` up to ``max_targets``;
-        with ``fewest`` the least it takes) and a random option or number."""
-        ab, rnd = a.ability, self.rnd
-        cap = getattr(ab, "max_targets", None)  # "unlimited": the ability's checks refuse too many
-        most = len(a.targets) if cap == "unlimited" else min(cap or ab.targets, len(a.targets))
-        k = rnd.randint(ab.targets, most) if most > ab.targets and not fewest else ab.targets
-        return (rnd.sample(a.targets, k) if k else []), a.any_option(rnd)
+        return draw(self.rnd, a, fewest)
 
     def submit(self, pid: int, a: LegalAction, targets: list[int], option: str | None) -> bool:
         """Submit a move; when the engine refuses that combination of targets and option (a
