@@ -133,7 +133,7 @@ def test_stat_series_follow_the_reported_values(finished):
 def test_catalogs_have_the_same_report_texts():
     ru, en = catalog("ru")["report"], catalog("en")["report"]
     assert set(ru) == set(en)
-    src = (Path(__file__).resolve().parents[1] / "altmafia" / "text" / "report.py").read_text(encoding="utf-8")
+    src = (Path(__file__).resolve().parents[2] / "altmafia" / "text" / "report.py").read_text(encoding="utf-8")
     for key in set(re.findall(r'r\.t\("([a-z_.]+)"', src)):
         assert key in ru, key
 

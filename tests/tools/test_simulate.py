@@ -12,7 +12,7 @@ from altmafia.cli import main
 from altmafia.tools.simulate.table import Run, _progress, derive_seed, run_games, summarize, wilson
 from config import RulesetFileError, available_rulesets, load_ruleset
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PNG = b"\x89PNG\r\n\x1a\n"
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 from altmafia.text.i18n import Renderer, catalog
 from engine import ActionError
 
-from .conftest import TABLE, make_game
+from ..conftest import TABLE, make_game
 
-ENGINE = Path(__file__).resolve().parent.parent / "engine"
+ENGINE = Path(__file__).resolve().parents[2] / "engine"
 
 
 def test_catalogs_have_the_same_keys():
