@@ -1,12 +1,22 @@
-"""The ``altmafia`` command line: ``run``, ``scenario``, ``rules``, ``simulate``, ``bench``."""
+"""The ``altmafia`` command line: ``run``, ``scenario``, ``rules``, ``simulate``, ``bench``.
+
+The top of the package: it alone imports both the bot and the tools. Each command imports its
+wing inside its own function, so that ``altmafia rules`` or ``altmafia scenario`` start without
+loading discord.py, aiohttp or matplotlib (start-up time); those imports say so.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import logging
 import os
 import sys
 from pathlib import Path
 from typing import Any
+
+from config.loader import RulesetFileError, available_rulesets, load_ruleset, load_ruleset_file
+from storage import StorageError
 
 TOKEN_HELP = """\
 DISCORD_TOKEN is not set, so the bot cannot log in to Discord.
@@ -31,7 +41,8 @@ DISCORD_TOKEN=<ваш токен>
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from .settings import Settings, SettingsError
+    # imported here: start-up time (the module's docstring)
+    from .bot.settings import Settings, SettingsError
 
     try:
         settings = Settings.from_env(dotenv=Path.cwd() / ".env")
@@ -41,14 +52,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     if not settings.token:
         print(TOKEN_HELP, file=sys.stderr)
         return 2
-    import logging
-
+    # imported here: start-up time (the module's docstring)
     import aiohttp
     import discord
 
-    from storage import StorageError
-
-    from .bot import create_bot
+    from .bot.bot import create_bot
 
     discord.utils.setup_logging(level=logging.INFO)
     bot = create_bot(settings)
@@ -83,7 +91,8 @@ def is_path(ref: str) -> bool:
 
 
 def cmd_scenario(args: argparse.Namespace) -> int:
-    from .scenario import collect, run_file
+    # imported here: start-up time (the module's docstring)
+    from .tools.scenario import collect, run_file
 
     if (code := missing_path(args.paths, "file or folder")) is not None:
         return code
@@ -108,8 +117,6 @@ def cmd_scenario(args: argparse.Namespace) -> int:
 
 
 def cmd_rules(args: argparse.Namespace) -> int:
-    from config.loader import RulesetFileError, available_rulesets, load_ruleset_file
-
     if not args.ruleset:
         bad = 0
         for rid, path in available_rulesets(include_tests=args.all).items():
@@ -123,9 +130,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
     if is_path(args.ruleset) and (code := missing_path([args.ruleset], "ruleset file")) is not None:
         return code
     try:
-        from config.loader import load_ruleset
-
-        r = load_ruleset_file(args.ruleset) if args.ruleset.endswith((".yaml", ".yml")) else load_ruleset(args.ruleset)
+        r = load_ruleset_file(args.ruleset) if args.ruleset.endswith((".yaml", ".yml")) else load_ruleset(args.ruleset, include_tests=True)
     except RulesetFileError as exc:
         print(exc, file=sys.stderr)
         return 1
@@ -134,7 +139,8 @@ def cmd_rules(args: argparse.Namespace) -> int:
     print("  " + ", ".join(f"{getattr(s.abbr, lang)} ({s.visibility})" for s in r.stats))
     for kind, steps in r.steps.items():
         print(f"  {kind}: " + " → ".join(s.id for s in steps))
-    from .coverage import features, gaps, scenario_use, table
+    # imported here: start-up time (the module's docstring)
+    from .tools.coverage import features, gaps, scenario_use, table
 
     use = scenario_use(r)
     rows = table(r, lang, use)
@@ -157,11 +163,16 @@ def cmd_rules(args: argparse.Namespace) -> int:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    import json
-
-    from config.loader import RulesetFileError
-
-    from .simulate import Run, SimulationError, format_report, plot, replay, run_games, summarize
+    # imported here: start-up time (the module's docstring)
+    from .tools.simulate.table import (
+        Run,
+        SimulationError,
+        format_report,
+        plot,
+        replay,
+        run_games,
+        summarize,
+    )
 
     if is_path(args.ruleset) and (code := missing_path([args.ruleset], "ruleset file")) is not None:
         return code
@@ -195,17 +206,15 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 def write_report(run: Any, args: argparse.Namespace) -> int:
     """``simulate --game I --report FILE``: game ``I`` of the run, played again, as the HTML
     review of the game (``--public``: the public variant)."""
-    from config import load_ruleset
-    from config.loader import RulesetFileError
-
-    from .report import render_report
-    from .simulate import SimulationError, Table, new_table
+    # imported here: start-up time (the module's docstring)
+    from .text.report import render_report
+    from .tools.simulate.table import SimulationError, Table, new_table
 
     if args.game is None:
         print("--report needs --game INDEX: the report is of one game", file=sys.stderr)
         return 2
     try:
-        game, policies, rnd = new_table(load_ruleset(run.ruleset), run.seed, args.game, run.players, run.policy)
+        game, policies, rnd = new_table(load_ruleset(run.ruleset, include_tests=True, files=True), run.seed, args.game, run.players, run.policy)
         Table(game, policies, rnd).play()
     except (RulesetFileError, SimulationError) as exc:
         print(exc, file=sys.stderr)
@@ -216,12 +225,20 @@ def write_report(run: Any, args: argparse.Namespace) -> int:
     return 0
 
 
+def bench_bot(db_path: Path) -> Any:
+    """The real bot for the bench's Discord section (the tools do not import the bot)."""
+    # imported here: start-up time (the module's docstring)
+    from .bot.bot import create_bot
+    from .bot.settings import Settings
+
+    return create_bot(Settings(token=None, db_path=db_path, scheduler_seconds=3600.0))
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
-    import json
+    # imported here: start-up time (the module's docstring)
+    from .tools.bench import format_rows, run_bench
 
-    from .bench import format_rows, run_bench
-
-    rows = run_bench(quick=args.quick, only=args.only, progress=not args.json)
+    rows = run_bench(quick=args.quick, only=args.only, progress=not args.json, make_bot=bench_bot)
     if args.json:
         print(json.dumps({"quick": args.quick, "machine": rows.machine, "rows": rows.rows}, ensure_ascii=False, indent=2))
     else:

@@ -14,6 +14,7 @@ from engine.ruleset import Ruleset
 
 RULESETS_DIR = Path(__file__).parent / "rulesets"
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the C parser when PyYAML has it
+# the test-only mini rulesets of a checkout: served only to callers that ask (include_tests)
 TEST_RULESETS_DIR = Path(__file__).resolve().parent.parent / "tests" / "rulesets"
 
 
@@ -110,7 +111,7 @@ def _with_base(data: Any, path: Path, seen: tuple[Path, ...] = ()) -> Any:
     if not isinstance(data, dict) or "extends" not in data:
         return data
     ref = str(data["extends"])
-    known = available_rulesets(include_tests=True)
+    known = available_rulesets()  # a shipped ruleset by id, else a path beside this file
     base_path = known.get(ref) or (path.parent / ref)
     if base_path.resolve() in seen or base_path.resolve() == path.resolve():
         raise RulesetFileError(f"{path}: 'extends: {ref}' goes round in a circle")
@@ -142,13 +143,15 @@ ALIASES = {"friday": "eternal_friday", "stats": "stats_mafia", "board": "council
 
 
 @lru_cache(maxsize=32)
-def load_ruleset(ref: str) -> Ruleset:
-    """A ruleset by id (a shipped file, or a test-only one), by short name, or by file path."""
-    known = available_rulesets(include_tests=True)
+def load_ruleset(ref: str, *, include_tests: bool = False, files: bool = False) -> Ruleset:
+    """A shipped ruleset by id or short name. Only when asked: a test-only one (``include_tests``:
+    tests/rulesets/, for the tests and the tools) or a ``.yaml`` file by path (``files``: the
+    command-line tools). The bot asks for neither, so what a user types reaches neither."""
+    known = available_rulesets(include_tests=include_tests)
     ref = ALIASES.get(ref, ref) if ref not in known else ref
     if ref in known:
         return load_ruleset_file(known[ref])
     p = Path(ref)
-    if p.suffix in (".yaml", ".yml") and p.exists():
+    if files and p.suffix in (".yaml", ".yml") and p.exists():
         return load_ruleset_file(p)
     raise RulesetFileError(f"no ruleset {ref!r}; known: {', '.join(sorted(known))}")

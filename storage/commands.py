@@ -9,10 +9,11 @@ rebuilds the game exactly.
 from __future__ import annotations
 
 import inspect
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, is_dataclass
 from typing import Any
 
-from engine import Game
+from engine import Game, PlayerSpec
 
 #: engine methods a command may call; GM operations are the ``gm_*`` ones
 ENGINE_KINDS = (
@@ -114,3 +115,16 @@ def jsonable(value: Any) -> Any:
     if is_dataclass(value) and not isinstance(value, type):
         return asdict(value)
     return value
+
+
+def replay(game: Game, info: Any, journal: list[dict[str, Any]]) -> Iterator[Game]:
+    """``game`` played again from its creation through its journal (what the engine accepted,
+    in order): one game, yielded at the start and again after every resolve."""
+    g = Game.new(game.rules, info.seed, [PlayerSpec(**p) for p in info.players], info.settings)
+    yield g
+    for entry in journal:
+        if entry["kind"] == "resolve":
+            g.resolve()
+            yield g
+        elif entry["kind"] != "deadline":
+            Command(entry["kind"], entry["args"]).run(g)

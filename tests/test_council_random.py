@@ -19,6 +19,8 @@ from config import load_ruleset
 from engine import DEAL, ActionError, Game, PlayerSpec
 from engine.factions import max_size
 
+from .players import submit_random
+
 GAMES = 200
 CHUNKS = 10
 
@@ -59,9 +61,7 @@ def play_one(seed: int) -> Game:
             wants = rnd.random() < (0.05 if acted_now(g, p.pid) else 0.45)
             legal = g.legal_actions(p.pid) if wants else []
             if legal:
-                a = rnd.choice(legal)
-                targets = rnd.sample(a.targets, a.ability.targets) if a.ability.targets else []
-                g.submit(p.pid, a.key, targets, a.any_option(rnd), via=a.via)
+                submit_random(g, p.pid, rnd, legal)
             for v in votes:
                 if rnd.random() < 0.5:
                     choice = rnd.choice([*range(n), "against_all", "amnesty", "execution"])

@@ -28,7 +28,7 @@ def test_the_documented_snippet_loads(tmp_path):
 
 
 def test_the_worked_example_is_the_framework_with_its_own_table():
-    r, base = load_ruleset("council_own_table"), load_ruleset("council")
+    r, base = load_ruleset("council_own_table", include_tests=True), load_ruleset("council")
     assert {x.id for x in r.roles} == {"cfo", "lawyer", "pr_manager", "auditor"}
     assert r.table.max == 4 and r.inactivity == base.inactivity and r.victory == base.victory
 

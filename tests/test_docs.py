@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from altmafia.scenario import run_file
+from altmafia.tools.scenario import run_file
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 BLOCKS = [

@@ -11,7 +11,7 @@ from collections import Counter
 
 import pytest
 
-from altmafia.i18n import Renderer
+from altmafia.text.i18n import Renderer
 from config import load_ruleset
 from engine import DEAL, ActionError, Game, GameError, PlayerSpec
 

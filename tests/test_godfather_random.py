@@ -11,6 +11,8 @@ import pytest
 from config import load_ruleset
 from engine import DEAL, ActionError, Game, PlayerSpec
 
+from .players import submit_random
+
 GAMES = 200
 
 
@@ -26,9 +28,7 @@ def play_one(seed: int) -> Game:
         for p in g.living():
             legal = g.legal_actions(p.pid)
             if legal and rnd.random() < 0.85:
-                a = rnd.choice(legal)
-                targets = rnd.sample(a.targets, a.ability.targets) if a.ability.targets else []
-                g.submit(p.pid, a.key, targets, a.any_option(rnd), via=a.via)
+                submit_random(g, p.pid, rnd, legal)
             for v in g.open_votes():
                 with contextlib.suppress(ActionError):
                     g.vote(p.pid, v.id, rnd.choice(list(range(len(g.state.players)))))

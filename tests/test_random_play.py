@@ -11,6 +11,8 @@ import pytest
 from config import available_rulesets, load_ruleset_file
 from engine import ActionError, Game, PlayerSpec
 
+from .players import submit_random
+
 RULESETS = available_rulesets(include_tests=True)
 
 
@@ -28,9 +30,7 @@ def random_turn(g: Game, rnd: random.Random) -> None:
             assert legal == []
             continue
         if legal and rnd.random() < 0.9:
-            a = rnd.choice(legal)
-            targets = rnd.sample(a.targets, a.ability.targets) if a.ability.targets else []
-            g.submit(p.pid, a.key, targets, a.any_option(rnd), via=a.via)
+            submit_random(g, p.pid, rnd, legal)
         for v in g.open_votes():
             choice = rnd.choice([q.pid for q in g.living()] + (["peace"] if v.params.get("peace") else []))
             with contextlib.suppress(ActionError):

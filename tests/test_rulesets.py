@@ -66,6 +66,26 @@ def test_short_names_of_the_shipped_rulesets():
     assert load_ruleset("stats").id == "stats_mafia"
 
 
+def test_test_only_rulesets_and_files_are_served_only_when_asked():
+    """The loader's default (what the bot uses) is the shipped rulesets by id or short name;
+    the tests and the tools ask for tests/rulesets/ and for file paths."""
+    from config import load_ruleset
+    from config.loader import RULESETS_DIR, TEST_RULESETS_DIR
+
+    shipped, everything = available_rulesets(), available_rulesets(include_tests=True)
+    assert set(shipped) == {f.stem for f in RULESETS_DIR.glob("*.yaml")}
+    assert set(everything) - set(shipped) == {f.stem for f in TEST_RULESETS_DIR.glob("*.yaml")} != set()
+    for rid in sorted(set(everything) - set(shipped)):
+        with pytest.raises(RulesetFileError, match=f"no ruleset '{rid}'; known: "):
+            load_ruleset(rid)
+        assert load_ruleset(rid, include_tests=True).id
+    path = str(TEST_RULESETS_DIR / "stats_mafia_mini.yaml")
+    for kw in ({}, {"include_tests": True}):
+        with pytest.raises(RulesetFileError, match="no ruleset"):
+            load_ruleset(path, **kw)
+    assert load_ruleset(path, files=True) == load_ruleset("stats_mafia_mini", include_tests=True)
+
+
 # ---- bad input: every value the engine cannot play is refused at load, naming the entry ----
 def _godfather() -> dict:
     import yaml

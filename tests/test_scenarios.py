@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from altmafia.scenario import collect, run_file
+from altmafia.tools.scenario import collect, run_file
 
 ROOT = Path(__file__).resolve().parent / "scenarios"
 FILES = collect([str(ROOT)])

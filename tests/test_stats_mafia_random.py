@@ -19,6 +19,8 @@ from config import load_ruleset
 from engine import DEAL, ActionError, Game, PlayerSpec
 from engine.abilities.stats_mafia_full import memo, waiting_for
 
+from .players import submit_drawn
+
 GAMES = 200
 RULES = load_ruleset("stats_mafia")
 
@@ -38,9 +40,8 @@ def play_one(seed: int) -> Game:
         for p in g.living():
             for a in g.legal_actions(p.pid):
                 if rnd.random() < 0.35:
-                    targets = rnd.sample(a.targets, a.ability.targets) if a.ability.targets else []
                     with contextlib.suppress(ActionError):  # an irrevocable lane, a spent option
-                        g.submit(p.pid, a.key, targets, a.any_option(rnd), via=a.via)
+                        submit_drawn(g, p.pid, rnd, a)
             for v in g.open_votes():
                 with contextlib.suppress(ActionError):
                     g.vote(p.pid, v.id, rnd.choice(sorted(alive)))

@@ -10,8 +10,8 @@ import pytest_asyncio
 import simcord
 import simcord.interactions
 
-from altmafia.bot import create_bot
-from altmafia.settings import Settings
+from altmafia.bot.bot import create_bot
+from altmafia.bot.settings import Settings
 
 #: the locale each user's interactions carry (SimCord itself always sends en-US)
 LOCALES: dict[int, str] = {}
@@ -37,9 +37,9 @@ def locale_shim(monkeypatch):
 @pytest.fixture(autouse=True)
 def fixed_seed(monkeypatch):
     """Every game of the tests deals the same way (the seed is random in production)."""
-    import altmafia.lobbies
+    import altmafia.bot.lobbies
 
-    monkeypatch.setattr(altmafia.lobbies, "new_seed", lambda: 20260101)
+    monkeypatch.setattr(altmafia.bot.lobbies, "new_seed", lambda: 20260101)
 
 
 def settings_for(tmp_path, **kw) -> Settings:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from altmafia.i18n import count, lang_of, plural
+from altmafia.text.i18n import count, lang_of, plural
 
 from .conftest import LOCALES
 from .helpers import force_resolve, gather, start

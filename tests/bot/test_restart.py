@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from altmafia.bot import create_bot
+from altmafia.bot.bot import create_bot
 
 from .helpers import force_resolve, gather, start
 

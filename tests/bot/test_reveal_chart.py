@@ -9,7 +9,7 @@ import threading
 
 from PIL import Image
 
-from altmafia import bot as bot_mod
+from altmafia.bot import bot as bot_mod
 
 from .conftest import LOCALES
 from .helpers import force_resolve, gather, start

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from altmafia.scheduler import period_end
+from altmafia.bot.deadlines import period_end
 from config import load_ruleset
 
 from .conftest import LOCALES

@@ -6,11 +6,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from altmafia.channels import PER_CATEGORY, Audience, game_plan
-from altmafia.i18n import catalog
+from altmafia.bot.channels import PER_CATEGORY, Audience, game_plan
+from altmafia.text.i18n import catalog
 
 ROOT = Path(__file__).resolve().parents[2]
-SOURCES = [*sorted((ROOT / "altmafia").glob("*.py")), *sorted((ROOT / "cogs").glob("*.py"))]
+SOURCES = sorted((ROOT / "altmafia").rglob("*.py"))  # the bot, its cogs, the texts and the tools
 PREFIXES = "err|lobby|channel|deadline|delivery|start|card|action|me|vote|faction|pm|anon|remind|gm|public|btn|cleanup|reveal"
 KEY = re.compile(rf'(?<![ND]\()"((?:{PREFIXES})\.[a-z_]+)"')
 CMD = re.compile(r'\b[ND]\("([a-z_.0-9]+)"\)')

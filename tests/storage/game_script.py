@@ -35,7 +35,7 @@ from pathlib import Path
 
 import yaml
 
-from altmafia.i18n import Renderer
+from altmafia.text.i18n import Renderer
 from config import available_rulesets
 from config.loader import parse_ruleset
 from engine import ActionError, PlayerSpec, Ruleset

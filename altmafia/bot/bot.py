@@ -1,0 +1,152 @@
+"""The Discord bot: ``create_bot()`` builds it, ``altmafia run`` starts it.
+
+``setup_hook`` opens the store (redoing a resolve cut short and every deadline that passed
+while the bot was down, then delivering what is pending), installs the translator of the
+command names, loads one cog per concern, syncs the slash commands and starts the one
+scheduler loop. The engine decides everything; cogs turn commands into store commands and
+this package renders and delivers what comes out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import logging
+from typing import Any
+
+import discord
+import yarl
+from discord.ext import commands
+
+from altmafia.text.i18n import text
+from altmafia.text.report import render_report, report_filename
+from altmafia.text.reveal import chart_png, summary, timeline
+from storage import Store
+from storage.commands import replay
+
+from .buttons import DYNAMIC_ITEMS, GameButton
+from .channels import ChannelManager
+from .delivery import Deliverer
+from .interact import CatalogTranslator, refuse
+from .scheduler import Scheduler
+from .settings import Settings
+
+log = logging.getLogger("altmafia")
+
+COGS = ("altmafia.bot.cogs.lobby", "altmafia.bot.cogs.actions", "altmafia.bot.cogs.votes", "altmafia.bot.cogs.factions",
+        "altmafia.bot.cogs.pms", "altmafia.bot.cogs.anon", "altmafia.bot.cogs.gm")
+
+
+class Tree(discord.app_commands.CommandTree):
+    async def on_error(self, interaction: discord.Interaction, error: Exception) -> None:
+        """An unexpected failure: logged, and the user told (ephemerally) to try again."""
+        log.exception("command failed", exc_info=error)
+        with contextlib.suppress(discord.HTTPException):
+            await refuse(interaction, "err.internal")
+
+
+class AltMafiaBot(commands.Bot):
+    def __init__(self, settings: Settings) -> None:
+        intents = discord.Intents.default()  # no privileged intent is needed
+        super().__init__(command_prefix=commands.when_mentioned, intents=intents, help_command=None, tree_cls=Tree)
+        self.settings = settings
+        self.store: Store = Store(settings.db_path, synchronous=settings.db_sync, clock=discord.utils.utcnow)
+        self.deliverer = Deliverer(self)
+        self.channel_manager = ChannelManager(self)
+        self.scheduler = Scheduler(self)
+        self.synced: list[Any] = []
+
+    async def setup_hook(self) -> None:
+        report = await self.store.open(now=discord.utils.utcnow())
+        log.info("store: %s", report.summary())
+        for gid in report.ruleset_changed:
+            log.warning("game %s: its ruleset file changed since the game began; it goes on with the new one", gid)
+        await self.tree.set_translator(CatalogTranslator())
+        for ext in COGS:
+            await self.load_extension(ext)
+        self.add_dynamic_items(*DYNAMIC_ITEMS)
+        await self.scheduler.recover()
+        if self.settings.guild_id:
+            guild = discord.Object(self.settings.guild_id)
+            self.tree.copy_global_to(guild=guild)
+            self.synced = await self.tree.sync(guild=guild)
+        else:
+            self.synced = await self.tree.sync()
+        log.info("synced %d slash commands", len(self.synced))
+        self.scheduler.start()
+
+    async def close(self) -> None:
+        self.scheduler.stop()
+        try:
+            await self.store.close()
+        finally:
+            await super().close()
+
+    async def on_ready(self) -> None:
+        log.info("logged in as %s (%s) in %d servers", self.user, self.user.id if self.user else "?", len(self.guilds))
+
+    # ---- services the cogs share --------------------------------------------------------
+    async def gm_log(self, game_id: str, interaction: discord.Interaction, action: str) -> None:
+        """Every GM action is written in the GM channel (with any pending GM messages)."""
+        lang = self.store.info(game_id).meta.get("lang", "ru")
+        line = text(lang, "gm.log", gm=interaction.user.display_name, action=action)
+        await self.deliverer.flush(game_id, extra={"gm": [line]})
+
+    async def finish(self, game_id: str) -> None:
+        """The full reveal in the public channel: who was who, the factions, the winners, a
+        chart of every player's stats over the days (true values, a panel each, the winners
+        marked) and the timeline of every event; the GM channel
+        gets the review of the game as one HTML page (altmafia/report.py)."""
+        store = self.store
+        if not store.has(game_id):
+            return
+        info = store.info(game_id)
+        if info.meta.get("revealed"):
+            return
+        game = store.game(game_id)
+        lang = info.meta.get("lang", "ru")
+        events = await store.events(game_id)
+        files = []
+        journal = await store.journal(game_id)
+        # the chart replays the game and draws a panel per player: seconds of work, done in a
+        # worker thread so that the bot keeps answering meanwhile
+        png = await asyncio.to_thread(chart_png, game, replay(game, info, journal), lang)
+        if png:
+            files.append(discord.File(io.BytesIO(png), filename="chart.png"))
+        files.append(discord.File(io.BytesIO(timeline(game, events, lang).encode("utf-8")), filename="timeline.txt"))
+        await self.deliverer.post(game_id, "public", summary(game, lang), files=files)
+        page = render_report(game, events, lang, "gm").encode("utf-8")  # the full review, for the GM
+        await self.deliverer.post(game_id, "gm", text(lang, "reveal.report"),
+                                  files=[discord.File(io.BytesIO(page), filename=report_filename("gm"))])
+        meta = dict(store.info(game_id).meta)
+        meta["revealed"] = True
+        await store.set_meta(game_id, meta)
+
+    async def offer_cleanup(self, game_id: str) -> None:
+        """At the end, the GM chooses to archive the channels or to delete them."""
+        info = self.store.info(game_id) if self.store.has(game_id) else await self.store.find(game_id)
+        if info is None or info.meta.get("cleanup_offered"):
+            return
+        lang = info.meta.get("lang", "ru")
+        view = discord.ui.View(timeout=None)
+        view.add_item(GameButton("archive", game_id, 0, text(lang, "btn.archive"), discord.ButtonStyle.primary))
+        view.add_item(GameButton("delete", game_id, 0, text(lang, "btn.delete"), discord.ButtonStyle.danger))
+        cid = info.meta.get("channels", {}).get("gm")
+        if cid is None:
+            return
+        channel = self.get_partial_messageable(int(cid), guild_id=info.guild_id)
+        await channel.send(text(lang, "cleanup.ask"), view=view)
+        meta = dict(info.meta)
+        meta["cleanup_offered"] = True
+        await self.store.set_meta(game_id, meta)
+
+
+def create_bot(settings: Settings | None = None) -> AltMafiaBot:
+    """The bot, not started: ``bot.run(token)`` (or SimCord in the tests)."""
+    settings = settings or Settings.from_env()
+    if settings.api_base:  # tests only: a fake Discord on this machine
+        discord.http.Route.BASE = settings.api_base
+    if settings.gateway:
+        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(settings.gateway)
+    return AltMafiaBot(settings)

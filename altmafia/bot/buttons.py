@@ -1,0 +1,175 @@
+"""Buttons alive across restarts (their custom id says what they do): the GM's confirmations
+(``am:<action>:<game id>:<tick>``), a player's choice of a hidden bonus (``amb:…``), the GM's
+refusal of a queued anonymous post (``amr:…``)."""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from typing import Any
+
+import discord
+
+from altmafia.text.i18n import Renderer, text
+from engine import ActionError
+from storage import Command
+
+from .interact import is_gm, lang, refuse, refuse_engine
+
+
+class GameButton(discord.ui.DynamicItem[discord.ui.Button], template=r"am:(?P<action>[a-z]+):(?P<game>[0-9a-zA-Z_-]+):(?P<tick>-?\d+)"):
+    def __init__(self, action: str, game_id: str, tick: int, label: str = "OK",
+                 style: discord.ButtonStyle = discord.ButtonStyle.secondary) -> None:
+        self.action, self.game_id, self.tick = action, game_id, tick
+        super().__init__(discord.ui.Button(label=label[:80], style=style, custom_id=f"am:{action}:{game_id}:{tick}"))
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]) -> GameButton:
+        return cls(match["action"], match["game"], int(match["tick"]), item.label or "OK", item.style)
+
+    async def callback(self, interaction: discord.Interaction) -> None:  # type: ignore[override]
+        bot: Any = interaction.client
+        store = bot.store
+        info = store.info(self.game_id) if store.has(self.game_id) else await store.find(self.game_id)
+        if info is None:
+            await refuse(interaction, "err.no_game")
+            return
+        if not is_gm(bot, interaction, info.gm_user_ids):
+            await refuse(interaction, "err.not_gm")
+            return
+        lng = lang(interaction)
+        if self.action == "cancel":
+            await interaction.response.edit_message(content=text(lng, "gm.cancelled"), view=None)
+            return
+        await interaction.response.defer()
+        result = await getattr(self, f"_{self.action}")(bot, interaction, info, lng)
+        with contextlib.suppress(discord.NotFound):  # the message may have gone with its channel
+            await interaction.edit_original_response(content=result, view=None)
+
+    async def _resolve(self, bot: Any, interaction: discord.Interaction, info: Any, lng: str) -> str:
+        if info.status != "running" or info.tick != self.tick:
+            return text(lng, "gm.resolve_stale")
+        game = bot.store.game(self.game_id)
+        glang = info.meta.get("lang", "ru")
+        label = Renderer(game, glang).label(game.info.label)
+        line = text(glang, "gm.log", gm=interaction.user.display_name, action=text(glang, "gm.act_resolve", phase=label))
+        done = await bot.scheduler.resolve(self.game_id, expect_tick=self.tick, user_id=interaction.user.id, gm_line=line)
+        if not done:
+            return text(lng, "gm.resolve_stale")
+        return text(lng, "gm.resolved", count=len(done))
+
+    async def _end(self, bot: Any, interaction: discord.Interaction, info: Any, lng: str) -> str:
+        if info.status != "running":
+            return text(lng, "gm.already_over")
+        await bot.scheduler.end_now(self.game_id, interaction.user.id, interaction.user.display_name)
+        return text(lng, "gm.ended")
+
+    async def _archive(self, bot: Any, interaction: discord.Interaction, info: Any, lng: str) -> str:
+        n = await bot.channel_manager.archive(info)
+        return text(lng, "cleanup.archived", n=n)
+
+    async def _delete(self, bot: Any, interaction: discord.Interaction, info: Any, lng: str) -> str:
+        n = await bot.channel_manager.delete(info)
+        return text(lng, "cleanup.deleted", n=n)
+
+
+async def _info(bot: Any, game_id: str) -> Any:
+    store = bot.store
+    return store.info(game_id) if store.has(game_id) else await store.find(game_id)
+
+
+class BonusButton(discord.ui.DynamicItem[discord.ui.Button], template=r"amb:(?P<game>[0-9a-zA-Z_-]+):(?P<pid>\d+):(?P<stat>[a-z_]+)"):
+    """A player's choice of the stat of a hidden bonus (Стратег), under their role card:
+    ``amb:<game id>:<seat>:<stat id>``. Only that player may press it; the engine says whether
+    the choice is still open and answers in their hidden channel."""
+
+    def __init__(self, game_id: str, pid: int, stat: str, label: str = "OK") -> None:
+        self.game_id, self.pid, self.stat = game_id, pid, stat
+        super().__init__(discord.ui.Button(label=label[:80], style=discord.ButtonStyle.primary, custom_id=f"amb:{game_id}:{pid}:{stat}"))
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]) -> BonusButton:
+        return cls(match["game"], int(match["pid"]), match["stat"], item.label or "OK")
+
+    async def callback(self, interaction: discord.Interaction) -> None:  # type: ignore[override]
+        bot: Any = interaction.client
+        info = await _info(bot, self.game_id)
+        if info is None or not bot.store.has(self.game_id):
+            await refuse(interaction, "err.no_game")
+            return
+        game = bot.store.game(self.game_id)
+        if not 0 <= self.pid < len(game.state.players) or game.player(self.pid).user_id != interaction.user.id:
+            await refuse(interaction, "err.not_your_button")
+            return
+        await interaction.response.defer()  # the answer is the news in the player's hidden channel
+        try:
+            await bot.store.apply(self.game_id, Command.choose_bonus(self.pid, self.stat, user_id=interaction.user.id,
+                                                                    request_id=str(interaction.id)))
+        except ActionError as err:
+            await refuse_engine(interaction, game, err)
+            return
+        await bot.deliverer.flush(self.game_id)
+
+
+class AnonRefuseButton(discord.ui.DynamicItem[discord.ui.Button], template=r"amr:(?P<game>[0-9a-zA-Z_-]+):(?P<seq>\d+)"):
+    """The GM's refusal of a queued anonymous post, under the post in the GM channel:
+    ``amr:<game id>:<post seq>``. GMs only; refused by the engine once the post is published."""
+
+    def __init__(self, game_id: str, seq: int, label: str = "OK") -> None:
+        self.game_id, self.seq = game_id, seq
+        super().__init__(discord.ui.Button(label=label[:80], style=discord.ButtonStyle.danger, custom_id=f"amr:{game_id}:{seq}"))
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]) -> AnonRefuseButton:
+        return cls(match["game"], int(match["seq"]), item.label or "OK")
+
+    async def callback(self, interaction: discord.Interaction) -> None:  # type: ignore[override]
+        bot: Any = interaction.client
+        info = await _info(bot, self.game_id)
+        if info is None or not bot.store.has(self.game_id):
+            await refuse(interaction, "err.no_game")
+            return
+        if not is_gm(bot, interaction, info.gm_user_ids):
+            await refuse(interaction, "err.not_gm")
+            return
+        game = bot.store.game(self.game_id)
+        await interaction.response.defer()
+        try:
+            applied = await bot.store.apply(self.game_id, Command.gm("refuse_anon", seq=self.seq, user_id=interaction.user.id,
+                                                                     request_id=str(interaction.id)))
+        except ActionError as err:
+            await refuse_engine(interaction, game, err)
+            with contextlib.suppress(discord.HTTPException):  # a stale button: the post is out of the queue
+                await interaction.edit_original_response(view=None)
+            return
+        glang = info.meta.get("lang", "ru")
+        author = Renderer(game, glang).player((applied.result or {}).get("pid"))
+        await bot.gm_log(self.game_id, interaction, text(glang, "gm.act_refuse_anon", player=author))
+        content = (interaction.message.content if interaction.message else "") + "\n" + text(glang, "anon.refused_mark",
+                                                                                              gm=interaction.user.display_name)
+        with contextlib.suppress(discord.HTTPException):
+            await interaction.edit_original_response(content=content[:2000], view=None)
+
+
+def bonus_view(game_id: str, game: Any, pid: int, lang: str) -> discord.ui.View | None:
+    """The buttons of a hidden bonus's choice under a player's role card, if they have one."""
+    choice = game.bonus_choice(game.player(pid))
+    if choice is None or not choice["open"]:
+        return None
+    r = Renderer(game, lang)
+    view = discord.ui.View(timeout=None)
+    for sid in choice["choices"]:
+        view.add_item(BonusButton(game_id, pid, sid, text(lang, "btn.bonus", amount=choice["amount"], stat=r.stat(sid))))
+    return view
+
+
+def event_view(game_id: str, ev: Any, lang: str) -> discord.ui.View | None:
+    """The buttons an event is delivered with (as its own message), or None."""
+    if ev.key == "gm.anon_queued":
+        view = discord.ui.View(timeout=None)
+        view.add_item(AnonRefuseButton(game_id, int(ev.args["seq"]), text(lang, "btn.refuse_anon")))
+        return view
+    return None
+
+
+DYNAMIC_ITEMS = (GameButton, BonusButton, AnonRefuseButton)

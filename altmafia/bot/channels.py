@@ -1,0 +1,366 @@
+"""A game's Discord channels and who may read or write in each.
+
+One category per game (another when 50 channels are not enough), holding:
+
+| channel | reads | writes |
+| --- | --- | --- |
+| public game channel | players, spectators, GMs | living players who may talk (the ruleset's statuses), GMs |
+| vote channel | players, spectators, GMs | GMs (the bot posts the votes) |
+| hidden channel of a player | that player, GMs | that player, GMs |
+| GM channel | GMs | GMs |
+| spectator channel | spectators, GMs | GMs |
+| faction channel | its members, GMs | its living members who may talk, GMs |
+| team channel (the Mafia's, ``settings.mafia_talk_nights``) | its members, GMs | its free members on those nights, GMs |
+
+Everyone else (``@everyone``) sees none of them. The bot has its own overwrite everywhere, so it
+needs no administrator right. Every channel is created with all its overwrites in the same
+REST call; later changes (a death, a faction's members, a new spectator) are put one target
+at a time, and only when they differ from what the game's meta records as set.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import discord
+
+from altmafia.text.i18n import text
+from engine import Game
+
+TEXT, CATEGORY = 0, 4
+ROLE, MEMBER = 0, 1
+PER_CATEGORY = 50  # Discord's limit of channels in one category
+
+P = discord.Permissions
+READ = P(view_channel=True, read_message_history=True)
+WRITE = P(send_messages=True, add_reactions=True, attach_files=True, embed_links=True)
+NO_WRITE = P(
+    send_messages=True, add_reactions=True, attach_files=True, embed_links=True, send_messages_in_threads=True,
+    create_public_threads=True, create_private_threads=True,
+)
+GM = P(view_channel=True, read_message_history=True, send_messages=True, add_reactions=True, attach_files=True,
+       embed_links=True, manage_messages=True)
+BOT = P(view_channel=True, read_message_history=True, send_messages=True, add_reactions=True, attach_files=True,
+        embed_links=True, manage_messages=True, manage_channels=True)
+HIDDEN = P(view_channel=True)
+
+#: what a participant may do in a channel: read and write, read only, nothing
+RW, RO, NONE = "rw", "ro", "-"
+
+
+def overwrite(target: int, kind: int, allow: discord.Permissions, deny: discord.Permissions | None = None) -> dict[str, Any]:
+    return {"id": str(target), "type": kind, "allow": str(allow.value), "deny": str((deny or P.none()).value)}
+
+
+def access_overwrite(user_id: int, access: str) -> dict[str, Any]:
+    if access == RW:
+        return overwrite(user_id, MEMBER, READ | WRITE, P.none())
+    if access == RO:
+        return overwrite(user_id, MEMBER, READ, NO_WRITE)
+    return overwrite(user_id, MEMBER, P.none(), READ | NO_WRITE)
+
+
+def slug(name: str) -> str:
+    """A channel name Discord keeps as it is: lower case, dashes, letters of any script."""
+    s = re.sub(r"[^\w-]+", "-", name.lower(), flags=re.UNICODE).strip("-_")
+    return (s or "x")[:90]
+
+
+@dataclass
+class ChannelSpec:
+    key: str  # "category", "category:2", "public", "votes", "gm", "spectators", "player:3", "faction:f1"
+    name: str
+    type: int
+    overwrites: list[dict[str, Any]]
+    parent: str | None = None
+    topic: str | None = None
+
+
+@dataclass
+class Audience:
+    """Who is who around a game, by Discord user id."""
+
+    guild_id: int
+    bot_id: int
+    gms: list[int]
+    gm_role: int | None = None
+    players: dict[int, int] = field(default_factory=dict)  # pid -> user id
+    spectators: list[int] = field(default_factory=list)
+
+    def base(self) -> list[dict[str, Any]]:
+        """@everyone sees nothing; the bot and the GMs see everything."""
+        out = [overwrite(self.guild_id, ROLE, P.none(), HIDDEN), overwrite(self.bot_id, MEMBER, BOT)]
+        if self.gm_role:
+            out.append(overwrite(self.gm_role, ROLE, GM))
+        out += [overwrite(uid, MEMBER, GM) for uid in self.gms if uid != self.bot_id]
+        return out
+
+    def with_access(self, access: dict[int, str]) -> list[dict[str, Any]]:
+        gms = set(self.gms)
+        return self.base() + [access_overwrite(uid, a) for uid, a in access.items() if uid not in gms and uid != self.bot_id]
+
+
+# ---- who may do what --------------------------------------------------------------------
+def may_talk(game: Game, pid: int, where: str = "public") -> bool:
+    """Whether a player may write in the public (or a faction's) channel now.
+
+    The living talk; a status that cuts its holder off (``can_communicate: false``) silences
+    them, and so does a status the ruleset lists in ``settings.silenced_statuses``. A ruleset
+    whose public talk is for the day only says ``settings.public_chat: day``.
+    """
+    p = game.player(pid)
+    if not game.alive(p):
+        return False
+    if game.state.over:
+        return True  # after the end everyone still living may talk it over
+    silenced = set(game.rules.settings.get("silenced_statuses", []))
+    for flag in game.status_flags(p):
+        if not flag.can_communicate or flag.id in silenced:
+            return False
+    return not (where == "public" and game.rules.settings.get("public_chat") == "day" and game.info.kind != "day")
+
+
+def gives_faction_channels(game: Game) -> bool:
+    """Factions get a channel of their own unless the ruleset says ``settings.faction_channels:
+    false`` (or has no factions): player-made factions, or the teams a ruleset makes at the
+    start (Eternal Friday's Mafia and Yakuza) when players cannot make factions."""
+    if not game.rules.settings.get("faction_channels", True):
+        return False
+    return game.rules.factions.enabled or bool(game.state.factions)
+
+
+def public_access(game: Game, aud: Audience) -> dict[int, str]:
+    out = {uid: RO for uid in aud.spectators}
+    for pid, uid in aud.players.items():
+        out[uid] = RW if may_talk(game, pid) else RO
+    return out
+
+
+def vote_access(aud: Audience) -> dict[int, str]:
+    out = {uid: RO for uid in aud.spectators}
+    out.update({uid: RO for uid in aud.players.values()})
+    return out
+
+
+def faction_access(game: Game, aud: Audience, fid: str) -> dict[int, str]:
+    f = game.state.factions.get(fid)
+    members = set(f.members) if f else set()
+    out = {}
+    for pid, uid in aud.players.items():
+        if pid in members:
+            out[uid] = RW if may_talk(game, pid, "faction") else RO
+    return out
+
+
+def team_channels(game: Game) -> dict[str, list[int]]:
+    """The teams with a channel of their own and those whose members write in it now:
+    ``settings.mafia_talk_nights`` (the nights the Mafia may talk, e.g. ``[1]``) gives the Mafia
+    (the characters of team ``mafia``) a channel, writable on those nights, read-only after."""
+    nights = game.state.settings.get("mafia_talk_nights")
+    if not nights:
+        return {}
+    return {"mafia": [p.pid for p in game.state.players if p.character and game.rules.character(p.character).team == "mafia"]}
+
+
+def team_access(game: Game, aud: Audience, team: str) -> dict[int, str]:
+    members = team_channels(game).get(team, [])
+    nights = game.state.settings.get("mafia_talk_nights") or []
+    open_now = not game.state.over and game.info.kind == "night" and game.info.day in nights
+    return {uid: RW if open_now and may_talk(game, pid, "faction") else RO
+            for pid, uid in aud.players.items() if pid in members}
+
+
+# ---- the plan of a new game -------------------------------------------------------------
+def names(lang: str) -> dict[str, str]:
+    return {k: text(lang, f"channel.{k}") for k in ("public", "votes", "gm", "spectators")}
+
+
+def game_plan(title: str, lang: str, aud: Audience, player_names: dict[int, str], game: Game | None = None) -> list[ChannelSpec]:
+    """Every channel of a game at its start, categories first, each with its overwrites."""
+    n = names(lang)
+    everyone_read = {uid: RO for uid in aud.spectators} | {uid: RW for uid in aud.players.values()}
+    public = public_access(game, aud) if game is not None else everyone_read
+    channels = [
+        ChannelSpec("public", slug(n["public"]), TEXT, aud.with_access(public), topic=title),
+        ChannelSpec("votes", slug(n["votes"]), TEXT, aud.with_access(vote_access(aud))),
+        ChannelSpec("gm", slug(n["gm"]), TEXT, aud.base()),
+        ChannelSpec("spectators", slug(n["spectators"]), TEXT, aud.with_access({uid: RO for uid in aud.spectators})),
+    ]
+    for pid, uid in sorted(aud.players.items()):
+        label = text(lang, "channel.player", name=player_names[pid])
+        channels.append(ChannelSpec(f"player:{pid}", slug(label), TEXT, aud.with_access({uid: RW})))
+    return with_categories(title, aud, channels)
+
+
+def with_categories(title: str, aud: Audience, channels: list[ChannelSpec], first: int = 1) -> list[ChannelSpec]:
+    out: list[ChannelSpec] = []
+    for i in range(0, len(channels), PER_CATEGORY):
+        n = first + i // PER_CATEGORY
+        key = "category" if n == 1 else f"category:{n}"
+        name = title if n == 1 else f"{title} ({n})"
+        out.append(ChannelSpec(key, name[:100], CATEGORY, aud.base()))
+        for c in channels[i:i + PER_CATEGORY]:
+            c.parent = key
+            out.append(c)
+    return out
+
+
+async def create(http: Any, guild_id: int, plan: list[ChannelSpec], known: dict[str, int],
+                 on_created: Any = None) -> dict[str, int]:
+    """Create the channels of ``plan`` not in ``known`` (key -> id), one REST call each, with
+    their overwrites; ``on_created(key, id)`` is awaited after each so progress is kept."""
+    ids = dict(known)
+    for spec in plan:
+        if spec.key in ids:
+            continue
+        options: dict[str, Any] = {"name": spec.name, "permission_overwrites": spec.overwrites}
+        if spec.parent:
+            options["parent_id"] = ids[spec.parent]
+        if spec.topic:
+            options["topic"] = spec.topic[:1024]
+        data = await http.create_channel(guild_id, spec.type, **options)
+        ids[spec.key] = int(data["id"])
+        if on_created is not None:
+            await on_created(spec.key, ids[spec.key])
+    return ids
+
+
+def free_category(parents: dict[str, str], order: list[str]) -> str | None:
+    """A category (of ``order``) with room for one more channel, or None."""
+    counts: dict[str, int] = {}
+    for cat in parents.values():
+        counts[cat] = counts.get(cat, 0) + 1
+    for key in order:
+        if counts.get(key, 0) < PER_CATEGORY:
+            return key
+    return None
+
+
+class ChannelManager:
+    """Creates and keeps up to date the channels of the games (the ids live in each game's
+    meta: ``channels`` key -> id, ``parents`` channel key -> category key, ``access`` channel
+    key -> {user id: rw/ro/-} as last set)."""
+
+    def __init__(self, bot: Any) -> None:
+        self.bot = bot
+
+    @property
+    def http(self) -> Any:
+        return self.bot.http
+
+    def audience(self, info: Any) -> Audience:
+        meta = info.meta
+        return Audience(
+            guild_id=int(info.guild_id),
+            bot_id=self.bot.user.id,
+            gms=[int(u) for u in info.gm_user_ids],
+            gm_role=meta.get("gm_role"),
+            players={seat: int(p["user_id"]) for seat, p in enumerate(info.players) if p.get("user_id")},
+            spectators=[int(u) for u in meta.get("spectators", [])],
+        )
+
+    async def sync(self, game_id: str) -> None:
+        """Bring every channel's overwrites in line with the game: who may talk in public,
+        faction channels (created when a faction first exists) and their members."""
+        store = self.bot.store
+        if not store.has(game_id):
+            return
+        info, game = store.info(game_id), store.game(game_id)
+        meta = dict(info.meta)
+        if "channels" not in meta:
+            return
+        aud = self.audience(info)
+        channels = dict(meta["channels"])
+        parents = dict(meta.get("parents", {}))
+        access = {k: dict(v) for k, v in meta.get("access", {}).items()}
+        wanted: dict[str, dict[int, str]] = {"public": public_access(game, aud)}
+        lang = meta.get("lang", "ru")
+        for fid in sorted(game.state.factions):
+            if gives_faction_channels(game):
+                wanted[f"faction:{fid}"] = faction_access(game, aud, fid)
+        for team in team_channels(game):
+            wanted[f"team:{team}"] = team_access(game, aud, team)
+        for key in list(access):
+            if key.startswith("faction:") and key not in wanted:
+                wanted[key] = {}  # a faction that is gone: its channel stays, readable by nobody
+        changed = False
+        for key, want in wanted.items():
+            if key not in channels:
+                if not want:
+                    continue
+                order = [k for k in meta.get("categories", ["category"])]
+                cat = free_category(parents, order)
+                if cat is None:
+                    n = len(order) + 1
+                    cat = f"category:{n}"
+                    title = meta.get("title", "altmafia")
+                    spec = ChannelSpec(cat, f"{title} ({n})"[:100], CATEGORY, aud.base())
+                    channels.update(await create(self.http, aud.guild_id, [spec], channels))
+                    meta["categories"] = [*order, cat]
+                kind, fid = key.split(":", 1)
+                name = text(lang, f"channel.team.{fid}") if kind == "team" else text(lang, "channel.faction", fid=fid)
+                spec = ChannelSpec(key, slug(name), TEXT, aud.with_access(want), parent=cat)
+                channels.update(await create(self.http, aud.guild_id, [spec], channels))
+                parents[key] = cat
+                access[key] = {str(u): a for u, a in want.items()}
+                changed = True
+                continue
+            have = {int(u): a for u, a in access.get(key, {}).items()}
+            for uid in sorted(set(want) | set(have)):
+                a = want.get(uid, NONE)
+                if have.get(uid, NONE) == a:
+                    continue
+                ow = access_overwrite(uid, a)
+                await self.http.edit_channel_permissions(channels[key], uid, ow["allow"], ow["deny"], MEMBER)
+                changed = True
+            access[key] = {str(u): a for u, a in want.items()}
+        if changed or access != meta.get("access"):
+            meta.update(channels=channels, parents=parents, access=access)
+            await store.set_meta(game_id, meta)
+
+    async def add_spectator(self, game_id: str, user_id: int) -> None:
+        store = self.bot.store
+        info = store.info(game_id)
+        meta = dict(info.meta)
+        if user_id in meta.get("spectators", []):
+            return
+        meta["spectators"] = [*meta.get("spectators", []), user_id]
+        ow = access_overwrite(user_id, RO)
+        for key in ("public", "votes", "spectators"):
+            await self.http.edit_channel_permissions(meta["channels"][key], user_id, ow["allow"], ow["deny"], MEMBER)
+        access = {k: dict(v) for k, v in meta.get("access", {}).items()}
+        access.setdefault("public", {})[str(user_id)] = RO
+        meta["access"] = access
+        await store.set_meta(game_id, meta)
+
+    def all_ids(self, meta: dict[str, Any]) -> list[tuple[str, int]]:
+        """Every channel of the game, categories last (they must be empty to go first)."""
+        items = sorted(meta.get("channels", {}).items(), key=lambda kv: kv[0].startswith("category"))
+        return [(k, int(v)) for k, v in items]
+
+    async def archive(self, info: Any) -> int:
+        """Every channel becomes readable by every participant and writable by the GMs only."""
+        aud = self.audience(info)
+        everyone = {uid: RO for uid in [*aud.players.values(), *aud.spectators]}
+        n = 0
+        for key, cid in self.all_ids(info.meta):
+            ows = aud.with_access(everyone)
+            try:
+                await self.http.edit_channel(cid, permission_overwrites=ows)
+                n += 1
+            except discord.NotFound:
+                continue
+            _ = key
+        return n
+
+    async def delete(self, info: Any) -> int:
+        n = 0
+        for _key, cid in self.all_ids(info.meta):
+            try:
+                await self.http.delete_channel(cid)
+                n += 1
+            except discord.NotFound:
+                continue
+        return n

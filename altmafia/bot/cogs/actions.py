@@ -1,0 +1,347 @@
+"""/action: submit (or replace) an action, cancel it, and ``me``: what I am and may do now.
+
+Autocomplete offers only what ``Game.legal_actions`` allows this player now: the abilities
+(with the ways to use them: one's own, the leader action, an extra action, through a
+borrowing ability), then the legal targets of the chosen one, then its options. Choices are
+suggestions: the engine checks the submission again and refuses with its message key.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from altmafia.bot.interact import (
+    D,
+    N,
+    as_player,
+    deadline_text,
+    defer,
+    games_here,
+    lang,
+    parse_player,
+    player_choices,
+    player_of,
+    refuse,
+    refuse_engine,
+    reply,
+)
+from altmafia.text.cards import option_label
+from altmafia.text.i18n import Renderer, text
+from engine import ActionError, Game, LegalAction
+from storage import Command
+
+SEP = "|"
+
+
+def ability_value(la: LegalAction) -> str:
+    return f"{la.via}{SEP}{la.key}" if la.via else la.key
+
+
+def parse_ability(value: str) -> tuple[str | None, str]:
+    if SEP in value:
+        via, key = value.split(SEP, 1)
+        return via, key
+    return None, value
+
+
+def ability_label(game: Game, la: LegalAction, lng: str) -> str:
+    r = Renderer(game, lng)
+    slot = getattr(game.rules.slot(la.ability.slot).names, lng)
+    label = f"{r.ability(la.key)} — {slot}"
+    if la.via == "leader":
+        label += text(lng, "action.via_leader")
+    elif la.via == "extra":
+        label += text(lng, "action.via_extra")
+    elif la.via:
+        label += text(lng, "action.via_borrow", ability=r.ability(la.via))
+    return label[:100]
+
+
+def find_legal(game: Game, pid: int, value: str | None) -> LegalAction | None:
+    if not value:
+        return None
+    via, key = parse_ability(value)
+    for la in game.legal_actions(pid):
+        if la.key == key and la.via == via:
+            return la
+    return None
+
+
+class Actions(commands.GroupCog, group_name=N("action"), group_description=D("action")):
+    def __init__(self, bot: Any) -> None:
+        self.bot = bot
+        super().__init__()
+
+    def _game_player(self, interaction: discord.Interaction) -> tuple[Game, int] | None:
+        gids = games_here(self.bot, interaction)
+        if len(gids) != 1:
+            return None
+        game = self.bot.store.game(gids[0])
+        p = player_of(game, interaction.user.id)
+        return (game, p.pid) if p else None
+
+    def _actor(self, interaction: discord.Interaction) -> tuple[Game, int] | None:
+        """The player whose action is being chosen: mine, or the teammate's named in ``for``."""
+        found = self._game_player(interaction)
+        if found is None:
+            return None
+        game, pid = found
+        mate = parse_player(game, getattr(interaction.namespace, "for", None))
+        return (game, mate) if mate is not None and mate in teammates(game, pid) else found
+
+    # ---- submit -----------------------------------------------------------------------------
+    @app_commands.command(name=N("action.submit"), description=D("action.submit"))
+    @app_commands.rename(ability=N("action.submit.ability"), target=N("action.submit.target"), target2=N("action.submit.target2"),
+                         target3=N("action.submit.target3"), option=N("action.submit.option"), for_=N("action.submit.for"))
+    @app_commands.describe(ability=D("action.submit.ability"), target=D("action.submit.target"), target2=D("action.submit.target2"),
+                           target3=D("action.submit.target3"), option=D("action.submit.option"), for_=D("action.submit.for"))
+    async def submit(self, interaction: discord.Interaction, ability: str, target: str | None = None, target2: str | None = None,
+                     target3: str | None = None, option: str | None = None, for_: str | None = None) -> None:
+        found = await as_player(self.bot, interaction)
+        if found is None:
+            return
+        gid, game, p = found
+        lng = lang(interaction)
+        actor, by = p.pid, None
+        if for_ is not None:  # a teammate's order (the engine checks the team and the rules)
+            mate = parse_player(game, for_)
+            if mate is None:
+                await refuse(interaction, "err.unknown_player", name=for_)
+                return
+            if mate != p.pid:
+                actor, by = mate, p.pid
+        via, key = parse_ability(ability)
+        targets = []
+        for t in (target, target2, target3):
+            if t is None:
+                continue
+            pid = parse_player(game, t)
+            if pid is None:
+                await refuse(interaction, "err.unknown_player", name=t)
+                return
+            targets.append(pid)
+        await defer(interaction)
+        before = {i.lane for i in game.pending(actor)}
+        args: dict[str, Any] = {"pid": actor, "ability": key, "targets": targets, "option": option, "via": via}
+        if by is not None:
+            args["by"] = by
+        cmd = Command("submit", args, user_id=interaction.user.id, request_id=str(interaction.id))
+        try:
+            applied = await self.bot.store.apply(gid, cmd)
+        except ActionError as err:
+            await refuse_engine(interaction, game, err)
+            return
+        game = self.bot.store.game(gid)
+        r = Renderer(game, lng)
+        lane = (applied.result or {}).get("lane", "action")
+        ability_key = (applied.result or {}).get("ability", key)
+        names = ", ".join(r.player(t) for t in targets) or "—"
+        opt = f" ({option_label(game, lng, option)})" if option else ""
+        key_text = text(lng, "action.replaced" if lane in before else "action.accepted", ability=r.ability(ability_key), targets=names,
+                        option=opt)
+        if by is not None:
+            key_text = text(lng, "action.for_teammate", player=r.player(actor)) + " " + key_text
+        await reply(interaction, key_text + "\n" + deadline_text(self.bot.store.info(gid), lng))
+        await self.announce(gid, game, actor, ability_key, targets, option)
+        await self.bot.deliverer.flush(gid)
+        if game.end_now_requested():  # a riot ends the turn at once
+            await self.bot.scheduler.resolve(gid)
+        await self.bot.scheduler.end_early(gid)  # the ruleset may end the phase once nobody is waited for
+
+    async def announce(self, gid: str, game: Game, pid: int, ability: str, targets: list[int], option: str | None,
+                       cancelled: bool = False) -> None:
+        """A public ability (``settings.public_slots``: Eternal Friday's day abilities, «нужно
+        писать открыто») is shown in the vote channel each time it is submitted, replaced or
+        cancelled."""
+        try:
+            slot = game.slot_of(game.ability_def(ability)).id
+        except (KeyError, ValueError):
+            return
+        if slot not in game.rules.settings.get("public_slots", []):
+            return
+        lng = self.bot.store.info(gid).meta.get("lang", "ru")
+        r = Renderer(game, lng)
+        if cancelled:
+            line = text(lng, "action.public_cancelled", player=r.player(pid), ability=r.ability(ability))
+        else:
+            opt = f" ({option_label(game, lng, option)})" if option else ""
+            names = ", ".join(r.player(t) for t in targets)
+            line = text(lng, "action.public" if names else "action.public_alone", player=r.player(pid), ability=r.ability(ability),
+                        targets=names, option=opt)
+        await self.bot.deliverer.post(gid, "votes", line)
+
+    @submit.autocomplete("for_")
+    async def for_ac(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+        found = self._game_player(interaction)
+        if found is None:
+            return []
+        game, pid = found
+        return player_choices(game, teammates(game, pid), current)
+
+    @submit.autocomplete("ability")
+    async def ability_ac(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+        found = self._actor(interaction)
+        if found is None:
+            return []
+        game, pid = found
+        lng = lang(interaction)
+        cur = current.casefold()
+        out = []
+        for la in game.legal_actions(pid):
+            label = ability_label(game, la, lng)
+            if cur and cur not in label.casefold():
+                continue
+            out.append(app_commands.Choice(name=label, value=ability_value(la)))
+        return out[:25]
+
+    def _chosen(self, interaction: discord.Interaction) -> tuple[Any, int, Any] | None:
+        """The acting player's game, seat and the legal action named in the ``ability`` field."""
+        found = self._actor(interaction)
+        if found is None:
+            return None
+        game, pid = found
+        la = find_legal(game, pid, getattr(interaction.namespace, "ability", None))
+        return None if la is None else (game, pid, la)
+
+    async def _targets(self, interaction: discord.Interaction, current: str, which: str) -> list[app_commands.Choice[str]]:
+        found = self._chosen(interaction)
+        if found is None:
+            return []
+        game, pid, la = found
+        order = ["target", "target2", "target3"]
+        need = order.index(which) + 1
+        if la.ability.targets < need:
+            return []
+        chosen = {parse_player(game, getattr(interaction.namespace, k, None)) for k in order if k != which}
+        return player_choices(game, [t for t in la.targets if t not in chosen], current)
+
+    @submit.autocomplete("target")
+    async def target_ac(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+        return await self._targets(interaction, current, "target")
+
+    @submit.autocomplete("target2")
+    async def target2_ac(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+        return await self._targets(interaction, current, "target2")
+
+    @submit.autocomplete("target3")
+    async def target3_ac(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+        return await self._targets(interaction, current, "target3")
+
+    @submit.autocomplete("option")
+    async def option_ac(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+        found = self._chosen(interaction)
+        if found is None:
+            return []
+        game, pid, la = found
+        lng = lang(interaction)
+        num = la.ability.number
+        if num is not None:
+            hi = num.max if num.max is not None else max(num.min, len(game.state.memo.get("anons", [])))
+            values = [str(n) for n in range(num.min, hi + 1)]
+            if current.strip().isdigit() and current.strip() not in values:
+                values.insert(0, current.strip())
+            return [app_commands.Choice(name=v, value=v) for v in values if not current or v.startswith(current.strip())][:25]
+        out = []
+        for o in la.options:
+            label = option_label(game, lng, o)
+            if current and current.casefold() not in f"{o} {label}".casefold():
+                continue
+            out.append(app_commands.Choice(name=label[:100], value=o))
+        return out[:25]
+
+    # ---- cancel -------------------------------------------------------------------------------
+    @app_commands.command(name=N("action.cancel"), description=D("action.cancel"))
+    @app_commands.rename(which=N("action.cancel.which"))
+    @app_commands.describe(which=D("action.cancel.which"))
+    async def cancel(self, interaction: discord.Interaction, which: str | None = None) -> None:
+        found = await as_player(self.bot, interaction)
+        if found is None:
+            return
+        gid, game, p = found
+        lng = lang(interaction)
+        lane = which or "action"
+        mine = next((i for i in game.pending(p.pid) if i.lane == lane), None)
+        if mine is None:
+            await refuse(interaction, "err.nothing_to_cancel")
+            return
+        await defer(interaction)
+        try:
+            applied = await self.bot.store.apply(gid, Command.cancel(p.pid, lane, user_id=interaction.user.id, request_id=str(interaction.id)))
+        except ActionError as err:
+            await refuse_engine(interaction, game, err)
+            return
+        await reply(interaction, text(lng, "action.cancelled" if applied.result else "action.not_cancelled"))
+        if applied.result:
+            await self.announce(gid, self.bot.store.game(gid), p.pid, mine.ability, [], None, cancelled=True)
+            await self.bot.deliverer.flush(gid)
+
+    @cancel.autocomplete("which")
+    async def cancel_ac(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+        found = self._game_player(interaction)
+        if found is None:
+            return []
+        game, pid = found
+        r = Renderer(game, lang(interaction))
+        return [app_commands.Choice(name=r.ability(i.ability)[:100], value=i.lane) for i in game.pending(pid)][:25]
+
+    # ---- me ---------------------------------------------------------------------------------------
+    @app_commands.command(name=N("action.me"), description=D("action.me"))
+    async def me(self, interaction: discord.Interaction) -> None:
+        found = await as_player(self.bot, interaction)
+        if found is None:
+            return
+        gid, game, p = found
+        await reply(interaction, me_text(game, p.pid, lang(interaction), self.bot.store.info(gid)))
+
+
+def teammates(game: Game, pid: int) -> list[int]:
+    """Whom this player may give orders for (``factions.orders``: the living of their teams)."""
+    if not game.rules.factions.orders:
+        return []
+    mates = {m for f in game.factions_of(pid) for m in f.members if m != pid}
+    return [m for m in sorted(mates) if game.alive(game.player(m))]
+
+
+def me_text(game: Game, pid: int, lng: str, info: Any) -> str:
+    """What a player may know of themselves now (nothing another player's secret reveals)."""
+    p = game.player(pid)
+    r = Renderer(game, lng)
+    lines = [text(lng, "me.title", name=p.name, phase=r.label(game.info.label))]
+    role = r.character(p.role) + (f" / {r.character(p.character)}" if p.character else "")
+    lines.append(text(lng, "me.role", role=role))
+    lines.append(text(lng, "me.stats", stats=", ".join(f"{r.stat(k)} {v}" for k, v in game.visible_stats(p, pid).items()) or "—"))
+    known = {s.id: s for s in game.rules.statuses}
+    mine = [r.status(sid) for sid in sorted(p.statuses) if sid in known and game.active(p, sid)]
+    lines.append(text(lng, "me.statuses", statuses=", ".join(mine) or "—"))
+    cds = [f"{r.ability(k)} → {r.label(game.clock.info(t).label)}" for k, t in sorted(p.ready_at.items())
+           if t > game.state.tick and k != "leader"]
+    if p.ready_at.get("leader", -1) > game.state.tick:
+        cds.append(text(lng, "me.leader_cd", phase=r.label(game.clock.info(p.ready_at["leader"]).label)))
+    lines.append(text(lng, "me.cooldowns", cooldowns="; ".join(cds) or "—"))
+    legal = [ability_label(game, la, lng) for la in game.legal_actions(pid)]
+    lines.append(text(lng, "me.can", actions="\n".join(f"  • {x}" for x in legal) or "  —"))
+    pend = [f"{r.ability(i.ability)} → {', '.join(r.player(t) for t in i.targets) or '—'}" + (f" ({i.option})" if i.option else "")
+            for i in game.pending(pid)]
+    lines.append(text(lng, "me.pending", pending="; ".join(pend) or "—"))
+    quota = game.pm_quota(p)
+    day = str(game.info.day)
+    left = "∞" if quota is None else max(0, quota - p.pm_sent.get(day, 0))
+    lines.append(text(lng, "me.pm_left", left=left))
+    choice = game.bonus_choice(p)
+    if choice is not None:  # Стратег's hidden bonus: the stat in force, and whether it may still change
+        state = "open_chosen" if choice["open"] and choice["chosen"] else "open_default" if choice["open"] else "locked"
+        lines.append(text(lng, f"me.bonus_{state}", amount=choice["amount"], stat=r.stat(choice["stat"])))
+    factions = [f for f in game.factions_of(pid)]
+    if factions:
+        lines.append(text(lng, "me.factions", factions="; ".join(
+            f"{f.fid}: " + ", ".join(game.player(m).name + (" ★" if m == f.leader else "") for m in sorted(f.members)) for f in factions)))
+    lines.append(deadline_text(info, lng))
+    return "\n".join(lines)
+
+
+async def setup(bot: Any) -> None:
+    await bot.add_cog(Actions(bot))

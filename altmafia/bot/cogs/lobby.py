@@ -1,0 +1,261 @@
+"""/lobby: create a game, join, leave, list the players, start, spectate, end."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from altmafia.bot import lobbies
+from altmafia.bot.buttons import GameButton
+from altmafia.bot.interact import D, N, defer, games_here, is_gm, lang, refuse, reply
+from altmafia.bot.settings import SettingsError, check_timezone
+from altmafia.text.i18n import count, lang_of, text
+from config.loader import RulesetFileError, available_rulesets, load_ruleset
+
+
+class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby")):
+    def __init__(self, bot: Any) -> None:
+        self.bot = bot
+        super().__init__()
+
+    async def lobby_here(self, interaction: discord.Interaction, *, quiet: bool = False) -> tuple[str, dict[str, Any]] | None:
+        found = await self.bot.store.lobbies(interaction.guild_id)
+        here = [(k, v) for k, v in found.items() if v["channel_id"] == interaction.channel_id]
+        if not here and len(found) == 1:
+            here = list(found.items())
+        if len(here) == 1:
+            return here[0]
+        if not quiet:
+            await refuse(interaction, "err.many_lobbies" if found else "err.no_lobby")
+        return None
+
+    # ---- create ---------------------------------------------------------------------------
+    @app_commands.command(name=N("lobby.create"), description=D("lobby.create"))
+    @app_commands.rename(ruleset=N("lobby.create.ruleset"), days=N("lobby.create.days"), timezone=N("lobby.create.timezone"),
+                         language=N("lobby.create.language"), practice=N("lobby.create.practice"))
+    @app_commands.describe(ruleset=D("lobby.create.ruleset"), days=D("lobby.create.days"), timezone=D("lobby.create.timezone"),
+                           language=D("lobby.create.language"), practice=D("lobby.create.practice"))
+    @app_commands.choices(language=[app_commands.Choice(name="русский", value="ru"), app_commands.Choice(name="English", value="en")])
+    async def create(self, interaction: discord.Interaction, ruleset: str = "godfather", days: app_commands.Range[int, 1, 60] | None = None,
+                     timezone: str | None = None, language: str | None = None, practice: bool = False) -> None:
+        if interaction.guild_id is None:
+            await refuse(interaction, "err.guild_only")
+            return
+        try:
+            rules = load_ruleset(ruleset)  # shipped rulesets only: no test-only one, no file
+        except RulesetFileError:
+            await refuse(interaction, "err.unknown_ruleset", ruleset=ruleset)
+            return
+        tz = timezone or self.bot.settings.tz
+        try:
+            check_timezone(tz)
+        except SettingsError:
+            await refuse(interaction, "err.bad_timezone", tz=tz)
+            return
+        if days is not None and not rules.calendar.min_days <= days <= rules.calendar.max_days:
+            await refuse(interaction, "err.bad_days", min=rules.calendar.min_days, max=rules.calendar.max_days)
+            return
+        if practice and rules.table.practice_min is None:
+            await refuse(interaction, "err.no_practice_table", ruleset=getattr(rules.names, lang(interaction)))
+            return
+        game_lang = language or self.bot.settings.lang
+        await defer(interaction, ephemeral=False)
+        lobby_id, lobby = lobbies.new_lobby(interaction.guild_id, interaction.channel_id, interaction.user.id, rules.id, game_lang, tz, days,
+                                            practice)
+        await self.bot.store.save_lobby(lobby_id, lobby, guild_id=interaction.guild_id)
+        lo, hi = lobbies.seats(rules, lobby)
+        body = text(game_lang, "lobby.created", ruleset=getattr(rules.names, game_lang), gm=interaction.user.mention,
+                    min=lo, max=hi, default=rules.table.default, id=lobby_id)
+        note = lobbies.practice_note(rules, lobby)
+        await reply(interaction, body + (f"\n{note}" if note else ""), ephemeral=False, allowed_mentions=discord.AllowedMentions.none())
+
+    @create.autocomplete("ruleset")
+    async def ruleset_ac(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+        lng = lang(interaction)
+        out = []
+        for rid in available_rulesets():
+            try:
+                name = getattr(load_ruleset(rid).names, lng)
+            except Exception:
+                continue
+            if current.casefold() in f"{rid} {name}".casefold():
+                out.append(app_commands.Choice(name=f"{name} ({rid})"[:100], value=rid))
+        return out[:25]
+
+    # ---- join / leave / players ------------------------------------------------------------
+    @app_commands.command(name=N("lobby.join"), description=D("lobby.join"))
+    @app_commands.rename(role=N("lobby.join.role"))
+    @app_commands.describe(role=D("lobby.join.role"))
+    async def join(self, interaction: discord.Interaction, role: str | None = None) -> None:
+        found = await self.lobby_here(interaction)
+        if found is None:
+            return
+        lobby_id, lobby = found
+        uid = interaction.user.id
+        if any(p["user_id"] == uid for p in lobby["players"]):
+            await refuse(interaction, "err.already_joined")
+            return
+        if uid in lobby["gms"]:
+            await refuse(interaction, "err.gm_cannot_play")
+            return
+        rules = load_ruleset(lobby["ruleset"])
+        if len(lobby["players"]) >= rules.table.max:
+            await refuse(interaction, "err.lobby_full", max=rules.table.max)
+            return
+        if role is not None:  # a public role claimed at sign-up: one each, first come
+            role = lobbies.find_role(rules, role, lobby["lang"])
+            if role is None or role not in lobbies.free_roles(rules, lobby):
+                await refuse(interaction, "err.role_taken")
+                return
+        name = lobbies.unique_name(lobby, interaction.user.display_name)
+        entry = {"user_id": uid, "name": name, "lang": lang_of(interaction.locale, lobby["lang"])}
+        if role is not None:
+            entry["role"] = role
+        lobby["players"].append(entry)
+        lobby["spectators"] = [s for s in lobby["spectators"] if s != uid]
+        await self.bot.store.save_lobby(lobby_id, lobby, guild_id=interaction.guild_id)
+        lng = lobby["lang"]
+        joined = text(lng, "lobby.joined", name=name, count=count(len(lobby["players"]), "player", lng))
+        if role is not None:
+            joined += "\n" + text(lng, "lobby.role_claimed", name=name, role=getattr(rules.role(role).name, lng))
+        await reply(interaction, joined, ephemeral=False)
+
+    @join.autocomplete("role")
+    async def role_ac(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+        found = await self.lobby_here(interaction, quiet=True)
+        if found is None:
+            return []
+        _, lobby = found
+        rules = load_ruleset(lobby["ruleset"])
+        lng = lang(interaction)
+        out = []
+        for rid in lobbies.free_roles(rules, lobby):
+            name = getattr(rules.role(rid).name, lng)
+            if current.casefold() in f"{rid} {name}".casefold():
+                out.append(app_commands.Choice(name=name[:100], value=rid))
+        return out[:25]
+
+    @app_commands.command(name=N("lobby.leave"), description=D("lobby.leave"))
+    async def leave(self, interaction: discord.Interaction) -> None:
+        found = await self.lobby_here(interaction)
+        if found is None:
+            return
+        lobby_id, lobby = found
+        uid = interaction.user.id
+        before = (len(lobby["players"]), len(lobby["spectators"]))
+        lobby["players"] = [p for p in lobby["players"] if p["user_id"] != uid]
+        lobby["spectators"] = [s for s in lobby["spectators"] if s != uid]
+        if before == (len(lobby["players"]), len(lobby["spectators"])):
+            await refuse(interaction, "err.not_in_lobby")
+            return
+        await self.bot.store.save_lobby(lobby_id, lobby, guild_id=interaction.guild_id)
+        lng = lobby["lang"]
+        await reply(interaction, text(lng, "lobby.left", name=interaction.user.display_name,
+                                      count=count(len(lobby["players"]), "player", lng)), ephemeral=False)
+
+    @app_commands.command(name=N("lobby.players"), description=D("lobby.players"))
+    async def players(self, interaction: discord.Interaction) -> None:
+        lng = lang(interaction)
+        found = await self.lobby_here(interaction, quiet=True)
+        note = None
+        if found is not None:
+            _, lobby = found
+            names = [p["name"] for p in lobby["players"]]
+            specs = len(lobby["spectators"])
+            note = lobbies.practice_note(load_ruleset(lobby["ruleset"]), lobby, lng)
+        else:
+            gids = games_here(self.bot, interaction)
+            if len(gids) != 1:
+                await refuse(interaction, "err.no_lobby")
+                return
+            game = self.bot.store.game(gids[0])
+            names = [p.name + ("" if game.alive(p) else " †") for p in game.state.players]
+            specs = len(self.bot.store.info(gids[0]).meta.get("spectators", []))
+        body = "\n".join(f"{i + 1}. {n}" for i, n in enumerate(names)) or "—"
+        listing = text(lng, "lobby.list", count=count(len(names), "player", lng), names=body, spectators=count(specs, "spectator", lng))
+        await reply(interaction, listing + (f"\n{note}" if note else ""))
+
+    # ---- spectate -----------------------------------------------------------------------------
+    @app_commands.command(name=N("lobby.spectate"), description=D("lobby.spectate"))
+    async def spectate(self, interaction: discord.Interaction) -> None:
+        uid = interaction.user.id
+        found = await self.lobby_here(interaction, quiet=True)
+        if found is not None:
+            lobby_id, lobby = found
+            if any(p["user_id"] == uid for p in lobby["players"]) or uid in lobby["gms"]:
+                await refuse(interaction, "err.player_cannot_spectate")
+                return
+            if uid not in lobby["spectators"]:
+                lobby["spectators"].append(uid)
+                await self.bot.store.save_lobby(lobby_id, lobby, guild_id=interaction.guild_id)
+            await reply(interaction, text(lang(interaction), "lobby.spectating"))
+            return
+        infos = [i for i in self.bot.store.games() if i.status == "running" and i.guild_id == interaction.guild_id]
+        here = games_here(self.bot, interaction)
+        gids = here if len(here) == 1 else [i.game_id for i in infos]
+        if len(gids) != 1:
+            await refuse(interaction, "err.no_lobby" if not gids else "err.many_games")
+            return
+        info = self.bot.store.info(gids[0])
+        if uid in info.gm_user_ids or any(p.get("user_id") == uid for p in info.players):
+            await refuse(interaction, "err.player_cannot_spectate")
+            return
+        await defer(interaction)
+        await self.bot.channel_manager.add_spectator(gids[0], uid)
+        await reply(interaction, text(lang(interaction), "lobby.spectating"))
+
+    # ---- start / end ----------------------------------------------------------------------------
+    @app_commands.command(name=N("lobby.start"), description=D("lobby.start"))
+    async def start(self, interaction: discord.Interaction) -> None:
+        found = await self.lobby_here(interaction)
+        if found is None:
+            return
+        lobby_id, lobby = found
+        if not is_gm(self.bot, interaction, lobby["gms"]):
+            await refuse(interaction, "err.not_gm")
+            return
+        try:
+            lobbies.check(lobby)
+        except lobbies.LobbyError as exc:
+            await refuse(interaction, exc.key, **exc.args_)
+            return
+        await defer(interaction, ephemeral=False)
+        gid = await lobbies.start(self.bot, lobby_id, lobby)
+        cid = self.bot.store.info(gid).meta["channels"]["public"]
+        await reply(interaction, text(lobby["lang"], "lobby.started", channel=f"<#{cid}>"), ephemeral=False)
+
+    @app_commands.command(name=N("lobby.end"), description=D("lobby.end"))
+    async def end(self, interaction: discord.Interaction) -> None:
+        found = await self.lobby_here(interaction, quiet=True)
+        lng = lang(interaction)
+        if found is not None:
+            lobby_id, lobby = found
+            if not is_gm(self.bot, interaction, lobby["gms"]):
+                await refuse(interaction, "err.not_gm")
+                return
+            await self.bot.store.delete_lobby(lobby_id)
+            await reply(interaction, text(lobby["lang"], "lobby.cancelled"), ephemeral=False)
+            return
+        gids = games_here(self.bot, interaction)
+        if len(gids) != 1:
+            await refuse(interaction, "err.no_lobby" if not gids else "err.many_games")
+            return
+        await ask_end(self.bot, interaction, gids[0], lng)
+
+
+async def ask_end(bot: Any, interaction: discord.Interaction, gid: str, lng: str) -> None:
+    info = bot.store.info(gid)
+    if not is_gm(bot, interaction, info.gm_user_ids):
+        await refuse(interaction, "err.not_gm")
+        return
+    view = discord.ui.View(timeout=600)
+    view.add_item(GameButton("end", gid, info.tick, text(lng, "btn.end"), discord.ButtonStyle.danger))
+    view.add_item(GameButton("cancel", gid, info.tick, text(lng, "btn.cancel")))
+    await reply(interaction, text(lng, "gm.confirm_end"), view=view)
+
+
+async def setup(bot: Any) -> None:
+    await bot.add_cog(Lobby(bot))

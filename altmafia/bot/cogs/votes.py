@@ -1,0 +1,195 @@
+"""/vote: cast (or change, where the ruleset allows) a ballot; see the tally.
+
+A ballot is shown in the vote channel as the ruleset lets players see votes
+(``settings.vote_display``): ``open`` (default: who votes for whom, and how many ballots each
+candidate has), ``count`` (the ballot counts only) or ``hidden`` (that a ballot was cast).
+The live tally counts ballots, never strengths (which may read secret stats); at the count
+the engine's own public tally shows the weighted totals only where ``public_vote_weights``
+allows (engine/votes.py), else the ballots again, and the weights go to the GM. The same
+ballot cast again is not a change: it is acknowledged privately and not posted.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from altmafia.bot.interact import (
+    D,
+    N,
+    as_player,
+    defer,
+    games_here,
+    lang,
+    parse_player,
+    player_of,
+    refuse,
+    refuse_engine,
+    reply,
+)
+from altmafia.text.i18n import Renderer, count, text
+from engine import ActionError, Game
+from engine.registry import VOTES
+from storage import Command
+
+PEACE = "peace"
+
+
+def candidates(game: Game, vdef: Any, voter: int) -> list[int | str]:
+    out: list[int | str] = []
+    checker = VOTES[vdef.kind]
+    for q in game.state.players:
+        try:
+            checker.check_choice(game, vdef, game.player(voter), q.pid)
+        except ActionError:
+            continue
+        out.append(q.pid)
+    if vdef.params.get("peace"):
+        out.append(PEACE)
+    named = getattr(checker, "named_choices", None)
+    if named is not None:  # «против всех», «амнистия», «казнь»…
+        out += [c for c in named(game, vdef) if c not in out]
+    return out
+
+
+def named_choices(game: Game, vote_id: str | None) -> set[str]:
+    out = {PEACE}
+    for vdef in game.rules.votes:
+        named = getattr(VOTES[vdef.kind], "named_choices", None)
+        if named is not None and vote_id in (None, vdef.id):
+            out |= set(named(game, vdef))
+    return out
+
+
+def tally_line(game: Game, vote_id: str, lng: str) -> str:
+    r = Renderer(game, lng)
+    c = Counter(v.choice for v in game.state.votes if v.vote == vote_id and v.choice is not None)
+    parts = [f"{r.player(k)} — {count(n, 'vote', lng)}" for k, n in sorted(c.items(), key=lambda kv: (-kv[1], str(kv[0])))]
+    return text(lng, "vote.tally", tally="; ".join(parts) or "—")
+
+
+class Votes(commands.GroupCog, group_name=N("vote"), group_description=D("vote")):
+    def __init__(self, bot: Any) -> None:
+        self.bot = bot
+        super().__init__()
+
+    @app_commands.command(name=N("vote.cast"), description=D("vote.cast"))
+    @app_commands.rename(target=N("vote.cast.target"), vote=N("vote.cast.vote"))
+    @app_commands.describe(target=D("vote.cast.target"), vote=D("vote.cast.vote"))
+    async def cast(self, interaction: discord.Interaction, target: str, vote: str | None = None) -> None:
+        found = await as_player(self.bot, interaction)
+        if found is None:
+            return
+        gid, game, p = found
+        lng = lang(interaction)
+        open_votes = game.open_votes()
+        if vote is None:
+            if not open_votes:
+                await refuse_engine(interaction, game, ActionError("vote_closed", vote=""))
+                return
+            vote = open_votes[0].id
+        choice: int | str | None = target if target in named_choices(game, vote) else parse_player(game, target)
+        if choice is None:
+            await refuse(interaction, "err.unknown_player", name=target)
+            return
+        await defer(interaction)
+        mine = next((v for v in game.state.votes if v.pid == p.pid and v.vote == vote), None)
+        changed = mine is not None
+        same = changed and mine.choice == choice  # the same ballot again: not a change (nothing spent)
+        try:
+            await self.bot.store.apply(gid, Command.vote(p.pid, vote, choice, user_id=interaction.user.id, request_id=str(interaction.id)))
+        except ActionError as err:
+            await refuse_engine(interaction, game, err)
+            return
+        game = self.bot.store.game(gid)
+        r = Renderer(game, lng)
+        if same:
+            await reply(interaction, text(lng, "vote.same", target=r.player(choice)))
+            return
+        await reply(interaction, text(lng, "vote.changed" if changed else "vote.cast", target=r.player(choice)))
+        await self.post(gid, game, p.pid, choice, vote, changed)
+        await self.bot.deliverer.flush(gid)
+        await self.bot.scheduler.end_early(gid)  # the ruleset may end the phase once nobody is waited for
+
+    async def post(self, gid: str, game: Game, voter: int, choice: Any, vote_id: str, changed: bool) -> None:
+        info = self.bot.store.info(gid)
+        lng = info.meta.get("lang", "ru")
+        r = Renderer(game, lng)
+        mode = game.rules.settings.get("vote_display", "open")
+        if mode == "open":
+            line = text(lng, "vote.public_changed" if changed else "vote.public", voter=r.player(voter), target=r.player(choice))
+            line += "\n" + tally_line(game, vote_id, lng)
+        elif mode == "count":
+            line = tally_line(game, vote_id, lng)
+        else:
+            line = text(lng, "vote.public_hidden")
+        await self.bot.deliverer.post(gid, "votes", line)
+
+    @cast.autocomplete("target")
+    async def target_ac(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+        gids = games_here(self.bot, interaction)
+        if len(gids) != 1:
+            return []
+        game = self.bot.store.game(gids[0])
+        p = player_of(game, interaction.user.id)
+        if p is None:
+            return []
+        wanted = getattr(interaction.namespace, "ballot", None)  # the renamed parameter's key
+        votes = [v for v in game.open_votes() if wanted in (None, v.id)][:1]
+        if not votes:
+            return []
+        pool = candidates(game, votes[0], p.pid)
+        choices = player_choices_any(game, pool, current, lang(interaction))
+        return choices[:25]
+
+    @cast.autocomplete("vote")
+    async def vote_ac(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+        gids = games_here(self.bot, interaction)
+        if len(gids) != 1:
+            return []
+        game = self.bot.store.game(gids[0])
+        lng = lang(interaction)
+        return [app_commands.Choice(name=getattr(v.names, lng)[:100], value=v.id) for v in game.open_votes()][:25]
+
+    @app_commands.command(name=N("vote.show"), description=D("vote.show"))
+    async def show(self, interaction: discord.Interaction) -> None:
+        found = await as_player(self.bot, interaction)
+        if found is None:
+            return
+        gid, game, p = found
+        lng = lang(interaction)
+        votes = game.open_votes()
+        if not votes:
+            await refuse_engine(interaction, game, ActionError("vote_closed", vote=""))
+            return
+        r = Renderer(game, lng)
+        lines = []
+        mode = game.rules.settings.get("vote_display", "open")
+        for v in votes:
+            lines.append(f"**{getattr(v.names, lng)}**")
+            lines.append(text(lng, "vote.candidates", names=", ".join(r.player(c) for c in candidates(game, v, p.pid)) or "—"))
+            if mode in ("open", "count"):
+                lines.append(tally_line(game, v.id, lng))
+            mine = next((b for b in game.state.votes if b.pid == p.pid and b.vote == v.id), None)
+            lines.append(text(lng, "vote.mine", target=r.player(mine.choice) if mine else "—"))
+        await reply(interaction, "\n".join(lines))
+
+
+def player_choices_any(game: Game, pool: list[int | str], current: str, lng: str) -> list[app_commands.Choice[str]]:
+    r = Renderer(game, lng)
+    cur = (current or "").casefold()
+    out = []
+    for c in pool:
+        name = r.player(c)
+        if cur and cur not in name.casefold():
+            continue
+        out.append(app_commands.Choice(name=name[:100], value=str(c)))
+    return out
+
+
+async def setup(bot: Any) -> None:
+    await bot.add_cog(Votes(bot))

@@ -1,0 +1,192 @@
+"""What every cog needs: localized command names, replies, finding the game and the player.
+
+Command names are stable English identifiers by default with Russian localizations; their
+descriptions are Russian by default with English localizations for the English locales
+(``config/messages/*.bot.yaml``, section ``commands``), through :class:`CatalogTranslator`.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.app_commands import locale_str
+
+from altmafia.text.i18n import Renderer, catalog, lang_of, text
+from engine import ActionError, Game
+from engine.state import Player
+
+log = logging.getLogger(__name__)
+
+EN_LOCALES = {discord.Locale.american_english, discord.Locale.british_english}
+
+
+def N(key: str) -> locale_str:
+    """A command, group or parameter name: English by default, translated for Russian."""
+    return locale_str(catalog("en")["commands"][f"{key}.name"], key=f"{key}.name")
+
+
+def D(key: str) -> locale_str:
+    """A description: Russian by default, translated for the English locales."""
+    return locale_str(catalog("ru")["commands"][f"{key}.desc"], key=f"{key}.desc")
+
+
+class CatalogTranslator(app_commands.Translator):
+    async def translate(self, string: locale_str, locale: discord.Locale, context: Any) -> str | None:
+        key = string.extras.get("key")
+        if not key:
+            return None
+        if locale == discord.Locale.russian:
+            lang = "ru"
+        elif locale in EN_LOCALES:
+            lang = "en"
+        else:
+            return None
+        return catalog(lang).get("commands", {}).get(key)
+
+
+# ---- replies -------------------------------------------------------------------------------
+def lang(interaction: discord.Interaction) -> str:
+    return lang_of(interaction.locale, getattr(interaction.client, "settings", None) and interaction.client.settings.lang or "ru")
+
+
+async def reply(interaction: discord.Interaction, content: str, *, ephemeral: bool = True, **kw: Any) -> None:
+    """Answer an interaction: its first response, or a follow-up once deferred."""
+    if interaction.response.is_done():
+        await interaction.followup.send(content, ephemeral=ephemeral, **kw)
+    else:
+        await interaction.response.send_message(content, ephemeral=ephemeral, **kw)
+
+
+async def refuse(interaction: discord.Interaction, key: str, **args: Any) -> None:
+    """A refusal of the bot itself: ephemeral, from the catalog."""
+    await reply(interaction, "⛔ " + text(lang(interaction), key, **args), ephemeral=True)
+
+
+async def refuse_engine(interaction: discord.Interaction, game: Game, err: ActionError) -> None:
+    """A refusal of the engine: its key rendered in the user's language, ephemeral."""
+    await reply(interaction, "⛔ " + Renderer(game, lang(interaction)).error(err), ephemeral=True)
+
+
+async def defer(interaction: discord.Interaction, *, ephemeral: bool = True) -> None:
+    """The 3-second rule: acknowledge first, then do the slow work (disk, engine, REST)."""
+    if not interaction.response.is_done():
+        await interaction.response.defer(ephemeral=ephemeral, thinking=True)
+
+
+# ---- which game, which player ----------------------------------------------------------------
+def games_here(bot: Any, interaction: discord.Interaction) -> list[str]:
+    """Running games this interaction belongs to: the game whose channels it was used in, else
+    the games of this server where the user plays or is a GM."""
+    store = bot.store
+    cid = interaction.channel_id
+    cat = getattr(interaction.channel, "category_id", None)
+    infos = [i for i in store.games() if i.status == "running" and i.guild_id == interaction.guild_id]
+    for info in infos:
+        ids = {int(v) for v in info.meta.get("channels", {}).values()}
+        if cid in ids or (cat is not None and cat in ids):
+            return [info.game_id]
+    uid = interaction.user.id
+    return [
+        i.game_id for i in infos
+        if uid in i.gm_user_ids or any(p.get("user_id") == uid for p in i.players)
+    ]
+
+
+def player_of(game: Game, user_id: int) -> Player | None:
+    return next((p for p in game.state.players if p.user_id == user_id), None)
+
+
+def is_gm(bot: Any, interaction: discord.Interaction, gm_user_ids: list[int]) -> bool:
+    """The game's GMs, plus members holding the server's GM role (``ALTMAFIA_GM_ROLE``)."""
+    user = interaction.user
+    if user.id in gm_user_ids:
+        return True
+    role = bot.settings.gm_role
+    if role and isinstance(user, discord.Member):
+        return any(str(r.id) == role or r.name == role for r in user.roles)
+    return False
+
+
+async def one_game(bot: Any, interaction: discord.Interaction) -> str | None:
+    """The one game meant here, or None after an ephemeral refusal that says why."""
+    found = games_here(bot, interaction)
+    if not found:
+        await refuse(interaction, "err.no_game")
+        return None
+    if len(found) > 1:
+        await refuse(interaction, "err.many_games")
+        return None
+    return found[0]
+
+
+async def as_player(bot: Any, interaction: discord.Interaction) -> tuple[str, Game, Player] | None:
+    gid = await one_game(bot, interaction)
+    if gid is None:
+        return None
+    game = bot.store.game(gid)
+    p = player_of(game, interaction.user.id)
+    if p is None:
+        await refuse(interaction, "err.not_player")
+        return None
+    await remember_lang(bot, gid, p.pid, interaction)
+    return gid, game, p
+
+
+async def remember_lang(bot: Any, gid: str, pid: int, interaction: discord.Interaction) -> None:
+    """A player's news are written in the language of their Discord client, as last seen."""
+    info = bot.store.info(gid)
+    now = lang_of(interaction.locale, info.meta.get("lang", "ru"))
+    langs = info.meta.get("langs", {})
+    if langs.get(str(pid)) != now:
+        meta = dict(info.meta)
+        meta["langs"] = {**langs, str(pid): now}
+        await bot.store.set_meta(gid, meta)
+
+
+async def as_gm(bot: Any, interaction: discord.Interaction) -> tuple[str, Game] | None:
+    gid = await one_game(bot, interaction)
+    if gid is None:
+        return None
+    info = bot.store.info(gid)
+    if not is_gm(bot, interaction, info.gm_user_ids):
+        await refuse(interaction, "err.not_gm")
+        return None
+    return gid, bot.store.game(gid)
+
+
+def player_choices(game: Game, pids: list[int], current: str, *, limit: int = 25) -> list[app_commands.Choice[str]]:
+    """Autocomplete choices among players (name shown, seat sent), filtered by what is typed."""
+    cur = (current or "").casefold()
+    out = []
+    for pid in pids:
+        name = game.player(pid).name
+        if cur and cur not in name.casefold():
+            continue
+        out.append(app_commands.Choice(name=name[:100], value=str(pid)))
+    return out[:limit]
+
+
+def parse_player(game: Game, value: str | None) -> int | None:
+    """A player from an autocomplete value (the seat) or a typed name; None if unknown."""
+    if value is None:
+        return None
+    v = value.strip()
+    if v.isdigit() and int(v) < len(game.state.players):
+        return int(v)
+    for p in game.state.players:
+        if p.name.casefold() == v.casefold():
+            return p.pid
+    return None
+
+
+def deadline_text(info: Any, lng: str) -> str:
+    if info.meta.get("paused"):
+        return text(lng, "deadline.paused")
+    dl = info.deadline
+    if dl is None:
+        return text(lng, "deadline.none")
+    stamp = int(dl.timestamp())
+    return text(lng, "deadline.at", when=f"<t:{stamp}:f>", left=f"<t:{stamp}:R>")

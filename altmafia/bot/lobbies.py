@@ -1,0 +1,202 @@
+"""Gathering a game and starting it: deal, channels, role cards.
+
+A lobby is a game being gathered (ruleset, GMs, players in the order they joined,
+spectators), kept in the store so that a restart loses no sign-up. Starting it deals roles
+and characters from the game's seeded generator (``engine.DEAL``), creates every channel
+with its overwrites, commits the game with its first deadline and posts each player's role
+card in their hidden channel. Channel ids are saved in the lobby as they are created, so a
+start cut short by a crash is finished by the next ``/lobby start`` without duplicates.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+import discord
+
+from altmafia.text.cards import role_card
+from altmafia.text.i18n import Renderer, count, text
+from config import load_ruleset
+from engine import DEAL, Game, GameError, PlayerSpec
+
+from .buttons import bonus_view
+from .channels import Audience, game_plan, public_access
+from .channels import create as create_channels
+from .deadlines import now, period_end
+
+
+class LobbyError(Exception):
+    def __init__(self, key: str, **args: Any) -> None:
+        super().__init__(key)
+        self.key, self.args_ = key, args
+
+
+def new_seed() -> int:
+    """The game's random seed (the deal and every draw of the rules come from it)."""
+    return secrets.randbits(31)
+
+
+def new_lobby(guild_id: int, channel_id: int, creator: int, ruleset: str, lang: str, tz: str,
+              days: int | None, practice: bool = False) -> tuple[str, dict[str, Any]]:
+    lobby_id = secrets.token_hex(3)
+    lobby = {
+        "guild_id": guild_id, "channel_id": channel_id, "ruleset": ruleset, "creator": creator, "gms": [creator],
+        "players": [], "spectators": [], "lang": lang, "tz": tz, "days": days, "seed": new_seed(),
+    }
+    if practice:  # the GM's explicit practice table (``table.practice_min``), shown by the lobby
+        lobby["practice"] = True
+    return lobby_id, lobby
+
+
+def seats(rules: Any, lobby: dict[str, Any]) -> tuple[int, int]:
+    """The table this lobby may start with: the ruleset's, or its practice table."""
+    return rules.table.seats(bool(lobby.get("practice")))
+
+
+def game_settings(lobby: dict[str, Any]) -> dict[str, Any] | None:
+    """The settings the lobby gives its game: the length, the practice table."""
+    out: dict[str, Any] = {}
+    if lobby.get("days"):
+        out["days"] = lobby["days"]
+    if lobby.get("practice"):
+        out["practice_table"] = True
+    return out or None
+
+
+def practice_note(rules: Any, lobby: dict[str, Any], lang: str | None = None) -> str | None:
+    """The line that says the lobby is a practice table, smaller than the book's."""
+    if not lobby.get("practice"):
+        return None
+    lo, hi = seats(rules, lobby)
+    return text(lang or lobby["lang"], "lobby.practice", min=lo, max=hi, book_min=rules.table.min)
+
+
+def unique_name(lobby: dict[str, Any], wanted: str) -> str:
+    taken = {p["name"] for p in lobby["players"]}
+    name = " ".join(wanted.split())[:32] or "player"
+    n, base = 2, name
+    while name in taken:
+        name = f"{base} {n}"
+        n += 1
+    return name
+
+
+def gm_role_id(bot: Any, guild_id: int) -> int | None:
+    role = bot.settings.gm_role
+    if not role:
+        return None
+    if role.isdigit():
+        return int(role)
+    guild = bot.get_guild(guild_id)
+    found = discord.utils.get(guild.roles, name=role) if guild else None
+    return found.id if found else None
+
+
+def specs(lobby: dict[str, Any]) -> list[PlayerSpec]:
+    """The players as the engine takes them: a public role claimed at sign-up is theirs, the
+    rest is dealt."""
+    return [PlayerSpec(name=p["name"], role=p.get("role") or DEAL, character=DEAL, user_id=p["user_id"]) for p in lobby["players"]]
+
+
+def free_roles(rules: Any, lobby: dict[str, Any]) -> list[str]:
+    """The public roles a player may still claim at sign-up (one each with
+    ``table.distinct_roles``); none unless the ruleset says ``settings.claim_roles: true``."""
+    if not rules.settings.get("claim_roles"):
+        return []
+    taken = {p.get("role") for p in lobby["players"]} if rules.table.distinct_roles else set()
+    return [r.id for r in rules.roles if r.id not in taken]
+
+
+def find_role(rules: Any, value: str, lang: str) -> str | None:
+    """A role by its id or its name in either language."""
+    want = value.strip().casefold()
+    for r in rules.roles:
+        if want in {r.id.casefold(), r.name.ru.casefold(), r.name.en.casefold(), getattr(r.name, lang).casefold()}:
+            return r.id
+    return None
+
+
+def check(lobby: dict[str, Any]) -> Game:
+    """The game this lobby would start (its deal), or a LobbyError saying why not."""
+    rules = load_ruleset(lobby["ruleset"])
+    n = len(lobby["players"])
+    lo, hi = seats(rules, lobby)
+    if not lo <= n <= hi:
+        raise LobbyError("lobby.bad_count", min=lo, max=hi, n=n)
+    try:
+        return Game.new(rules, lobby["seed"], specs(lobby), game_settings(lobby))
+    except GameError as exc:
+        raise LobbyError("lobby.cannot_start", why=str(exc)) from exc
+
+
+async def start(bot: Any, lobby_id: str, lobby: dict[str, Any]) -> str:
+    """Start the lobby's game; returns its id (the lobby's)."""
+    store = bot.store
+    game = check(lobby)
+    lang, tz = lobby["lang"], lobby["tz"]
+    guild_id = lobby["guild_id"]
+    title = f"{getattr(game.rules.names, lang)} #{lobby_id}"
+    aud = Audience(
+        guild_id=guild_id, bot_id=bot.user.id, gms=list(lobby["gms"]), gm_role=gm_role_id(bot, guild_id),
+        players={seat: p["user_id"] for seat, p in enumerate(lobby["players"])}, spectators=list(lobby["spectators"]),
+    )
+    plan = game_plan(title, lang, aud, {seat: p["name"] for seat, p in enumerate(lobby["players"])}, game)
+    known = dict(lobby.get("channels", {}))
+
+    async def keep(key: str, cid: int) -> None:
+        known[key] = cid
+        lobby["channels"] = known
+        await store.save_lobby(lobby_id, lobby, guild_id=guild_id)
+
+    channels = await create_channels(bot.http, guild_id, plan, known, keep)
+    access = {"public": {str(uid): a for uid, a in public_access(game, aud).items()}}
+    meta = {
+        "title": title, "lang": lang, "tz": tz, "gm_role": aud.gm_role, "channels": channels,
+        "parents": {s.key: s.parent for s in plan if s.parent}, "categories": [s.key for s in plan if s.type == 4],
+        "access": access, "langs": {str(seat): p.get("lang", lang) for seat, p in enumerate(lobby["players"])},
+        "spectators": list(lobby["spectators"]), "lobby_channel": lobby["channel_id"],
+    }
+    settings = game_settings(lobby)
+    first = period_end(game.rules, 0, tz, now(), bot.settings.min_phase_minutes)
+    await store.create_game(
+        lobby["ruleset"], lobby["seed"], specs(lobby), game_id=lobby_id, guild_id=guild_id, gm_user_ids=lobby["gms"],
+        settings=settings, meta=meta, deadline=first,
+    )
+    await store.delete_lobby(lobby_id)
+    await bot.channel_manager.sync(lobby_id)  # channels the ruleset opens from the start (the Mafia's first night)
+    await post_cards(bot, lobby_id)
+    bot.scheduler.poke()
+    return lobby_id
+
+
+async def post_cards(bot: Any, game_id: str) -> None:
+    """Each player's role card in their hidden channel; the table in the GM channel; the start
+    in the public and spectator channels."""
+    store = bot.store
+    info = store.info(game_id)
+    if info.meta.get("cards"):
+        return
+    game = store.game(game_id)
+    lang = info.meta.get("lang", "ru")
+    for p in game.state.players:
+        plang = info.meta.get("langs", {}).get(str(p.pid)) or lang
+        await bot.deliverer.post(game_id, f"player:{p.pid}", (f"<@{p.user_id}>\n" if p.user_id else "") + role_card(game, p.pid, plang),
+                                 mention=p.user_id, view=bonus_view(game_id, game, p.pid, plang))
+    r = Renderer(game, lang)
+    table = [text(lang, "start.gm_table")]
+    for p in game.state.players:
+        char = r.character(p.character) if p.character else "—"
+        table.append(text(lang, "start.gm_row", name=p.name, role=r.character(p.role), character=char))
+    await bot.deliverer.post(game_id, "gm", "\n".join(table))
+    dl = info.deadline
+    stamp = int(dl.timestamp()) if dl else None
+    names = ", ".join(p.name for p in game.state.players)
+    intro = text(lang, "start.public", title=info.meta.get("title", ""), players=count(len(game.state.players), "player", lang),
+                 names=names, phase=r.label(game.info.label), deadline=f"<t:{stamp}:f> (<t:{stamp}:R>)" if stamp else "—")
+    await bot.deliverer.post(game_id, "public", intro)
+    await bot.deliverer.post(game_id, "spectators", text(lang, "start.spectators", title=info.meta.get("title", "")))
+    meta = dict(store.info(game_id).meta)
+    meta["cards"] = True
+    await store.set_meta(game_id, meta)
+    await bot.deliverer.flush(game_id)

@@ -1,0 +1,595 @@
+"""``altmafia bench``: where the engine, the scale and the storage stand, in one run.
+
+Every figure is a median (or a count), and where the issue gives a goal the row carries the
+ratio measured in the same run: these machines are noisy, so a ratio of two figures taken
+side by side says more than an absolute time. ``--quick`` runs tiny sizes (for the tests: the
+shape of the output, not the figures). The results of a real run and how to reproduce them:
+``docs/benchmarks.md``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import gc
+import importlib.util
+import json
+import math
+import os
+import platform
+import random
+import statistics
+import sys
+import tempfile
+import time
+import tracemalloc
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from config import load_ruleset
+from engine import DEAL, ActionError, Game, PlayerSpec, Ruleset
+from storage import Command, Store
+from storage.store import destinations
+
+from .simulate.table import Table, play_game
+
+SECTIONS = ("engine", "scale", "storage", "discord")
+# the tools never import the bot: ``altmafia bench`` (the command line, above both) hands
+# the Discord section a factory of the real bot
+BotFactory = Callable[[Path], Any]  # a SQLite file -> the bot, not started (create_bot)
+NO_BOT = "not measured: no Discord bot was given to the bench (run it as `altmafia bench`)"
+
+# sizes: (full, quick)
+SIZES = {
+    "tick_games": (10, 1),  # 16-player games whose every tick is timed
+    "throughput_games": (30, 2),
+    "scaling_ticks": (21, 2),  # ticks timed per game and table size (21: the book's 7 days)
+    "scaling_games": (3, 1),
+    "scale_games": (500, 8),
+    "scale_templates": (8, 2),
+    "scale_runs": (3, 1),  # passes over all the games at once (the median is reported)
+    "storage_ticks": (6, 2),
+    "discord_repeats": (40, 3),
+}
+SCALING = (8, 16, 32, 64)
+
+
+@dataclass
+class Bench:
+    machine: dict[str, Any]
+    quick: bool
+    rows: list[dict[str, Any]] = field(default_factory=list)
+
+    def add(self, section: str, id: str, title: str, value: float | int | None, unit: str, *, goal: str | None = None,
+            ratio: float | None = None, ok: bool | None = None, note: str = "", not_measured: str | None = None) -> None:
+        self.rows.append({
+            "section": section, "id": id, "title": title,
+            "value": None if value is None else (round(value, 4) if isinstance(value, float) else value),
+            "unit": unit, "goal": goal, "ratio": None if ratio is None else round(ratio, 3),
+            "verdict": None if ok is None else ("meets the goal" if ok else "misses the goal"),
+            "note": note, "not_measured": not_measured,
+        })
+
+
+def machine() -> dict[str, Any]:
+    cpu = platform.processor() or ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
+            if line.lower().startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {
+        "nproc": os.cpu_count(),
+        "cpu": cpu or "unknown",
+        "python": platform.python_version(),
+        "implementation": platform.python_implementation(),
+        "system": f"{platform.system()} {platform.release()}",
+        "load_average": [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None,
+    }
+
+
+def size(name: str, quick: bool) -> int:
+    full, small = SIZES[name]
+    return small if quick else full
+
+
+def median_ms(samples: list[float]) -> float:
+    return statistics.median(samples) * 1000
+
+
+# ---- tables whose every player acts --------------------------------------------------------
+def godfather(max_players: int = 16) -> Ruleset:
+    rules = load_ruleset("godfather")
+    if max_players <= rules.table.max:
+        return rules
+    # bench-only copy: a GM may seat more players than the book has roles (roles repeat)
+    return rules.model_copy(update={"table": rules.table.model_copy(update={"max": max_players})})
+
+
+def new_game(rules: Ruleset, n: int, seed: int) -> Game:
+    """``n`` players: dealt when the roles suffice, else every role in turn (repeating);
+    characters dealt (the deck repeats)."""
+    if n <= len(rules.roles):
+        roles = [DEAL] * n
+    else:
+        ids = [r.id for r in rules.roles]
+        roles = [ids[i % len(ids)] for i in range(n)]
+        random.Random(seed).shuffle(roles)
+    char = DEAL if rules.characters else None
+    return Game.new(rules, seed, [PlayerSpec(f"P{i + 1}", roles[i], char) for i in range(n)])
+
+
+def everyone_acts(table: Table) -> int:
+    """Every living player submits one legal move in every lane open to them, and votes in
+    every open vote; the number of moves submitted."""
+    g, rnd = table.g, table.rnd
+    n = 0
+    for p in g.living():
+        for acts in table.lanes(p.pid).values():
+            a = rnd.choice(acts)
+            n += table.submit(p.pid, a, *table.draw(a))
+        for v in g.open_votes():
+            choices: list[int | str] = [q.pid for q in g.living()]
+            rnd.shuffle(choices)
+            table.cast(p.pid, v.id, choices)
+    return n
+
+
+def acting_table(rules: Ruleset, n: int, seed: int) -> Table:
+    g = new_game(rules, n, seed)
+    return Table(g, ["random"] * n, random.Random(seed))
+
+
+def timed_resolves(rules: Ruleset, n: int, seed: int, ticks: int | None = None) -> tuple[list[float], list[float]]:
+    """Resolve times of a game whose every player acts each tick (to the end, or ``ticks``);
+    also the times of one player's ``legal_actions``."""
+    table = acting_table(rules, n, seed)
+    g = table.g
+    out, legal = [], []
+    while not g.state.over and (ticks is None or len(out) < ticks):
+        p = g.living()[0] if g.living() else None
+        if p is not None:
+            t0 = time.perf_counter()
+            g.legal_actions(p.pid)
+            legal.append(time.perf_counter() - t0)
+        everyone_acts(table)
+        t0 = time.perf_counter()
+        g.resolve()
+        out.append(time.perf_counter() - t0)
+    return out, legal
+
+
+def fit_exponent(ns: list[int], ts: list[float]) -> float:
+    """The least-squares slope of log t against log n: t ~ n^k."""
+    xs, ys = [math.log(n) for n in ns], [math.log(t) for t in ts]
+    mx, my = statistics.fmean(xs), statistics.fmean(ys)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum((x - mx) ** 2 for x in xs)
+
+
+# ---- sections ----------------------------------------------------------------------------
+def bench_engine(b: Bench, say: Callable[[str], None]) -> None:
+    rules = godfather()
+    say("engine: one tick of 16 players")
+    ticks, legal = [], []
+    for seed in range(size("tick_games", b.quick)):
+        t, lg = timed_resolves(rules, 16, 1000 + seed)
+        ticks += t
+        legal += lg
+    b.add("engine", "engine.resolve_tick_16", "resolve one tick, Godfather's Legacy, 16 players all acting (median)",
+          median_ms(ticks), "ms", note=f"{len(ticks)} ticks of {size('tick_games', b.quick)} whole game(s); p90 "
+          f"{statistics.quantiles(ticks, n=10)[-1] * 1000:.2f} ms" if len(ticks) >= 10 else f"{len(ticks)} ticks")
+    b.add("engine", "engine.legal_actions_16", "legal_actions of one player (what autocomplete asks), 16 players (median)",
+          median_ms(legal), "ms", note=f"{len(legal)} calls")
+
+    say("engine: whole games")
+    n = size("throughput_games", b.quick)
+    times = []
+    for i in range(n):
+        t0 = time.perf_counter()
+        play_game(rules, 7, i, 13, "random")
+        times.append(time.perf_counter() - t0)
+    b.add("engine", "engine.games_per_second", "whole simulated games per second (13 players, random play, one process)",
+          n / sum(times), "games/s", note=f"{n} games; median {statistics.median(times):.3f} s a game, automatic players' choices included")
+
+    say("engine: growth with the table size")
+    big = godfather(max(SCALING))
+    # the four tables advance together, one tick of each in turn, so that this machine's
+    # drifting load falls on every size alike
+    samples: dict[int, list[float]] = {k: [] for k in SCALING}
+    n_games = size("scaling_games", b.quick)
+    for s in range(n_games):  # a few games of each size: one game's own course weighs less
+        tables = {k: acting_table(big, k, 2000 + 100 * s + k) for k in SCALING}
+        for _ in range(size("scaling_ticks", b.quick)):
+            for k, table in tables.items():
+                if table.g.state.over:
+                    continue
+                everyone_acts(table)
+                t0 = time.perf_counter()
+                table.g.resolve()
+                samples[k].append(time.perf_counter() - t0)
+    medians = []
+    for k in SCALING:
+        medians.append(statistics.median(samples[k]))
+        b.add("engine", f"engine.scaling_{k}", f"resolve one tick, {k} players all acting (median, table-size series)", medians[-1] * 1000,
+              "ms", note=f"{len(samples[k])} ticks of {n_games} game(s)" + ("; roles repeat beyond 16" if k > 16 else ""))
+    k = fit_exponent(list(SCALING), medians)
+    b.add("engine", "engine.scaling_exponent", "fitted exponent of resolve time against players (8, 16, 32, 64)", k, "",
+          goal="close to linear: ≤ 1.2", ratio=k, ok=k <= 1.2,
+          note="time ~ players^k; " + ", ".join(f"{n}: {t * 1000:.2f} ms" for n, t in zip(SCALING, medians, strict=True)))
+
+
+def bench_scale(b: Bench, say: Callable[[str], None]) -> None:
+    rules = godfather()
+    n_games, n_templates = size("scale_games", b.quick), size("scale_templates", b.quick)
+    say(f"scale: {n_games} games of 16 players")
+    # a few different games at day 1 with every player's action in; the 500 are copies of them
+    texts = []
+    for s in range(n_templates):
+        table = acting_table(rules, 16, 3000 + s)
+        everyone_acts(table)
+        texts.append(json.dumps(table.g.to_dict()))
+    which = [i % n_templates for i in range(n_games)]
+
+    def clones() -> list[Game]:
+        return [Game.from_dict(rules, json.loads(texts[w])) for w in which]
+
+    gc.collect()
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    games = clones()
+    after = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    del games
+    gc.collect()
+    per_game = (after - before) / n_games
+    snap = statistics.fmean(len(t.encode()) for t in texts)
+    b.add("scale", "scale.memory_per_game", f"memory per game, {n_games} games of 16 players in one process (tracemalloc)",
+          per_game / 1024, "KiB", note=f"engine state at day 1 with every action in; its JSON snapshot: {snap / 1024:.1f} KiB")
+
+    # all of them at one shared deadline, one after the other in this process
+    totals = []
+    for _ in range(size("scale_runs", b.quick)):
+        games = clones()
+        gc.collect()
+        t0 = time.perf_counter()
+        for g in games:
+            g.resolve()
+        totals.append(time.perf_counter() - t0)
+        del games
+        gc.collect()
+    # against 500 × one game, paired: each game's resolve among all the others (in seat order of
+    # the deadline), next to the resolve of the same game alone (a fresh copy, nothing else
+    # alive), so that this machine's drifting load falls on both sides alike
+    ratios, ones, alones = [], [], []
+    for _ in range(size("scale_runs", b.quick)):
+        games = clones()
+        gc.collect()
+        among = alone = 0.0
+        for w, g in zip(which, games, strict=True):
+            solo = Game.from_dict(rules, json.loads(texts[w]))
+            gc.collect(1)  # the copy joins the old generation, as the 500 loaded games already have
+            t0 = time.perf_counter()
+            g.resolve()
+            among += time.perf_counter() - t0
+            t0 = time.perf_counter()
+            solo.resolve()
+            dt = time.perf_counter() - t0
+            alone += dt
+            ones.append(dt)
+            del solo
+        del games
+        gc.collect()
+        ratios.append(among / alone)
+        alones.append(alone)
+    ratio = statistics.median(ratios)
+    b.add("scale", "scale.resolve_all", f"resolve all {n_games} games at one shared deadline (median of {len(totals)} passes)",
+          statistics.median(totals), "s", goal=f"no worse than linear: ≤ {n_games} × one game", ratio=ratio, ok=ratio <= 1.10,
+          note=f"ratio: Σ resolve of each game among the {n_games} / Σ resolve of the same game alone, paired game by game; "
+          f"median of {len(ratios)} rounds ({', '.join(f'{r:.2f}' for r in ratios)}); {n_games} × one game alone = "
+          f"{statistics.median(alones):.3f} s; {n_templates} different games cloned; "
+          "≤ 1.10 counts as met (noise)")
+    b.add("scale", "scale.resolve_one", "resolve one of those games alone (median)", statistics.median(ones) * 1000, "ms")
+
+
+def bench_storage(b: Bench, say: Callable[[str], None]) -> None:
+    say("storage: transactions on a real SQLite file")
+    asyncio.run(_storage(b, size("storage_ticks", b.quick)))
+
+
+async def _storage(b: Bench, ticks: int) -> None:
+    with tempfile.TemporaryDirectory(prefix="altmafia-bench-") as d:
+        store = Store(Path(d) / "bench.sqlite3")
+        await store.open()
+        try:
+            rnd = random.Random(5)
+            await store.create_game("godfather", 11, [PlayerSpec(f"P{i + 1}", DEAL, DEAL) for i in range(13)], game_id="bench")
+            applied = refused = resolves = 0
+            tx_apply: Counter[str] = Counter()
+            tx_resolve: Counter[str] = Counter()
+            t_apply, t_resolve = [], []
+            for _ in range(ticks):
+                g = store.game("bench")
+                if g.state.over:
+                    break
+                table = Table(g, ["random"] * len(g.state.players), rnd)
+                for p in g.living():
+                    for acts in table.lanes(p.pid).values():
+                        a = rnd.choice(acts)
+                        targets, opt = table.draw(a)
+                        args = {"pid": p.pid, "ability": a.key, "targets": targets}
+                        if opt is not None:
+                            args["option"] = opt
+                        if a.via is not None:
+                            args["via"] = a.via
+                        before = store.transactions.copy()
+                        t0 = time.perf_counter()
+                        try:
+                            await store.apply("bench", Command("submit", args, user_id=p.pid))
+                        except ActionError:
+                            continue
+                        t_apply.append(time.perf_counter() - t0)
+                        tx_apply.update(store.transactions - before)
+                        applied += 1
+                        break  # one accepted command a player a tick is enough
+                # a refused command: the engine says no, nothing is written
+                before = store.transactions.copy()
+                try:
+                    await store.apply("bench", Command("submit", {"pid": 0, "ability": "no such ability", "targets": []}))
+                except ActionError:
+                    refused += 1
+                refused_tx = sum((store.transactions - before).values())
+                before = store.transactions.copy()
+                t0 = time.perf_counter()
+                await store.resolve("bench")
+                t_resolve.append(time.perf_counter() - t0)
+                tx_resolve.update(store.transactions - before)
+                resolves += 1
+        finally:
+            await store.close()
+    per_apply = tx_apply["total"] / applied
+    per_resolve = tx_resolve["total"] / resolves
+    labels = lambda c: ", ".join(f"{k} {v}" for k, v in sorted(c.items()) if k != "total")  # noqa: E731
+    b.add("storage", "storage.tx_per_command", "transactions per accepted command (Store.apply, SQLite file)", per_apply, "tx",
+          goal="1", ratio=per_apply, ok=per_apply <= 1, note=f"{applied} commands: {labels(tx_apply)}")
+    b.add("storage", "storage.tx_per_refused", "transactions per refused command", refused_tx, "tx", goal="0",
+          ok=refused_tx == 0, note=f"{refused} refused")
+    b.add("storage", "storage.tx_per_resolve", "transactions per resolve (Store.resolve)", per_resolve, "tx", goal="1",
+          ratio=per_resolve, ok=per_resolve <= 1,
+          note=f"{resolves} resolves: {labels(tx_resolve)}; the store first commits a mark (resolving_tick, for crash "
+          "recovery), then the resolve itself: 2 per resolve today (docs/storage.md)")
+    b.add("storage", "storage.apply_ms", "Store.apply of an accepted action, commit included (median)", median_ms(t_apply), "ms",
+          note="synchronous=FULL: every commit waits for the disk")
+    b.add("storage", "storage.resolve_ms", "Store.resolve of a 13-player tick, both commits included (median)", median_ms(t_resolve), "ms")
+
+
+def resolve_floor(seed: int = 13) -> tuple[int, str]:
+    """The fewest Discord calls that can deliver a resolve of a 13-player Godfather game whose
+    every player acts: one post per channel with news (each player with news, the public
+    report, each vote's post, the GM trace, each faction with news). The median over every
+    resolve of one whole game, and its busiest resolve."""
+    table = acting_table(godfather(), 13, seed)
+    g = table.g
+    floors: list[tuple[int, str, str]] = []
+    while not g.state.over:
+        everyone_acts(table)
+        label = g.info.label
+        events = g.resolve()
+        dests = {d for e in events for d in destinations(e)}
+        votes = {e.args.get("vote") for e in events if e.key.startswith("vote.")} - {None}
+        kinds = Counter(k for k, _ in dests)
+        parts = [f"{kinds['player']} players with news", f"{kinds['public']} public report", f"{len(votes)} vote post(s)",
+                 f"{kinds['gm']} GM trace"] + ([f"{kinds['faction']} faction channel(s)"] if kinds["faction"] else [])
+        floors.append((len(dests) + len(votes), label, " + ".join(parts)))
+    med = int(statistics.median_low([f for f, _, _ in floors]))
+    busiest = max(floors)
+    return med, (f"median of the {len(floors)} resolves of one game; the busiest ({busiest[1]}): {busiest[0]} = {busiest[2]}")
+
+
+def discord_status(make_bot: BotFactory | None) -> str | None:
+    """None when the Discord bot can be measured; else why not (no bot given, no SimCord)."""
+    if make_bot is None:
+        return NO_BOT
+    if importlib.util.find_spec("simcord") is None:
+        return "not measured: SimCord is not installed (python3 -m pip install -e '.[test]')"
+    return None
+
+
+def bench_discord(b: Bench, say: Callable[[str], None], make_bot: BotFactory | None = None) -> None:
+    say("discord: command path and REST economy through SimCord")
+    reason = discord_status(make_bot)
+    measured = False
+    if reason is None:
+        try:
+            assert make_bot is not None
+            asyncio.run(_discord(b, size("discord_repeats", b.quick), make_bot))
+            measured = True
+        except Exception as exc:  # noqa: BLE001 - a bot that fails here is reported, not fatal
+            reason = f"not measured: the bot failed under SimCord ({type(exc).__name__}: {str(exc)[:200]})"
+            b.rows = [r for r in b.rows if r["section"] != "discord"]
+    if measured:
+        return
+    floor, how = resolve_floor()
+    b.add("discord", "discord.command_path", "an action through SimCord (validation, SQLite commit, ephemeral reply) against a no-op slash command",
+          None, "×", goal="≤ 1.5× the no-op", not_measured=reason)
+    b.add("discord", "discord.rest_create_13", "REST calls to create a 13-player game's channels, against the floor (one call per channel)",
+          None, "calls", goal="the floor", not_measured=reason)
+    b.add("discord", "discord.rest_resolve", "REST calls to deliver one resolve (13 players all acting), against the floor",
+          None, "calls", goal=f"the floor: {floor} calls", not_measured=reason, note=f"the floor, from the engine's events: {how}")
+
+
+async def _discord(b: Bench, repeats: int, make_bot: BotFactory) -> None:
+    """The real bot (``make_bot``: ``create_bot``) in SimCord's simulated Discord, on a SQLite
+    file in a temporary folder, with the production settings (``synchronous=FULL``)."""
+    # imported here: SimCord is a test extra, and `altmafia bench --only engine` needs no Discord
+    import discord
+    import simcord
+    from discord import app_commands
+
+    with tempfile.TemporaryDirectory(prefix="altmafia-bench-") as d:
+        bot = make_bot(Path(d) / "bench.sqlite3")
+
+        @app_commands.command(name="bench-noop", description="does nothing (altmafia bench's yardstick)")
+        async def noop(interaction: discord.Interaction) -> None:
+            await interaction.response.send_message("ok", ephemeral=True)
+
+        bot.tree.add_command(noop)
+        env = simcord.Env(bot, settle_timeout=60.0)
+        await env.start()
+        try:
+            guild = env.create_guild("bench")
+            lobby = guild.create_text_channel("lobby")
+            gm = guild.add_member(env.create_user("gm"))
+            members = [guild.add_member(env.create_user(f"p{i}", global_name=f"Игрок{i + 1}")) for i in range(13)]
+            await gm.slash(lobby, "lobby create")
+            for m in members:
+                await m.slash(lobby, "lobby join")
+            n0 = len(env.http_requests)
+            await gm.slash(lobby, "lobby start")
+            await env.settle()
+            calls = env.http_requests[n0:]
+            store = bot.store
+            gid = store.games()[0].game_id
+            channels = store.info(gid).meta["channels"]
+            made = [c for c in calls if c.path.startswith(f"/guilds/{guild.id}/channels") or "/permissions/" in c.path
+                    or (c.method == "PATCH" and c.path.startswith("/channels/"))]
+            posts = [c for c in calls if c.method == "POST" and c.path.endswith("/messages")]
+            b.add("discord", "discord.rest_create_13", "REST calls to create a 13-player game's channels, against the floor (one call per channel)",
+                  len(made), "calls", goal=f"the floor: {len(channels)} calls (one per channel)", ratio=len(made) / len(channels),
+                  ok=len(made) <= len(channels),
+                  note=f"/lobby start made {len(calls)} REST calls in all: {len(made)} to create channels (overwrites included), "
+                  f"{len(posts)} messages (role cards, introductions), {len(calls) - len(made) - len(posts)} other (the reply)")
+
+            # the command path: one player's action, replaced again and again, against the no-op
+            game = store.game(gid)
+            by_id = {c.id: c for c in guild.channels.values()}
+            pid = 0
+            member = next(m for m in members if m.id == game.player(pid).user_id)
+            hidden = by_id[int(channels[f"player:{pid}"])]
+            la = next(a for a in game.legal_actions(pid) if not a.ability.options and a.ability.number is None)
+            args: dict[str, Any] = {"ability": f"{la.via}|{la.key}" if la.via else la.key}
+            for name, t in zip(["target", "target2", "target3"], la.targets[: la.ability.targets], strict=False):
+                args[name] = str(t)
+            cpu: dict[str, list[float]] = {"action": [], "noop": []}
+            wall: dict[str, list[float]] = {"action": [], "noop": []}
+            rest: Counter[str] = Counter()
+            applies = store.transactions["apply"]
+            for _ in range(repeats):
+                for kind, name, kw in (("noop", "bench-noop", {}), ("action", "action submit", args)):
+                    n0 = len(env.http_requests)
+                    c0, w0 = time.process_time(), time.perf_counter()
+                    r = await member.slash(hidden, name, **kw)
+                    cpu[kind].append(time.process_time() - c0)
+                    wall[kind].append(time.perf_counter() - w0)
+                    rest[kind] += len(env.http_requests) - n0
+                    assert r.response is not None and r.response.ephemeral, r
+            accepted = store.transactions["apply"] - applies
+            ratio = statistics.median(cpu["action"]) / statistics.median(cpu["noop"])
+            b.add("discord", "discord.command_path", "an action through SimCord (validation, SQLite commit, ephemeral reply) against a no-op slash command",
+                  ratio, "×", goal="≤ 1.5× the no-op", ratio=ratio, ok=ratio <= 1.5,
+                  note=f"CPU time of the whole process (bot, store thread, SimCord), medians of {repeats} alternating calls: "
+                  f"/action submit {median_ms(cpu['action']):.2f} ms ({accepted} accepted and committed, synchronous=FULL), "
+                  f"/bench-noop {median_ms(cpu['noop']):.2f} ms; REST calls a command: {rest['action'] / repeats:g} vs "
+                  f"{rest['noop'] / repeats:g}; wall clock {median_ms(wall['action']):.1f} vs {median_ms(wall['noop']):.1f} ms, "
+                  "which SimCord's settling (idle waits of up to 50 ms) dominates")
+
+            # the REST economy of resolves: every player acts, the scheduler resolves and delivers
+            rnd = random.Random(17)
+            total = floor_total = 0
+            detail = []
+            for _ in range(3):  # day 1.1, day 1.2 (the turn's end, the prison vote), night 1
+                game = store.game(gid)
+                table = Table(game, ["random"] * len(game.state.players), rnd)
+                for p in game.living():
+                    for acts in table.lanes(p.pid).values():
+                        a = rnd.choice(acts)
+                        targets, opt = table.draw(a)
+                        cmd = {"pid": p.pid, "ability": a.key, "targets": targets}
+                        if opt is not None:
+                            cmd["option"] = opt
+                        if a.via:
+                            cmd["via"] = a.via
+                        with contextlib.suppress(ActionError):
+                            await store.apply(gid, Command("submit", cmd))
+                        break
+                await bot.deliverer.flush(gid)
+                await env.settle()
+                label = store.game(gid).info.label
+                n0 = len(env.http_requests)
+                done = await bot.scheduler.resolve(gid)
+                await env.settle()
+                calls = env.http_requests[n0:]
+                events = [e for res in done for e in res.events]
+                dests = {x for e in events for x in destinations(e)}
+                votes = 1 if any(e.key.startswith("vote.") for e in events) and "votes" in channels else 0
+                fl = len(dests) + votes
+                total += len(calls)
+                floor_total += fl
+                detail.append(f"{label}: {len(calls)} vs {fl}")
+            ratio = total / floor_total
+            b.add("discord", "discord.rest_resolve", "REST calls to deliver one resolve (13 players all acting), against the floor",
+                  total / 3, "calls", goal="the floor: one call per channel with news", ratio=ratio, ok=ratio <= 1.0,
+                  note="mean of 3 resolves (" + "; ".join(detail) + "); floor: players with news + public report + vote post + GM trace")
+        finally:
+            await env.shutdown()
+            await bot.store.close()
+
+
+def run_bench(quick: bool = False, only: list[str] | None = None, progress: bool = True, make_bot: BotFactory | None = None) -> Bench:
+    b = Bench(machine=machine(), quick=quick)
+    chosen = [s for s in SECTIONS if not only or s in only]
+
+    def say(msg: str) -> None:
+        if progress and sys.stderr.isatty():
+            print(f"… {msg}", file=sys.stderr, flush=True)
+
+    for s in chosen:
+        if s == "discord":
+            bench_discord(b, say, make_bot)
+        else:
+            {"engine": bench_engine, "scale": bench_scale, "storage": bench_storage}[s](b, say)
+    return b
+
+
+def _fmt(v: float | int | None, unit: str) -> str:
+    if v is None:
+        return "—"
+    if isinstance(v, int):
+        return f"{v} {unit}".strip()
+    digits = 3 if abs(v) < 10 else 1
+    return f"{v:.{digits}f} {unit}".strip()
+
+
+def format_rows(b: Bench) -> str:
+    m = b.machine
+    out = [
+        f"altmafia bench{' --quick' if b.quick else ''}: {m['nproc']} CPU(s), {m['cpu']}, {m['implementation']} {m['python']}, {m['system']}"
+        + (f"; load average at start {' '.join(str(x) for x in m['load_average'])}" if m.get("load_average") else ""),
+        "",
+    ]
+    section = None
+    for r in b.rows:
+        if r["section"] != section:
+            section = r["section"]
+            out.append(f"[{section}]")
+        out.append(f"  {r['title']}")
+        if r["not_measured"]:
+            line = f"      {r['not_measured']}"
+            if r["goal"]:
+                line += f"  (goal: {r['goal']})"
+        else:
+            line = f"      {_fmt(r['value'], r['unit'])}"
+            if r["goal"]:
+                line += f"   goal: {r['goal']}"
+                if r["ratio"] is not None:
+                    line += f"   measured: {r['ratio']:.3g}"
+                if r["verdict"]:
+                    line += f"   → {r['verdict']}"
+        out.append(line)
+        if r["note"]:
+            out.append(f"      ({r['note']})")
+    return "\n".join(out)

@@ -1,0 +1,610 @@
+"""Scenario files: a game written down step by step, with what everyone must see.
+
+The format is documented in ``docs/scenarios.md``. ``run_file`` plays one file through the
+engine and returns the differences between what was expected and what happened.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from altmafia.text.i18n import Renderer, audience_of, catalog
+from config.loader import (
+    RulesetFileError,
+    available_rulesets,
+    decode_utf8,
+    load_ruleset,
+    parse_ruleset,
+)
+from engine import ActionError, Game, GameError, PlayerSpec, Ruleset
+from engine.state import Event
+
+STEP_KEYS = {"phase", "actions", "rejected", "votes", "pms", "anon", "refuse_anon", "faction", "gm", "bonus", "cancel", "expect", "note",
+             "resolve"}
+EXPECT_KEYS = {
+    "stats", "true_stats", "status", "faction", "public", "public_absent", "private", "private_absent",
+    "gm", "winner", "phase", "end_day", "legal", "not_legal", "gm_tasks", "alive", "dead",
+}
+
+
+TOP_KEYS = {"ruleset", "seed", "settings", "players", "steps"}
+PLAYER_KEYS = {"name", "role", "character", "stats", "status", "statuses", "faction", "leader"}
+# what each list of a step holds: its entries' required keys, then every key they may have
+ACTION_KEYS = {"by", "ability", "target", "targets", "option", "lane", "via", "for", "at"}
+ENTRY_KEYS: dict[str, tuple[set[str], set[str]]] = {
+    "actions": ({"by", "ability"}, ACTION_KEYS),
+    "rejected": (set(), ACTION_KEYS | {"reason", "vote", "op", "to", "from", "text", "fid", "bonus", "refuse_anon"}),
+    "votes": ({"by"}, {"by", "for", "vote"}),
+    "pms": ({"from", "to", "text"}, {"from", "to", "text"}),
+    "anon": ({"by", "text"}, {"by", "text"}),
+    "faction": ({"by", "op"}, {"by", "op", "target", "fid"}),
+    "cancel": ({"by"}, {"by", "lane"}),
+    "bonus": ({"by", "stat"}, {"by", "stat"}),
+    "refuse_anon": (set(), {"by", "text", "seq"}),
+}
+GM_OPS = {
+    "set_stat": {"player", "stat", "value"},
+    "set_status": {"player", "status"},
+    "clear_status": {"player", "status"},
+    "message": {"player", "text"},
+    "set_end_day": set(),
+}
+
+
+class ScenarioError(Exception):
+    """The scenario file itself is wrong (not the rules)."""
+
+
+def _kind(v: Any) -> str:
+    return {dict: "a mapping", list: "a list", str: "a string", int: "a number", float: "a number",
+            bool: "true/false", type(None): "empty"}.get(type(v), type(v).__name__)
+
+
+def _integer(v: Any, where: str) -> int:
+    if isinstance(v, bool) or not isinstance(v, int | str):
+        raise ScenarioError(f"{where}: {v!r} is not a whole number")
+    try:
+        return int(v)
+    except ValueError:
+        raise ScenarioError(f"{where}: {v!r} is not a whole number") from None
+
+
+def check_shape(data: Any) -> None:
+    """The file's structure (mappings, lists and keys where the format has them), before any
+    of it is played: a mistake is named by its place, ``players[2]``, ``step 3: actions[1]``."""
+    if not isinstance(data, dict):
+        raise ScenarioError(f"a scenario must be a mapping with keys {', '.join(sorted(TOP_KEYS))}, not {_kind(data)}")
+    missing = [k for k in ("ruleset", "players", "steps") if k not in data]
+    if missing:
+        raise ScenarioError(f"missing keys: {', '.join(missing)}")
+    unknown = sorted(map(str, set(data) - TOP_KEYS))
+    if unknown:
+        raise ScenarioError(f"unknown top-level keys {unknown}; known: {', '.join(sorted(TOP_KEYS))}")
+    if "seed" in data:
+        _integer(data["seed"], "seed")
+    if not isinstance(data.get("settings") or {}, dict):
+        raise ScenarioError(f"settings: must be a mapping, not {_kind(data['settings'])}")
+    players, steps = data["players"], data["steps"]
+    if not isinstance(players, list) or not players:
+        raise ScenarioError(f"players: must be a list of players, not {_kind(players)}")
+    for i, p in enumerate(players):
+        at = f"players[{i}]"
+        if not isinstance(p, dict):
+            raise ScenarioError(f"{at}: a player is a mapping such as {{name: Аня, role: ...}}, not {_kind(p)} {p!r}")
+        for k in ("name", "role"):
+            if p.get(k) is None:
+                raise ScenarioError(f"{at}: missing key {k!r}")
+        bad = sorted(map(str, set(p) - PLAYER_KEYS))
+        if bad:
+            raise ScenarioError(f"{at} ({p['name']}): unknown keys {bad}; known: {', '.join(sorted(PLAYER_KEYS))}")
+        if not isinstance(p.get("stats") or {}, dict):
+            raise ScenarioError(f"{at} ({p['name']}).stats: must be a mapping such as {{ВО: 3}}, not {_kind(p['stats'])}")
+        for st, v in (p.get("stats") or {}).items():
+            _integer(v, f"{at} ({p['name']}).stats.{st}")
+        for k in ("status", "statuses"):
+            if not isinstance(p.get(k) or [], list):
+                raise ScenarioError(f"{at} ({p['name']}).{k}: must be a list, not {_kind(p[k])}")
+    if not isinstance(steps, list):
+        raise ScenarioError(f"steps: must be a list of steps, not {_kind(steps)}")
+    for n, step in enumerate(steps, 1):
+        at = f"step {n}"
+        if not isinstance(step, dict):
+            raise ScenarioError(f"{at}: a step is a mapping such as {{phase: day 1.1, actions: [...]}}, not {_kind(step)} {step!r}")
+        unknown = sorted(map(str, set(step) - STEP_KEYS))
+        if unknown:
+            raise ScenarioError(f"{at}: unknown keys {unknown}")
+        for key, (required, allowed) in ENTRY_KEYS.items():
+            entries = step.get(key) or []
+            if not isinstance(entries, list):
+                raise ScenarioError(f"{at}: {key}: must be a list of entries, not {_kind(entries)}")
+            for i, e in enumerate(entries):
+                where = f"{at}: {key}[{i}]"
+                if not isinstance(e, dict):
+                    raise ScenarioError(f"{where}: an entry is a mapping such as {{by: Аня, ...}}, not {_kind(e)} {e!r}")
+                lacking = sorted(required - set(e))
+                if lacking:
+                    raise ScenarioError(f"{where}: missing key {', '.join(map(repr, lacking))}")
+                extra = sorted(map(str, set(e) - allowed))
+                if extra:
+                    raise ScenarioError(f"{where}: unknown keys {extra}; known: {', '.join(sorted(allowed))}")
+        gm = step.get("gm") or []
+        if not isinstance(gm, list):
+            raise ScenarioError(f"{at}: gm: must be a list of operations, not {_kind(gm)}")
+        for i, e in enumerate(gm):
+            where = f"{at}: gm[{i}]"
+            if not isinstance(e, dict) or len(e) != 1:
+                raise ScenarioError(f"{where}: a GM operation is a mapping with one key ({', '.join(GM_OPS)}), not {e!r}")
+            ((op, arg),) = e.items()
+            if op not in GM_OPS:
+                raise ScenarioError(f"{where}: unknown GM operation {op!r}; known: {', '.join(GM_OPS)}")
+            if op == "set_end_day":
+                _integer(arg, f"{where}.set_end_day")
+                continue
+            if not isinstance(arg, dict):
+                raise ScenarioError(f"{where}.{op}: must be a mapping with {', '.join(sorted(GM_OPS[op]))}, not {_kind(arg)}")
+            lacking = sorted(GM_OPS[op] - set(arg))
+            if lacking:
+                raise ScenarioError(f"{where}.{op}: missing key {', '.join(map(repr, lacking))}")
+            if op == "set_stat":
+                _integer(arg["value"], f"{where}.set_stat.value")
+        expect = step.get("expect") or {}
+        if not isinstance(expect, dict):
+            raise ScenarioError(f"{at}: expect: must be a mapping, not {_kind(expect)}")
+        unknown = sorted(map(str, set(expect) - EXPECT_KEYS))
+        if unknown:
+            raise ScenarioError(f"{at}: unknown expect keys {unknown}")
+        for key in ("stats", "true_stats", "status", "faction", "private", "private_absent", "legal", "not_legal"):
+            if not isinstance(expect.get(key) or {}, dict):
+                raise ScenarioError(f"{at}: expect.{key}: must be a mapping by name, not {_kind(expect[key])}")
+        for key in ("public", "public_absent", "gm", "alive", "dead"):
+            if not isinstance(expect.get(key) or [], list):
+                raise ScenarioError(f"{at}: expect.{key}: must be a list, not {_kind(expect[key])}")
+        for key in ("stats", "true_stats"):
+            for name, stats in (expect.get(key) or {}).items():
+                if not isinstance(stats, dict):
+                    raise ScenarioError(f"{at}: expect.{key}.{name}: must be a mapping such as {{ВО: 3}}, not {_kind(stats)}")
+                for st, v in stats.items():
+                    _integer(v, f"{at}: expect.{key}.{name}.{st}")
+
+
+@dataclass
+class Result:
+    path: str
+    failures: list[str] = field(default_factory=list)
+    steps: int = 0
+    ruleset: str | None = None
+    used: set[str] = field(default_factory=set)  # ability keys submitted and accepted
+    characters: set[str] = field(default_factory=set)  # characters in play (their features)
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
+
+def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    out = copy.deepcopy(base)
+    for k, v in over.items():
+        if isinstance(v, dict) and isinstance(out.get(k), dict):
+            out[k] = _merge(out[k], v)
+        else:
+            out[k] = v
+    return out
+
+
+def ruleset_for(ref: str, settings: dict[str, Any]) -> tuple[Ruleset, dict[str, Any]]:
+    """The ruleset with the scenario's overrides: ruleset fields merge in, the rest are settings."""
+    base = load_ruleset(ref, include_tests=True, files=True)
+    fields = {k: v for k, v in settings.items() if k in Ruleset.model_fields and k != "settings"}
+    game_settings = {k: v for k, v in settings.items() if k not in fields}
+    if not fields:
+        return base, game_settings
+    data = _merge(base.model_dump(), fields)
+    return parse_ruleset(data, f"{ref} (with scenario overrides)"), game_settings
+
+
+class Runner:
+    def __init__(self, data: dict[str, Any], path: str) -> None:
+        self.data = data
+        self.path = path
+        self.result = Result(path=path)
+        self.at = ""  # the key of the step being played, for errors: ``actions[1]``
+
+    # helpers -------------------------------------------------------------------------
+    def fail(self, where: str, msg: str) -> None:
+        self.result.failures.append(f"{where}: {msg}")
+
+    def pid(self, name: Any) -> int:
+        try:
+            return self.game.player(str(name)).pid
+        except Exception:
+            raise ScenarioError(f"no player named {name!r}") from None
+
+    def targets(self, entry: dict[str, Any]) -> list[int]:
+        t = entry.get("targets", entry.get("target"))
+        if t is None:
+            return []
+        if isinstance(t, list):
+            return [self.pid(x) for x in t]
+        return [self.pid(t)]
+
+    def tick_of(self, label: Any) -> int:
+        """The tick of a phase label, or a ScenarioError that shows how labels are written."""
+        try:
+            tick = self.game.clock.parse(str(label))
+        except ValueError:
+            kinds = sorted({p.kind for p in self.rules.calendar.periods})
+            raise ScenarioError(f"{label!r} is not a phase of this ruleset (write {' or '.join(k + ' 1' for k in kinds)}, "
+                                "with .2 for the second period of a day: day 1.2)") from None
+        if tick < 0:
+            raise ScenarioError(f"{label!r}: days are counted from 1")
+        return tick
+
+    def stat_id(self, key: str) -> str:
+        try:
+            return self.rules.stat(str(key)).id
+        except KeyError:
+            raise ScenarioError(f"unknown stat {key!r}") from None
+
+    def status_id(self, key: str) -> str:
+        try:
+            return self.rules.status(str(key)).id
+        except KeyError:
+            raise ScenarioError(f"unknown status {key!r}") from None
+
+    # setup ---------------------------------------------------------------------------
+    def setup(self) -> None:
+        d = self.data
+        missing = [k for k in ("ruleset", "players", "steps") if k not in d]
+        if missing:
+            raise ScenarioError(f"missing keys: {', '.join(missing)}")
+        self.rules, settings = ruleset_for(str(d["ruleset"]), d.get("settings") or {})
+        self.result.ruleset = self.rules.id
+        specs = []
+        for i, p in enumerate(d["players"]):
+            self.at = f"players[{i}] ({p['name']})"
+            specs.append(
+                PlayerSpec(
+                    name=str(p["name"]), role=str(p["role"]), character=p.get("character"),
+                    stats={self.stat_id(k): v for k, v in (p.get("stats") or {}).items()},
+                    statuses=[self.status_id(s) for s in p.get("status", p.get("statuses", [])) or []],
+                    faction=p.get("faction"), leader=bool(p.get("leader", False)),
+                )
+            )
+        self.at = "players"
+        try:
+            self.game = Game.new(self.rules, _integer(d.get("seed", 0), "seed"), specs, settings)
+        except KeyError as exc:
+            raise ScenarioError(f"unknown role or character {exc}") from None
+        self.result.characters = {p.character for p in self.game.state.players if p.character}
+
+    # one step ------------------------------------------------------------------------
+    def submit_action(self, e: dict[str, Any]) -> None:
+        g = self.game
+        # ``for``: a teammate (``by``) gives this player's action; ``at``: for a later phase
+        p = g.player(self.pid(e.get("for", e["by"])))
+        by = self.pid(e["by"]) if "for" in e else None
+        tick = self.tick_of(e["at"]) if "at" in e else None
+        option = _opt(e.get("option"))
+        if option is not None and option.isdigit():
+            # ``option: 1`` means "+1" for an ability whose choices are signed
+            try:
+                ab = g.ability_def(g.find_ability(p, str(e["ability"]), e.get("via")))
+                if ab.options and option not in ab.options and f"+{option}" in ab.options:
+                    option = f"+{option}"
+            except (ActionError, KeyError):
+                pass
+        intent = g.submit(p.pid, str(e["ability"]), self.targets(e), option, e.get("via"), by=by, tick=tick)
+        self.result.used.add(intent.ability)
+        if intent.via and intent.via.count(":") == 2:  # performed through a borrowing ability
+            self.result.used.add(intent.via)
+
+    def run_step(self, n: int, step: dict[str, Any]) -> None:
+        g = self.game
+        unknown = set(step) - STEP_KEYS
+        if unknown:
+            raise ScenarioError(f"step {n}: unknown keys {sorted(unknown)}")
+        label = g.info.label
+        where = f"step {n} ({step.get('phase', label)})"
+        if "phase" in step and str(step["phase"]) != label:
+            want = self.tick_of(step["phase"])
+            if want < g.state.tick:
+                self.fail(where, f"expected phase {step['phase']}, the game is at {label}")
+                return
+            while g.state.tick < want and not g.state.over:
+                g.resolve()  # phases in between pass with nobody acting
+        start = len(g.state.events)
+        self.at = "phase"
+        for i, e in enumerate(step.get("gm") or []):
+            self.at = f"gm[{i}]"
+            self.gm_op(where, e)
+        for e in step.get("bonus") or []:
+            try:
+                g.choose_bonus(self.pid(e["by"]), str(e["stat"]))
+            except ActionError as err:
+                self.fail(where, f"{e['by']}: bonus choice was refused: {err}")
+        for i, e in enumerate(step.get("actions") or []):
+            self.at = f"actions[{i}]"
+            try:
+                self.submit_action(e)
+            except ActionError as err:
+                self.fail(where, f"{e['by']}: «{e['ability']}» was refused: {err}")
+        for i, e in enumerate(step.get("cancel") or []):
+            self.at = f"cancel[{i}]"
+            g.cancel(self.pid(e["by"]), e.get("lane", "action"))
+        for i, e in enumerate(step.get("votes") or []):
+            self.at = f"votes[{i}]"
+            try:
+                g.vote(self.pid(e["by"]), e.get("vote") or self.default_vote(), self.choice(e.get("for")))
+            except ActionError as err:
+                self.fail(where, f"{e['by']}: vote was refused: {err}")
+        for i, e in enumerate(step.get("pms") or []):
+            self.at = f"pms[{i}]"
+            try:
+                g.send_pm(self.pid(e["from"]), self.pid(e["to"]), str(e["text"]))
+            except ActionError as err:
+                self.fail(where, f"{e['from']}: PM was refused: {err}")
+        for i, e in enumerate(step.get("anon") or []):
+            self.at = f"anon[{i}]"
+            try:
+                g.post_anon(self.pid(e["by"]), str(e["text"]))
+            except ActionError as err:
+                self.fail(where, f"{e['by']}: anonymous post was refused: {err}")
+        for e in step.get("refuse_anon") or []:
+            try:
+                g.gm_refuse_anon(self.anon_seq(e))
+            except ActionError as err:
+                self.fail(where, f"refusing {e}: refused: {err}")
+        for i, e in enumerate(step.get("faction") or []):
+            self.at = f"faction[{i}]"
+            try:
+                g.faction_op(self.pid(e["by"]), str(e["op"]), self.pid(e["target"]) if e.get("target") is not None else None, e.get("fid"))
+            except ActionError as err:
+                self.fail(where, f"{e['by']}: faction {e['op']} was refused: {err}")
+        for i, e in enumerate(step.get("rejected") or []):
+            self.at = f"rejected[{i}]"
+            self.expect_rejected(where, e)
+        expect = step.get("expect") or {}
+        self.at = "expect"
+        self.check_legal(where, expect)
+        if step.get("resolve", True) and not g.state.over:
+            g.resolve()
+        self.check(where, expect, g.state.events[start:])
+
+    def default_vote(self) -> str:
+        votes = self.game.open_votes() or self.rules.votes
+        if not votes:
+            raise ScenarioError("this ruleset has no votes")
+        return votes[0].id
+
+    def choice(self, v: Any) -> int | str | None:
+        if v is None:
+            return None
+        if str(v) in ("peace", "за мир"):
+            return "peace"
+        if str(v) in ("against all", "против всех"):
+            return "against_all"
+        if any(p.name == str(v) for p in self.game.state.players):
+            return self.pid(v)
+        # a named choice of a vote: its id («amnesty») or its word in a catalog («амнистия»)
+        for lang in ("ru", "en"):
+            for k, w in catalog(lang).get("words", {}).items():
+                if k.startswith("choice.") and w == str(v):
+                    return k.removeprefix("choice.")
+        return str(v)
+
+    def expect_rejected(self, where: str, e: dict[str, Any]) -> None:
+        g = self.game
+        try:
+            if "ability" in e:
+                self.submit_action(e)
+            elif "for" in e:
+                g.vote(self.pid(e["by"]), e.get("vote") or self.default_vote(), self.choice(e["for"]))
+            elif "op" in e:
+                g.faction_op(self.pid(e["by"]), str(e["op"]), self.pid(e["target"]) if e.get("target") is not None else None)
+            elif "to" in e:
+                g.send_pm(self.pid(e["from"] if "from" in e else e["by"]), self.pid(e["to"]), str(e.get("text", "…")))
+            elif "bonus" in e:
+                g.choose_bonus(self.pid(e["by"]), str(e["bonus"]))
+            elif "refuse_anon" in e:
+                g.gm_refuse_anon(self.anon_seq(e["refuse_anon"]))
+            elif "text" in e:
+                g.post_anon(self.pid(e["by"]), str(e["text"]))
+            else:
+                raise ScenarioError(f"{where}: a rejected entry needs ability, for, op, to, text, bonus or refuse_anon")
+        except ActionError as err:
+            if e.get("reason") and err.key != e["reason"]:
+                self.fail(where, f"{e.get('by', e.get('from'))}: refused with {err.key}, expected {e['reason']}")
+            return
+        self.fail(where, f"{e.get('by', e.get('from'))}: {e} was accepted, expected a refusal")
+
+    def anon_seq(self, e: dict[str, Any]) -> int:
+        """The anonymous post an entry names: ``seq``, or the last one queued by ``by`` (with
+        ``text``, the one with that text); failing that, the last one ``by`` had published."""
+        if "seq" in e:
+            return int(e["seq"])
+        pid = self.pid(e["by"])
+        queued = [a.seq for a in self.game.state.anons if a.pid == pid and ("text" not in e or a.text == str(e["text"]))]
+        published = [x.get("seq", -1) for x in self.game.state.memo.get("anons", []) if x["pid"] == pid]
+        found = queued or published
+        if not found:
+            raise ScenarioError(f"{e['by']} has no anonymous post to refuse")
+        return found[-1]
+
+    def gm_op(self, where: str, e: dict[str, Any]) -> None:
+        g = self.game
+        ((op, arg),) = e.items()
+        if op == "set_stat":
+            g.gm_set_stat(self.pid(arg["player"]), self.stat_id(arg["stat"]), _integer(arg["value"], f"{where}: set_stat.value"))
+        elif op == "set_status":
+            g.gm_set_status(self.pid(arg["player"]), self.status_id(arg["status"]), arg.get("cycles"))
+        elif op == "clear_status":
+            g.gm_clear_status(self.pid(arg["player"]), self.status_id(arg["status"]))
+        elif op == "message":
+            g.gm_message(self.pid(arg["player"]), str(arg["text"]))
+        elif op == "set_end_day":
+            g.gm_set_end_day(_integer(arg, f"{where}: set_end_day"))
+        else:
+            raise ScenarioError(f"{where}: unknown GM operation {op!r}")
+
+    # checks --------------------------------------------------------------------------
+    def check_legal(self, where: str, expect: dict[str, Any]) -> None:
+        for key, want_in in (("legal", True), ("not_legal", False)):
+            for name, abilities in (expect.get(key) or {}).items():
+                p = self.game.player(str(name))
+                have = {a.key for a in self.game.legal_actions(p.pid)}
+                for ref in abilities:
+                    try:
+                        k = self.game.find_ability(p, str(ref))
+                    except ActionError:
+                        k = None
+                    if (k in have) != want_in:
+                        self.fail(where, f"{name}: «{ref}» should {'' if want_in else 'not '}be available now")
+
+    def check(self, where: str, expect: dict[str, Any], events: list[Event]) -> None:
+        g = self.game
+        unknown = set(expect) - EXPECT_KEYS
+        if unknown:
+            raise ScenarioError(f"{where}: unknown expect keys {sorted(unknown)}")
+        for key, reader in (("stats", lambda p, s: p.stats[s]), ("true_stats", lambda p, s: g.true_stat(p, s))):
+            for name, stats in (expect.get(key) or {}).items():
+                p = g.player(str(name))
+                for st, want in stats.items():
+                    got = reader(p, self.stat_id(st))
+                    if got != want:
+                        self.fail(where, f"{name} {st}: expected {want}, got {got}")
+        for name, want in (expect.get("status") or {}).items():
+            p = g.player(str(name))
+            got = sorted(s.id for s in g.status_flags(p))
+            want_ids = sorted(self.status_id(s) for s in want or [])
+            if got != want_ids:
+                self.fail(where, f"{name} statuses: expected {want_ids}, got {got}")
+        for fid, want in (expect.get("faction") or {}).items():
+            f = g.state.factions.get(str(fid))
+            if want is None:
+                if f is not None:
+                    self.fail(where, f"faction {fid} should not exist")
+                continue
+            if f is None:
+                self.fail(where, f"faction {fid} does not exist")
+                continue
+            if "leader" in want and g.player(f.leader).name != str(want["leader"]):
+                self.fail(where, f"faction {fid} leader: expected {want['leader']}, got {g.player(f.leader).name}")
+            if "members" in want:
+                got = sorted(g.player(m).name for m in f.members)
+                if got != sorted(map(str, want["members"])):
+                    self.fail(where, f"faction {fid} members: expected {sorted(want['members'])}, got {got}")
+        ru = Renderer(g, "ru")
+        public = [ru.event(e) for e in events if e.audience == "public"]
+        gm = [ru.event(e) for e in events if e.audience == "gm"]
+        self._substrings(where, "public report", public, expect.get("public") or [], True)
+        self._substrings(where, "public report", public, expect.get("public_absent") or [], False)
+        self._substrings(where, "GM trace", gm, expect.get("gm") or [], True)
+        for key, present in (("private", True), ("private_absent", False)):
+            for name, subs in (expect.get(key) or {}).items():
+                pid = self.pid(name)
+                mine = [ru.event(e) for e in events if e.audience != "public" and (aud := audience_of(g, e)) and pid in aud]
+                self._substrings(where, f"{name}'s private news", mine, subs or [], present)
+        if "winner" in expect:
+            want = expect["winner"]
+            got = None if not g.state.over else sorted(g.player(w).name for w in g.state.winner or [])
+            if want is None:
+                if got is not None:
+                    self.fail(where, f"the game should go on, it ended with winners {got}")
+            elif got is None:
+                self.fail(where, f"expected the game to end with winners {want}, it goes on")
+            elif got != sorted(map(str, want if isinstance(want, list) else [want])):
+                self.fail(where, f"winners: expected {want}, got {got}")
+        if "phase" in expect:
+            got = "over" if g.state.over else g.info.label
+            if got != str(expect["phase"]):
+                self.fail(where, f"next phase: expected {expect['phase']}, got {got}")
+        if "end_day" in expect and g.state.end_day != expect["end_day"]:
+            self.fail(where, f"end day: expected {expect['end_day']}, got {g.state.end_day}")
+        if "gm_tasks" in expect:
+            open_tasks = [t for t in g.state.gm_tasks if not t.get("settled")]
+            if len(open_tasks) != expect["gm_tasks"]:
+                self.fail(where, f"open GM tasks: expected {expect['gm_tasks']}, got {len(open_tasks)}")
+        for key, want_alive in (("alive", True), ("dead", False)):
+            for name in expect.get(key) or []:
+                if g.alive(g.player(str(name))) != want_alive:
+                    self.fail(where, f"{name} should be {'alive' if want_alive else 'out of the game'}")
+
+    def _substrings(self, where: str, what: str, texts: list[str], subs: list[str], present: bool) -> None:
+        blob = "\n".join(texts)
+        for sub in subs:
+            if (str(sub) in blob) != present:
+                shown = blob if blob else "(nothing)"
+                verb = "missing" if present else "should not be there"
+                self.fail(where, f"{what}: {sub!r} {verb}; it reads:\n      " + shown.replace("\n", "\n      "))
+
+    def run(self) -> Result:
+        check_shape(self.data)
+        where = "players"
+        try:
+            self.setup()
+            for n, step in enumerate(self.data["steps"], 1):
+                where = f"step {n} ({step.get('phase', self.game.info.label)})"
+                self.at = "phase"
+                self.run_step(n, step)
+                self.result.steps += 1
+        except RulesetFileError:
+            raise
+        except (ScenarioError, GameError, KeyError, TypeError, ValueError, AttributeError) as exc:
+            # say where: the step and its key (a value of the wrong kind deep in an entry too)
+            detail = f"no key {exc}" if isinstance(exc, KeyError) else str(exc)
+            if detail.startswith("step "):  # already located (``run_step``'s own checks)
+                raise ScenarioError(detail) from None
+            at = (self.at or where) if where == "players" else f"{where}: {self.at}" if self.at else where
+            raise ScenarioError(f"{at}: {detail}") from None
+        return self.result
+
+
+def _opt(v: Any) -> str | None:
+    """Options are strings; an integer is written signed (``+1``) unless it names a number."""
+    if v is None:
+        return None
+    if isinstance(v, int) and not isinstance(v, bool):
+        return f"{v:+d}" if v < 0 else str(v)
+    return str(v)
+
+
+def run_file(path: str | Path) -> Result:
+    """Play one file; a file that cannot be read or played is one failure naming the file and,
+    inside it, the step and the key."""
+    path = Path(path)
+    try:
+        try:
+            raw = path.read_bytes()
+        except OSError as exc:
+            raise ScenarioError(f"cannot read the file ({exc.strerror or exc})") from None
+        text = decode_utf8(raw, path.name, ScenarioError)
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+            raise ScenarioError(f"not valid YAML{at}: {getattr(exc, 'problem', None) or exc}") from None
+        return Runner(data, str(path)).run()
+    except RulesetFileError as exc:
+        return Result(path=str(path), failures=[f"invalid scenario {path}: its ruleset: {exc}"])
+    except ScenarioError as exc:
+        msg = str(exc).removeprefix(f"{path.name}: ")
+        return Result(path=str(path), failures=[f"invalid scenario {path}: {msg}"])
+
+
+def collect(paths: list[str]) -> list[Path]:
+    out: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            out += sorted(x for x in p.rglob("*") if x.suffix in (".yaml", ".yml"))
+        else:
+            out.append(p)
+    return out
+
+
+__all__ = ["Result", "ScenarioError", "available_rulesets", "collect", "run_file"]

@@ -1,0 +1,1 @@
+"""``altmafia simulate``: many games with automatic players (``table``)."""

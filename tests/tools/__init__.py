@@ -1,0 +1,1 @@
+"""Tests of altmafia/tools/: the simulator, the bench and the scenario runner."""
