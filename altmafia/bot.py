@@ -108,9 +108,7 @@ class AltMafiaBot(commands.Bot):
             files.append(discord.File(io.BytesIO(png), filename="chart.png"))
         files.append(discord.File(io.BytesIO(timeline(game, events, lang).encode("utf-8")), filename="timeline.txt"))
         await self.deliverer.post(game_id, "public", summary(game, lang), files=files)
-        meta = dict(store.info(game_id).meta)
-        meta["revealed"] = True
-        await store.set_meta(game_id, meta)
+        await store.update_meta(game_id, lambda meta: meta.update(revealed=True))
 
     async def offer_cleanup(self, game_id: str) -> None:
         """At the end, the GM chooses to archive the channels or to delete them."""
@@ -126,9 +124,7 @@ class AltMafiaBot(commands.Bot):
             return
         channel = self.get_partial_messageable(int(cid), guild_id=info.guild_id)
         await channel.send(text(lang, "cleanup.ask"), view=view)
-        meta = dict(info.meta)
-        meta["cleanup_offered"] = True
-        await self.store.set_meta(game_id, meta)
+        await self.store.update_meta(game_id, lambda meta: meta.update(cleanup_offered=True))
 
 
 def create_bot(settings: Settings | None = None) -> AltMafiaBot:

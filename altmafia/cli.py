@@ -45,12 +45,19 @@ def cmd_run(args: argparse.Namespace) -> int:
     import aiohttp
     import discord
 
-    from storage import StorageError
+    from storage import DatabaseInUse, StorageError
 
     from .bot import create_bot
 
     discord.utils.setup_logging(level=logging.INFO)
     bot = create_bot(settings)
+    try:
+        bot.store.acquire()  # one bot process per database, refused before Discord is contacted
+    except DatabaseInUse as exc:
+        from .i18n import text
+
+        print(f"altmafia: {text(settings.lang, 'cli.db_in_use', db=exc.location, owner=exc.owner)}", file=sys.stderr)
+        return 1
     try:
         bot.run(settings.token, log_handler=None)
     except discord.LoginFailure:
