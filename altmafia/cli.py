@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from config.loader import RulesetFileError, available_rulesets, load_ruleset, load_ruleset_file
-from storage import StorageError
+from storage import DatabaseInUse, StorageError
 
 TOKEN_HELP = """\
 DISCORD_TOKEN is not set, so the bot cannot log in to Discord.
@@ -60,6 +60,13 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     discord.utils.setup_logging(level=logging.INFO)
     bot = create_bot(settings)
+    try:
+        bot.store.acquire()  # one bot process per database, refused before Discord is contacted
+    except DatabaseInUse as exc:
+        from .text.i18n import text
+
+        print(f"altmafia: {text(settings.lang, 'cli.db_in_use', db=exc.location, owner=exc.owner)}", file=sys.stderr)
+        return 1
     try:
         bot.run(settings.token, log_handler=None)
     except discord.LoginFailure:

@@ -6,10 +6,11 @@ the delivery outbox. See ``docs/storage.md`` for the schema and the recovery rul
 """
 
 from .commands import ENGINE_KINDS, Command
-from .errors import StorageError
+from .errors import DatabaseInUse, StorageError
 from .schema import latest_version
 from .store import (
     Applied,
+    DeadlineChange,
     Delivery,
     Due,
     GameInfo,
@@ -23,6 +24,8 @@ __all__ = [
     "ENGINE_KINDS",
     "Applied",
     "Command",
+    "DatabaseInUse",
+    "DeadlineChange",
     "Delivery",
     "Due",
     "GameInfo",

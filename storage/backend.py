@@ -31,6 +31,11 @@ class Backend:
     async def close(self) -> None:
         raise NotImplementedError
 
+    def acquire(self) -> None:
+        """Take the database for this process, for its whole life (released by ``close``);
+        raise :class:`~storage.errors.DatabaseInUse` when another process has it. Calling it
+        again while held does nothing. The default is a backend shared by design (none)."""
+
     async def begin(self) -> None:
         """Begin a write transaction, taking the write lock at once."""
         raise NotImplementedError

@@ -14,11 +14,17 @@
 * every SQLite error is told apart by its code (:func:`explain`): a read-only file, a
   read-only folder, a full disk and a lock held by another process each say what to do; only a
   file SQLite finds damaged is sent to its backup.
+* one process at a time: an OS lock (``flock``) on ``<database>.lock`` beside the file is
+  taken before the database is opened and held until :meth:`close` (the kernel drops it when
+  the process dies, even by SIGKILL, so a crash never leaves a stale lock); a second process
+  gets :class:`~storage.errors.DatabaseInUse` naming the file and the holder.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import socket
 import sqlite3
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -27,7 +33,12 @@ from typing import Any
 import aiosqlite
 
 from .backend import Backend, Row
-from .errors import StorageError
+from .errors import DatabaseInUse, StorageError
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: no lock (the bot is run on Linux)
+    fcntl = None  # type: ignore[assignment]
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 SYNC_MODES = ("OFF", "NORMAL", "FULL", "EXTRA")
@@ -101,6 +112,8 @@ class SqliteBackend(Backend):
         self.synchronous = synchronous.upper()
         self.busy_timeout_ms = int(busy_timeout_ms)
         self.conn: aiosqlite.Connection | None = None
+        self.lock_path = self.path.with_name(self.path.name + ".lock")
+        self._lock_fd: int | None = None
 
     # ---- opening ----------------------------------------------------------------------
     def _precheck(self) -> bool:
@@ -139,11 +152,47 @@ class SqliteBackend(Backend):
             )
         return True
 
+    def acquire(self) -> None:
+        """Hold ``<database>.lock`` (``flock``, exclusive, not waiting) for this process."""
+        if self._lock_fd is not None or fcntl is None:
+            return
+        try:
+            fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise StorageError(f"{self.path}: cannot create the lock file {self.lock_path} ({exc.strerror}).") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            try:
+                raw = os.read(fd, 4096).decode("utf-8", "replace")
+            finally:
+                os.close(fd)
+            try:
+                who = json.loads(raw)
+                owner = f"pid {who.get('pid')} on {who.get('host')}, since {who.get('since')}"
+            except (ValueError, AttributeError):
+                owner = "unknown process"
+            raise DatabaseInUse(str(self.path), owner) from None
+        from datetime import UTC, datetime
+
+        me = {"pid": os.getpid(), "host": socket.gethostname(), "since": datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")}
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, json.dumps(me).encode("utf-8"), 0)
+        self._lock_fd = fd
+
+    def release(self) -> None:
+        if self._lock_fd is not None:
+            fd, self._lock_fd = self._lock_fd, None
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
+
     async def connect(self) -> bool:
         existed = self._precheck()
+        self.acquire()
         try:
             self.conn = await aiosqlite.connect(str(self.path), isolation_level=None)
         except sqlite3.Error as exc:
+            self.release()
             raise StorageError(explain(exc, self.path) or f"{self.path}: cannot open the database ({exc}).") from None
         try:
             mode = await self.fetchone("PRAGMA journal_mode=WAL")
@@ -186,9 +235,12 @@ class SqliteBackend(Backend):
             await self.rollback()
 
     async def close(self) -> None:
-        if self.conn is not None:
-            conn, self.conn = self.conn, None
-            await conn.close()
+        try:
+            if self.conn is not None:
+                conn, self.conn = self.conn, None
+                await conn.close()
+        finally:
+            self.release()
 
     # ---- statements ---------------------------------------------------------------------
     def _c(self) -> aiosqlite.Connection:

@@ -22,6 +22,7 @@ backend (:mod:`storage.sqlite`) holds what is specific to SQLite. See ``docs/sto
 from __future__ import annotations
 
 import asyncio
+import copy
 import hashlib
 import json
 import os
@@ -30,7 +31,7 @@ from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import asdict, dataclass, field, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -49,8 +50,12 @@ TS_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
 
 GAME_COLUMNS = (
     "game_id, guild_id, ruleset, ruleset_fingerprint, seed, players, settings, gm_user_ids, meta, "
-    "status, tick, version, deadline_tick, deadline_at, resolving_tick, created_at, updated_at"
+    "status, tick, version, deadline_tick, deadline_at, resolving_tick, created_at, updated_at, meta_version"
 )
+
+#: how long a GM's deadline change is recognised when it comes again (a retry after a lost
+#: reply is a new interaction with the same command and arguments): see docs/storage.md
+REPEAT_WINDOW = timedelta(minutes=10)
 
 
 def default_db_path() -> Path:
@@ -107,6 +112,7 @@ class GameInfo:
     resolving_tick: int | None
     created_at: str
     updated_at: str
+    meta_version: int = 0  # bumped by every meta update (v4)
 
     @property
     def deadline(self) -> datetime | None:
@@ -162,6 +168,17 @@ class Resolved:
     deliveries: list[Delivery]
     over: bool
     winner: list[int] | None
+
+
+@dataclass(frozen=True)
+class DeadlineChange:
+    """What :meth:`Store.change_deadline` did: the game as it is now, whether anything was
+    written, and for a repeat of a recent change (``duplicate``) when that one was made."""
+
+    info: GameInfo
+    changed: bool
+    duplicate: bool = False
+    first_at: datetime | None = None  # a repeat: when the change it repeats was committed
 
 
 @dataclass(frozen=True)
@@ -231,6 +248,8 @@ class Store:
         self._clock = clock or (lambda: datetime.now(UTC))
         self._games: dict[str, _Live] = {}
         self._db_lock = asyncio.Lock()
+        self._meta_locks: dict[str, asyncio.Lock] = {}  # for games not loaded (finished)
+        self._channels: dict[int, str] = {}  # Discord channel id -> game id (v4)
         #: committed transactions by label ("apply", "resolve", "resolve.mark", "claim", …)
         self.transactions: Counter[str] = Counter()
         #: a test hook called at named points ("apply.before_commit"…); None in production
@@ -251,7 +270,10 @@ class Store:
         created = not await self.backend.connect()
         try:
             start, to = await migrate(self.backend, on_transaction=self._count, hook=self._point)
+            if start < 4 <= to:
+                await self._backfill_v4()
             changed = await self._load_games()
+            self._channels = {int(r[0]): r[1] for r in await self._read("SELECT channel_id, game_id FROM game_channels")}
             pending = await self.pending_deliveries()
         except BaseException:
             await self.backend.close()
@@ -268,10 +290,32 @@ class Store:
         )
         return self.report
 
+    def acquire(self) -> None:
+        """Take the database for this process now (``open`` does it too): a second bot
+        process on the same database gets :class:`storage.errors.DatabaseInUse` before it does
+        anything else (the CLI calls this before connecting to Discord)."""
+        self.backend.acquire()
+
     async def close(self) -> None:
         async with self._db_lock:
             await self.backend.close()
         self._games.clear()
+        self._channels.clear()
+
+    async def _backfill_v4(self) -> None:
+        """Fill what migration 0004 added from the JSON kept so far: each lobby's channel (the
+        oldest lobby of a channel keeps it; a later one of the same channel, made before the
+        rule, stays without and can still be ended by its GM) and every game's channels."""
+        async with self._tx("migrate.backfill") as db:
+            taken: set[int] = set()
+            rows = await db.fetchall(db.sql("SELECT lobby_id, data FROM lobbies ORDER BY created_at, lobby_id"))
+            for lobby_id, data in rows:
+                cid = _int(json.loads(data).get("channel_id"))
+                if cid is not None and cid not in taken:
+                    taken.add(cid)
+                    await db.execute(db.sql("UPDATE lobbies SET channel_id = ? WHERE lobby_id = ?"), (cid, lobby_id))
+            for game_id, meta in await db.fetchall(db.sql("SELECT game_id, meta FROM games ORDER BY created_at, game_id")):
+                await self._write_channels(db, game_id, {}, json.loads(meta))
 
     async def __aenter__(self) -> Store:
         await self.open()
@@ -425,15 +469,17 @@ class Store:
         events = list(game.state.events)
         async with self._tx("create") as db:
             await db.execute(
-                db.sql(f"INSERT INTO games ({GAME_COLUMNS}, state) VALUES ({', '.join('?' * 18)})"),
+                db.sql(f"INSERT INTO games ({GAME_COLUMNS}, state) VALUES ({', '.join('?' * 19)})"),
                 (
                     info.game_id, info.guild_id, info.ruleset, info.ruleset_fingerprint, info.seed, dumps(info.players),
                     dumps(info.settings), dumps(info.gm_user_ids), dumps(info.meta), info.status, info.tick, info.version,
-                    info.deadline_tick, to_ts(deadline) if deadline else None, None, stamp, stamp, text,
+                    info.deadline_tick, to_ts(deadline) if deadline else None, None, stamp, stamp, 0, text,
                 ),
             )
+            added = await self._write_channels(db, game_id, {}, info.meta)
             await self._write_events(db, game_id, 0, 0, events, stamp)
             self._point("create.before_commit")
+        self._channels.update(added)
         # the live game is read back from the stored text, exactly as after a restart
         self._games[game_id] = _Live(info=info, rules=rules, game=Game.from_dict(rules, json.loads(text)), text=text)
         return info
@@ -574,52 +620,193 @@ class Store:
             return True
 
     # ---- the bot's own data: a game's meta, lobbies ---------------------------------------
-    async def set_meta(self, game_id: str, meta: dict[str, Any]) -> GameInfo:
-        """Replace a game's ``meta`` (the caller's data: channel ids, language…); one transaction.
+    async def update_meta(self, game_id: str, fn: Callable[[dict[str, Any]], dict[str, Any] | None]) -> GameInfo:
+        """Change a game's ``meta`` (the caller's data: channel ids, language, a pause…) by a
+        function, in one transaction under the game's lock.
 
-        Not a journal entry (the engine never reads it); the row is still written only if
-        nobody else changed it meanwhile. Works for finished games too.
+        ``fn`` gets a private copy of the meta as last committed and changes it in place (or
+        returns the new meta); whatever it raises propagates and nothing is written. The row's
+        ``meta_version`` is bumped (compare-and-set), so a change is never lost to a caller
+        writing back a copy it held across an await. Not a journal entry (the engine never
+        reads it). Works for finished games too. Channel ids under ``meta["channels"]`` are
+        recorded as the game's (:meth:`game_of_channel`).
         """
-        return await _uncancellable(self._set_meta(game_id, dict(meta)))
+        return await _uncancellable(self._update_meta(game_id, fn))
 
-    async def _set_meta(self, game_id: str, meta: dict[str, Any]) -> GameInfo:
+    async def set_meta(self, game_id: str, meta: dict[str, Any]) -> GameInfo:
+        """Replace a game's ``meta`` whole (a fresh record, e.g. in a test); the bot changes meta
+        with :meth:`update_meta` only."""
+        fresh = copy.deepcopy(dict(meta))
+        return await self.update_meta(game_id, lambda _old: fresh)
+
+    def _meta_lock(self, game_id: str) -> asyncio.Lock:
         live = self._games.get(game_id)
-        if live is None:
-            info = await self.find(game_id)
-            if info is None:
-                raise KeyError(f"no game {game_id!r}")
-            new = replace(info, meta=meta, updated_at=self._stamp())
+        return live.lock if live is not None else self._meta_locks.setdefault(game_id, asyncio.Lock())
+
+    async def _update_meta(self, game_id: str, fn: Callable[[dict[str, Any]], dict[str, Any] | None]) -> GameInfo:
+        async with self._meta_lock(game_id):
+            stamp = self._stamp()
             async with self._tx("meta") as db:
-                await db.execute(db.sql("UPDATE games SET meta = ?, updated_at = ? WHERE game_id = ?"), (dumps(meta), new.updated_at, game_id))
-            return new
+                rows = await db.fetchall(db.sql("SELECT meta, meta_version FROM games WHERE game_id = ?"), (game_id,))
+                if not rows:
+                    raise KeyError(f"no game {game_id!r}")
+                old, version = json.loads(rows[0][0]), rows[0][1]
+                meta = await self._meta_write(db, game_id, old, version, fn, stamp)
+            live = self._games.get(game_id)
+            if live is not None and meta is not None:
+                live.info = replace(live.info, meta=meta, meta_version=version + 1, updated_at=stamp)
+            info = live.info if live is not None else await self.find(game_id)
+            assert info is not None
+            return info
+
+    async def _meta_write(self, db: Backend, game_id: str, old: dict[str, Any], version: int,
+                          fn: Callable[[dict[str, Any]], dict[str, Any] | None], stamp: str) -> dict[str, Any] | None:
+        """Apply ``fn`` to a copy of ``old`` and write it (inside a transaction); None if unchanged."""
+        work = copy.deepcopy(old)
+        out = fn(work)
+        meta = work if out is None else dict(out)
+        if meta == old:
+            return None
+        n = await db.execute(
+            db.sql("UPDATE games SET meta = ?, meta_version = ?, updated_at = ? WHERE game_id = ? AND meta_version = ?"),
+            (dumps(meta), version + 1, stamp, game_id, version),
+        )
+        if n != 1:
+            raise StorageError(
+                f"{self.location}: the meta of game {game_id!r} was changed by someone else (meta version {version} is gone); "
+                "is a second bot process using the same database?"
+            )
+        added = await self._write_channels(db, game_id, old, meta)
+        self._channels.update(added)  # a rollback after this point leaves only extra ids of the same game
+        return meta
+
+    async def _write_channels(self, db: Backend, game_id: str, old: dict[str, Any], new: dict[str, Any]) -> dict[int, str]:
+        """Record the channel ids ``new["channels"]`` has and ``old`` had not as the game's."""
+        before = {str(k): v for k, v in (old.get("channels") or {}).items()}
+        added: dict[int, str] = {}
+        for key, cid in sorted((new.get("channels") or {}).items()):
+            ident = _int(cid)
+            if ident is None or before.get(str(key)) == cid:
+                continue
+            await db.execute(db.sql("DELETE FROM game_channels WHERE channel_id = ?"), (ident,))
+            await db.execute(db.sql("INSERT INTO game_channels (channel_id, game_id, channel_key) VALUES (?, ?, ?)"),
+                             (ident, game_id, str(key)))
+            added[ident] = game_id
+        return added
+
+    def game_of_channel(self, channel_id: int | None) -> str | None:
+        """The game a Discord channel (or category) belongs to, running or finished; None."""
+        return None if channel_id is None else self._channels.get(int(channel_id))
+
+    async def change_deadline(
+        self,
+        game_id: str,
+        fn: Callable[[GameInfo], tuple[datetime | None, Callable[[dict[str, Any]], Any] | None]],
+        *,
+        user_id: int | None = None,
+        key: str | None = None,
+        window: timedelta = REPEAT_WINDOW,
+    ) -> DeadlineChange:
+        """A GM's change of the current tick's deadline (and of meta with it), in one transaction
+        under the game's lock, computed from the game as it is now.
+
+        ``fn(info)`` returns the new deadline (None: none) and a meta change for
+        :meth:`update_meta` (or None); what it raises propagates and nothing is written.
+        ``key`` (without ``#``) names the change for recognising a repeat: if a deadline change
+        with the same key was committed in the last ``window``, nothing is done and the result
+        says ``duplicate`` (a retry after a lost reply is a new interaction: its key, not its
+        id, shows it is the same command). The journal row's ``request_id`` is ``key#seq``.
+        """
+        return await _uncancellable(self._change_deadline(game_id, fn, user_id, key, window))
+
+    async def _change_deadline(self, game_id: str, fn: Any, user_id: int | None, key: str | None, window: timedelta) -> DeadlineChange:
+        live = self._live(game_id)
         async with live.lock:
             info = live.info
-            new = replace(info, meta=meta, updated_at=self._stamp())
-            async with self._tx("meta") as db:
-                n = await db.execute(
-                    db.sql("UPDATE games SET meta = ?, updated_at = ? WHERE game_id = ? AND version = ?"),
-                    (dumps(meta), new.updated_at, game_id, info.version),
+            if key is not None:
+                since = to_ts(self._clock() - window)
+                rows = await self._read(
+                    "SELECT created_at FROM commands WHERE game_id = ? AND kind = 'deadline' AND request_id >= ? "
+                    "AND request_id < ? AND tick = ? AND created_at >= ? ORDER BY seq DESC LIMIT 1",
+                    (game_id, key + "#", key + "$", info.tick, since),
                 )
-                if n != 1:
-                    raise StorageError(
-                        f"{self.location}: game {game_id!r} was changed by someone else (version {info.version} is gone); "
-                        "is a second bot process using the same database?"
+                if rows:
+                    return DeadlineChange(info, changed=False, duplicate=True, first_at=from_ts(rows[0][0]))
+            at, meta_fn = fn(info)
+            at = utc(at)
+            moves = not ((info.deadline_tick == info.tick and info.deadline_at == at) or (at is None and info.deadline is None))
+            if not moves and meta_fn is None:
+                return DeadlineChange(info, changed=False)
+            stamp = self._stamp()
+            seq = info.version + 1
+            new = replace(info, version=seq, deadline_tick=info.tick if at else None, deadline_at=at, updated_at=stamp) if moves else info
+            args = {"tick": info.tick, "at": to_ts(at) if at else None}
+            async with self._tx("deadline") as db:
+                meta = None
+                if meta_fn is not None:
+                    meta = await self._meta_write(db, game_id, info.meta, info.meta_version, meta_fn, stamp)
+                if moves:
+                    await db.execute(
+                        db.sql(
+                            "INSERT INTO commands (game_id, seq, tick, kind, args, result, user_id, request_id, created_at) "
+                            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                        ),
+                        (game_id, seq, info.tick, "deadline", dumps(args), None, user_id, f"{key}#{seq}" if key else None, stamp),
                     )
+                    if user_id is not None:
+                        await self._gm_action(db, game_id, seq, info.tick, user_id, "deadline", args, stamp)
+                    await self._update_game(db, info, new, None)
+                self._point("deadline.before_commit")
+            if meta is not None:
+                new = replace(new, meta=meta, meta_version=info.meta_version + 1, updated_at=stamp)
             live.info = new
-            return new
+            return DeadlineChange(new, changed=moves or meta is not None)
 
-    async def save_lobby(self, lobby_id: str, data: dict[str, Any], *, guild_id: int | None = None) -> None:
-        """Insert or replace a lobby (a game being gathered); one transaction."""
+    async def create_lobby(self, lobby_id: str, data: dict[str, Any], *, guild_id: int | None, channel_id: int) -> str | None:
+        """Open a lobby in a channel; one transaction. None when done; the id of the lobby
+        already open in that channel otherwise (nothing written): one open lobby per channel."""
         stamp = self._stamp()
         async with self._tx("lobby") as db:
+            rows = await db.fetchall(db.sql("SELECT lobby_id FROM lobbies WHERE channel_id = ?"), (channel_id,))
+            if rows:
+                return rows[0][0]
+            await db.execute(
+                db.sql("INSERT INTO lobbies (lobby_id, guild_id, channel_id, data, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)"),
+                (lobby_id, guild_id, channel_id, dumps(data), stamp, stamp),
+            )
+        return None
+
+    async def update_lobby(self, lobby_id: str, fn: Callable[[dict[str, Any]], Any]) -> tuple[dict[str, Any], Any] | None:
+        """Change a lobby by a function, in one transaction: ``fn`` gets the lobby's data as
+        committed, changes it in place and returns a result; what it raises propagates and
+        nothing is written. ``(data, result)`` after the change, or None if the lobby is gone
+        (started or ended meanwhile). A burst of sign-ups all land, one after the other."""
+        stamp = self._stamp()
+        async with self._tx("lobby") as db:
+            rows = await db.fetchall(db.sql("SELECT data FROM lobbies WHERE lobby_id = ?"), (lobby_id,))
+            if not rows:
+                return None
+            old = json.loads(rows[0][0])
+            data = copy.deepcopy(old)
+            result = fn(data)
+            if data != old:
+                await db.execute(db.sql("UPDATE lobbies SET data = ?, updated_at = ? WHERE lobby_id = ?"), (dumps(data), stamp, lobby_id))
+        return data, result
+
+    async def save_lobby(self, lobby_id: str, data: dict[str, Any], *, guild_id: int | None = None) -> None:
+        """Insert or replace a lobby whole (its ``channel_id`` is taken from ``data``); one
+        transaction. The bot uses :meth:`create_lobby` and :meth:`update_lobby`."""
+        stamp = self._stamp()
+        cid = _int(data.get("channel_id"))
+        async with self._tx("lobby") as db:
             n = await db.execute(
-                db.sql("UPDATE lobbies SET data = ?, guild_id = ?, updated_at = ? WHERE lobby_id = ?"),
-                (dumps(data), guild_id, stamp, lobby_id),
+                db.sql("UPDATE lobbies SET data = ?, guild_id = ?, channel_id = ?, updated_at = ? WHERE lobby_id = ?"),
+                (dumps(data), guild_id, cid, stamp, lobby_id),
             )
             if n == 0:
                 await db.execute(
-                    db.sql("INSERT INTO lobbies (lobby_id, guild_id, data, created_at, updated_at) VALUES (?, ?, ?, ?, ?)"),
-                    (lobby_id, guild_id, dumps(data), stamp, stamp),
+                    db.sql("INSERT INTO lobbies (lobby_id, guild_id, channel_id, data, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)"),
+                    (lobby_id, guild_id, cid, dumps(data), stamp, stamp),
                 )
 
     async def lobbies(self, guild_id: int | None = None) -> dict[str, dict[str, Any]]:
@@ -719,13 +906,14 @@ class Store:
 
     def _info(self, row: tuple[Any, ...]) -> GameInfo:
         (gid, guild, ruleset, fp, seed, players, settings, gms, meta, status, tick, version,
-         dl_tick, dl_at, resolving, created, updated) = row
+         dl_tick, dl_at, resolving, created, updated, meta_version) = row
         try:
             return GameInfo(
                 game_id=gid, guild_id=guild, ruleset=ruleset, ruleset_fingerprint=fp, seed=seed,
                 players=json.loads(players), settings=json.loads(settings), gm_user_ids=json.loads(gms),
                 meta=json.loads(meta), status=status, tick=tick, version=version, deadline_tick=dl_tick,
                 deadline_at=from_ts(dl_at), resolving_tick=resolving, created_at=created, updated_at=updated,
+                meta_version=meta_version,
             )
         except (ValueError, TypeError) as exc:
             raise StorageError(f"{self.location}: the row of game {gid!r} cannot be read ({exc}); restore a backup.") from exc
@@ -813,6 +1001,13 @@ class Store:
                                        f"{self.location}: {label} failed ({exc}); nothing was written.") from exc
                 raise
         self._count(label)
+
+
+def _int(value: Any) -> int | None:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
 
 
 def _run_on_copy(rules: Ruleset, text: str, action: Callable[[Game], Any]) -> tuple[Game, int, Any, str]:

@@ -119,9 +119,7 @@ class AltMafiaBot(commands.Bot):
         page = render_report(game, events, lang, "gm").encode("utf-8")  # the full review, for the GM
         await self.deliverer.post(game_id, "gm", text(lang, "reveal.report"),
                                   files=[discord.File(io.BytesIO(page), filename=report_filename("gm"))])
-        meta = dict(store.info(game_id).meta)
-        meta["revealed"] = True
-        await store.set_meta(game_id, meta)
+        await store.update_meta(game_id, lambda meta: meta.update(revealed=True))
 
     async def offer_cleanup(self, game_id: str) -> None:
         """At the end, the GM chooses to archive the channels or to delete them."""
@@ -137,9 +135,7 @@ class AltMafiaBot(commands.Bot):
             return
         channel = self.get_partial_messageable(int(cid), guild_id=info.guild_id)
         await channel.send(text(lang, "cleanup.ask"), view=view)
-        meta = dict(info.meta)
-        meta["cleanup_offered"] = True
-        await self.store.set_meta(game_id, meta)
+        await self.store.update_meta(game_id, lambda meta: meta.update(cleanup_offered=True))
 
 
 def create_bot(settings: Settings | None = None) -> AltMafiaBot:

@@ -20,6 +20,7 @@ at a time, and only when they differ from what the game's meta records as set.
 
 from __future__ import annotations
 
+import asyncio
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -245,6 +246,7 @@ class ChannelManager:
 
     def __init__(self, bot: Any) -> None:
         self.bot = bot
+        self._locks: dict[str, asyncio.Lock] = {}
 
     @property
     def http(self) -> Any:
@@ -261,20 +263,34 @@ class ChannelManager:
             spectators=[int(u) for u in meta.get("spectators", [])],
         )
 
+    def lock(self, game_id: str) -> asyncio.Lock:
+        """One channel change of a game at a time (held across its REST calls; the game's meta
+        itself is only ever changed by ``Store.update_meta``, briefly, at the end)."""
+        return self._locks.setdefault(game_id, asyncio.Lock())
+
     async def sync(self, game_id: str) -> None:
         """Bring every channel's overwrites in line with the game: who may talk in public,
         faction channels (created when a faction first exists) and their members."""
+        async with self.lock(game_id):
+            await self._sync(game_id)
+
+    async def _sync(self, game_id: str) -> None:
         store = self.bot.store
         if not store.has(game_id):
             return
         info, game = store.info(game_id), store.game(game_id)
-        meta = dict(info.meta)
+        meta = info.meta
         if "channels" not in meta:
             return
         aud = self.audience(info)
         channels = dict(meta["channels"])
         parents = dict(meta.get("parents", {}))
+        order = list(meta.get("categories", ["category"]))
         access = {k: dict(v) for k, v in meta.get("access", {}).items()}
+        created: dict[str, int] = {}
+        new_parents: dict[str, str] = {}
+        new_categories: list[str] = []
+        done: dict[str, dict[str, str]] = {}  # channel key -> access as set now
         wanted: dict[str, dict[int, str]] = {"public": public_access(game, aud)}
         lang = meta.get("lang", "ru")
         for fid in sorted(game.state.factions):
@@ -285,27 +301,29 @@ class ChannelManager:
         for key in list(access):
             if key.startswith("faction:") and key not in wanted:
                 wanted[key] = {}  # a faction that is gone: its channel stays, readable by nobody
-        changed = False
         for key, want in wanted.items():
             if key not in channels:
                 if not want:
                     continue
-                order = [k for k in meta.get("categories", ["category"])]
                 cat = free_category(parents, order)
                 if cat is None:
                     n = len(order) + 1
                     cat = f"category:{n}"
                     title = meta.get("title", "altmafia")
                     spec = ChannelSpec(cat, f"{title} ({n})"[:100], CATEGORY, aud.base())
-                    channels.update(await create(self.http, aud.guild_id, [spec], channels))
-                    meta["categories"] = [*order, cat]
+                    made = await create(self.http, aud.guild_id, [spec], channels)
+                    created.update({k: v for k, v in made.items() if k not in channels})
+                    channels.update(made)
+                    order.append(cat)
+                    new_categories.append(cat)
                 kind, fid = key.split(":", 1)
                 name = text(lang, f"channel.team.{fid}") if kind == "team" else text(lang, "channel.faction", fid=fid)
                 spec = ChannelSpec(key, slug(name), TEXT, aud.with_access(want), parent=cat)
-                channels.update(await create(self.http, aud.guild_id, [spec], channels))
-                parents[key] = cat
-                access[key] = {str(u): a for u, a in want.items()}
-                changed = True
+                made = await create(self.http, aud.guild_id, [spec], channels)
+                created.update({k: v for k, v in made.items() if k not in channels})
+                channels.update(made)
+                parents[key] = new_parents[key] = cat
+                done[key] = {str(u): a for u, a in want.items()}
                 continue
             have = {int(u): a for u, a in access.get(key, {}).items()}
             for uid in sorted(set(want) | set(have)):
@@ -314,26 +332,36 @@ class ChannelManager:
                     continue
                 ow = access_overwrite(uid, a)
                 await self.http.edit_channel_permissions(channels[key], uid, ow["allow"], ow["deny"], MEMBER)
-                changed = True
-            access[key] = {str(u): a for u, a in want.items()}
-        if changed or access != meta.get("access"):
-            meta.update(channels=channels, parents=parents, access=access)
-            await store.set_meta(game_id, meta)
+            done[key] = {str(u): a for u, a in want.items()}
+        if created or any(access.get(k) != v for k, v in done.items()):
+
+            def record(m: dict[str, Any]) -> None:
+                """Only what this sync did, merged into the meta as it is now."""
+                m["channels"] = {**m.get("channels", {}), **created}
+                m["parents"] = {**m.get("parents", {}), **new_parents}
+                if new_categories:
+                    have_cats = list(m.get("categories", ["category"]))
+                    m["categories"] = have_cats + [c for c in new_categories if c not in have_cats]
+                m["access"] = {**m.get("access", {}), **done}
+
+            await store.update_meta(game_id, record)
 
     async def add_spectator(self, game_id: str, user_id: int) -> None:
-        store = self.bot.store
-        info = store.info(game_id)
-        meta = dict(info.meta)
-        if user_id in meta.get("spectators", []):
-            return
-        meta["spectators"] = [*meta.get("spectators", []), user_id]
-        ow = access_overwrite(user_id, RO)
-        for key in ("public", "votes", "spectators"):
-            await self.http.edit_channel_permissions(meta["channels"][key], user_id, ow["allow"], ow["deny"], MEMBER)
-        access = {k: dict(v) for k, v in meta.get("access", {}).items()}
-        access.setdefault("public", {})[str(user_id)] = RO
-        meta["access"] = access
-        await store.set_meta(game_id, meta)
+        async with self.lock(game_id):
+            store = self.bot.store
+            meta = store.info(game_id).meta
+            if user_id in meta.get("spectators", []):
+                return
+            ow = access_overwrite(user_id, RO)
+            for key in ("public", "votes", "spectators"):
+                await self.http.edit_channel_permissions(meta["channels"][key], user_id, ow["allow"], ow["deny"], MEMBER)
+
+            def record(m: dict[str, Any]) -> None:
+                if user_id not in m.get("spectators", []):
+                    m["spectators"] = [*m.get("spectators", []), user_id]
+                m.setdefault("access", {}).setdefault("public", {})[str(user_id)] = RO
+
+            await store.update_meta(game_id, record)
 
     def all_ids(self, meta: dict[str, Any]) -> list[tuple[str, int]]:
         """Every channel of the game, categories last (they must be empty to go first)."""

@@ -10,7 +10,7 @@
 
 Everything pending for one channel goes out as ONE message (split only past Discord's 2000
 characters), grouped under the label of its phase: a resolve sends at most one message per
-channel. An event that comes with buttons (:func:`altmafia.buttons.event_view`: a queued
+channel. An event that comes with buttons (:func:`altmafia.bot.buttons.event_view`: a queued
 anonymous post the GM may refuse) goes out as a message of its own, the buttons under it. Exactly once: the batch's rows are claimed in one transaction before the send and
 marked delivered after it (:meth:`storage.Store.claim_many`); a batch claimed before a crash
 is looked for among the channel's last messages before it is sent again, and the send

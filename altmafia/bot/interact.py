@@ -77,22 +77,46 @@ async def defer(interaction: discord.Interaction, *, ephemeral: bool = True) -> 
 
 
 # ---- which game, which player ----------------------------------------------------------------
-def games_here(bot: Any, interaction: discord.Interaction) -> list[str]:
-    """Running games this interaction belongs to: the game whose channels it was used in, else
-    the games of this server where the user plays or is a GM."""
+def channel_game(bot: Any, interaction: discord.Interaction) -> str | None:
+    """The game whose channel (or category) this interaction was used in, running or
+    finished (``Store.game_of_channel``); None in a channel that belongs to no game."""
     store = bot.store
-    cid = interaction.channel_id
-    cat = getattr(interaction.channel, "category_id", None)
-    infos = [i for i in store.games() if i.status == "running" and i.guild_id == interaction.guild_id]
-    for info in infos:
-        ids = {int(v) for v in info.meta.get("channels", {}).values()}
-        if cid in ids or (cat is not None and cat in ids):
-            return [info.game_id]
+    gid = store.game_of_channel(interaction.channel_id)
+    if gid is None:
+        gid = store.game_of_channel(getattr(interaction.channel, "category_id", None))
+    return gid
+
+
+def is_running(bot: Any, game_id: str) -> bool:
+    store = bot.store
+    return store.has(game_id) and store.info(game_id).status == "running"
+
+
+def games_here(bot: Any, interaction: discord.Interaction) -> list[str]:
+    """Running games this interaction belongs to.
+
+    In a game's channel: that game, and only it (none once it is over: the answer is then
+    :func:`refuse_here`'s "the game is over", never another game of the user). In a channel
+    of no game: the running games of this server where the user plays or is a GM.
+    """
+    here = channel_game(bot, interaction)
+    if here is not None:
+        return [here] if is_running(bot, here) else []
     uid = interaction.user.id
     return [
-        i.game_id for i in infos
-        if uid in i.gm_user_ids or any(p.get("user_id") == uid for p in i.players)
+        i.game_id for i in bot.store.games()
+        if i.status == "running" and i.guild_id == interaction.guild_id
+        and (uid in i.gm_user_ids or any(p.get("user_id") == uid for p in i.players))
     ]
+
+
+async def refuse_here(bot: Any, interaction: discord.Interaction, gids: list[str], none_key: str = "err.no_game") -> None:
+    """The refusal when ``games_here`` did not give exactly one game: the game of this channel
+    is over, no game, or several."""
+    if not gids and channel_game(bot, interaction) is not None:
+        await refuse(interaction, "err.game_over")
+    else:
+        await refuse(interaction, none_key if not gids else "err.many_games")
 
 
 def player_of(game: Game, user_id: int) -> Player | None:
@@ -113,11 +137,8 @@ def is_gm(bot: Any, interaction: discord.Interaction, gm_user_ids: list[int]) ->
 async def one_game(bot: Any, interaction: discord.Interaction) -> str | None:
     """The one game meant here, or None after an ephemeral refusal that says why."""
     found = games_here(bot, interaction)
-    if not found:
-        await refuse(interaction, "err.no_game")
-        return None
-    if len(found) > 1:
-        await refuse(interaction, "err.many_games")
+    if len(found) != 1:
+        await refuse_here(bot, interaction, found)
         return None
     return found[0]
 
@@ -139,11 +160,8 @@ async def remember_lang(bot: Any, gid: str, pid: int, interaction: discord.Inter
     """A player's news are written in the language of their Discord client, as last seen."""
     info = bot.store.info(gid)
     now = lang_of(interaction.locale, info.meta.get("lang", "ru"))
-    langs = info.meta.get("langs", {})
-    if langs.get(str(pid)) != now:
-        meta = dict(info.meta)
-        meta["langs"] = {**langs, str(pid): now}
-        await bot.store.set_meta(gid, meta)
+    if info.meta.get("langs", {}).get(str(pid)) != now:
+        await bot.store.update_meta(gid, lambda meta: meta.setdefault("langs", {}).update({str(pid): now}))
 
 
 async def as_gm(bot: Any, interaction: discord.Interaction) -> tuple[str, Game] | None:

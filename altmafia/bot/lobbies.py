@@ -146,8 +146,7 @@ async def start(bot: Any, lobby_id: str, lobby: dict[str, Any]) -> str:
 
     async def keep(key: str, cid: int) -> None:
         known[key] = cid
-        lobby["channels"] = known
-        await store.save_lobby(lobby_id, lobby, guild_id=guild_id)
+        await store.update_lobby(lobby_id, lambda data: data.setdefault("channels", {}).update({key: cid}))
 
     channels = await create_channels(bot.http, guild_id, plan, known, keep)
     access = {"public": {str(uid): a for uid, a in public_access(game, aud).items()}}
@@ -196,7 +195,5 @@ async def post_cards(bot: Any, game_id: str) -> None:
                  names=names, phase=r.label(game.info.label), deadline=f"<t:{stamp}:f> (<t:{stamp}:R>)" if stamp else "—")
     await bot.deliverer.post(game_id, "public", intro)
     await bot.deliverer.post(game_id, "spectators", text(lang, "start.spectators", title=info.meta.get("title", "")))
-    meta = dict(store.info(game_id).meta)
-    meta["cards"] = True
-    await store.set_meta(game_id, meta)
+    await store.update_meta(game_id, lambda meta: meta.update(cards=True))
     await bot.deliverer.flush(game_id)

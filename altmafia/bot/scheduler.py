@@ -254,6 +254,4 @@ class Scheduler:
                 lines.append(text(lang, "remind.vote", deadline=f"<t:{stamp}:R>"))
             uid = game.player(pid).user_id
             await self.bot.deliverer.post(game_id, f"player:{pid}", (f"<@{uid}> " if uid else "") + "\n".join(lines), mention=uid)
-        meta = dict(store.info(game_id).meta)
-        meta["reminded"] = info.tick
-        await store.set_meta(game_id, meta)
+        await store.update_meta(game_id, lambda meta: meta.update(reminded=info.tick))

@@ -40,7 +40,12 @@ class Table:
 
     def channel(self, key: str) -> Any:
         cid = int(self.info.meta["channels"][key])
-        return next(c for c in self.guild.channels.values() if c.id == cid)
+        found = next((c for c in self.guild.channels.values() if c.id == cid), None)
+        if found is None:  # ``guild.channels`` is by name: two games' channels may share names
+            from simcord.builders import ChannelHandle
+
+            found = ChannelHandle(self.env, self.guild, self.env.backend.channels[cid])
+        return found
 
     def hidden(self, pid: int) -> Any:
         return self.channel(f"player:{pid}")
@@ -110,3 +115,41 @@ async def force_resolve(t: Table, label: str = "Resolve") -> Any:
     r = await t.gm.slash(t.channel("gm"), "gm resolve")
     assert r.response is not None and r.response.ephemeral, r
     return await t.gm.click(r.response, label=label)
+
+
+async def burst(env: simcord.Env, calls: list[tuple[Any, Any, str, dict[str, Any]]]) -> list[Any]:
+    """Slash commands of several people at the same instant: every INTERACTION_CREATE is sent
+    before the bot handles any (``slash`` one after the other would wait for each). SimCord
+    allows one operation at a time, so this is one operation that dispatches many, built the
+    way ``MemberActor.slash`` builds each (the locale shim applies)."""
+    from simcord import actors as simcord_actors
+    from simcord import interactions as simcord_interactions
+    from simcord.enums import AppCommandType, InteractionType
+    from simcord.results import InteractionResult
+
+    env._begin_operation("slash")
+    try:
+        records = []
+        for actor, channel, name, options in calls:
+            actor._check(channel, "view_channel")
+            parts = name.split()
+            root = simcord_actors._resolve_visible_command(actor, channel.id, parts[0], AppCommandType.CHAT_INPUT)
+            leaf, nesting = simcord_interactions.walk_to_subcommand(root, parts[1:])
+            leaf_options, resolved = simcord_interactions.build_options(actor, name, leaf, options, channel_id=channel.id)
+            data: dict[str, Any] = {"id": root["id"], "name": root["name"], "type": root.get("type", AppCommandType.CHAT_INPUT),
+                                    "options": simcord_interactions.nest_options(root, nesting, leaf_options)}
+            if resolved:
+                data["resolved"] = resolved
+            if root.get("guild_id"):
+                data["guild_id"] = root["guild_id"]
+            record, payload = simcord_interactions.base_payload(
+                env.backend, type=InteractionType.APPLICATION_COMMAND, channel_id=channel.id, guild_id=actor.guild.id,
+                user_id=actor.id, data=data,
+            )
+            env._notify_dispatch_observers(record)
+            env.backend.emit("INTERACTION_CREATE", payload)
+            records.append(record)
+        await env._settle_internal(dispatch="INTERACTION_CREATE")
+        return [InteractionResult(env, r) for r in records]
+    finally:
+        env._end_operation()

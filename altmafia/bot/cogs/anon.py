@@ -1,6 +1,6 @@
 """/anon: queue an anonymous post; the engine publishes it at the next resolve in the public
 channel. The answer is ephemeral and names nobody; only the GM channel learns the author: at
-once, with a button to refuse the post before it is published (altmafia.buttons)."""
+once, with a button to refuse the post before it is published (altmafia.bot.buttons)."""
 
 from __future__ import annotations
 

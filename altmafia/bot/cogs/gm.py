@@ -32,6 +32,7 @@ from altmafia.bot.interact import (
     player_choices,
     refuse,
     refuse_engine,
+    refuse_here,
     reply,
 )
 from altmafia.text.i18n import Renderer, text
@@ -39,6 +40,14 @@ from engine import ActionError, Game
 from storage import Command
 
 from .lobby import ask_end
+
+
+class Refused(Exception):
+    """A GM command refused on the game as it is when the change is committed."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
 
 
 def preview_text(game: Game, lng: str) -> str:
@@ -105,76 +114,103 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
         await self.move(interaction, -minutes)
 
     async def move(self, interaction: discord.Interaction, minutes: int) -> None:
+        """The deadline moved by ``minutes`` from where it is when the change is committed (two
+        GMs extending at once: both count). The same GM's same move in the same phase again
+        within ``storage.store.REPEAT_WINDOW`` is taken for a retry (a lost reply) and not
+        applied twice: the answer says so and shows the deadline."""
         found = await as_gm(self.bot, interaction)
         if found is None:
             return
         gid, game = found
-        info = self.bot.store.info(gid)
         lng = lang(interaction)
-        if info.meta.get("paused"):
-            await refuse(interaction, "err.paused")
-            return
-        dl = info.deadline
-        if dl is None:
-            await refuse(interaction, "err.no_deadline")
-            return
         await defer(interaction)
-        new = max(dl + timedelta(minutes=minutes), now() + timedelta(minutes=1))
-        await self.bot.store.set_deadline(gid, new, user_id=interaction.user.id)
+
+        def target(info: Any) -> tuple[Any, None]:
+            if info.meta.get("paused"):
+                raise Refused("err.paused")
+            dl = info.deadline
+            if dl is None:
+                raise Refused("err.no_deadline")
+            return max(dl + timedelta(minutes=minutes), now() + timedelta(minutes=1)), None
+
+        uid = interaction.user.id
+        change = await self.deadline_change(interaction, gid, target, key=f"move:{uid}:{minutes:+d}")
+        if change is None:
+            return
+        info = change.info
+        if change.duplicate:
+            when = int(change.first_at.timestamp())
+            await reply(interaction, text(lng, "gm.already_moved", when=f"<t:{when}:R>", deadline=deadline_text(info, lng)))
+            return
         self.bot.scheduler.poke()
-        info = self.bot.store.info(gid)
         await reply(interaction, deadline_text(info, lng))
+        new = info.deadline
         stamp = int(new.timestamp())
         await self.log(gid, interaction, "gm.act_move", minutes=f"{minutes:+d}", deadline=f"<t:{stamp}:f>")
         glang = info.meta.get("lang", "ru")
         await self.bot.deliverer.post(gid, "public", text(glang, "public.deadline_moved", deadline=f"<t:{stamp}:f> (<t:{stamp}:R>)"))
 
+    async def deadline_change(self, interaction: discord.Interaction, gid: str, fn: Any, *, key: str | None = None) -> Any:
+        """``Store.change_deadline`` (one transaction, under the game's lock, from the game as
+        it is then); None after the ephemeral refusal ``fn`` raised."""
+        try:
+            return await self.bot.store.change_deadline(gid, fn, user_id=interaction.user.id, key=key)
+        except Refused as exc:
+            await refuse(interaction, exc.key)
+            return None
+
     @app_commands.command(name=N("gm.pause"), description=D("gm.pause"))
     async def pause(self, interaction: discord.Interaction) -> None:
+        """«paused := the rest of this phase», absolute: a repeat finds the game paused and is
+        refused, the remaining time is never taken twice."""
         found = await as_gm(self.bot, interaction)
         if found is None:
             return
         gid, game = found
-        info = self.bot.store.info(gid)
-        if info.meta.get("paused"):
-            await refuse(interaction, "err.paused")
-            return
         await defer(interaction)
-        dl = info.deadline
-        remaining = max(60.0, (dl - now()).total_seconds()) if dl else None
-        meta = dict(info.meta)
-        meta["paused"] = {"remaining": remaining, "tick": info.tick}
-        await self.bot.store.set_meta(gid, meta)
-        await self.bot.store.set_deadline(gid, None, user_id=interaction.user.id)
+
+        def to_pause(info: Any) -> tuple[None, Any]:
+            if info.meta.get("paused"):
+                raise Refused("err.paused")
+            dl = info.deadline
+            remaining = max(60.0, (dl - now()).total_seconds()) if dl else None
+            return None, lambda meta: meta.update(paused={"remaining": remaining, "tick": info.tick})
+
+        change = await self.deadline_change(interaction, gid, to_pause)
+        if change is None:
+            return
         await reply(interaction, text(lang(interaction), "gm.paused"))
         await self.log(gid, interaction, "gm.act_pause")
-        await self.bot.deliverer.post(gid, "public", text(meta.get("lang", "ru"), "public.paused"))
+        await self.bot.deliverer.post(gid, "public", text(change.info.meta.get("lang", "ru"), "public.paused"))
 
     @app_commands.command(name=N("gm.resume"), description=D("gm.resume"))
     async def resume(self, interaction: discord.Interaction) -> None:
+        """«paused := none, deadline := now + the rest», absolute: a repeat finds the game
+        running and is refused."""
         found = await as_gm(self.bot, interaction)
         if found is None:
             return
         gid, game = found
-        info = self.bot.store.info(gid)
-        paused = info.meta.get("paused")
-        if not paused:
-            await refuse(interaction, "err.not_paused")
-            return
         await defer(interaction)
-        remaining = paused.get("remaining") if paused.get("tick") == info.tick else None
-        # the rest of the paused phase; a phase resolved meanwhile ends at its calendar time
-        at = now() + timedelta(seconds=remaining) if remaining else self.bot.scheduler.next_deadline(gid, info.tick)
-        meta = dict(info.meta)
-        meta["paused"] = None
-        await self.bot.store.set_meta(gid, meta)
-        await self.bot.store.set_deadline(gid, at, user_id=interaction.user.id)
+
+        def to_resume(info: Any) -> tuple[Any, Any]:
+            paused = info.meta.get("paused")
+            if not paused:
+                raise Refused("err.not_paused")
+            remaining = paused.get("remaining") if paused.get("tick") == info.tick else None
+            # the rest of the paused phase; a phase resolved meanwhile ends at its calendar time
+            at = now() + timedelta(seconds=remaining) if remaining else self.bot.scheduler.next_deadline(gid, info.tick)
+            return at, lambda meta: meta.update(paused=None)
+
+        change = await self.deadline_change(interaction, gid, to_resume)
+        if change is None:
+            return
         self.bot.scheduler.poke()
-        info = self.bot.store.info(gid)
+        info = change.info
         await reply(interaction, deadline_text(info, lang(interaction)))
         await self.log(gid, interaction, "gm.act_resume")
-        stamp = int(at.timestamp())
-        await self.bot.deliverer.post(gid, "public", text(meta.get("lang", "ru"), "public.resumed", deadline=f"<t:{stamp}:f> (<t:{stamp}:R>)"))
+        stamp = int(info.deadline.timestamp())
+        await self.bot.deliverer.post(gid, "public", text(info.meta.get("lang", "ru"), "public.resumed", deadline=f"<t:{stamp}:f> (<t:{stamp}:R>)"))
 
     # ---- looking -------------------------------------------------------------------------------
     @app_commands.command(name=N("gm.status"), description=D("gm.status"))
@@ -324,12 +360,15 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
             await refuse(interaction, "err.unknown_player", name=player)
             return
         await defer(interaction)
-        info = self.bot.store.info(gid)
-        meta = dict(info.meta)
-        declared = {k: list(v) for k, v in meta.get("declared", {}).items() if int(k) >= info.tick}
-        declared[str(info.tick)] = sorted({*declared.get(str(info.tick), []), pid})
-        meta["declared"] = declared
-        await self.bot.store.set_meta(gid, meta)
+        tick = self.bot.store.info(gid).tick
+
+        def declare(meta: dict[str, Any]) -> None:
+            """«declared ∪= {player}» for this tick: a repeat changes nothing."""
+            declared = {k: list(v) for k, v in meta.get("declared", {}).items() if int(k) >= tick}
+            declared[str(tick)] = sorted({*declared.get(str(tick), []), pid})
+            meta["declared"] = declared
+
+        await self.bot.store.update_meta(gid, declare)
         await reply(interaction, text(lang(interaction), "gm.done"))
         await self.log(gid, interaction, "gm.act_idle", player=game.player(pid).name)
         await self.bot.scheduler.end_early(gid)
@@ -389,7 +428,7 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
     async def end(self, interaction: discord.Interaction) -> None:
         gids = games_here(self.bot, interaction)
         if len(gids) != 1:
-            await refuse(interaction, "err.no_game" if not gids else "err.many_games")
+            await refuse_here(self.bot, interaction, gids)
             return
         await ask_end(self.bot, interaction, gids[0], lang(interaction))
 

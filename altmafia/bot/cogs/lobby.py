@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import discord
@@ -10,7 +11,18 @@ from discord.ext import commands
 
 from altmafia.bot import lobbies
 from altmafia.bot.buttons import GameButton
-from altmafia.bot.interact import D, N, defer, games_here, is_gm, lang, refuse, reply
+from altmafia.bot.interact import (
+    D,
+    N,
+    channel_game,
+    defer,
+    games_here,
+    is_gm,
+    lang,
+    refuse,
+    refuse_here,
+    reply,
+)
 from altmafia.bot.settings import SettingsError, check_timezone
 from altmafia.text.i18n import count, lang_of, text
 from config.loader import RulesetFileError, available_rulesets, load_ruleset
@@ -19,18 +31,38 @@ from config.loader import RulesetFileError, available_rulesets, load_ruleset
 class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby")):
     def __init__(self, bot: Any) -> None:
         self.bot = bot
+        self.starting: dict[str, asyncio.Lock] = {}  # one start of a lobby at a time
         super().__init__()
 
-    async def lobby_here(self, interaction: discord.Interaction, *, quiet: bool = False) -> tuple[str, dict[str, Any]] | None:
+    async def lobby_here(self, interaction: discord.Interaction, *, quiet: bool = False,
+                         mine: bool = False) -> tuple[str, dict[str, Any]] | None:
+        """The lobby of this channel; in a channel of no lobby and no game, the server's only
+        lobby. ``mine``: among several of one channel (opened before the one-per-channel rule),
+        the newest of the user's own (so that its GM can always end it)."""
         found = await self.bot.store.lobbies(interaction.guild_id)
         here = [(k, v) for k, v in found.items() if v["channel_id"] == interaction.channel_id]
-        if not here and len(found) == 1:
+        if not here and len(found) == 1 and channel_game(self.bot, interaction) is None:
             here = list(found.items())
+        if len(here) > 1 and mine:
+            here = [(k, v) for k, v in here if interaction.user.id in v["gms"]][-1:] or here
         if len(here) == 1:
             return here[0]
         if not quiet:
             await refuse(interaction, "err.many_lobbies" if found else "err.no_lobby")
         return None
+
+    async def change(self, interaction: discord.Interaction, lobby_id: str, fn: Any) -> tuple[dict[str, Any], Any] | None:
+        """``fn`` applied to the lobby as committed, in one transaction (``Store.update_lobby``):
+        ``(lobby, result)``, or None after an ephemeral refusal (``fn`` refused, or the lobby is
+        gone: started or ended meanwhile)."""
+        try:
+            done = await self.bot.store.update_lobby(lobby_id, fn)
+        except lobbies.LobbyError as exc:
+            await refuse(interaction, exc.key, **exc.args_)
+            return None
+        if done is None:
+            await refuse(interaction, "err.no_lobby")
+        return done
 
     # ---- create ---------------------------------------------------------------------------
     @app_commands.command(name=N("lobby.create"), description=D("lobby.create"))
@@ -62,10 +94,15 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
             await refuse(interaction, "err.no_practice_table", ruleset=getattr(rules.names, lang(interaction)))
             return
         game_lang = language or self.bot.settings.lang
-        await defer(interaction, ephemeral=False)
         lobby_id, lobby = lobbies.new_lobby(interaction.guild_id, interaction.channel_id, interaction.user.id, rules.id, game_lang, tz, days,
                                             practice)
-        await self.bot.store.save_lobby(lobby_id, lobby, guild_id=interaction.guild_id)
+        # one open lobby per channel: decided by the database in one transaction (two creates
+        # at the same instant: one opens, the other is told which one is open)
+        other = await self.bot.store.create_lobby(lobby_id, lobby, guild_id=interaction.guild_id, channel_id=interaction.channel_id)
+        if other is not None:
+            await refuse(interaction, "err.lobby_exists", id=other)
+            return
+        await defer(interaction, ephemeral=False)
         lo, hi = lobbies.seats(rules, lobby)
         body = text(game_lang, "lobby.created", ruleset=getattr(rules.names, game_lang), gm=interaction.user.mention,
                     min=lo, max=hi, default=rules.table.default, id=lobby_id)
@@ -95,28 +132,38 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
             return
         lobby_id, lobby = found
         uid = interaction.user.id
-        if any(p["user_id"] == uid for p in lobby["players"]):
-            await refuse(interaction, "err.already_joined")
-            return
-        if uid in lobby["gms"]:
-            await refuse(interaction, "err.gm_cannot_play")
-            return
         rules = load_ruleset(lobby["ruleset"])
-        if len(lobby["players"]) >= rules.table.max:
-            await refuse(interaction, "err.lobby_full", max=rules.table.max)
-            return
         if role is not None:  # a public role claimed at sign-up: one each, first come
             role = lobbies.find_role(rules, role, lobby["lang"])
-            if role is None or role not in lobbies.free_roles(rules, lobby):
+            if role is None:
                 await refuse(interaction, "err.role_taken")
                 return
-        name = lobbies.unique_name(lobby, interaction.user.display_name)
-        entry = {"user_id": uid, "name": name, "lang": lang_of(interaction.locale, lobby["lang"])}
-        if role is not None:
-            entry["role"] = role
-        lobby["players"].append(entry)
-        lobby["spectators"] = [s for s in lobby["spectators"] if s != uid]
-        await self.bot.store.save_lobby(lobby_id, lobby, guild_id=interaction.guild_id)
+        player_lang = lang_of(interaction.locale, lobby["lang"])
+
+        def sign_up(data: dict[str, Any]) -> str:
+            """Run on the lobby as committed, in the transaction that writes it."""
+            if data.get("starting"):
+                raise lobbies.LobbyError("err.lobby_starting")
+            if any(p["user_id"] == uid for p in data["players"]):
+                raise lobbies.LobbyError("err.already_joined")
+            if uid in data["gms"]:
+                raise lobbies.LobbyError("err.gm_cannot_play")
+            if len(data["players"]) >= rules.table.max:
+                raise lobbies.LobbyError("err.lobby_full", max=rules.table.max)
+            if role is not None and role not in lobbies.free_roles(rules, data):
+                raise lobbies.LobbyError("err.role_taken")
+            name = lobbies.unique_name(data, interaction.user.display_name)
+            entry = {"user_id": uid, "name": name, "lang": player_lang}
+            if role is not None:
+                entry["role"] = role
+            data["players"].append(entry)
+            data["spectators"] = [s for s in data["spectators"] if s != uid]
+            return name
+
+        done = await self.change(interaction, lobby_id, sign_up)
+        if done is None:
+            return
+        lobby, name = done
         lng = lobby["lang"]
         joined = text(lng, "lobby.joined", name=name, count=count(len(lobby["players"]), "player", lng))
         if role is not None:
@@ -145,13 +192,20 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
             return
         lobby_id, lobby = found
         uid = interaction.user.id
-        before = (len(lobby["players"]), len(lobby["spectators"]))
-        lobby["players"] = [p for p in lobby["players"] if p["user_id"] != uid]
-        lobby["spectators"] = [s for s in lobby["spectators"] if s != uid]
-        if before == (len(lobby["players"]), len(lobby["spectators"])):
-            await refuse(interaction, "err.not_in_lobby")
+
+        def drop(data: dict[str, Any]) -> None:
+            if data.get("starting"):
+                raise lobbies.LobbyError("err.lobby_starting")
+            before = (len(data["players"]), len(data["spectators"]))
+            data["players"] = [p for p in data["players"] if p["user_id"] != uid]
+            data["spectators"] = [s for s in data["spectators"] if s != uid]
+            if before == (len(data["players"]), len(data["spectators"])):
+                raise lobbies.LobbyError("err.not_in_lobby")
+
+        done = await self.change(interaction, lobby_id, drop)
+        if done is None:
             return
-        await self.bot.store.save_lobby(lobby_id, lobby, guild_id=interaction.guild_id)
+        lobby = done[0]
         lng = lobby["lang"]
         await reply(interaction, text(lng, "lobby.left", name=interaction.user.display_name,
                                       count=count(len(lobby["players"]), "player", lng)), ephemeral=False)
@@ -169,7 +223,7 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
         else:
             gids = games_here(self.bot, interaction)
             if len(gids) != 1:
-                await refuse(interaction, "err.no_lobby")
+                await refuse_here(self.bot, interaction, gids, "err.no_lobby")
                 return
             game = self.bot.store.game(gids[0])
             names = [p.name + ("" if game.alive(p) else " †") for p in game.state.players]
@@ -185,19 +239,24 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
         found = await self.lobby_here(interaction, quiet=True)
         if found is not None:
             lobby_id, lobby = found
-            if any(p["user_id"] == uid for p in lobby["players"]) or uid in lobby["gms"]:
-                await refuse(interaction, "err.player_cannot_spectate")
+
+            def watch(data: dict[str, Any]) -> None:
+                if any(p["user_id"] == uid for p in data["players"]) or uid in data["gms"]:
+                    raise lobbies.LobbyError("err.player_cannot_spectate")
+                if uid not in data["spectators"]:
+                    if data.get("starting"):
+                        raise lobbies.LobbyError("err.lobby_starting")
+                    data["spectators"].append(uid)
+
+            if await self.change(interaction, lobby_id, watch) is None:
                 return
-            if uid not in lobby["spectators"]:
-                lobby["spectators"].append(uid)
-                await self.bot.store.save_lobby(lobby_id, lobby, guild_id=interaction.guild_id)
             await reply(interaction, text(lang(interaction), "lobby.spectating"))
             return
         infos = [i for i in self.bot.store.games() if i.status == "running" and i.guild_id == interaction.guild_id]
         here = games_here(self.bot, interaction)
-        gids = here if len(here) == 1 else [i.game_id for i in infos]
+        gids = here if len(here) == 1 or channel_game(self.bot, interaction) else [i.game_id for i in infos]
         if len(gids) != 1:
-            await refuse(interaction, "err.no_lobby" if not gids else "err.many_games")
+            await refuse_here(self.bot, interaction, gids, "err.no_lobby")
             return
         info = self.bot.store.info(gids[0])
         if uid in info.gm_user_ids or any(p.get("user_id") == uid for p in info.players):
@@ -217,19 +276,28 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
         if not is_gm(self.bot, interaction, lobby["gms"]):
             await refuse(interaction, "err.not_gm")
             return
-        try:
-            lobbies.check(lobby)
-        except lobbies.LobbyError as exc:
-            await refuse(interaction, exc.key, **exc.args_)
+        lock = self.starting.setdefault(lobby_id, asyncio.Lock())
+        if lock.locked():
+            await refuse(interaction, "err.lobby_starting")
             return
-        await defer(interaction, ephemeral=False)
-        gid = await lobbies.start(self.bot, lobby_id, lobby)
+        async with lock:
+
+            def begin(data: dict[str, Any]) -> None:
+                lobbies.check(data)  # the deal of the lobby as committed now
+                data["starting"] = True  # from here on the sign-up is closed
+
+            done = await self.change(interaction, lobby_id, begin)
+            if done is None:
+                return
+            lobby = done[0]
+            await defer(interaction, ephemeral=False)
+            gid = await lobbies.start(self.bot, lobby_id, lobby)
         cid = self.bot.store.info(gid).meta["channels"]["public"]
         await reply(interaction, text(lobby["lang"], "lobby.started", channel=f"<#{cid}>"), ephemeral=False)
 
     @app_commands.command(name=N("lobby.end"), description=D("lobby.end"))
     async def end(self, interaction: discord.Interaction) -> None:
-        found = await self.lobby_here(interaction, quiet=True)
+        found = await self.lobby_here(interaction, quiet=True, mine=True)
         lng = lang(interaction)
         if found is not None:
             lobby_id, lobby = found
@@ -241,7 +309,7 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
             return
         gids = games_here(self.bot, interaction)
         if len(gids) != 1:
-            await refuse(interaction, "err.no_lobby" if not gids else "err.many_games")
+            await refuse_here(self.bot, interaction, gids, "err.no_lobby")
             return
         await ask_end(self.bot, interaction, gids[0], lng)
 
