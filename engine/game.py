@@ -2,7 +2,7 @@
 
 Submissions are validated here (one :class:`~engine.errors.ActionError` with a message key);
 ``legal_actions`` runs the very same checks to say what a player may do now, on whom.
-Resolution lives in :mod:`engine.resolver`.
+Resolution lives in :mod:`engine.resolve`.
 """
 
 from __future__ import annotations
@@ -119,7 +119,7 @@ class Game:
             if hook:
                 hook(game, vdef)
         if ruleset.steps.get("start"):
-            from .resolver import run_start
+            from .resolve.pipeline import run_start
 
             run_start(game)
         game.sync_rng()
@@ -587,7 +587,7 @@ class Game:
         return bool(e) and e["tick"] < self.state.tick <= e["last"]
 
     def _request_end_now(self, p: Player, intent: Intent, ab: AbilityDef) -> None:
-        from .resolver import blocked_by_status
+        from .resolve.context import blocked_by_status
 
         tick = self.state.tick
         if blocked_by_status(self, p, intent.ability, ab.slot, tick):
@@ -1139,12 +1139,12 @@ class Game:
     # ---- resolution -----------------------------------------------------------------
     def resolve(self) -> list[Event]:
         """Resolve the current tick; returns the events it produced."""
-        from .resolver import resolve_tick
+        from .resolve.pipeline import resolve_tick
 
         return resolve_tick(self)
 
     def _apply_bands(self) -> None:
-        from .resolver import apply_bands
+        from .resolve.upkeep import apply_bands
 
         apply_bands(self, announce=False)
 

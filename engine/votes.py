@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from .effects import deal_damage, kill
 from .errors import ActionError
 from .registry import VOTES
+from .resolve.effects import deal_damage, kill
 
 if TYPE_CHECKING:
     from .game import Game
-    from .resolver import Ctx
+    from .resolve.context import Ctx
     from .state import Player, Vote
 
 

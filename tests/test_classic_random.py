@@ -25,7 +25,7 @@ import pytest
 
 from config import load_ruleset
 from engine import DEAL, ActionError, Game, PlayerSpec
-from engine.abilities.classic import team
+from engine.books.classic.abilities import team
 
 GAMES = 24
 SIZES = [5, 6, 8, 9, 12, 16, 24, 32, 64]

@@ -26,7 +26,7 @@ import pytest
 
 from config import load_ruleset
 from engine import DEAL, ActionError, Game, PlayerSpec
-from engine.abilities.eternal_friday_full import WOUND, effective_hp, team_of, word_ids
+from engine.books.eternal_friday.core import WOUND, effective_hp, team_of, word_ids
 
 GAMES = 200
 CHUNKS = 4

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.abilities.godfather_info import faction_acts, hidden_action, sealed_pm
+from engine.books.godfather.info import faction_acts, hidden_action, sealed_pm
 
 from .conftest import make_game
 

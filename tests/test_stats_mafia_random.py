@@ -17,7 +17,8 @@ import pytest
 
 from config import load_ruleset
 from engine import DEAL, ActionError, Game, PlayerSpec
-from engine.abilities.stats_mafia_full import memo, waiting_for
+from engine.books.stats_mafia.core import memo
+from engine.books.stats_mafia.early_end import waiting_for
 
 GAMES = 200
 RULES = load_ruleset("stats_mafia")

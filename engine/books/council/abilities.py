@@ -11,15 +11,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ActionError
-from ..prison import PrisonVote, _day_memo, ballot_counts, execute, release
-from ..registry import VOTES, impl
-from ..votes import publish_tally, secret_passives, secret_stat
+from ...errors import ActionError
+from ...registry import VOTES, impl
+from ...votes import publish_tally, secret_passives, secret_stat
+from ..godfather.prison import PrisonVote, _day_memo, ballot_counts, execute, release
 
 if TYPE_CHECKING:
-    from ..game import Game
-    from ..resolver import Ctx
-    from ..state import Player, Vote
+    from ...game import Game
+    from ...resolve.context import Ctx
+    from ...state import Player, Vote
 
 AMNESTY, EXECUTION = "amnesty", "execution"
 

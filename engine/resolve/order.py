@@ -18,11 +18,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .state import Intent
+from ..state import Intent
 
 if TYPE_CHECKING:
-    from .resolver import Ctx
-    from .ruleset import StepDef
+    from ..ruleset import StepDef
+    from .context import Ctx
 
 ORDERS = ("seat", "ops", "dependencies")
 

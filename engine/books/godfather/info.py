@@ -19,12 +19,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..registry import impl
-from ..state import Intent, Player, Pm
+from ...registry import impl
+from ...state import Intent, Player, Pm
 
 if TYPE_CHECKING:
-    from ..game import Game
-    from ..resolver import Ctx
+    from ...game import Game
+    from ...resolve.context import Ctx
 
 
 # ---- memory and secrecy ------------------------------------------------------------------
@@ -90,7 +90,7 @@ def faction_acts(g: Game, viewer: int, cycles: int = 1) -> dict[int, list[int]]:
     """Внимательный's feature as a query ("всегда знает (по запросу), на кого воздействовали
     члены его фракции"): for each other member of the viewer's factions, whom they acted on
     in the last ``cycles`` cycles of resolved ticks. Reads the state only; the Discord layer
-    may call it at any time (``engine.abilities.godfather_info.faction_acts``)."""
+    may call it at any time (``engine.books.godfather.info.faction_acts``)."""
     first = g.state.tick - g.clock.cycles(cycles)
     members = sorted({m for f in g.factions_of(viewer) for m in f.members if m != viewer})
     out: dict[int, list[int]] = {m: [] for m in members}

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..effects import deal_damage
-from ..registry import impl
-from ..state import Intent, Player, Status
+from ...registry import impl
+from ...resolve.effects import deal_damage
+from ...state import Intent, Player, Status
 
 if TYPE_CHECKING:
-    from ..resolver import Ctx
+    from ...resolve.context import Ctx
 
 
 @impl("trap_set")

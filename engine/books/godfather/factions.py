@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..effects import _stopped, change_stat, reflect
-from ..factions import dissolve, frozen, may_be_excluded, remove_member
-from ..registry import impl
-from ..state import Intent, Modifier, Player, Status
+from ...factions import dissolve, frozen, may_be_excluded, remove_member
+from ...registry import impl
+from ...resolve.effects import _stopped, change_stat, reflect
+from ...state import Intent, Modifier, Player, Status
 
 if TYPE_CHECKING:
-    from ..resolver import Ctx
+    from ...resolve.context import Ctx
 
 
 def _until(ctx: Ctx, eff: Any, default: str = "cycle") -> int | None:
@@ -67,7 +67,7 @@ def swap_stat_changes(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) 
 @impl("reflect_for_faction")
 def reflect_for_faction(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
     """«Божья кара»: until the end of this day (or night) whoever lowers a member's watched
-    stat loses the same stat, ``1/divisor`` of it rounded down (engine/effects.py: reflect)."""
+    stat loses the same stat, ``1/divisor`` of it rounded down (engine/resolve/effects.py: reflect)."""
     until = _until(ctx, eff, "day")
     stats = [ctx.rules.stat(s).id for s in eff.params.get("stats", ["vo", "tv"])]
     for t in people:
@@ -80,7 +80,7 @@ def reflect_for_faction(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]
 def _acted_on(ctx: Ctx, other: Intent, t: Player) -> bool:
     """Whether ``other`` acts on ``t``: aimed at it (a redirect acts on the watched player, not
     on the new target), or reaching it as one of many (``to: all``, a faction...)."""
-    from ..resolver import recipients
+    from ...resolve.targeting import recipients
 
     effs = ctx.ability(other).all_effects(other.option)
     aimed = other.targets[:1] if effs and effs[0].op == "redirect" else other.targets
@@ -174,7 +174,7 @@ def take_faction_stat(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) 
 @impl("timed_stat")
 def timed_stat(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
     """«Подкинуть награбленное»: a public change of the base stat that is given back when the
-    time runs out (a status ``timed:*`` with ``restore``, engine/resolver.py: _expire)."""
+    time runs out (a status ``timed:*`` with ``restore``, engine/resolve/pipeline.py: _expire)."""
     sid = _sid(ctx, eff)
     delta = eff.delta or 0
     for t in people:

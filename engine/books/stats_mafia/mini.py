@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..effects import kill
-from ..registry import impl
-from ..state import Intent, Player, Status
+from ...registry import impl
+from ...resolve.effects import kill
+from ...state import Intent, Player, Status
 
 if TYPE_CHECKING:
-    from ..resolver import Ctx
+    from ...resolve.context import Ctx
 
 
 @impl("contest_attack")

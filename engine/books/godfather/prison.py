@@ -17,15 +17,15 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
-from .errors import ActionError
-from .registry import VOTES, step
-from .state import Status
-from .votes import publish_tally, secret_passives, secret_stat, secret_statuses
+from ...errors import ActionError
+from ...registry import VOTES, step
+from ...state import Status
+from ...votes import publish_tally, secret_passives, secret_stat, secret_statuses
 
 if TYPE_CHECKING:
-    from .game import Game
-    from .resolver import Ctx
-    from .state import Player, Vote
+    from ...game import Game
+    from ...resolve.context import Ctx
+    from ...state import Player, Vote
 
 SENTENCES = "prison_sentences"  # GameState.memo key: sentences waiting for the end of a day
 
@@ -66,7 +66,7 @@ def _shielded(ctx: Ctx | None, p: Player, labels: list[str], actor: int | None) 
 def jail(g: Game, p: Player, cause: str, ctx: Ctx | None = None, labels: list[str] | None = None, actor: int | None = None) -> bool:
     """Put ``p`` in prison unless a protection stops it (``labels``, default ``prison``);
     a jailed leader loses the lead to the member with the most ТВ. True when jailed."""
-    from .factions import pick_leader
+    from ...factions import pick_leader
 
     if p.has("prison") or not g.alive(p):
         return False
@@ -91,7 +91,7 @@ def release(g: Game, p: Player, cause: str) -> bool:
 
 def execute(ctx: Ctx, p: Player, cause: str, actor: int | None = None) -> bool:
     """An execution: the player is dead (the public report says so) unless protected."""
-    from .effects import kill
+    from ...resolve.effects import kill
 
     if not ctx.game.alive(p) or _shielded(ctx, p, ["negative", "kill", "execution"], actor):
         return False

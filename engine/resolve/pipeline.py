@@ -4,101 +4,24 @@ The step order is ruleset data (``steps.day`` / ``steps.night``). A step of kind
 runs the submitted actions whose ability belongs to it, by seat; any other kind is a built-in
 step from :data:`engine.registry.STEPS`. Modifiers (protections, blocks, redirects) come first
 in every shipped ruleset so they settle before the effects they touch; conflicts between two
-modifiers settle by that order and then by seat, never by chance.
-"""
+modifiers settle by that order and then by seat, never by chance."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from ..errors import GameError
+from ..registry import EFFECTS
+from ..state import Event, Intent
 from . import effects as _effects  # noqa: F401  (registers the primitives)
 from . import steps as _steps  # noqa: F401  (registers the built-in steps)
-from .errors import GameError
+from .context import Ctx
 from .order import run_in_order
-from .registry import EFFECTS
-from .ruleset import AbilityDef, default_step
-from .state import Event, Intent, Player
-from .swaps import swap_targets
+from .targeting import recipients
+from .upkeep import _spend, apply_bands, clamp, owes_turn, record_able
 
 if TYPE_CHECKING:
-    from .game import Game
-
-
-@dataclass
-class Ctx:
-    game: Game
-    tick: int
-    intents: list[Intent]
-    outcome: dict[int, str] = field(default_factory=dict)  # intent seq -> applied/blocked/...
-    reasons: dict[int, list[str]] = field(default_factory=dict)
-    acted: list[dict[str, Any]] = field(default_factory=list)  # who acted on whom this tick
-    current: Intent | None = None
-    scratch: dict[str, Any] = field(default_factory=dict)  # per-resolve memory for impls
-    # everyone's base stats as the current step began: what filters such as "all with ТВ < 10"
-    # read, so the actions of one step are simultaneous whatever the seat order
-    step_stats: dict[int, dict[str, int]] = field(default_factory=dict)
-    first_event: int = 0  # the index of this resolve's first event in the game's log
-
-    @property
-    def rules(self):
-        return self.game.rules
-
-    def ability(self, intent: Intent) -> AbilityDef:
-        return self.game.ability_def(intent.ability)
-
-    def step_of(self, intent: Intent) -> str:
-        ab = self.ability(intent)
-        return ab.step or default_step(ab, intent.option)
-
-    def is_blocked(self, intent: Intent) -> bool:
-        ab = self.ability(intent)
-        if ab.unblockable or intent.via == "leader":
-            return False
-        return blocked_by_status(self.game, self.game.player(intent.pid), intent.ability, ab.slot, self.tick)
-
-    def protection(self, target: Player, labels: list[str], actor: int | None, amount: int | None = None) -> dict[str, Any] | None:
-        """The first active protection of ``target`` that stops an effect with ``labels``.
-
-        Protections are timed statuses ``protected:*`` and lasting passives ``protection``
-        (a character's immunity). ``over``: only changes bigger than that (``amount``) stop.
-        """
-        g = self.game
-        found = [s.data for sid, s in sorted(target.statuses.items()) if sid.startswith("protected") and g.active(target, sid, self.tick)]
-        found += [{"by": target.pid, **x} for x in g.passives(target, "protection")]
-        for data in found:
-            against = data.get("against", [])
-            if "*" not in against and not set(against) & set(labels):
-                continue
-            if data.get("while") and not g.active(target, data["while"], self.tick):
-                continue  # a protection that holds only while its holder has a status
-            if data.get("over") is not None and (amount is None or amount <= data["over"]):
-                continue
-            if data.get("except_own_faction") and actor is not None:
-                fs = {f.fid for f in g.factions_of(target.pid)}
-                if actor == target.pid or fs & {f.fid for f in g.factions_of(actor)}:
-                    continue
-            return data
-        return None
-
-    def note(self, intent: Intent | None, reason: str) -> None:
-        if intent is not None:
-            self.reasons.setdefault(intent.seq, []).append(reason)
-
-    def emit(self, key: str, audience: str = "gm", ids: list[Any] | None = None, **args: Any) -> Event:
-        return self.game.emit(key, audience, ids, **args)
-
-
-def blocked_by_status(game: Game, p: Player, key: str, slot: str, tick: int) -> bool:
-    """Whether a block status of ``p`` in force at ``tick`` covers ability ``key`` (of ``slot``):
-    a block's ``slots`` scope lists slots, or ``character`` / ``role`` for all of that kind."""
-    for sid, s in p.statuses.items():
-        if not sid.startswith("blocked") or not game.active(p, sid, tick):
-            continue
-        scope = s.data.get("slots") or []
-        if not scope or slot in scope or ("character" in scope and key.startswith("character:")) or ("role" in scope and key.startswith("role:")):
-            return True
-    return False
+    from ..game import Game
 
 
 def resolve_tick(game: Game) -> list[Event]:
@@ -122,7 +45,7 @@ def resolve_tick(game: Game) -> list[Event]:
             ctx.step_stats = {p.pid: dict(p.stats) for p in st.players}
             run_in_order(ctx, step, [i for i in intents if ctx.step_of(i) == step.id], run_intent)
         else:
-            from .registry import STEPS
+            from ..registry import STEPS
 
             STEPS[step.kind](ctx, step)
         clamp(game, "step")
@@ -184,7 +107,7 @@ def _thresholds_at_once(ctx: Ctx) -> None:
     """A change «на сутки» given back as its status runs out (``_expire``) moves a stat after the
     steps: thresholds that hold «тут же» (seed 001's ±15, ``every_tick``) apply to it in the same
     resolve, as they would to any other change of it."""
-    from .registry import STEPS
+    from ..registry import STEPS
 
     g = ctx.game
     for sd in g.rules.steps[g.info.kind]:
@@ -195,7 +118,7 @@ def _thresholds_at_once(ctx: Ctx) -> None:
 def _deliver_waiting_pms(game: Game) -> None:
     """PMs sent to a player secretly cut off (``Game.send_pm``) reach them with the resolve after
     which they are back; one whose recipient is out of the game by then is lost."""
-    from .game import PM_WAITING
+    from ..game import PM_WAITING
 
     waiting = game.state.memo.get(PM_WAITING)
     if not waiting:
@@ -215,7 +138,7 @@ def _deliver_waiting_pms(game: Game) -> None:
 def run_start(game: Game) -> None:
     """The ruleset's ``start`` steps, once, when the game is created (seed 003: Контакты, the
     Гик's hidden stat); their events are the game's first."""
-    from .registry import STEPS
+    from ..registry import STEPS
 
     ctx = Ctx(game=game, tick=game.state.tick, intents=[])
     for step in game.rules.steps.get("start", []):
@@ -248,172 +171,6 @@ def run_intent(ctx: Ctx, intent: Intent) -> None:
     _ = g
 
 
-def recipients(ctx: Ctx, intent: Intent, eff: Any) -> list[Player]:
-    g = ctx.game
-    actor = g.player(intent.pid)
-    to = eff.to
-    if to == "target":
-        people = [g.player(t) for t in intent.targets]
-    elif to == "self":
-        people = [actor]
-    elif to in ("all", "others"):
-        people = [p for p in g.living() if to == "all" or p.pid != actor.pid]
-    elif to == "own_faction":
-        people = [g.player(m) for f in g.factions_of(actor.pid) for m in sorted(f.members)]
-    elif to == "target_faction":
-        people = []
-        for t in intent.targets:
-            fs = g.factions_of(t)
-            people += [g.player(m) for f in fs for m in sorted(f.members)] if fs else [g.player(t)]
-    else:
-        raise GameError(f"unknown recipients {to!r}")
-    if eff.where:
-        people = [p for p in people if g.matches(p, eff.where, ctx.step_stats.get(p.pid), actor=intent.pid)]
-    seen: set[int] = set()
-    people = [p for p in people if not (p.pid in seen or seen.add(p.pid))]
-    return reroute(ctx, intent, swap_targets(ctx, intent, people))
-
-
-def reroute(ctx: Ctx, intent: Intent, people: list[Player]) -> list[Player]:
-    """Effects aimed at a holder of a ``rerouted:*`` status («Пожар на маяке») go to a random
-    reachable living player outside the status's ``exclude`` list (the faction) instead, one
-    not already reached by the effect (none left: the effect on that player is lost). One's effects on oneself stay.
-    The choice is drawn once per action and player, so all its effects go the same way."""
-    g = ctx.game
-    if not any(sid.startswith("rerouted") for p in people for sid in p.statuses):
-        return people
-    memo = ctx.scratch.setdefault("rerouted", {})
-    out: list[Player] = []
-    for p in people:
-        data = next((s.data for sid, s in sorted(p.statuses.items()) if sid.startswith("rerouted") and g.active(p, sid, ctx.tick)), None)
-        if data is None or p.pid == intent.pid:
-            out.append(p)
-            continue
-        k = f"{intent.seq}:{p.pid}"
-        if k not in memo:
-            members = set(data.get("exclude", [])) | {p.pid}
-            taken = {q.pid for q in people} | {q.pid for q in out}
-            pool = sorted(
-                q.pid for q in g.living()
-                if q.pid not in members and q.pid not in taken and all(f.can_be_targeted for f in g.status_flags(q))
-            )
-            memo[k] = g.rng.choice(pool) if pool else None
-            ctx.note(intent, "rerouted")
-            if memo[k] is None:
-                ctx.emit("gm.rerouted_lost", "gm", actor=intent.pid, ability=intent.ability, player=p.pid)
-            else:
-                ctx.emit("gm.rerouted", "gm", actor=intent.pid, ability=intent.ability, player=p.pid, target=memo[k])
-        if memo[k] is not None and all(q.pid != memo[k] for q in out):
-            out.append(g.player(memo[k]))
-    return out
-
-
-def clamp(game: Game, when: str) -> None:
-    for s in game.rules.stats:
-        if s.clamp != when and when != "resolve":
-            continue
-        for p in game.state.players:
-            v = p.stats.get(s.id, 0)
-            if s.min is not None and v < s.min:
-                v = s.min
-            if s.max is not None and v > s.max:
-                v = s.max
-            p.stats[s.id] = v
-
-
-def apply_bands(game: Game, announce: bool = True) -> None:
-    """Put the band status of each banded stat (seed 002's health words) on every player."""
-    for s in game.rules.stats:
-        if not s.bands:
-            continue
-        band_ids = {b.status for b in s.bands}
-        for p in game.state.players:
-            dead = {x for x in band_ids & set(p.statuses) if game.rules.status(x).dead}
-            if dead:  # death is final, and a dead player keeps no other word of the band
-                for b in band_ids - dead:
-                    p.statuses.pop(b, None)
-                continue
-            v = p.stats.get(s.id, 0)
-            want = None
-            for b in s.bands:
-                if (b.min is None or v >= b.min) and (b.max is None or v <= b.max):
-                    want = b.status
-                    break
-            for b in band_ids:
-                if b != want and b in p.statuses:
-                    del p.statuses[b]
-            if want and want not in p.statuses:
-                from .state import Status
-
-                p.statuses[want] = Status(id=want, since=game.state.tick)
-
-
-def _spend(game: Game, intent: Intent) -> None:
-    p = game.player(intent.pid)
-    ab = game.ability_def(intent.ability)
-    turn = game.info.turn
-    p.spent.setdefault(turn, [])
-    if intent.lane not in p.spent[turn]:
-        p.spent[turn].append(intent.lane)
-    if intent.via == "leader":  # the leader action: once a cycle, on nobody's own counter
-        p.ready_at["leader"] = game.state.tick + game.clock.cycles(1)
-        return
-    if intent.via not in game.VIAS:  # performed through a borrowing ability: its counters too
-        vab = game.ability_def(intent.via)
-        if game.cooldown_ticks(vab):
-            p.ready_at[intent.via] = game.state.tick + game.cooldown_ticks(vab)
-        if vab.uses_per_game is not None:
-            p.uses[intent.via] = p.uses.get(intent.via, 0) + 1
-    cd = game.cooldown_ticks(ab)
-    if cd:
-        p.ready_at[intent.ability] = game.state.tick + cd
-    if ab.uses_per_game is not None:
-        p.uses[intent.ability] = p.uses.get(intent.ability, 0) + 1
-    if ab.once_per:  # never again on these targets (with this option)
-        for t in intent.targets:
-            p.uses[f"once:{ab.id}:{t}" + (f":{intent.option}" if ab.once_per == "target_option" else "")] = 1
-
-
-def able_now(game: Game, p: Player) -> bool:
-    """Whether ``p`` may act in the current period: alive, and under no status that forbids
-    every action (prison, away at the baptism, barracks, «лишён действий») unless a passive lets
-    them act under it (Бывалый in prison)."""
-    if not game.alive(p):
-        return False
-    return not any("*" in f.blocks_slots and not game.passives(p, f"acts_in_{f.id}") for f in game.status_flags(p))
-
-
-def record_able(game: Game) -> None:
-    """Note, as the period is resolved, who could act in it (engine memo ``able``: the turn and
-    its pids). A period after a riot ended the day early («Спровоцировать бунт») is nobody's."""
-    st = game.state
-    turn = game.info.turn
-    memo = st.memo.get("able")
-    if not memo or memo.get("turn") != turn:
-        memo = st.memo["able"] = {"turn": turn, "pids": []}
-    cut = st.memo.get("end_now")
-    if cut and cut["tick"] < st.tick <= cut["last"]:
-        return
-    memo["pids"] = sorted(set(memo["pids"]) | {p.pid for p in st.players if able_now(game, p)})
-
-
-def owes_turn(game: Game, p: Player) -> bool:
-    """Whether ``p`` owes the current turn's action: alive now, able to act in at least one
-    period of the turn (recorded as each was resolved), and no action submitted in it. A
-    player who spent the whole day in prison and is freed at 21:00 owes nothing; one free all
-    day and jailed by the 21:00 vote owes the day's action (docs/rules/godfather.md)."""
-    st = game.state
-    turn = game.info.turn
-    if not game.alive(p) or "action" in p.spent.get(turn, []):
-        return False
-    if any(i.pid == p.pid and i.lane == "action" and i.tick == st.tick for i in st.intents):
-        return False
-    memo = st.memo.get("able") or {}
-    if memo.get("turn") != turn:
-        return able_now(game, p)
-    return p.pid in memo["pids"]
-
-
 def _random_actions(game: Game) -> None:
     """``inactivity.mode: random_action`` (seed 001: «В случае отсутствия заявки на ход
     выполняется случайное действие на случайного игрока»): in the last period of a day or a
@@ -422,7 +179,7 @@ def _random_actions(game: Game) -> None:
     and is told which; no penalty. A day ended early («Спровоцировать бунт») ends with the period
     it was ended in: the actions are drawn there. An ability that ends the phase is left out:
     ending it at its end would tell the public a false early end."""
-    from .errors import ActionError
+    from ..errors import ActionError
 
     st = game.state
     cut = st.memo.get("end_now")
@@ -538,7 +295,7 @@ def _report(game: Game, before: dict[int, tuple[dict[str, int], dict[str, int], 
 
 def _after_resolve(game: Game) -> None:
     """Let votes watch the new state (seed 000's prison list grows after every period)."""
-    from .registry import VOTES
+    from ..registry import VOTES
 
     for vdef in game.rules.votes:
         hook = getattr(VOTES[vdef.kind], "watch", None)
@@ -547,7 +304,7 @@ def _after_resolve(game: Game) -> None:
 
 
 def _check_end(ctx: Ctx) -> None:
-    from .registry import VICTORIES
+    from ..registry import VICTORIES
 
     g = ctx.game
     st = g.state

@@ -10,11 +10,11 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from .registry import IMPLS, effect
-from .state import Intent, Modifier, Player, Status
+from ..registry import IMPLS, effect
+from ..state import Intent, Modifier, Player, Status
 
 if TYPE_CHECKING:
-    from .resolver import Ctx
+    from .context import Ctx
 
 
 def _stopped(ctx: Ctx, intent: Intent, target: Player, labels: list[str], amount: int | None = None) -> bool:
@@ -135,7 +135,7 @@ def op_redirect(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> Non
     the whole action to it once. Blocks and protections have settled before (the book puts
     blocks first) and stay where they went. The victim's protection against ``redirect`` or
     ``negative`` stops it (a redirect is a hostile act on the one whose action it moves)."""
-    from .resolver import reroute
+    from .targeting import reroute
 
     if len(intent.targets) < 2:
         return
@@ -266,7 +266,7 @@ def kill(ctx: Ctx, t: Player, cause: str, status: str | None = None) -> None:
     hp = g.state.settings.get("hp_stat")
     if hp:
         t.stats[hp] = min(0, t.stats.get(hp, 0))
-    from .factions import remove_member
+    from ..factions import remove_member
 
     for f in list(g.factions_of(t.pid)):
         remove_member(g, f, t.pid, reason="death")

@@ -7,15 +7,15 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from ..effects import kill
-from ..registry import VOTES, impl, step, victory
-from ..state import Faction, Intent, Player
-from ..votes import Lynch
+from ...registry import VOTES, impl, step, victory
+from ...resolve.effects import kill
+from ...state import Faction, Intent, Player
+from ...votes import Lynch
 
 if TYPE_CHECKING:
-    from ..game import Game
-    from ..resolver import Ctx
-    from ..ruleset import StepDef
+    from ...game import Game
+    from ...resolve.context import Ctx
+    from ...ruleset import StepDef
 
 
 def team(g: Game, p: Player) -> str | None:

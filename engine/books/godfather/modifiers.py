@@ -1,6 +1,6 @@
 """Seed 000 (Godfather's Legacy): abilities that change other actions or the ways to act.
 
-Blocks, protections and redirects are primitives (:mod:`engine.effects`); what is here:
+Blocks, protections and redirects are primitives (:mod:`engine.resolve.effects`); what is here:
 «Пожар на маяке» (rerouting), «Шантаж» (an obligation on the next action), «Кабальный
 договор» (an action taken for the game), «Быстрое обучение», «Изучить методы командования»
 and «Искусное подражание» (abilities granted), «Отправить на крещение индейцев» (absence).
@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..effects import _stopped, _until, put_block
-from ..registry import impl
-from ..resolver import reroute
-from ..state import Intent, Player, Status
+from ...registry import impl
+from ...resolve.effects import _stopped, _until, put_block
+from ...resolve.targeting import reroute
+from ...state import Intent, Player, Status
 
 if TYPE_CHECKING:
-    from ..game import Game
-    from ..resolver import Ctx
+    from ...game import Game
+    from ...resolve.context import Ctx
 
 
 def own_key(g: Game, p: Player, slot: str) -> str | None:
@@ -47,7 +47,7 @@ def bound_turn(ctx: Ctx, p: Player, phase: str) -> tuple[int, int]:
 @impl("reroute_faction")
 def reroute_faction(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
     """«Пожар на маяке»: this period, whatever is aimed at a member of the actor's faction
-    (even by a fellow member) goes to a random player outside it (:func:`engine.resolver.reroute`)."""
+    (even by a fellow member) goes to a random player outside it (:func:`engine.resolve.targeting.reroute`)."""
     g = ctx.game
     members = sorted({m for f in g.factions_of(intent.pid) for m in f.members})
     until = _until(ctx, eff, "tick")

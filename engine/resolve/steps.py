@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..registry import IMPLS, VOTES, step
 from .effects import kill
-from .registry import IMPLS, VOTES, step
 
 if TYPE_CHECKING:
-    from .resolver import Ctx
-    from .ruleset import StepDef
+    from ..ruleset import StepDef
+    from .context import Ctx
 
 
 @step("poison_death")
@@ -38,7 +38,7 @@ def vote_step(ctx: Ctx, sd: StepDef) -> None:
 
 @step("factions")
 def faction_step(ctx: Ctx, sd: StepDef) -> None:
-    from .factions import resolve_ops
+    from .faction_moves import resolve_ops
 
     resolve_ops(ctx)
 
@@ -57,14 +57,14 @@ def regen(ctx: Ctx, sd: StepDef) -> None:
 @step("bands")
 def bands_step(ctx: Ctx, sd: StepDef) -> None:
     """Health words from HP, then death for whoever is at or below zero after every step."""
-    from .resolver import apply_bands, clamp
+    from .upkeep import apply_bands, clamp
 
     clamp(ctx.game, "resolve")
     apply_bands(ctx.game)
     g = ctx.game
     for p in g.state.players:
         if any(f.dead for f in g.status_flags(p)):
-            from .factions import remove_member
+            from ..factions import remove_member
 
             for f in list(g.factions_of(p.pid)):
                 remove_member(g, f, p.pid, reason="death")
@@ -82,7 +82,7 @@ def messages_step(ctx: Ctx, sd: StepDef) -> None:
     gets it later: it is kept and delivered, oldest first, in the resolve after which no such
     status holds (before that resolve's own news). Run it last: it reads the statuses as the
     next phase will have them."""
-    from .state import Event
+    from ..state import Event
 
     g = ctx.game
     st = g.state

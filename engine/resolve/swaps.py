@@ -6,18 +6,18 @@ whoever aims it (:func:`swap_targets`, asked by the resolver for every effect's 
 The swapping action's own targets are not swapped. Several swaps compose in the order they
 were put: a target goes through each of them in turn. A swap carries its action's ``seq``, so
 a block that lands on its giver later in the same tick withdraws it
-(:func:`engine.effects.put_block`); what was already aimed through it stays.
+(:func:`engine.resolve.effects.put_block`); what was already aimed through it stays.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .registry import effect
-from .state import Intent, Player, Status
+from ..registry import effect
+from ..state import Intent, Player, Status
 
 if TYPE_CHECKING:
-    from .resolver import Ctx
+    from .context import Ctx
 
 PREFIX = "swapped:"
 

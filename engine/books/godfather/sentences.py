@@ -1,7 +1,7 @@
 """Godfather's Legacy (seed 000): abilities that jail, release, sentence, or touch the vote.
 
 The prison itself (the vote, the ±6 thresholds, sentences carried out at the end of a day,
-immunities) lives in :mod:`engine.prison`; these are the actions that use it. They run in the
+immunities) lives in :mod:`engine.books.godfather.prison`; these are the actions that use it. They run in the
 ruleset's ``prison_actions`` step, after the period's ВО/ТВ effects, so a condition such as
 «при ТВ меньше 10» reads the values those effects left (with hidden bonuses, like the
 prison's own thresholds). Decisions: docs/rules/godfather.md.
@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..prison import day_end, jail, release, sentence, value
-from ..registry import impl
-from ..state import Intent, Player, Status
+from ...registry import impl
+from ...state import Intent, Player, Status
+from .prison import day_end, jail, release, sentence, value
 
 if TYPE_CHECKING:
-    from ..resolver import Ctx
+    from ...resolve.context import Ctx
 
 JAIL = ["negative", "prison"]
 EXECUTION = ["negative", "kill", "execution"]
