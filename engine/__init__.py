@@ -5,8 +5,10 @@ call :meth:`Game.resolve` at each phase end; what changed comes back as events w
 """
 
 from . import books, resolve, victory, votes  # noqa: F401  (register behaviour)
+from .deal import DEAL, PlayerSpec
 from .errors import ActionError, GameError
-from .game import DEAL, Game, LegalAction, PlayerSpec
+from .game import Game
+from .legality import LegalAction
 from .ruleset import Ruleset
 
 __all__ = ["DEAL", "ActionError", "Game", "GameError", "LegalAction", "PlayerSpec", "Ruleset"]

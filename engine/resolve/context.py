@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..ruleset import AbilityDef, default_step
 from ..state import Event, Intent, Player
+from ..world import blocked_by_status
 
 if TYPE_CHECKING:
     from ..game import Game
@@ -74,15 +75,3 @@ class Ctx:
 
     def emit(self, key: str, audience: str = "gm", ids: list[Any] | None = None, **args: Any) -> Event:
         return self.game.emit(key, audience, ids, **args)
-
-
-def blocked_by_status(game: Game, p: Player, key: str, slot: str, tick: int) -> bool:
-    """Whether a block status of ``p`` in force at ``tick`` covers ability ``key`` (of ``slot``):
-    a block's ``slots`` scope lists slots, or ``character`` / ``role`` for all of that kind."""
-    for sid, s in p.statuses.items():
-        if not sid.startswith("blocked") or not game.active(p, sid, tick):
-            continue
-        scope = s.data.get("slots") or []
-        if not scope or slot in scope or ("character" in scope and key.startswith("character:")) or ("role" in scope and key.startswith("role:")):
-            return True
-    return False

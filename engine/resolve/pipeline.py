@@ -118,7 +118,7 @@ def _thresholds_at_once(ctx: Ctx) -> None:
 def _deliver_waiting_pms(game: Game) -> None:
     """PMs sent to a player secretly cut off (``Game.send_pm``) reach them with the resolve after
     which they are back; one whose recipient is out of the game by then is lost."""
-    from ..game import PM_WAITING
+    from ..world import PM_WAITING
 
     waiting = game.state.memo.get(PM_WAITING)
     if not waiting:
