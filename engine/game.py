@@ -12,8 +12,12 @@ from typing import Any
 
 from .deal import Dealing, PlayerSpec
 from .errors import ActionError, GameError
+from .factions import check_op
 from .legality import Legality
 from .mail import Mail
+from .registry import VOTES
+from .resolve.pipeline import resolve_tick, run_start
+from .resolve.upkeep import apply_bands
 from .ruleset import AbilityDef, Ruleset
 from .state import (
     Anon,
@@ -27,6 +31,7 @@ from .state import (
     Vote,
     new_rng_state,
 )
+from .world import blocked_by_status
 
 
 class Game(Legality, Mail, Dealing):
@@ -69,15 +74,11 @@ class Game(Legality, Mail, Dealing):
                     f.leader = seat
         game._apply_passive_modifiers()
         game._apply_bands()
-        from .registry import VOTES
-
         for vdef in ruleset.votes:
             hook = getattr(VOTES[vdef.kind], "on_start", None)
             if hook:
                 hook(game, vdef)
         if ruleset.steps.get("start"):
-            from .resolve.pipeline import run_start
-
             run_start(game)
         game.sync_rng()
         return game
@@ -135,8 +136,6 @@ class Game(Legality, Mail, Dealing):
         self.sync_rng()
 
     def _request_end_now(self, p: Player, intent: Intent, ab: AbilityDef) -> None:
-        from .world import blocked_by_status
-
         tick = self.state.tick
         if blocked_by_status(self, p, intent.ability, ab.slot, tick):
             return  # a block already in force when it is announced: the announcement has no force
@@ -245,8 +244,6 @@ class Game(Legality, Mail, Dealing):
         return [i for i in self.state.intents if i.pid == pid]
 
     def vote(self, pid: int, vote_id: str, choice: int | str | None) -> Vote:
-        from .registry import VOTES
-
         p = self.player(pid)
         if self.state.over:
             raise ActionError("game_over")
@@ -282,8 +279,6 @@ class Game(Legality, Mail, Dealing):
 
     # ---- factions -------------------------------------------------------------------
     def faction_op(self, pid: int, op: str, target: int | None = None, fid: str | None = None) -> FactionOp:
-        from .factions import check_op
-
         check_op(self, self.player(pid), op, target, fid)
         o = FactionOp(seq=self.next_seq(), op=op, pid=pid, target=target, fid=fid, tick=self.state.tick)
         self.state.faction_ops.append(o)
@@ -363,13 +358,9 @@ class Game(Legality, Mail, Dealing):
     # ---- resolution -----------------------------------------------------------------
     def resolve(self) -> list[Event]:
         """Resolve the current tick; returns the events it produced."""
-        from .resolve.pipeline import resolve_tick
-
         return resolve_tick(self)
 
     def _apply_bands(self) -> None:
-        from .resolve.upkeep import apply_bands
-
         apply_bands(self, announce=False)
 
     # ---- persistence ----------------------------------------------------------------

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import ActionError
+from .registry import CHECKS
 from .ruleset import AbilityDef, Requirement
 from .state import Player
 from .world import World
@@ -249,8 +250,6 @@ class Legality(World):
 
     def run_checks(self, p: Player, ab: AbilityDef, targets: list[int] | None, option: str | None) -> ActionError | None:
         """The ability's registered checks (``AbilityDef.checks``): the first refusal, or None."""
-        from .registry import CHECKS
-
         for c in ab.checks:
             err = CHECKS[c.kind](self, p, ab, c.params, targets, option)
             if err is not None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .errors import ActionError
+from .registry import MAIL
 from .state import Anon, Player, Pm
 from .world import PM_WAITING, World
 
@@ -22,8 +23,6 @@ class Mail(World):
         if self.state.over:
             raise ActionError("game_over")
         if self.rules.mail:  # the ruleset's own mail (seed 003: anonymous letters, prison notes)
-            from .registry import MAIL
-
             return MAIL[self.rules.mail].send(self, p, r, text)
         if self.rules.quotas.pm_per_day == 0:
             raise ActionError("pm_not_allowed")
@@ -65,8 +64,6 @@ class Mail(World):
         if self.state.over:
             raise ActionError("game_over")
         if self.rules.mail:  # the ruleset's own mail: a letter to the whole town
-            from .registry import MAIL
-
             return MAIL[self.rules.mail].post(self, p, text)
         if not self.alive(p):
             raise ActionError("not_alive")

@@ -15,6 +15,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from . import registry
+
 PhaseKind = Literal["day", "night"]
 
 # Bounds of the numbers a ruleset may hold. Each is far above anything a rule book uses and low
@@ -538,8 +540,6 @@ class Ruleset(Strict):
     def _cross_check(self) -> Ruleset:
         """Every id a ruleset refers to exists, every named behaviour is registered, and the
         calendar and the steps fit each other. One line per problem, ``path: message``."""
-        from . import registry
-
         stat_ids = {s.id for s in self.stats}
         slot_ids = {s.id for s in self.slots}
         status_ids = {s.id for s in self.statuses}

@@ -13,6 +13,7 @@ from typing import Any
 
 from .clock import Clock, TickInfo
 from .errors import ActionError, GameError
+from .registry import VOTES
 from .ruleset import AbilityDef, RoleDef, Ruleset, Selector, SlotDef
 from .state import Event, Faction, GameState, Player, Status
 
@@ -299,7 +300,5 @@ class World:
         return [v for v in self.rules.votes if v.step in steps and self._vote_open(v)]
 
     def _vote_open(self, v: Any) -> bool:
-        from .registry import VOTES
-
         checker = VOTES[v.kind]
         return checker.is_open(self, v) if hasattr(checker, "is_open") else True

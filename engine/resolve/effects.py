@@ -10,8 +10,10 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+from ..factions import remove_member
 from ..registry import IMPLS, effect
 from ..state import Intent, Modifier, Player, Status
+from .targeting import reroute
 
 if TYPE_CHECKING:
     from .context import Ctx
@@ -135,8 +137,6 @@ def op_redirect(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> Non
     the whole action to it once. Blocks and protections have settled before (the book puts
     blocks first) and stay where they went. The victim's protection against ``redirect`` or
     ``negative`` stops it (a redirect is a hostile act on the one whose action it moves)."""
-    from .targeting import reroute
-
     if len(intent.targets) < 2:
         return
     g = ctx.game
@@ -266,8 +266,6 @@ def kill(ctx: Ctx, t: Player, cause: str, status: str | None = None) -> None:
     hp = g.state.settings.get("hp_stat")
     if hp:
         t.stats[hp] = min(0, t.stats.get(hp, 0))
-    from ..factions import remove_member
-
     for f in list(g.factions_of(t.pid)):
         remove_member(g, f, t.pid, reason="death")
     ctx.emit("gm.death", "gm", player=t.pid, cause=cause)

@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..state import Intent
+from .swaps import swap_pid
 
 if TYPE_CHECKING:
     from ..ruleset import StepDef
@@ -55,8 +56,6 @@ def run_in_order(ctx: Ctx, step: StepDef, intents: list[Intent], run) -> None:
         for i in by_ops(ctx, step, intents):
             run(ctx, i)
         return
-    from .swaps import swap_pid
-
     waiting = list(intents)
     while waiting:
         def waits_for(x: Intent, y: Intent) -> bool:

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..errors import GameError
-from ..registry import EFFECTS
+from ..errors import ActionError, GameError
+from ..registry import EFFECTS, STEPS, VICTORIES, VOTES
 from ..state import Event, Intent
+from ..world import PM_WAITING
 from . import effects as _effects  # noqa: F401  (registers the primitives)
 from . import steps as _steps  # noqa: F401  (registers the built-in steps)
 from .context import Ctx
@@ -45,8 +46,6 @@ def resolve_tick(game: Game) -> list[Event]:
             ctx.step_stats = {p.pid: dict(p.stats) for p in st.players}
             run_in_order(ctx, step, [i for i in intents if ctx.step_of(i) == step.id], run_intent)
         else:
-            from ..registry import STEPS
-
             STEPS[step.kind](ctx, step)
         clamp(game, "step")
 
@@ -107,8 +106,6 @@ def _thresholds_at_once(ctx: Ctx) -> None:
     """A change «на сутки» given back as its status runs out (``_expire``) moves a stat after the
     steps: thresholds that hold «тут же» (seed 001's ±15, ``every_tick``) apply to it in the same
     resolve, as they would to any other change of it."""
-    from ..registry import STEPS
-
     g = ctx.game
     for sd in g.rules.steps[g.info.kind]:
         if sd.kind == "prison_thresholds" and sd.params.get("every_tick"):
@@ -118,8 +115,6 @@ def _thresholds_at_once(ctx: Ctx) -> None:
 def _deliver_waiting_pms(game: Game) -> None:
     """PMs sent to a player secretly cut off (``Game.send_pm``) reach them with the resolve after
     which they are back; one whose recipient is out of the game by then is lost."""
-    from ..world import PM_WAITING
-
     waiting = game.state.memo.get(PM_WAITING)
     if not waiting:
         return
@@ -138,8 +133,6 @@ def _deliver_waiting_pms(game: Game) -> None:
 def run_start(game: Game) -> None:
     """The ruleset's ``start`` steps, once, when the game is created (seed 003: Контакты, the
     Гик's hidden stat); their events are the game's first."""
-    from ..registry import STEPS
-
     ctx = Ctx(game=game, tick=game.state.tick, intents=[])
     for step in game.rules.steps.get("start", []):
         STEPS[step.kind](ctx, step)
@@ -179,8 +172,6 @@ def _random_actions(game: Game) -> None:
     and is told which; no penalty. A day ended early («Спровоцировать бунт») ends with the period
     it was ended in: the actions are drawn there. An ability that ends the phase is left out:
     ending it at its end would tell the public a false early end."""
-    from ..errors import ActionError
-
     st = game.state
     cut = st.memo.get("end_now")
     last = game.clock.is_turn_end(st.tick) or bool(cut and cut["tick"] == st.tick)
@@ -295,8 +286,6 @@ def _report(game: Game, before: dict[int, tuple[dict[str, int], dict[str, int], 
 
 def _after_resolve(game: Game) -> None:
     """Let votes watch the new state (seed 000's prison list grows after every period)."""
-    from ..registry import VOTES
-
     for vdef in game.rules.votes:
         hook = getattr(VOTES[vdef.kind], "watch", None)
         if hook:
@@ -304,8 +293,6 @@ def _after_resolve(game: Game) -> None:
 
 
 def _check_end(ctx: Ctx) -> None:
-    from ..registry import VICTORIES
-
     g = ctx.game
     st = g.state
     vdef = g.rules.victory

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..factions import remove_member
 from ..registry import IMPLS, VOTES, step
+from ..state import Event
 from .effects import kill
+from .faction_moves import resolve_ops
+from .upkeep import apply_bands, clamp
 
 if TYPE_CHECKING:
     from ..ruleset import StepDef
@@ -38,8 +42,6 @@ def vote_step(ctx: Ctx, sd: StepDef) -> None:
 
 @step("factions")
 def faction_step(ctx: Ctx, sd: StepDef) -> None:
-    from .faction_moves import resolve_ops
-
     resolve_ops(ctx)
 
 
@@ -57,15 +59,11 @@ def regen(ctx: Ctx, sd: StepDef) -> None:
 @step("bands")
 def bands_step(ctx: Ctx, sd: StepDef) -> None:
     """Health words from HP, then death for whoever is at or below zero after every step."""
-    from .upkeep import apply_bands, clamp
-
     clamp(ctx.game, "resolve")
     apply_bands(ctx.game)
     g = ctx.game
     for p in g.state.players:
         if any(f.dead for f in g.status_flags(p)):
-            from ..factions import remove_member
-
             for f in list(g.factions_of(p.pid)):
                 remove_member(g, f, p.pid, reason="death")
 
@@ -82,8 +80,6 @@ def messages_step(ctx: Ctx, sd: StepDef) -> None:
     gets it later: it is kept and delivered, oldest first, in the resolve after which no such
     status holds (before that resolve's own news). Run it last: it reads the statuses as the
     next phase will have them."""
-    from ..state import Event
-
     g = ctx.game
     st = g.state
     modes = {s.id: s.messages for s in g.rules.statuses if s.messages != "deliver"}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..state import Intent, Player
+from ..state import Intent, Player, Status
 
 if TYPE_CHECKING:
     from ..game import Game
@@ -45,8 +45,6 @@ def apply_bands(game: Game, announce: bool = True) -> None:
                 if b != want and b in p.statuses:
                     del p.statuses[b]
             if want and want not in p.statuses:
-                from ..state import Status
-
                 p.statuses[want] = Status(id=want, since=game.state.tick)
 
 

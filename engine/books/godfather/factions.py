@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from ...factions import dissolve, frozen, may_be_excluded, remove_member
 from ...registry import impl
 from ...resolve.effects import _stopped, change_stat, reflect
+from ...resolve.targeting import recipients
 from ...state import Intent, Modifier, Player, Status
 
 if TYPE_CHECKING:
@@ -80,8 +81,6 @@ def reflect_for_faction(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]
 def _acted_on(ctx: Ctx, other: Intent, t: Player) -> bool:
     """Whether ``other`` acts on ``t``: aimed at it (a redirect acts on the watched player, not
     on the new target), or reaching it as one of many (``to: all``, a faction...)."""
-    from ...resolve.targeting import recipients
-
     effs = ctx.ability(other).all_effects(other.option)
     aimed = other.targets[:1] if effs and effs[0].op == "redirect" else other.targets
     if t.pid in aimed:

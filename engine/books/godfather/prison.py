@@ -18,7 +18,9 @@ from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
 from ...errors import ActionError
+from ...factions import pick_leader
 from ...registry import VOTES, step
+from ...resolve.effects import kill
 from ...state import Status
 from ...votes import publish_tally, secret_passives, secret_stat, secret_statuses
 
@@ -66,8 +68,6 @@ def _shielded(ctx: Ctx | None, p: Player, labels: list[str], actor: int | None) 
 def jail(g: Game, p: Player, cause: str, ctx: Ctx | None = None, labels: list[str] | None = None, actor: int | None = None) -> bool:
     """Put ``p`` in prison unless a protection stops it (``labels``, default ``prison``);
     a jailed leader loses the lead to the member with the most ТВ. True when jailed."""
-    from ...factions import pick_leader
-
     if p.has("prison") or not g.alive(p):
         return False
     if _shielded(ctx, p, labels or ["prison"], actor):
@@ -91,8 +91,6 @@ def release(g: Game, p: Player, cause: str) -> bool:
 
 def execute(ctx: Ctx, p: Player, cause: str, actor: int | None = None) -> bool:
     """An execution: the player is dead (the public report says so) unless protected."""
-    from ...resolve.effects import kill
-
     if not ctx.game.alive(p) or _shielded(ctx, p, ["negative", "kill", "execution"], actor):
         return False
     kill(ctx, p, cause, ctx.game.state.settings.get("execution_status"))  # its own dead status, if any
