@@ -19,6 +19,7 @@ from .registry import VOTES
 from .resolve.pipeline import resolve_tick, run_start
 from .resolve.upkeep import apply_bands
 from .ruleset import AbilityDef, Ruleset
+from .settings import check_settings
 from .state import (
     Anon,
     Event,
@@ -42,6 +43,7 @@ class Game(Legality, Mail, Dealing):
     def new(cls, ruleset: Ruleset, seed: int, players: list[PlayerSpec], settings: dict[str, Any] | None = None) -> Game:
         state = GameState(ruleset=ruleset.id, seed=seed, rng_state=new_rng_state(seed), end_day=ruleset.calendar.days)
         state.settings = {**ruleset.settings, **(settings or {})}
+        check_settings(state.settings)
         if "days" in state.settings:
             state.end_day = int(state.settings["days"])
         game = cls(ruleset, state)

@@ -16,6 +16,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from . import registry
+from .errors import GameError
+from .settings import check_settings
 
 PhaseKind = Literal["day", "night"]
 
@@ -526,7 +528,17 @@ class Ruleset(Strict):
     # totals in the GM trace, ``auto`` hidden when a weight can derive from something secret (a
     # secret stat, a secret character's vote bonus, a secret status): engine/votes.py
     public_vote_weights: Literal["auto", "shown", "hidden"] = "auto"
+    # the game settings (engine/settings.py: every key, its type, default and meaning)
     settings: dict[str, Annotated[Any, Field()]] = {}
+
+    @field_validator("settings")
+    @classmethod
+    def _known_settings(cls, v: dict[str, Any]) -> dict[str, Any]:
+        try:
+            check_settings(v)
+        except GameError as exc:
+            raise ValueError(str(exc)) from None
+        return v
 
     @field_validator("stats")
     @classmethod
