@@ -155,8 +155,9 @@ def check_op(g: Game, p: Player, op: str, target: int | None, fid: str | None) -
     elif op == "overthrow":
         if f.leader == p.pid:
             raise ActionError("already_leader")
-        if g.active(p, "prison") and not g.passives(p, "acts_in_prison"):
-            raise ActionError("status_forbids", status="prison")
+        prison = g.rules.status_of_kind("prison")
+        if prison and g.active(p, prison) and not g.passives(p, f"acts_in_{prison}"):
+            raise ActionError("status_forbids", status=prison)
 
 
 def may_be_excluded(g: Game, f: Faction, t: Player, by: int | None) -> bool:

@@ -77,9 +77,7 @@ class Game(Legality, Mail, Dealing):
         game._apply_passive_modifiers()
         game._apply_bands()
         for vdef in ruleset.votes:
-            hook = getattr(VOTES[vdef.kind], "on_start", None)
-            if hook:
-                hook(game, vdef)
+            VOTES[vdef.kind].on_start(game, vdef)
         if ruleset.steps.get("start"):
             run_start(game)
         game.sync_rng()
@@ -274,9 +272,8 @@ class Game(Legality, Mail, Dealing):
             return existing[0]
         v = Vote(vote=vote_id, pid=pid, choice=choice)
         self.state.votes.append(v)
-        hook = getattr(VOTES[vdef.kind], "on_ballot", None)
-        if hook:  # a vote that reads something at the moment of voting (seed 001: the voter's ТВ)
-            hook(self, vdef, v)
+        # a vote that reads something at the moment of voting (seed 001: the voter's ТВ)
+        VOTES[vdef.kind].on_ballot(self, vdef, v)
         return v
 
     # ---- factions -------------------------------------------------------------------

@@ -128,7 +128,7 @@ class Legality(World):
         an active ``obliged:*`` status: ``key`` the move to make, ``target`` the player it must
         be aimed at. A move that cannot be made now, or a target out of reach, binds nothing."""
         for sid in sorted(p.statuses):
-            if not sid.startswith("obliged:") or not self.active(p, sid):
+            if p.statuses[sid].kind != "obliged" or not self.active(p, sid):
                 continue
             data = dict(p.statuses[sid].data)
             x = data.get("target")

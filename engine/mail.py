@@ -32,7 +32,8 @@ class Mail(World):
             raise ActionError("target_not_alive", target=recipient)
         if sender == recipient:
             raise ActionError("self_target")
-        if self.active(p, "no_pm"):
+        no_pm = self.rules.status_of_kind("no_pm")
+        if no_pm and self.active(p, no_pm):
             raise ActionError("pm_deprived")
         self._check_communicates(p, r)
         if not text.strip():

@@ -139,6 +139,11 @@ class StatusDef(Strict):
     # discards them (seed 002: «персонажам, которые умерли в эту ночь ... ничего не сообщается»).
     # Read by the built-in step ``messages`` and by ``Game.gm_message``.
     messages: Literal["deliver", "hold", "drop"] = "deliver"
+    # what the shared core asks this status for (``Ruleset.status_of_kind``), so that the core
+    # names no status id: ``poison`` the poison that ``op: poison`` puts, the ``poison_death``
+    # step reads and a death or ``op: cure`` takes off; ``prison`` no faction moves from it;
+    # ``no_pm`` no private messages (seed 000's «лишён приватов»)
+    kind: Literal["poison", "prison", "no_pm"] | None = None
 
 
 class Period(Strict):
@@ -743,6 +748,17 @@ class Ruleset(Strict):
 
     def status(self, key: str) -> StatusDef:
         return self._find("statuses", key, "names")
+
+    def status_of_kind(self, kind: str) -> str | None:
+        """The id of the ruleset's status of ``kind`` (``StatusDef.kind``), or None."""
+        return next((s.id for s in self.statuses if s.kind == kind), None)
+
+    def death_status(self) -> StatusDef:
+        """The ruleset's first status with ``dead: true``: the one a death puts by default."""
+        found = next((s for s in self.statuses if s.dead), None)
+        if found is None:
+            raise GameError(f"{self.id} has no status with dead: true")
+        return found
 
     def slot(self, key: str) -> SlotDef:
         return self._find("slots", key, "names")

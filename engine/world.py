@@ -24,7 +24,7 @@ def blocked_by_status(game: World, p: Player, key: str, slot: str, tick: int) ->
     """Whether a block status of ``p`` in force at ``tick`` covers ability ``key`` (of ``slot``):
     a block's ``slots`` scope lists slots, or ``character`` / ``role`` for all of that kind."""
     for sid, s in p.statuses.items():
-        if not sid.startswith("blocked") or not game.active(p, sid, tick):
+        if s.kind != "blocked" or not game.active(p, sid, tick):
             continue
         scope = s.data.get("slots") or []
         if not scope or slot in scope or ("character" in scope and key.startswith("character:")) or ("role" in scope and key.startswith("role:")):
@@ -301,4 +301,4 @@ class World:
 
     def _vote_open(self, v: Any) -> bool:
         checker = VOTES[v.kind]
-        return checker.is_open(self, v) if hasattr(checker, "is_open") else True
+        return checker.is_open(self, v)

@@ -16,7 +16,7 @@ TABLE = [
 
 
 def test_faction_acts_answers_on_request_without_a_resolve(godfather):
-    g = make_game(godfather, TABLE, settings={"inactivity": {"mode": "none"}})
+    g = make_game(godfather, TABLE)
     g.submit(3, "day", [0])  # Глеб → Аня, day 1.1
     g.resolve()
     assert faction_acts(g, 2) == {3: [0], 4: []}

@@ -52,7 +52,7 @@ class Ctx:
         (a character's immunity). ``over``: only changes bigger than that (``amount``) stop.
         """
         g = self.game
-        found = [s.data for sid, s in sorted(target.statuses.items()) if sid.startswith("protected") and g.active(target, sid, self.tick)]
+        found = [s.data for sid, s in sorted(target.statuses.items()) if s.kind == "protected" and g.active(target, sid, self.tick)]
         found += [{"by": target.pid, **x} for x in g.passives(target, "protection")]
         for data in found:
             against = data.get("against", [])

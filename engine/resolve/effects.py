@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+from ..errors import GameError
 from ..factions import remove_member
 from ..registry import IMPLS, effect
 from ..state import Intent, Modifier, Player, Status
@@ -58,7 +59,7 @@ def reflect(ctx: Ctx, intent: Intent, target: Player, sid: str, delta: int) -> N
     if actor.pid == target.pid:
         return
     for rid, s in sorted(target.statuses.items()):
-        if not rid.startswith("reflect") or not g.active(target, rid, ctx.tick) or sid not in s.data.get("stats", []):
+        if s.kind != "reflect" or not g.active(target, rid, ctx.tick) or sid not in s.data.get("stats", []):
             continue
         back = abs(delta) // int(s.data.get("divisor", 2))
         labels = ["stat", "negative", f"stat:{sid}", f"negative:{sid}"]
@@ -98,7 +99,7 @@ def put_block(ctx: Ctx, intent: Intent, t: Player, until: int | None, slots: lis
     earlier in the resolve stays; the blocking action itself, when its actor blocks themself
     («всем»), is not touched."""
     sid = f"blocked:{intent.seq}:{t.pid}"
-    t.statuses[sid] = Status(id=sid, since=ctx.tick, until=until, data={"by": intent.pid, "slots": list(slots)})
+    t.statuses[sid] = Status(id=sid, since=ctx.tick, until=until, data={"by": intent.pid, "slots": list(slots)}, kind="blocked")
     ran = ctx.scratch.get("ran", set())
     for other in ctx.intents:
         if other.seq == intent.seq or other.pid != t.pid:
@@ -126,7 +127,7 @@ def op_protect(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None
     for t in people:
         sid = f"protected:{intent.seq}:{t.pid}"
         data = {"by": intent.pid, "seq": intent.seq, "against": list(eff.labels or ["*"]), **eff.params}
-        t.statuses[sid] = Status(id=sid, since=ctx.tick, until=_until(ctx, eff), data=data)
+        t.statuses[sid] = Status(id=sid, since=ctx.tick, until=_until(ctx, eff), data=data, kind="protected")
     ctx.outcome.setdefault(intent.seq, "applied")
 
 
@@ -187,6 +188,14 @@ def op_end_phase(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> No
         ctx.emit("phase.ended_early", "public", phase=ctx.game.clock.info(ctx.tick).turn)
 
 
+def poison_status(g: Any) -> str:
+    """The ruleset's poison status (``kind: poison``)."""
+    sid = g.rules.status_of_kind("poison")
+    if sid is None:
+        raise GameError(f"{g.rules.id}: op poison needs a status with kind: poison")
+    return sid
+
+
 @effect("poison")
 def op_poison(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
     cycles = eff.cycles or int(ctx.game.state.settings.get("poison_cycles", 2))
@@ -194,15 +203,16 @@ def op_poison(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
         if _stopped(ctx, intent, t, ["poison", "negative", *eff.labels]):
             continue
         dies = ctx.tick + ctx.game.clock.cycles(cycles)
-        old = t.statuses.get("poisoned")
+        poison = poison_status(ctx.game)
+        old = t.statuses.get(poison)
         if old is None:
-            t.statuses["poisoned"] = Status(id="poisoned", since=ctx.tick, data={"dies_at": dies, "by": intent.pid})
+            t.statuses[poison] = Status(id=poison, since=ctx.tick, data={"dies_at": dies, "by": intent.pid})
 
 
 @effect("cure")
 def op_cure(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
     for t in people:
-        for sid in [eff.status or "poisoned"]:
+        for sid in [eff.status or poison_status(ctx.game)]:
             t.statuses.pop(sid, None)
 
 
@@ -256,12 +266,14 @@ def kill(ctx: Ctx, t: Player, cause: str, status: str | None = None) -> None:
     an execution may put its own, «казнён»). Setting ``death_reveals`` lists the facts everyone
     learns of the dead (seed 001: ``character``, ``in_faction`` — not which faction; ``role``)."""
     g = ctx.game
-    ddef = g.rules.status(status) if status else next((s for s in g.rules.statuses if s.dead), None)
-    dead = ddef.id if ddef else "dead"
+    ddef = g.rules.status(status) if status else g.rules.death_status()
+    dead = ddef.id
     reveal = {"character": t.character, "role": t.role, "in_faction": bool(g.factions_of(t.pid))}
     t.statuses[dead] = Status(id=dead, since=ctx.tick, data={"cause": cause})
-    t.statuses.pop("poisoned", None)
-    for sid in ddef.clears if ddef else []:
+    poison = g.rules.status_of_kind("poison")
+    if poison:
+        t.statuses.pop(poison, None)
+    for sid in ddef.clears:
         t.statuses.pop(sid, None)
     hp = g.state.settings.get("hp_stat")
     if hp:

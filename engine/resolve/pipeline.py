@@ -287,9 +287,7 @@ def _report(game: Game, before: dict[int, tuple[dict[str, int], dict[str, int], 
 def _after_resolve(game: Game) -> None:
     """Let votes watch the new state (seed 000's prison list grows after every period)."""
     for vdef in game.rules.votes:
-        hook = getattr(VOTES[vdef.kind], "watch", None)
-        if hook:
-            hook(game, vdef)
+        VOTES[vdef.kind].watch(game, vdef)
 
 
 def _check_end(ctx: Ctx) -> None:

@@ -21,7 +21,7 @@ def poison_death(ctx: Ctx, sd: StepDef) -> None:
     """Seed 000: a poisoned player dies two cycles after the poisoning, to the tick."""
     g = ctx.game
     for p in g.state.players:
-        s = p.statuses.get("poisoned")
+        s = p.statuses.get(g.rules.status_of_kind("poison") or "")
         if s is not None and s.data.get("dies_at", 10**9) <= ctx.tick and g.alive(p):
             kill(ctx, p, "poison")
 
@@ -33,7 +33,7 @@ def vote_step(ctx: Ctx, sd: StepDef) -> None:
         if vdef.step != sd.id:
             continue
         counter = VOTES[vdef.kind]
-        if hasattr(counter, "due") and not counter.due(ctx, vdef):
+        if not counter.due(ctx, vdef):
             continue
         ballots = [v for v in g.state.votes if v.vote == vdef.id]
         VOTES[vdef.kind].count(ctx, vdef, ballots)

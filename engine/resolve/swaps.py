@@ -19,7 +19,8 @@ from ..state import Intent, Player, Status
 if TYPE_CHECKING:
     from .context import Ctx
 
-PREFIX = "swapped:"
+PREFIX = "swapped:"  # the ids of the swap statuses
+KIND = "swapped"  # their kind (Status.kind)
 
 
 @effect("swap")
@@ -41,7 +42,7 @@ def op_swap(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
     ctx.scratch["swap_order"] = order + 1
     for p, other in ((a, b), (b, a)):
         sid = f"{PREFIX}{intent.seq}:{p.pid}"
-        p.statuses[sid] = Status(id=sid, since=ctx.tick, until=until, data={"by": intent.pid, "seq": intent.seq, "with": other.pid, "order": order})
+        p.statuses[sid] = Status(id=sid, since=ctx.tick, until=until, data={"by": intent.pid, "seq": intent.seq, "with": other.pid, "order": order}, kind=KIND)
     ctx.emit("gm.swapped", "gm", actor=intent.pid, player=a.pid, target=b.pid)
 
 
@@ -51,7 +52,7 @@ def _swaps(ctx: Ctx) -> list[tuple[int, int, int, int]]:
     out = []
     for p in g.state.players:
         for sid, s in p.statuses.items():
-            if sid.startswith(PREFIX) and g.active(p, sid, ctx.tick):
+            if s.kind == KIND and g.active(p, sid, ctx.tick):
                 out.append((s.data.get("order", 0), s.data.get("seq", 0), p.pid, int(s.data["with"])))
     return sorted(out)
 
@@ -73,7 +74,7 @@ def swap_pid(ctx: Ctx, intent: Intent, pid: int) -> int:
 
 def swap_targets(ctx: Ctx, intent: Intent, people: list[Player]) -> list[Player]:
     """``people`` (the recipients of an effect of ``intent``) with every swap applied."""
-    if not any(sid.startswith(PREFIX) for p in ctx.game.state.players for sid in p.statuses):
+    if not any(s.kind == KIND for p in ctx.game.state.players for s in p.statuses.values()):
         return people
     out = []
     for p in people:

@@ -45,12 +45,12 @@ def reroute(ctx: Ctx, intent: Intent, people: list[Player]) -> list[Player]:
     not already reached by the effect (none left: the effect on that player is lost). One's effects on oneself stay.
     The choice is drawn once per action and player, so all its effects go the same way."""
     g = ctx.game
-    if not any(sid.startswith("rerouted") for p in people for sid in p.statuses):
+    if not any(s.kind == "rerouted" for p in people for s in p.statuses.values()):
         return people
     memo = ctx.scratch.setdefault("rerouted", {})
     out: list[Player] = []
     for p in people:
-        data = next((s.data for sid, s in sorted(p.statuses.items()) if sid.startswith("rerouted") and g.active(p, sid, ctx.tick)), None)
+        data = next((s.data for sid, s in sorted(p.statuses.items()) if s.kind == "rerouted" and g.active(p, sid, ctx.tick)), None)
         if data is None or p.pid == intent.pid:
             out.append(p)
             continue

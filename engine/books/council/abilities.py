@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import ActionError
 from ...registry import VOTES, impl
-from ...votes import publish_tally, secret_passives, secret_stat
+from ...votes import VoteCounter, publish_tally, secret_passives, secret_stat
 from ..godfather.prison import PrisonVote, _day_memo, ballot_counts, execute, release
 
 if TYPE_CHECKING:
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 AMNESTY, EXECUTION = "amnesty", "execution"
 
 
-class AmnestyVote:
+class AmnestyVote(VoteCounter):
     """«Амнистия или казнь»: open during a day while anyone jailed before that day is in
     prison; one ballot a day, «амнистия» or «казнь», for nobody in particular. A ballot weighs
     the voter's true ТВ at the moment of voting (+ the passive ``vote_bonus``); a ballot

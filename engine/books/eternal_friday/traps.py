@@ -21,7 +21,7 @@ def friday_trap(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> Non
     for tid in _each(intent):
         sid = f"friday_trap:{intent.seq}"
         g.player(tid).statuses[sid] = Status(id=sid, since=ctx.tick, until=nxt + 1,
-                                             data={"night": nxt, "damage": int(eff.params["damage"]), "by": intent.pid})
+                                             data={"night": nxt, "damage": int(eff.params["damage"]), "by": intent.pid}, kind="trap")
 
 
 @impl("friday_trap_trigger")
@@ -32,7 +32,7 @@ def friday_trap_trigger(ctx: Ctx, intent: Intent | None, sd: Any, people: list[P
     acting = {i.pid for i in ctx.intents if "toggle" not in g.ability_def(i.ability).labels}
     for p in g.state.players:
         for sid, s in sorted(p.statuses.items()):
-            if sid.startswith("friday_trap:") and s.data.get("night") == ctx.tick:
+            if s.kind == "trap" and s.data.get("night") == ctx.tick:
                 if p.pid in acting:
                     dealt = hurt(ctx, p, int(s.data["damage"]), by=s.data["by"], labels=["trap"], ability="character:ninja:trap")
                     ctx.emit("gm.trap", "gm", player=p.pid, damage=dealt, by=s.data["by"])

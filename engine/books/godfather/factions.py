@@ -74,7 +74,7 @@ def reflect_for_faction(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]
     for t in people:
         sid = f"reflect:{intent.seq}:{t.pid}"
         data = {"by": intent.pid, "seq": intent.seq, "ability": intent.ability, "stats": stats, "divisor": int(eff.params.get("divisor", 2))}
-        t.statuses[sid] = Status(id=sid, since=ctx.tick, until=until, data=data)
+        t.statuses[sid] = Status(id=sid, since=ctx.tick, until=until, data=data, kind="reflect")
     ctx.outcome.setdefault(intent.seq, "applied")
 
 
@@ -179,7 +179,7 @@ def timed_stat(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None
     for t in people:
         if change_stat(ctx, intent, t, sid, delta, eff.labels):
             key = f"timed:{intent.seq}:{t.pid}"
-            t.statuses[key] = Status(id=key, since=ctx.tick, until=_until(ctx, eff), data={"by": intent.pid, "restore": {sid: -delta}})
+            t.statuses[key] = Status(id=key, since=ctx.tick, until=_until(ctx, eff), data={"by": intent.pid, "restore": {sid: -delta}}, kind="timed")
 
 
 @impl("dissolve_faction")

@@ -53,7 +53,7 @@ def reroute_faction(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) ->
     until = _until(ctx, eff, "tick")
     for m in members:
         sid = f"rerouted:{intent.seq}:{m}"
-        g.player(m).statuses[sid] = Status(id=sid, since=ctx.tick, until=until, data={"by": intent.pid, "seq": intent.seq, "exclude": members})
+        g.player(m).statuses[sid] = Status(id=sid, since=ctx.tick, until=until, data={"by": intent.pid, "seq": intent.seq, "exclude": members}, kind="rerouted")
     ctx.outcome.setdefault(intent.seq, "applied")
 
 
@@ -83,7 +83,7 @@ def blackmail(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
         phase = g.rules.slot(mode).phase
     start, end = bound_turn(ctx, v, phase)
     sid = f"obliged:{intent.seq}"
-    v.statuses[sid] = Status(id=sid, since=start, until=end, data={"by": intent.pid, "key": key, "target": x, "force": key is not None})
+    v.statuses[sid] = Status(id=sid, since=start, until=end, data={"by": intent.pid, "key": key, "target": x, "force": key is not None}, kind="obliged")
     turn = g.clock.info(start).turn
     if key:
         ctx.emit("blackmail.forced_move", "players", [v.pid], ability=key, target=x, turn=turn)
@@ -155,4 +155,4 @@ def baptism(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
         put_block(ctx, intent, t, until)
         t.statuses[status] = Status(id=status, since=ctx.tick, until=until, data={"by": intent.pid})
         sid = f"protected:away:{intent.seq}:{t.pid}"
-        t.statuses[sid] = Status(id=sid, since=ctx.tick, until=until, data={"by": intent.pid, "against": ["*"], "away": True})
+        t.statuses[sid] = Status(id=sid, since=ctx.tick, until=until, data={"by": intent.pid, "against": ["*"], "away": True}, kind="protected")

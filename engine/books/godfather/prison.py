@@ -22,7 +22,7 @@ from ...factions import pick_leader
 from ...registry import VOTES, step
 from ...resolve.effects import kill
 from ...state import Status
-from ...votes import publish_tally, secret_passives, secret_stat, secret_statuses
+from ...votes import VoteCounter, publish_tally, secret_passives, secret_stat, secret_statuses
 
 if TYPE_CHECKING:
     from ...game import Game
@@ -131,7 +131,7 @@ def ballot_counts(g: Game, voter: Player, dead_ballots: bool = False) -> bool:
     return all(f.can_vote for f in g.status_flags(voter))
 
 
-class PrisonVote:
+class PrisonVote(VoteCounter):
     """``params``: stat (vo), strength_step (5; null: every ballot weighs 1 + ``vote_bonus``),
     changes_per_game (1), changes, penalty ({vo: -2, tv: -2}; {}: none), and for seed 001:
     ``against_all`` (a ballot «против всех»; more than half of those entitled to vote → nobody

@@ -137,5 +137,5 @@ def execution_shield(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -
     until = day_end(ctx.game, ctx.tick) + 1
     for t in people:
         sid = f"protected:{intent.seq}:{t.pid}"
-        t.statuses[sid] = Status(id=sid, since=ctx.tick, until=until, data={"by": intent.pid, "seq": intent.seq, "against": ["execution"]})
+        t.statuses[sid] = Status(id=sid, since=ctx.tick, until=until, data={"by": intent.pid, "seq": intent.seq, "against": ["execution"]}, kind="protected")
     ctx.outcome.setdefault(intent.seq, "applied")

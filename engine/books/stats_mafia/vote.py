@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from ...errors import ActionError
 from ...registry import VOTES
 from ...state import Player
-from ...votes import publish_tally, secret_passives
+from ...votes import VoteCounter, publish_tally, secret_passives
 from .core import jail, memo, setting, stat
 
 if TYPE_CHECKING:
@@ -31,12 +31,12 @@ def _instead_of_vote(g: Game, pid: int, tick: int, outcome: dict[int, str] | Non
 
 def _detained(g: Game, p: Player, tick: int) -> bool:
     for sid, s in p.statuses.items():
-        if sid.startswith("blocked") and g.active(p, sid, tick) and (not s.data.get("slots") or "day" in s.data["slots"]):
+        if s.kind == "blocked" and g.active(p, sid, tick) and (not s.data.get("slots") or "day" in s.data["slots"]):
             return True
     return False
 
 
-class StatsPrisonVote:
+class StatsPrisonVote(VoteCounter):
     """«Голосование»: public, changeable (the last ballot counts); at the end of the day the
     most-voted goes to Prison, for ``prison_term_cycles`` сутки on the days of ``term_days``,
     for the rest of the game later; a tie (or no vote) jails nobody."""
