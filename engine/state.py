@@ -102,13 +102,18 @@ class Vote:
     changes: int = 0
 
 
+# Who reads an event: everyone (``public``), the players in ``ids`` (``players``), the
+# faction ``ids[0]`` (``faction``), or the GM alone (``gm``).
+Audience = Literal["public", "players", "faction", "gm"]
+AUDIENCES: tuple[str, ...] = ("public", "players", "faction", "gm")
+
+
 @dataclass
 class Event:
     tick: int
     key: str
     args: dict[str, Any]
-    # "public", "players" (ids), "faction" (ids = [fid]), "gm"
-    audience: str
+    audience: Audience
     ids: list[Any] = field(default_factory=list)
 
 

@@ -15,7 +15,7 @@ from .clock import Clock, TickInfo
 from .errors import ActionError, GameError
 from .registry import VOTES
 from .ruleset import AbilityDef, RoleDef, Ruleset, Selector, SlotDef
-from .state import Event, Faction, GameState, Player, Status
+from .state import AUDIENCES, Audience, Event, Faction, GameState, Player, Status
 
 PM_WAITING = "pm_waiting"  # GameState.memo key: PMs to players secretly cut off, until they are back
 
@@ -190,7 +190,13 @@ class World:
                 out[s.id] = self.true_stat(p, s.id)
         return out
 
-    def emit(self, key: str, audience: str = "gm", ids: list[Any] | None = None, **args: Any) -> Event:
+    def emit(self, key: str, audience: Audience, ids: list[Any] | None = None, **args: Any) -> Event:
+        """Log an event for ``audience`` (required: who may read it); ``players`` and
+        ``faction`` name their readers in ``ids``."""
+        if audience not in AUDIENCES:
+            raise GameError(f"event {key!r}: audience {audience!r} is not one of {', '.join(AUDIENCES)}")
+        if audience == "faction" and not ids:
+            raise GameError(f"event {key!r}: a faction event names its faction in ids")
         ev = Event(tick=self.state.tick, key=key, args=args, audience=audience, ids=list(ids or []))
         self.state.events.append(ev)
         return ev

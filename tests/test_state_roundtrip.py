@@ -79,3 +79,20 @@ def test_a_snapshot_from_before_status_kinds_loads(godfather):
     again = Game.from_dict(godfather, old)
     assert {s.id: s.kind for p in again.state.players for s in p.statuses.values()} == kinds
     assert again.to_dict() == data
+
+
+def test_every_event_names_a_known_audience(godfather):
+    """``emit`` takes no default audience, and refuses one that is not a reader."""
+    import pytest
+
+    from engine import GameError
+
+    game = make_game(godfather, TABLE, seed=2)
+    with pytest.raises(TypeError):
+        game.emit("gm.note")  # type: ignore[call-arg]
+    with pytest.raises(GameError, match="audience 'everyone'"):
+        game.emit("gm.note", "everyone")  # type: ignore[arg-type]
+    with pytest.raises(GameError, match="names its faction"):
+        game.emit("faction.note", "faction")
+    play(game, 3)
+    assert game.state.events and {e.audience for e in game.state.events} <= {"public", "players", "faction", "gm"}

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..ruleset import AbilityDef, default_step
-from ..state import Event, Intent, Player
+from ..state import Audience, Event, Intent, Player
 from ..world import blocked_by_status
 
 if TYPE_CHECKING:
@@ -73,5 +73,5 @@ class Ctx:
         if intent is not None:
             self.reasons.setdefault(intent.seq, []).append(reason)
 
-    def emit(self, key: str, audience: str = "gm", ids: list[Any] | None = None, **args: Any) -> Event:
+    def emit(self, key: str, audience: Audience, ids: list[Any] | None = None, **args: Any) -> Event:
         return self.game.emit(key, audience, ids, **args)
