@@ -6,7 +6,7 @@ import pytest
 
 from engine import ActionError
 
-from .conftest import TABLE, make_game
+from ..conftest import TABLE, make_game
 
 
 def test_submit_replace_cancel(godfather):

@@ -13,7 +13,7 @@ from config.loader import RulesetFileError, load_ruleset_file
 from engine import Game, GameError, PlayerSpec
 from engine.settings import GameSettings
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_every_shipped_setting_is_known():

@@ -10,7 +10,7 @@ import pytest
 
 from config import RulesetFileError, load_ruleset, load_ruleset_file
 
-DOC = Path(__file__).resolve().parent.parent / "docs" / "rules" / "council.md"
+DOC = Path(__file__).resolve().parents[3] / "docs" / "rules" / "council.md"
 
 
 def test_the_documented_snippet_loads(tmp_path):

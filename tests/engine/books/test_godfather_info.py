@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from engine.books.godfather.info import faction_acts, hidden_action, sealed_pm
 
-from .conftest import make_game
+from ...conftest import make_game
 
 TABLE = [
     {"name": "Аня", "role": "moneylender"},

@@ -9,7 +9,7 @@ import pytest
 
 from engine import ActionError, Game
 
-from .conftest import make_game
+from ...conftest import make_game
 
 
 def test_riot_asks_the_scheduler_to_end_the_day_now(godfather):

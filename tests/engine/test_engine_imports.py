@@ -7,7 +7,7 @@ from pathlib import Path
 import grimp
 from importlinter.cli import lint_imports
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _cycles(graph: grimp.ImportGraph) -> list[list[str]]:

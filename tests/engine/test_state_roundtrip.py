@@ -6,7 +6,7 @@ import json
 
 from engine import Game
 
-from .conftest import TABLE, make_game
+from ..conftest import TABLE, make_game
 
 
 def play(game: Game, ticks: int) -> None:
