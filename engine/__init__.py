@@ -4,9 +4,11 @@ Callers build a :class:`Game` from a :class:`~engine.ruleset.Ruleset`, submit in
 call :meth:`Game.resolve` at each phase end; what changed comes back as events with audiences.
 """
 
-from . import abilities, effects, prison, steps, victory, votes  # noqa: F401  (register behaviour)
+from . import books, resolve, victory, votes  # noqa: F401  (register behaviour)
+from .deal import DEAL, PlayerSpec
 from .errors import ActionError, GameError
-from .game import DEAL, Game, LegalAction, PlayerSpec
+from .game import Game
+from .legality import LegalAction
 from .ruleset import Ruleset
 
 __all__ = ["DEAL", "ActionError", "Game", "GameError", "LegalAction", "PlayerSpec", "Ruleset"]

@@ -10,6 +10,8 @@
   targets, option)`` returns an ``ActionError`` or None. It is asked with ``targets`` None
   (may the ability be used now), with one target (may it be aimed at them), with one option
   (is the choice open now), and with the whole submission.
+- ``EARLY_ENDS``: whom a phase still waits for (``settings.early_end`` names one):
+  ``fn(game, declared)`` returns the pids; the bot ends a phase early when it names nobody.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ VOTES: dict[str, Callable[..., Any]] = {}
 VICTORIES: dict[str, Callable[..., Any]] = {}
 MAIL: dict[str, Any] = {}
 CHECKS: dict[str, Callable[..., Any]] = {}
+EARLY_ENDS: dict[str, Callable[..., Any]] = {}
 
 
 def _register(table: dict[str, Callable[..., Any]], name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -62,3 +65,7 @@ def mail(name: str):
 
 def check(name: str):
     return _register(CHECKS, name)
+
+
+def early_end(name: str):
+    return _register(EARLY_ENDS, name)

@@ -15,6 +15,10 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from . import registry
+from .errors import GameError
+from .settings import check_settings
+
 PhaseKind = Literal["day", "night"]
 
 # Bounds of the numbers a ruleset may hold. Each is far above anything a rule book uses and low
@@ -135,6 +139,11 @@ class StatusDef(Strict):
     # discards them (seed 002: «персонажам, которые умерли в эту ночь ... ничего не сообщается»).
     # Read by the built-in step ``messages`` and by ``Game.gm_message``.
     messages: Literal["deliver", "hold", "drop"] = "deliver"
+    # what the shared core asks this status for (``Ruleset.status_of_kind``), so that the core
+    # names no status id: ``poison`` the poison that ``op: poison`` puts, the ``poison_death``
+    # step reads and a death or ``op: cure`` takes off; ``prison`` no faction moves from it;
+    # ``no_pm`` no private messages (seed 000's «лишён приватов»)
+    kind: Literal["poison", "prison", "no_pm"] | None = None
 
 
 class Period(Strict):
@@ -524,7 +533,17 @@ class Ruleset(Strict):
     # totals in the GM trace, ``auto`` hidden when a weight can derive from something secret (a
     # secret stat, a secret character's vote bonus, a secret status): engine/votes.py
     public_vote_weights: Literal["auto", "shown", "hidden"] = "auto"
+    # the game settings (engine/settings.py: every key, its type, default and meaning)
     settings: dict[str, Annotated[Any, Field()]] = {}
+
+    @field_validator("settings")
+    @classmethod
+    def _known_settings(cls, v: dict[str, Any]) -> dict[str, Any]:
+        try:
+            check_settings(v)
+        except GameError as exc:
+            raise ValueError(str(exc)) from None
+        return v
 
     @field_validator("stats")
     @classmethod
@@ -538,8 +557,6 @@ class Ruleset(Strict):
     def _cross_check(self) -> Ruleset:
         """Every id a ruleset refers to exists, every named behaviour is registered, and the
         calendar and the steps fit each other. One line per problem, ``path: message``."""
-        from . import registry
-
         stat_ids = {s.id for s in self.stats}
         slot_ids = {s.id for s in self.slots}
         status_ids = {s.id for s in self.statuses}
@@ -731,6 +748,17 @@ class Ruleset(Strict):
 
     def status(self, key: str) -> StatusDef:
         return self._find("statuses", key, "names")
+
+    def status_of_kind(self, kind: str) -> str | None:
+        """The id of the ruleset's status of ``kind`` (``StatusDef.kind``), or None."""
+        return next((s.id for s in self.statuses if s.kind == kind), None)
+
+    def death_status(self) -> StatusDef:
+        """The ruleset's first status with ``dead: true``: the one a death puts by default."""
+        found = next((s for s in self.statuses if s.dead), None)
+        if found is None:
+            raise GameError(f"{self.id} has no status with dead: true")
+        return found
 
     def slot(self, key: str) -> SlotDef:
         return self._find("slots", key, "names")

@@ -8,7 +8,14 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field, fields, is_dataclass
-from typing import Any
+from typing import Any, Literal
+
+# What an effect's own status is (``Status.kind``); "" for a status of the ruleset's list
+# (``Ruleset.statuses``, looked up by id). The readers ask the kind, never the id.
+StatusKind = Literal["", "blocked", "protected", "rerouted", "obliged", "reflect", "swapped", "timed", "trap"]
+# snapshots from before ``Status.kind``: the kind read from the id's prefix
+_KIND_OF_PREFIX = {"blocked:": "blocked", "protected:": "protected", "rerouted:": "rerouted", "obliged:": "obliged",
+                   "reflect:": "reflect", "swapped:": "swapped", "timed:": "timed", "friday_trap:": "trap"}
 
 
 @dataclass
@@ -17,6 +24,15 @@ class Status:
     since: int  # tick at whose resolve it was applied (-1: from the start), or a later first tick in force
     until: int | None = None  # first tick at which it is no longer in force (None: lasting)
     data: dict[str, Any] = field(default_factory=dict)
+    kind: StatusKind = ""
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Status:
+        """A stored status; one stored before ``kind`` existed gets it from its id's prefix."""
+        if "kind" not in d:
+            kind = next((k for prefix, k in _KIND_OF_PREFIX.items() if d["id"].startswith(prefix)), "")
+            d = {**d, "kind": kind}
+        return cls(**d)
 
 
 @dataclass
@@ -86,13 +102,18 @@ class Vote:
     changes: int = 0
 
 
+# Who reads an event: everyone (``public``), the players in ``ids`` (``players``), the
+# faction ``ids[0]`` (``faction``), or the GM alone (``gm``).
+Audience = Literal["public", "players", "faction", "gm"]
+AUDIENCES: tuple[str, ...] = ("public", "players", "faction", "gm")
+
+
 @dataclass
 class Event:
     tick: int
     key: str
     args: dict[str, Any]
-    # "public", "players" (ids), "faction" (ids = [fid]), "gm"
-    audience: str
+    audience: Audience
     ids: list[Any] = field(default_factory=list)
 
 
@@ -168,7 +189,7 @@ class GameState:
         players = []
         for p in d.pop("players"):
             p = dict(p)
-            p["statuses"] = {s["id"]: Status(**s) for s in p["statuses"]}
+            p["statuses"] = {s["id"]: Status.from_dict(s) for s in p["statuses"]}
             p["modifiers"] = [Modifier(**m) for m in p["modifiers"]]
             players.append(Player(**p))
         factions = {}

@@ -5,14 +5,72 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from .effects import deal_damage, kill
 from .errors import ActionError
 from .registry import VOTES
+from .resolve.effects import deal_damage, kill
 
 if TYPE_CHECKING:
     from .game import Game
-    from .resolver import Ctx
+    from .resolve.context import Ctx
     from .state import Player, Vote
+
+
+# ---- the base of every vote counter ----------------------------------------------------------
+class VoteCounter:
+    """A vote kind (``VoteDef.kind``), registered in :data:`engine.registry.VOTES` as the class
+    itself: every hook is a static method taking the game (or the resolve context) and the
+    vote's definition ``vdef`` (its ``params`` come from the ruleset). A counter overrides
+    :meth:`check_choice` and :meth:`count` and only those other hooks its book needs; a
+    variant of a counter overrides a few hooks of it (Eternal Friday's lynch: the weights and
+    the count, over :class:`Lynch`)."""
+
+    @staticmethod
+    def check_choice(g: Game, vdef: Any, p: Player, choice: Any) -> None:
+        """Raise :class:`~engine.errors.ActionError` unless ``p`` may cast ``choice`` (a pid or
+        a named choice) now. Asked by :meth:`engine.game.Game.vote` and by the bot's choices."""
+        raise NotImplementedError
+
+    @staticmethod
+    def count(ctx: Ctx, vdef: Any, ballots: list[Vote]) -> None:
+        """Count ``ballots`` at the vote's step (``VoteDef.step``) and carry out the outcome;
+        publish the tally (:func:`publish_tally`). The ballots are cleared afterwards."""
+        raise NotImplementedError
+
+    @staticmethod
+    def is_open(g: Game, vdef: Any) -> bool:
+        """Whether the vote takes ballots now (asked for the open votes; default: always, in
+        the phases whose steps list the vote's step)."""
+        return True
+
+    @staticmethod
+    def due(ctx: Ctx, vdef: Any) -> bool:
+        """Whether the vote is counted at this run of its step (default: every run)."""
+        return True
+
+    @staticmethod
+    def on_start(g: Game, vdef: Any) -> None:
+        """Once when the game is created, after the deal (default: nothing)."""
+
+    @staticmethod
+    def on_ballot(g: Game, vdef: Any, v: Vote) -> None:
+        """After a new ballot ``v`` is cast: a vote that reads something at the moment of
+        voting (seed 001: the voter's ТВ). Not called when a ballot is changed."""
+
+    @staticmethod
+    def watch(g: Game, vdef: Any) -> None:
+        """After every resolve: the vote looks at the new state (seed 000's prison list grows
+        after every period). Default: nothing."""
+
+    @staticmethod
+    def secret_weights(g: Game, vdef: Any) -> bool:
+        """Whether a ballot's weight can derive from a secret (``public_vote_weights: auto``
+        then hides the weighted totals). Default: no, one ballot one vote."""
+        return False
+
+    @staticmethod
+    def named_choices(g: Game, vdef: Any) -> list[str]:
+        """The choices that are not a player («против всех», «амнистия», «казнь»…)."""
+        return []
 
 
 # ---- the public tally ------------------------------------------------------------------------
@@ -43,8 +101,7 @@ def weights_public(g: Game, vdef: Any) -> bool:
     mode = g.rules.public_vote_weights
     if mode != "auto":
         return mode == "shown"
-    secret = getattr(VOTES[vdef.kind], "secret_weights", None)
-    return not (secret is not None and secret(g, vdef))
+    return not VOTES[vdef.kind].secret_weights(g, vdef)
 
 
 def public_ballots(g: Game, ballots: list[Vote], dead_ballots: bool = False) -> list[list[Any]]:
@@ -80,7 +137,7 @@ def publish_tally(g: Game, vdef: Any, tally: list[list[Any]], ballots: list[Vote
         g.emit("gm.vote_tally", "gm", vote=vdef.id, tally=tally)
 
 
-class Lynch:
+class Lynch(VoteCounter):
     """Seed 002's day vote: the most-voted dies; a tie hurts every tied candidate.
 
     ``params``: ``peace`` (a "for peace" option), ``tie_damage`` (damage to each tied player).

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib
 import logging
 from datetime import datetime, timedelta
 from typing import Any
@@ -27,6 +26,7 @@ from discord.ext import tasks
 
 from altmafia.text.i18n import Renderer, text
 from engine import ActionError, Game
+from engine.registry import EARLY_ENDS
 from storage import Command
 
 from .deadlines import now, period_end
@@ -85,14 +85,14 @@ class Scheduler:
     # ---- early ends -----------------------------------------------------------------------
     def waiting(self, game_id: str) -> list[int] | None:
         """Who the current phase still waits for, when the ruleset lets a phase end early
-        (``settings.early_end``: the engine module whose ``waiting_for(game, declared)`` says so);
+        (``settings.early_end``: the name of the engine's ``EARLY_ENDS`` entry that says so);
         None when it does not. ``meta.declared`` holds, per tick, who told the GM they do nothing."""
         info = self.bot.store.info(game_id)
         game = self.bot.store.game(game_id)
         module = game.rules.settings.get("early_end")
         if not module or info.status != "running" or info.meta.get("paused"):
             return None
-        waiting_for = importlib.import_module(f"engine.abilities.{module}").waiting_for
+        waiting_for = EARLY_ENDS[module]
         declared = {int(pid) for pid in info.meta.get("declared", {}).get(str(info.tick), [])}
         return list(waiting_for(game, declared))
 

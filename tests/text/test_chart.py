@@ -18,7 +18,7 @@ from altmafia.text import chart as chart_mod
 from altmafia.text.reveal import chart, chart_png, revealed_stats, summary, true_series
 from config import load_ruleset
 from engine import ActionError, PlayerSpec
-from engine.game import DEAL
+from engine import DEAL
 from storage import Store
 from storage.commands import Command, replay
 

@@ -1,0 +1,3 @@
+"""The classic mafia (ruleset ``classic``): the test bed of the shared primitives."""
+
+from . import abilities  # noqa: F401  (register)

@@ -1,0 +1,131 @@
+"""The classic night of mafia communities (ruleset ``classic``): teams that know each other,
+the team's one kill a night, the alignment check, a plurality lynch with no lynch on a tie,
+and the parity victory. Decisions: docs/rules/classic.md."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING, Any
+
+from ...registry import VOTES, impl, step, victory
+from ...resolve.effects import kill
+from ...state import Faction, Intent, Player
+from ...votes import Lynch
+
+if TYPE_CHECKING:
+    from ...game import Game
+    from ...resolve.context import Ctx
+    from ...ruleset import StepDef
+
+
+def team(g: Game, p: Player) -> str | None:
+    """A player's team: their character's, else their role's."""
+    src = g.rules.character(p.character) if p.character else g.rules.role(p.role)
+    return src.team
+
+
+@step("team_factions")
+def team_factions(ctx: Ctx, sd: StepDef) -> None:
+    """At the start, each listed team becomes a faction (its members know each other and
+    share a channel; ``factions.orders`` lets one give another's action). The lowest seat
+    leads; nothing in the classic game depends on the leader."""
+    g = ctx.game
+    for t in sd.params.get("teams", []):
+        members = [p.pid for p in g.state.players if team(g, p) == t]
+        if not members or t in g.state.factions:
+            continue
+        g.state.factions[t] = Faction(fid=t, leader=members[0], members={m: -1 for m in members}, name=t)
+        ctx.emit("classic.team", "faction", [t], players=members)
+
+
+def _superseded(ctx: Ctx, intent: Intent) -> Intent | None:
+    """The later team kill of a living teammate that replaces ``intent`` this night, if any."""
+    g = ctx.game
+    me = g.player(intent.pid)
+    ab = ctx.ability(intent)
+    for other in ctx.intents:
+        if other.seq <= intent.seq or other.pid == intent.pid:
+            continue
+        if ctx.ability(other).id == ab.id and team(g, g.player(other.pid)) == team(g, me):
+            return other
+    return None
+
+
+@impl("classic_kill")
+def classic_kill(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
+    """A night kill. ``team: true``: the team's one kill of the night; a teammate's later
+    submission replaces an earlier one (the last order counts), whoever performs it. A kill
+    stops at a protection against ``kill``; a target already dead is not killed twice."""
+    g = ctx.game
+    if eff.params.get("team"):
+        later = _superseded(ctx, intent)
+        if later is not None:
+            ctx.outcome[intent.seq] = "superseded"
+            ctx.note(intent, f"superseded_by:{later.pid}")
+            return
+    for t in people:
+        if not g.alive(t):
+            ctx.note(intent, f"already_dead:{t.pid}")
+            continue
+        if ctx.protection(t, ["kill", "negative", *eff.labels], intent.pid) is not None:
+            ctx.note(intent, f"protected:{t.pid}")
+            ctx.outcome[intent.seq] = "protected"
+            ctx.emit("gm.saved", "gm", player=t.pid, actor=intent.pid)
+            continue
+        kill(ctx, t, intent.ability)
+
+
+@impl("classic_check")
+def classic_check(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
+    """The cop learns whether the target is mafia: a member of ``guilty`` teams, unless their
+    role ``appears_innocent``. A cop who died this night learns nothing."""
+    g = ctx.game
+    if not g.alive(g.player(intent.pid)):
+        ctx.note(intent, "actor_dead")
+        return
+    guilty = set(eff.params.get("guilty", ["mafia"]))
+    innocent = set(eff.params.get("appears_innocent", []))
+    for t in people:
+        role = t.character or t.role
+        value = team(g, t) in guilty and role not in innocent
+        ctx.emit("classic.check_guilty" if value else "classic.check_innocent", "players", [intent.pid], target=t.pid)
+
+
+class PluralityLynch(Lynch):
+    """The day lynch: the most votes is lynched; a tie for the most lynches nobody."""
+
+    @staticmethod
+    def count(ctx: Ctx, vdef: Any, ballots: list[Any]) -> None:
+        g = ctx.game
+        tally = Counter(v.choice for v in ballots if v.choice is not None)
+        if tally:
+            top = max(tally.values())
+            leaders = sorted((c for c, n in tally.items() if n == top), key=str)
+            if len(leaders) > 1:
+                g.emit("vote.tally", "public", vote=vdef.id, tally=[[k, n] for k, n in sorted(tally.items(), key=lambda kv: (-kv[1], str(kv[0])))])
+                g.emit("classic.no_lynch_tie", "public", vote=vdef.id, players=[c for c in leaders if c != "peace"])
+                return
+        Lynch.count(ctx, vdef, ballots)
+
+
+VOTES["plurality_lynch"] = PluralityLynch
+
+
+@victory("parity")
+def parity(g: Game, params: dict[str, Any], final: bool) -> list[int] | None:
+    """The ``town`` team wins once no player of the ``threat`` teams is alive; a threat team
+    wins once its living members are at least half of the living (``share``, default 1/2).
+    Everybody dead, or the time out: nobody wins."""
+    town = params.get("town", "town")
+    threats = list(params.get("threats", ["mafia"]))
+    share = float(params.get("share", 0.5))
+    living = g.living()
+    if not living:
+        return []
+    alive = Counter(team(g, p) for p in living)
+    for t in threats:
+        if alive[t] and alive[t] >= share * len(living):
+            return [p.pid for p in g.state.players if team(g, p) == t]
+    if not any(alive[t] for t in threats):
+        return [p.pid for p in g.state.players if team(g, p) == town]
+    return [] if final else None

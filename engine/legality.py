@@ -1,0 +1,351 @@
+"""Legality: may this player use this ability now, on whom, with which option or number.
+
+The one place both a submission (:meth:`engine.game.Game.submit`) and the lists of what a
+player may do (:meth:`Legality.legal_actions`, the bot's autocomplete) ask.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import ActionError
+from .registry import CHECKS
+from .ruleset import AbilityDef, Requirement
+from .state import Player
+from .world import World
+
+
+@dataclass(frozen=True)
+class LegalAction:
+    key: str
+    ability: AbilityDef
+    targets: list[int]  # every player this ability may be aimed at now (empty: no target)
+    options: list[str]
+    via: str | None = None
+
+    def any_option(self, rnd: Any) -> str | None:
+        """A legal choice: one of the options, a number in range, or None."""
+        num = self.ability.number
+        if num is not None:
+            return str(rnd.randint(num.min, num.max if num.max is not None else num.min + 9))
+        return rnd.choice(self.options) if self.options else None
+
+
+class Legality(World):
+    """The checks of every way to act: one's own ability, the leader action, the extra action,
+    an action performed through a borrowing ability."""
+
+    def find_ability(self, p: Player, ref: str, via: str | None = None) -> str:
+        """An ability key from its key, id, name (ru/en) or, when unambiguous, its slot."""
+        if via == "leader":
+            if not any(f.leader == p.pid for f in self.factions_of(p.pid)):
+                raise ActionError("not_leader")
+            own = [(k, self.ability_def(k)) for k in self.leader_keys(p)]
+        elif via not in self.VIAS:
+            own = [(k, self.ability_def(k)) for k in self.borrow_keys(p, via)]
+        else:
+            own = self.abilities(p)
+        for k, ab in own:
+            if ref in (k, ab.id, ab.name.ru, ab.name.en):
+                return k
+        try:
+            slot = self.rules.slot(ref)
+        except KeyError:
+            slot = None
+        if slot:
+            hits = [k for k, ab in own if ab.slot == slot.id]
+            if len(hits) == 1:
+                return hits[0]
+            if len(hits) > 1:
+                # the one usable in this phase, if only one is
+                kind = self.info.kind
+                now = [k for k, ab in own if ab.slot == slot.id and self.rules.slot(ab.slot).phase in (kind, "any")]
+                if len(now) == 1:
+                    return now[0]
+        raise ActionError("unknown_ability", ability=ref)
+
+    def _meets(self, p: Player, req: Requirement) -> ActionError | None:
+        if req.in_faction is True and not self.factions_of(p.pid):
+            return ActionError("not_in_faction")
+        if req.in_faction is False and self.factions_of(p.pid):
+            return ActionError("in_faction")
+        if req.stat:
+            sid = self.rules.stat(req.stat).id
+            have = self.true_stat(p, sid, "thresholds") if self.rules.thresholds_read == "true" else p.stats[sid]
+            if req.at_least is not None and have < req.at_least:
+                return ActionError("threshold_not_met", stat=sid, need=req.at_least)
+            if req.below is not None and have >= req.below:
+                return ActionError("threshold_not_met", stat=sid, need=req.below)
+        for st in req.status:
+            if not self.active(p, st):
+                return ActionError("needs_status", status=st)
+        for st in req.not_status:
+            if self.active(p, st):
+                return ActionError("has_status", status=st)
+        return None
+
+    # ---- ways to act ------------------------------------------------------------------
+    # ``via`` says how an ability is used: None (one's own, or granted by an ability),
+    # "leader" (the leader action: a member's ordinary action of the current kind, instead of
+    # one's own, once a cycle, even on self, never blocked), "extra" (Хитрец: one more
+    # ordinary action alongside any other), or the key of one's own *borrowing* ability
+    # (``op: borrow``: «Ремонт каюты капитана», «Маскировка фракционного логова»): another
+    # member's action performed through it, on its counters and on the borrowed one's.
+    VIAS = (None, "leader", "extra")
+
+    @staticmethod
+    def borrow_params(ab: AbilityDef) -> dict[str, Any] | None:
+        """``params`` of an ability that performs another player's action (``op: borrow``):
+        ``slots`` the slots it may borrow, ``any_phase`` whether the borrowed action may be
+        used outside its own phase."""
+        for e in ab.effects:
+            if e.op == "borrow":
+                return dict(e.params)
+        return None
+
+    def borrowers(self, p: Player) -> list[str]:
+        return [k for k, ab in self.abilities(p) if self.borrow_params(ab) is not None]
+
+    def borrow_keys(self, p: Player, via: str | None) -> list[str]:
+        """The actions ``p`` may perform through the borrowing ability ``via``: those of its
+        slots that belong to the other members of p's factions (their own, not granted)."""
+        if via not in self.borrowers(p):
+            return []
+        slots = set(self.borrow_params(self.ability_def(via)).get("slots", []))
+        keys: list[str] = []
+        for f in self.factions_of(p.pid):
+            for m in sorted(f.members):
+                if m == p.pid:
+                    continue
+                for k, ab in self.abilities(self.player(m), granted=False):
+                    if ab.slot in slots and k not in keys:
+                        keys.append(k)
+        return keys
+
+    def obligation(self, p: Player) -> dict[str, Any] | None:
+        """What a blackmailed player («Шантаж») must do with the action of the bound turn, from
+        an active ``obliged:*`` status: ``key`` the move to make, ``target`` the player it must
+        be aimed at. A move that cannot be made now, or a target out of reach, binds nothing."""
+        for sid in sorted(p.statuses):
+            if p.statuses[sid].kind != "obliged" or not self.active(p, sid):
+                continue
+            data = dict(p.statuses[sid].data)
+            x = data.get("target")
+            if x is not None:
+                t = self.player(x)
+                if not self.alive(t) or any(not f.can_be_targeted and f.public for f in self.status_flags(t)):
+                    data["target"] = None  # a secret status binds on: freeing the player would tell it
+            if data.get("key"):
+                try:
+                    self.check_available(p, data["key"], unbound=True, borrowing=data["key"] in self.borrowers(p))
+                except ActionError:
+                    continue
+            return data
+        return None
+
+    def leader_keys(self, p: Player) -> list[str]:
+        keys: list[str] = []
+        slots = set(self.rules.settings.get("leader_slots", ["day", "night"]))
+        for f in self.factions_of(p.pid):
+            if f.leader != p.pid:
+                continue
+            for m in sorted(f.members):
+                for k, ab in self.abilities(self.player(m), granted=False):
+                    if ab.slot in slots and k.startswith("role:") and k not in keys:
+                        keys.append(k)
+        return keys
+
+    def extra_slots(self, p: Player) -> set[str]:
+        return {s for x in self.passives(p, "extra_action") for s in x.get("slots", [])}
+
+    def lane_for(self, key: str, ab: AbilityDef, via: str | None) -> str:
+        if via == "extra":
+            return "extra"
+        if via is not None:  # the leader action, or an action performed through another
+            return "action"
+        return self.lane_of(key, ab)
+
+    def _ability_via(self, p: Player, key: str, via: str | None) -> AbilityDef:
+        if via not in self.VIAS:
+            if via not in self.borrowers(p):
+                raise ActionError("unknown_ability", ability=via)
+            if key not in self.borrow_keys(p, via):
+                raise ActionError("not_borrowable", ability=key)
+            return self.ability_def(key)
+        if via == "leader":
+            if key not in self.leader_keys(p):
+                raise ActionError("not_leader")
+            return self.ability_def(key)
+        ab = self.ability(p, key)
+        if via == "extra" and ab.slot not in self.extra_slots(p):
+            raise ActionError("no_extra_action")
+        return ab
+
+    def check_available(self, p: Player, key: str, via: str | None = None, *, unbound: bool = False, borrowing: bool = False) -> AbilityDef:
+        """Raise unless ``p`` may use ability ``key`` now (targets aside).
+
+        ``unbound``: leave a blackmail obligation aside; ``borrowing``: ``key`` is a borrowing
+        ability checked for use through it (never usable on its own)."""
+        st = self.state
+        if st.over:
+            raise ActionError("game_over")
+        if not self.alive(p):
+            raise ActionError("not_alive")
+        if self.phase_cut():
+            raise ActionError("phase_ended")
+        ab = self._ability_via(p, key, via)
+        borrow = via not in self.VIAS
+        if borrow:
+            self.check_available(p, via, unbound=True, borrowing=True)
+        elif via is None and not borrowing and self.borrow_params(ab) is not None:
+            raise ActionError("borrow_needs_choice", ability=key)
+        slot = self.slot_of(ab)
+        info = self.info
+        any_phase = borrow and self.borrow_params(self.ability_def(via)).get("any_phase")
+        if slot.phase != "any" and slot.phase != info.kind and not any_phase:
+            raise ActionError("wrong_phase", ability=key, phase=slot.phase)
+        for flag in self.status_flags(p):
+            forbids = "*" in flag.blocks_slots or slot.id in flag.blocks_slots
+            if forbids and not self.passives(p, f"acts_in_{flag.id}"):
+                raise ActionError("status_forbids", status=flag.id)
+        if key in p.forbidden and via != "leader":
+            raise ActionError("ability_forbidden", ability=key)
+        lane = self.lane_for(key, ab, via)
+        spent = p.spent.get(info.turn, [])
+        if lane in spent:
+            raise ActionError("turn_used")
+        for i in st.intents:  # an irrevocable submission («в любой момент») holds its lane
+            if i.pid == p.pid and i.lane == lane and self.ability_def(i.ability).irrevocable:
+                raise ActionError("irrevocable", ability=i.ability)
+        cut = st.memo.get("end_now")
+        if cut and cut["tick"] == st.tick and cut["by"] == p.pid and lane == "action":
+            raise ActionError("turn_used")  # the riot that ended this turn cannot be taken back
+        ob = self.obligation(p) if lane == "action" and not unbound else None
+        if ob:
+            forced = ob.get("key")
+            if forced and not ((key == forced and via is None) or via == forced):
+                raise ActionError("blackmailed", ability=forced)
+            if ob.get("target") is not None and ab.targets == 0:
+                raise ActionError("blackmailed_target", target=ob["target"])
+        if via == "leader":
+            ready = p.ready_at.get("leader")
+            if ready is not None and st.tick < ready:
+                raise ActionError("cooldown", ability="leader", ready=self.clock.info(ready).label)
+            return ab
+        for req in [*slot.requires, *ab.requires]:
+            err = self._meets(p, req)
+            if err:
+                raise err
+        ready = p.ready_at.get(key)
+        if ready is not None and st.tick < ready:
+            raise ActionError("cooldown", ability=key, ready=self.clock.info(ready).label)
+        if ab.uses_per_game is not None and p.uses.get(key, 0) >= ab.uses_per_game:
+            raise ActionError("no_uses_left", ability=key)
+        if ab.checks:
+            err = self.run_checks(p, ab, None, None)
+            if err:
+                raise err
+        return ab
+
+    def run_checks(self, p: Player, ab: AbilityDef, targets: list[int] | None, option: str | None) -> ActionError | None:
+        """The ability's registered checks (``AbilityDef.checks``): the first refusal, or None."""
+        for c in ab.checks:
+            err = CHECKS[c.kind](self, p, ab, c.params, targets, option)
+            if err is not None:
+                return err
+        return None
+
+    def _target_ok(self, p: Player, ab: AbilityDef, t: Player, via: str | None = None, *, unbound: bool = False) -> ActionError | None:
+        self_ok = ab.self_target if ab.self_target is not None else self.slot_of(ab).self_target
+        if t.pid == p.pid and not self_ok and via != "leader":
+            return ActionError("self_target")
+        if ab.dead_targets:  # an ability aimed at the dead only
+            if self.alive(t):
+                return ActionError("illegal_target", target=t.pid)
+        elif not self.alive(t):
+            return ActionError("target_not_alive", target=t.pid)
+        # only a public status refuses: a secret one (seed 000's absent) would be told by the
+        # refusal; such a target is accepted and the action fails at the resolve (resolver)
+        if any(not f.can_be_targeted and f.public for f in self.status_flags(t)):
+            return ActionError("target_unreachable", target=t.pid)
+        if ab.target_where and not self.matches(t, ab.target_where, actor=p.pid):
+            return ActionError("illegal_target", target=t.pid)
+        if t.pid != p.pid and (t.grants or {t.role, t.character} & self._untargetable) and any(
+            ab.slot in x.get("slots", []) or set(ab.labels) & set(x.get("labels", [])) for x in self.passives(t, "untargetable")
+        ):
+            return ActionError("illegal_target", target=t.pid)
+        if ab.checks:
+            err = self.run_checks(p, ab, [t.pid], None)
+            if err:
+                return err
+        if ab.once_per == "target" and p.uses.get(f"once:{ab.id}:{t.pid}"):
+            return ActionError("once_per_target", target=t.pid)
+        x = None if unbound else self._bound_target(p, ab, via)
+        if x is not None and ab.targets == 1 and t.pid != x:
+            return ActionError("blackmailed_target", target=x)
+        return None
+
+    def _bound_target(self, p: Player, ab: AbilityDef, via: str | None) -> int | None:
+        """The player a blackmailed player's action must be aimed at, if this action can be."""
+        if via == "extra" or not self.counts_as_action(ab):
+            return None
+        ob = self.obligation(p)
+        x = ob.get("target") if ob else None
+        if x is None or self._target_ok(p, ab, self.player(x), via, unbound=True) is not None:
+            return None
+        return x
+
+    def check_submission(self, p: Player, key: str, targets: list[int], option: str | None, via: str | None = None) -> AbilityDef:
+        ab = self.check_available(p, key, via)
+        if not ab.takes_targets(len(targets)):
+            raise ActionError("wrong_target_count", need=ab.targets)
+        if len(set(targets)) != len(targets) and not ab.repeat_targets:
+            raise ActionError("duplicate_target")
+        for t in targets:
+            if not 0 <= t < len(self.state.players):
+                raise ActionError("unknown_player")
+            err = self._target_ok(p, ab, self.state.players[t], via)
+            if err:
+                raise err
+        if ab.number is not None:
+            lo, hi = ab.number.min, ab.number.max
+            n = int(option) if isinstance(option, str) and option.lstrip("+").isdigit() else None
+            if n is None or n < lo or (hi is not None and n > hi):
+                raise ActionError("bad_number", min=lo, max=hi if hi is not None else "…")
+            return ab
+        if ab.options and option not in ab.options:
+            raise ActionError("bad_option", options=list(ab.options))
+        if not ab.options and option is not None:
+            raise ActionError("bad_option", options=[])
+        if ab.once_per == "target_option":
+            for t in targets:
+                if p.uses.get(f"once:{ab.id}:{t}:{option}"):
+                    raise ActionError("once_per_target", target=t)
+        if ab.checks:
+            err = self.run_checks(p, ab, list(targets), option)
+            if err:
+                raise err
+        return ab
+
+    def legal_actions(self, pid: int) -> list[LegalAction]:
+        """What ``pid`` may do now and on whom: the same checks as :meth:`submit`."""
+        p = self.player(pid)
+        out = []
+        ways: list[tuple[str, str | None]] = [(k, None) for k, _ in self.abilities(p)]
+        ways += [(k, "leader") for k in self.leader_keys(p)]
+        ways += [(k, "extra") for k, ab in self.abilities(p) if ab.slot in self.extra_slots(p)]
+        ways += [(k, b) for b in self.borrowers(p) for k in self.borrow_keys(p, b)]
+        for key, via in ways:
+            try:
+                ab = self.check_available(p, key, via)
+            except ActionError:
+                continue
+            targets = [t.pid for t in self.state.players if ab.targets and self._target_ok(p, ab, t, via) is None]
+            if ab.targets and len(targets) < ab.targets:
+                continue
+            options = [o for o in ab.options if not ab.checks or self.run_checks(p, ab, None, o) is None]
+            if ab.options and not options:
+                continue
+            out.append(LegalAction(key=key, ability=ab, targets=targets, options=options, via=via))
+        return out

@@ -1,0 +1,77 @@
+"""The resolve context: what one resolve knows while it runs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..ruleset import AbilityDef, default_step
+from ..state import Audience, Event, Intent, Player
+from ..world import blocked_by_status
+
+if TYPE_CHECKING:
+    from ..game import Game
+
+
+@dataclass
+class Ctx:
+    game: Game
+    tick: int
+    intents: list[Intent]
+    outcome: dict[int, str] = field(default_factory=dict)  # intent seq -> applied/blocked/...
+    reasons: dict[int, list[str]] = field(default_factory=dict)
+    acted: list[dict[str, Any]] = field(default_factory=list)  # who acted on whom this tick
+    current: Intent | None = None
+    scratch: dict[str, Any] = field(default_factory=dict)  # per-resolve memory for impls
+    # everyone's base stats as the current step began: what filters such as "all with ТВ < 10"
+    # read, so the actions of one step are simultaneous whatever the seat order
+    step_stats: dict[int, dict[str, int]] = field(default_factory=dict)
+    first_event: int = 0  # the index of this resolve's first event in the game's log
+
+    @property
+    def rules(self):
+        return self.game.rules
+
+    def ability(self, intent: Intent) -> AbilityDef:
+        return self.game.ability_def(intent.ability)
+
+    def step_of(self, intent: Intent) -> str:
+        ab = self.ability(intent)
+        return ab.step or default_step(ab, intent.option)
+
+    def is_blocked(self, intent: Intent) -> bool:
+        ab = self.ability(intent)
+        if ab.unblockable or intent.via == "leader":
+            return False
+        return blocked_by_status(self.game, self.game.player(intent.pid), intent.ability, ab.slot, self.tick)
+
+    def protection(self, target: Player, labels: list[str], actor: int | None, amount: int | None = None) -> dict[str, Any] | None:
+        """The first active protection of ``target`` that stops an effect with ``labels``.
+
+        Protections are timed statuses ``protected:*`` and lasting passives ``protection``
+        (a character's immunity). ``over``: only changes bigger than that (``amount``) stop.
+        """
+        g = self.game
+        found = [s.data for sid, s in sorted(target.statuses.items()) if s.kind == "protected" and g.active(target, sid, self.tick)]
+        found += [{"by": target.pid, **x} for x in g.passives(target, "protection")]
+        for data in found:
+            against = data.get("against", [])
+            if "*" not in against and not set(against) & set(labels):
+                continue
+            if data.get("while") and not g.active(target, data["while"], self.tick):
+                continue  # a protection that holds only while its holder has a status
+            if data.get("over") is not None and (amount is None or amount <= data["over"]):
+                continue
+            if data.get("except_own_faction") and actor is not None:
+                fs = {f.fid for f in g.factions_of(target.pid)}
+                if actor == target.pid or fs & {f.fid for f in g.factions_of(actor)}:
+                    continue
+            return data
+        return None
+
+    def note(self, intent: Intent | None, reason: str) -> None:
+        if intent is not None:
+            self.reasons.setdefault(intent.seq, []).append(reason)
+
+    def emit(self, key: str, audience: Audience, ids: list[Any] | None = None, **args: Any) -> Event:
+        return self.game.emit(key, audience, ids, **args)

@@ -1,0 +1,77 @@
+"""The order in which the actions of one resolution step run.
+
+A step's ``params.order`` (or the game setting ``action_order``, which wins, so that a GM or
+a scenario can switch a ruleset's rule) says how the actions of an ``actions`` step are
+ordered; they arrive by seat.
+
+- ``seat`` (the default): by seat. In a block loop (A blocks B, B blocks A) the lower seat's
+  block lands and the other fails.
+- ``ops``: by the first effect's op in the order ``params.ops`` lists (``[swap, block]``: every
+  swap before every block), then by seat.
+- ``dependencies`` (natural action resolution): an action waits for every action not yet run
+  that may change it: a block aimed at its actor, a swap of one of its targets (targets as the
+  swaps already made have moved them). The first action (by seat) that waits for nothing runs
+  next; when every action waits (a loop), the lowest seat's runs.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..state import Intent
+from .swaps import swap_pid
+
+if TYPE_CHECKING:
+    from ..ruleset import StepDef
+    from .context import Ctx
+
+ORDERS = ("seat", "ops", "dependencies")
+
+
+def mode(ctx: Ctx, step: StepDef) -> str:
+    m = ctx.game.state.settings.get("action_order") or step.params.get("order") or "seat"
+    if m not in ORDERS:
+        raise ValueError(f"unknown action order {m!r}; known: {', '.join(ORDERS)}")
+    return m
+
+
+def first_op(ctx: Ctx, intent: Intent) -> str:
+    effs = ctx.ability(intent).all_effects(intent.option)
+    return effs[0].op if effs else ""
+
+
+def by_ops(ctx: Ctx, step: StepDef, intents: list[Intent]) -> list[Intent]:
+    ops = list(step.params.get("ops", []))
+    return sorted(intents, key=lambda i: ops.index(first_op(ctx, i)) if first_op(ctx, i) in ops else len(ops))
+
+
+def run_in_order(ctx: Ctx, step: StepDef, intents: list[Intent], run) -> None:
+    """Run ``intents`` (the actions of ``step``, by seat) with ``run`` in the step's order."""
+    m = mode(ctx, step)
+    if m == "seat":
+        for i in intents:
+            run(ctx, i)
+        return
+    if m == "ops":
+        for i in by_ops(ctx, step, intents):
+            run(ctx, i)
+        return
+    waiting = list(intents)
+    while waiting:
+        def waits_for(x: Intent, y: Intent) -> bool:
+            if y.seq == x.seq or ctx.outcome.get(y.seq) == "blocked":
+                return False
+            op = first_op(ctx, y)
+            if op == "block":
+                return any(swap_pid(ctx, y, t) == x.pid for t in y.targets)
+            if op == "swap":
+                real = {swap_pid(ctx, x, t) for t in x.targets}
+                return bool(real & {swap_pid(ctx, y, t) for t in y.targets})
+            return False
+
+        free = [x for x in waiting if not any(waits_for(x, y) for y in waiting)]
+        nxt = free[0] if free else waiting[0]
+        if not free:
+            ctx.note(nxt, "loop_lowest_seat")
+        waiting.remove(nxt)
+        run(ctx, nxt)

@@ -1,0 +1,303 @@
+"""Resolving one tick: every action of a day period (or a night) at once, step by step.
+
+The step order is ruleset data (``steps.day`` / ``steps.night``). A step of kind ``actions``
+runs the submitted actions whose ability belongs to it, by seat; any other kind is a built-in
+step from :data:`engine.registry.STEPS`. Modifiers (protections, blocks, redirects) come first
+in every shipped ruleset so they settle before the effects they touch; conflicts between two
+modifiers settle by that order and then by seat, never by chance."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..errors import ActionError, GameError
+from ..registry import EFFECTS, STEPS, VICTORIES, VOTES
+from ..state import Event, Intent
+from ..world import PM_WAITING
+from . import effects as _effects  # noqa: F401  (registers the primitives)
+from . import steps as _steps  # noqa: F401  (registers the built-in steps)
+from .context import Ctx
+from .order import run_in_order
+from .targeting import recipients
+from .upkeep import _spend, apply_bands, clamp, owes_turn, record_able
+
+if TYPE_CHECKING:
+    from ..game import Game
+
+
+def resolve_tick(game: Game) -> list[Event]:
+    st = game.state
+    if st.over:
+        raise GameError("the game is over")
+    first_event = len(st.events)
+    record_able(game)  # who could act in this period: the turn's inactivity reads the whole turn
+    game.settle_orders()  # actions teammates gave for this tick (FactionRules.orders)
+    game.submit_forced()  # a blackmailed player's forced move, if not made by the turn's end
+    _random_actions(game)  # inactivity.mode random_action: a missing action is drawn at the turn's end
+    info = game.info
+    tick = st.tick
+    intents = sorted((i for i in st.intents if i.tick == tick), key=lambda i: (i.pid, i.lane != "action", i.seq))
+    ctx = Ctx(game=game, tick=tick, intents=intents, first_event=first_event)
+    before = _snapshot(game)
+    _secretly_unreachable(ctx)
+
+    for step in game.rules.steps[info.kind]:
+        if step.kind == "actions":
+            ctx.step_stats = {p.pid: dict(p.stats) for p in st.players}
+            run_in_order(ctx, step, [i for i in intents if ctx.step_of(i) == step.id], run_intent)
+        else:
+            STEPS[step.kind](ctx, step)
+        clamp(game, "step")
+
+    for intent in intents:
+        # setting ``blocked_spends: false`` (seed 003: the blocked actions «не учитываются»): a
+        # blocked action spends no use, cooldown or lane, as if it had not been submitted
+        if ctx.outcome.get(intent.seq) != "blocked" or st.settings.get("blocked_spends", True):
+            _spend(game, intent)
+        ctx.outcome.setdefault(intent.seq, "applied")
+        game.emit(
+            "trace.action", "gm",
+            actor=intent.pid, ability=intent.ability, targets=list(intent.targets), option=intent.option,
+            result=ctx.outcome[intent.seq], reasons=ctx.reasons.get(intent.seq, []),
+        )
+        if ctx.outcome[intent.seq] == "blocked" and st.settings.get("tell_blocked", True):
+            game.emit("private.no_effect", "players", [intent.pid], ability=intent.ability)
+    st.history.extend(ctx.acted)
+
+    if game.clock.is_turn_end(tick):
+        _inactivity(ctx)
+    clamp(game, "resolve")
+    apply_bands(game, announce=False)
+    _publish_anons(game)
+    restored = {p.pid: dict(p.stats) for p in st.players}
+    _expire(game, tick + 1)
+    if any(p.stats != restored[p.pid] for p in st.players):
+        _thresholds_at_once(ctx)
+    _deliver_waiting_pms(game)
+    _report(game, before)
+
+    st.intents = [i for i in st.intents if i.tick != tick]
+    st.tick += 1
+    if st.memo.get("end_now") and st.tick > st.memo["end_now"]["last"]:
+        del st.memo["end_now"]  # the turn a riot ended early is over
+    _check_end(ctx)
+    _after_resolve(game)
+    game.sync_rng()
+    return st.events[first_event:]
+
+
+def _secretly_unreachable(ctx: Ctx) -> None:
+    """An action aimed at a player under a secret status that keeps everyone off them (seed 000's
+    «на крещении индейцев»: «нельзя воздействовать на них») was accepted like any other, since
+    a refusal would tell the status; it fails now the way a blocked action does (the private
+    notice under ``tell_blocked``, spent as a blocked one), and the GM trace says why."""
+    g = ctx.game
+    for i in ctx.intents:
+        hits = [(t, sid) for t in i.targets if (sid := g.secret_unreachable(g.player(t), ctx.tick))]
+        if not hits:
+            continue
+        ctx.outcome[i.seq] = "blocked"
+        for t, sid in hits:
+            ctx.note(i, f"unreachable:{t}:{sid}")
+            ctx.emit("gm.target_unreachable", "gm", actor=i.pid, ability=i.ability, target=t, status=sid)
+
+
+def _thresholds_at_once(ctx: Ctx) -> None:
+    """A change «на сутки» given back as its status runs out (``_expire``) moves a stat after the
+    steps: thresholds that hold «тут же» (seed 001's ±15, ``every_tick``) apply to it in the same
+    resolve, as they would to any other change of it."""
+    g = ctx.game
+    for sd in g.rules.steps[g.info.kind]:
+        if sd.kind == "prison_thresholds" and sd.params.get("every_tick"):
+            STEPS[sd.kind](ctx, sd)
+
+
+def _deliver_waiting_pms(game: Game) -> None:
+    """PMs sent to a player secretly cut off (``Game.send_pm``) reach them with the resolve after
+    which they are back; one whose recipient is out of the game by then is lost."""
+    waiting = game.state.memo.get(PM_WAITING)
+    if not waiting:
+        return
+    keep = []
+    for w in waiting:
+        r = game.player(w["recipient"])
+        if not game.alive(r):
+            game.emit("gm.pm_lost", "gm", player=r.pid, sender=w["sender"])
+        elif game.cut_off_secretly(r):
+            keep.append(w)
+        else:
+            game.emit("pm.received", "players", [r.pid], sender=w["sender"], text=w["text"])
+    game.state.memo[PM_WAITING] = keep
+
+
+def run_start(game: Game) -> None:
+    """The ruleset's ``start`` steps, once, when the game is created (seed 003: Контакты, the
+    Гик's hidden stat); their events are the game's first."""
+    ctx = Ctx(game=game, tick=game.state.tick, intents=[])
+    for step in game.rules.steps.get("start", []):
+        STEPS[step.kind](ctx, step)
+    clamp(game, "resolve")
+
+
+def run_intent(ctx: Ctx, intent: Intent) -> None:
+    """Apply one submitted action: its effects on its targets, unless its actor is blocked."""
+    g = ctx.game
+    if intent.via:
+        ctx.note(intent, f"via:{intent.via}")
+    if ctx.outcome.get(intent.seq) == "blocked" or ctx.is_blocked(intent):
+        ctx.outcome[intent.seq] = "blocked"
+        ctx.note(intent, "blocked")
+        for t in intent.targets or [None]:  # a targetless action: target None
+            ctx.acted.append({"tick": ctx.tick, "actor": intent.pid, "target": t, "ability": intent.ability, "blocked": True})
+        return
+    ab = ctx.ability(intent)
+    ctx.current = intent
+    ctx.scratch.setdefault("ran", set()).add(intent.seq)
+    for t in intent.targets or [None]:
+        ctx.acted.append({"tick": ctx.tick, "actor": intent.pid, "target": t, "ability": intent.ability, "blocked": False})
+    for eff in ab.all_effects(intent.option):
+        handler = EFFECTS.get(eff.op)
+        if handler is None:
+            raise GameError(f"unknown effect op {eff.op!r}")
+        handler(ctx, intent, eff, recipients(ctx, intent, eff))
+    ctx.current = None
+    _ = g
+
+
+def _random_actions(game: Game) -> None:
+    """``inactivity.mode: random_action`` (seed 001: «В случае отсутствия заявки на ход
+    выполняется случайное действие на случайного игрока»): in the last period of a day or a
+    night, every living player who has not used the turn's action gets one, drawn with the
+    game's generator from what they may do now (their own actions; legal targets and option),
+    and is told which; no penalty. A day ended early («Спровоцировать бунт») ends with the period
+    it was ended in: the actions are drawn there. An ability that ends the phase is left out:
+    ending it at its end would tell the public a false early end."""
+    st = game.state
+    cut = st.memo.get("end_now")
+    last = game.clock.is_turn_end(st.tick) or bool(cut and cut["tick"] == st.tick)
+    if game.rules.inactivity.mode != "random_action" or st.over or not last:
+        return
+    turn = game.info.turn
+    for p in game.living():
+        if not owes_turn(game, p):
+            continue
+        pool = sorted(
+            (a for a in game.legal_actions(p.pid)
+             if a.via is None and game.counts_as_action(a.ability)
+             and not any(e.op == "end_phase" for effs in [a.ability.effects, *a.ability.options.values()] for e in effs)),
+            key=lambda a: a.key,
+        )
+        if not pool:  # owed, but nothing can be done now (jailed since, every action on cooldown)
+            game.emit("gm.random_action_none", "gm", player=p.pid, turn=turn)
+            continue
+        a = game.rng.choice(pool)
+        targets = game.rng.sample(sorted(a.targets), a.ability.targets) if a.ability.targets else []
+        option = a.any_option(game.rng)
+        try:
+            intent = game.submit(p.pid, a.key, targets, option)
+        except ActionError as err:
+            game.emit("gm.random_action_failed", "gm", player=p.pid, ability=a.key, reason=err.key)
+            continue
+        game.emit("gm.random_action", "gm", player=p.pid, ability=a.key, targets=list(intent.targets), option=option)
+        told = "private.random_action" if intent.targets else "private.random_action_untargeted"
+        game.emit(told, "players", [p.pid], ability=a.key, targets=list(intent.targets))
+    game.sync_rng()
+
+
+def _inactivity(ctx: Ctx) -> None:
+    g = ctx.game
+    rule = g.rules.inactivity
+    if rule.mode != "penalty":
+        return
+    turn = g.info.turn
+    for p in g.living():
+        # whoever could act in at least one period of the turn and did not; a player who could
+        # act in none of them (in prison, away, in barracks all along) owes nothing
+        if not owes_turn(g, p):
+            continue
+        for stat, delta in rule.stats.items():
+            sid = g.rules.stat(stat).id
+            p.stats[sid] = p.stats.get(sid, 0) + delta
+        g.emit("gm.inactive", "gm", player=p.pid, turn=turn)
+        g.emit("private.inactive", "players", [p.pid], penalty=dict(rule.stats))
+    clamp(g, "step")
+
+
+def _publish_anons(game: Game) -> None:
+    st = game.state
+    # published posts are numbered for the game; authors are kept for abilities that reveal them
+    log = st.memo.setdefault("anons", [])
+    for a in sorted(st.anons, key=lambda a: a.seq):
+        log.append({"n": len(log) + 1, "pid": a.pid, "tick": a.tick, "published": st.tick, "seq": a.seq})
+        game.emit("anon.post", "public", text=a.text, n=len(log))
+        game.emit("gm.anon_author", "gm", player=a.pid, text=a.text, n=len(log))
+    st.anons = []
+
+
+def _expire(game: Game, next_tick: int) -> None:
+    for p in game.state.players:
+        for sid in list(p.statuses):
+            s = p.statuses[sid]
+            if s.until is not None and s.until <= next_tick:
+                del p.statuses[sid]
+                # a change «на сутки» is given back when its status runs out
+                for stat, delta in s.data.get("restore", {}).items():
+                    p.stats[stat] = p.stats.get(stat, 0) + delta
+        p.modifiers = [m for m in p.modifiers if m.until is None or m.until > next_tick]
+
+
+def _snapshot(game: Game) -> dict[int, tuple[dict[str, int], dict[str, int], set[str]]]:
+    out = {}
+    for p in game.state.players:
+        true = {s.id: game.true_stat(p, s.id) for s in game.rules.stats}
+        out[p.pid] = (dict(p.stats), true, set(p.statuses))
+    return out
+
+
+def _report(game: Game, before: dict[int, tuple[dict[str, int], dict[str, int], set[str]]]) -> None:
+    """The public report (public stats, public statuses) and each player's private news."""
+    known = {s.id: s for s in game.rules.statuses}
+    st = game.state
+    st.tick += 1  # bonuses read at the start of the next tick
+    try:
+        after = _snapshot(game)
+    finally:
+        st.tick -= 1
+    for p in st.players:
+        base0, true0, stat0 = before[p.pid]
+        base1, true1, stat1 = after[p.pid]
+        for s in game.rules.stats:
+            if s.visibility == "public" and base1[s.id] != base0[s.id]:
+                game.emit("report.stat", "public", player=p.pid, stat=s.id, delta=base1[s.id] - base0[s.id], value=base1[s.id])
+            elif s.visibility == "secret" and true1[s.id] != true0[s.id]:
+                game.emit("private.stat", "players", [p.pid], stat=s.id, delta=true1[s.id] - true0[s.id], value=true1[s.id])
+            elif s.visibility == "hidden" and base1[s.id] != base0[s.id]:
+                game.emit("gm.stat", "gm", player=p.pid, stat=s.id, delta=base1[s.id] - base0[s.id], value=base1[s.id])
+        for sid in sorted(stat1 - stat0):
+            if sid in known:
+                pub = known[sid].public
+                game.emit("report.status_on", "public" if pub else "players", [] if pub else [p.pid], player=p.pid, status=sid)
+        died = any(known[sid].dead for sid in stat1 - stat0 if sid in known)
+        for sid in sorted(stat0 - stat1):
+            if sid in known and not died:  # death says it all: no "no longer poisoned"
+                pub = known[sid].public
+                game.emit("report.status_off", "public" if pub else "players", [] if pub else [p.pid], player=p.pid, status=sid)
+
+
+def _after_resolve(game: Game) -> None:
+    """Let votes watch the new state (seed 000's prison list grows after every period)."""
+    for vdef in game.rules.votes:
+        VOTES[vdef.kind].watch(game, vdef)
+
+
+def _check_end(ctx: Ctx) -> None:
+    g = ctx.game
+    st = g.state
+    vdef = g.rules.victory
+    checker = VICTORIES[vdef.kind]
+    result = checker(g, vdef.params, final=st.tick >= g.end_tick)
+    if result is None and st.tick < g.end_tick:
+        return
+    st.over = True
+    st.winner = list(result or [])
+    g.emit("game.over", "public", winners=list(st.winner))

@@ -1,0 +1,114 @@
+"""Bookkeeping around a resolve: stat clamps, bands, spent uses, who was able to act."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..state import Intent, Player, Status
+
+if TYPE_CHECKING:
+    from ..game import Game
+
+
+def clamp(game: Game, when: str) -> None:
+    for s in game.rules.stats:
+        if s.clamp != when and when != "resolve":
+            continue
+        for p in game.state.players:
+            v = p.stats.get(s.id, 0)
+            if s.min is not None and v < s.min:
+                v = s.min
+            if s.max is not None and v > s.max:
+                v = s.max
+            p.stats[s.id] = v
+
+
+def apply_bands(game: Game, announce: bool = True) -> None:
+    """Put the band status of each banded stat (seed 002's health words) on every player."""
+    for s in game.rules.stats:
+        if not s.bands:
+            continue
+        band_ids = {b.status for b in s.bands}
+        for p in game.state.players:
+            dead = {x for x in band_ids & set(p.statuses) if game.rules.status(x).dead}
+            if dead:  # death is final, and a dead player keeps no other word of the band
+                for b in band_ids - dead:
+                    p.statuses.pop(b, None)
+                continue
+            v = p.stats.get(s.id, 0)
+            want = None
+            for b in s.bands:
+                if (b.min is None or v >= b.min) and (b.max is None or v <= b.max):
+                    want = b.status
+                    break
+            for b in band_ids:
+                if b != want and b in p.statuses:
+                    del p.statuses[b]
+            if want and want not in p.statuses:
+                p.statuses[want] = Status(id=want, since=game.state.tick)
+
+
+def _spend(game: Game, intent: Intent) -> None:
+    p = game.player(intent.pid)
+    ab = game.ability_def(intent.ability)
+    turn = game.info.turn
+    p.spent.setdefault(turn, [])
+    if intent.lane not in p.spent[turn]:
+        p.spent[turn].append(intent.lane)
+    if intent.via == "leader":  # the leader action: once a cycle, on nobody's own counter
+        p.ready_at["leader"] = game.state.tick + game.clock.cycles(1)
+        return
+    if intent.via not in game.VIAS:  # performed through a borrowing ability: its counters too
+        vab = game.ability_def(intent.via)
+        if game.cooldown_ticks(vab):
+            p.ready_at[intent.via] = game.state.tick + game.cooldown_ticks(vab)
+        if vab.uses_per_game is not None:
+            p.uses[intent.via] = p.uses.get(intent.via, 0) + 1
+    cd = game.cooldown_ticks(ab)
+    if cd:
+        p.ready_at[intent.ability] = game.state.tick + cd
+    if ab.uses_per_game is not None:
+        p.uses[intent.ability] = p.uses.get(intent.ability, 0) + 1
+    if ab.once_per:  # never again on these targets (with this option)
+        for t in intent.targets:
+            p.uses[f"once:{ab.id}:{t}" + (f":{intent.option}" if ab.once_per == "target_option" else "")] = 1
+
+
+def able_now(game: Game, p: Player) -> bool:
+    """Whether ``p`` may act in the current period: alive, and under no status that forbids
+    every action (prison, away at the baptism, barracks, «лишён действий») unless a passive lets
+    them act under it (Бывалый in prison)."""
+    if not game.alive(p):
+        return False
+    return not any("*" in f.blocks_slots and not game.passives(p, f"acts_in_{f.id}") for f in game.status_flags(p))
+
+
+def record_able(game: Game) -> None:
+    """Note, as the period is resolved, who could act in it (engine memo ``able``: the turn and
+    its pids). A period after a riot ended the day early («Спровоцировать бунт») is nobody's."""
+    st = game.state
+    turn = game.info.turn
+    memo = st.memo.get("able")
+    if not memo or memo.get("turn") != turn:
+        memo = st.memo["able"] = {"turn": turn, "pids": []}
+    cut = st.memo.get("end_now")
+    if cut and cut["tick"] < st.tick <= cut["last"]:
+        return
+    memo["pids"] = sorted(set(memo["pids"]) | {p.pid for p in st.players if able_now(game, p)})
+
+
+def owes_turn(game: Game, p: Player) -> bool:
+    """Whether ``p`` owes the current turn's action: alive now, able to act in at least one
+    period of the turn (recorded as each was resolved), and no action submitted in it. A
+    player who spent the whole day in prison and is freed at 21:00 owes nothing; one free all
+    day and jailed by the 21:00 vote owes the day's action (docs/rules/godfather.md)."""
+    st = game.state
+    turn = game.info.turn
+    if not game.alive(p) or "action" in p.spent.get(turn, []):
+        return False
+    if any(i.pid == p.pid and i.lane == "action" and i.tick == st.tick for i in st.intents):
+        return False
+    memo = st.memo.get("able") or {}
+    if memo.get("turn") != turn:
+        return able_now(game, p)
+    return p.pid in memo["pids"]

@@ -1,0 +1,310 @@
+"""The world of one game: its ruleset, state, clock and generator, and every read-only question.
+
+Nothing here changes a player's fate: who is alive, what a status means now, a player's true
+and visible stats, their abilities by key, what a selector matches, which votes are open. Its
+one write is :meth:`World.emit`, the event log. Everything above (legality, mail, the
+resolve, the books, the commands in :mod:`engine.game`) asks these questions.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from .clock import Clock, TickInfo
+from .errors import ActionError, GameError
+from .registry import VOTES
+from .ruleset import AbilityDef, RoleDef, Ruleset, Selector, SlotDef
+from .state import AUDIENCES, Audience, Event, Faction, GameState, Player, Status
+
+PM_WAITING = "pm_waiting"  # GameState.memo key: PMs to players secretly cut off, until they are back
+
+
+def blocked_by_status(game: World, p: Player, key: str, slot: str, tick: int) -> bool:
+    """Whether a block status of ``p`` in force at ``tick`` covers ability ``key`` (of ``slot``):
+    a block's ``slots`` scope lists slots, or ``character`` / ``role`` for all of that kind."""
+    for sid, s in p.statuses.items():
+        if s.kind != "blocked" or not game.active(p, sid, tick):
+            continue
+        scope = s.data.get("slots") or []
+        if not scope or slot in scope or ("character" in scope and key.startswith("character:")) or ("role" in scope and key.startswith("role:")):
+            return True
+    return False
+
+
+class World:
+    """A ruleset and a state read together; the base of :class:`engine.game.Game`."""
+
+    def __init__(self, ruleset: Ruleset, state: GameState) -> None:
+        if state.ruleset != ruleset.id:
+            raise GameError(f"state is for ruleset {state.ruleset!r}, not {ruleset.id!r}")
+        self.rules = ruleset
+        self.state = state
+        self.clock = Clock(ruleset.calendar)
+        # roles and characters whose holders some abilities cannot target (passive ``untargetable``)
+        self._untargetable = {
+            src.id for src in [*ruleset.roles, *ruleset.characters] if any(pas.kind == "untargetable" for pas in src.passives)
+        }
+        self.rng = random.Random()
+        self.rng.setstate(state.rng_state)
+
+    def practice_table(self) -> bool:
+        """The GM's setting ``practice_table``: a table below the book's minimum
+        (``table.practice_min`` … ``table.min - 1`` seats). Only ``true`` or ``false``, and only
+        where the ruleset has a practice table."""
+        value = self.state.settings.get("practice_table", False)
+        if not isinstance(value, bool):
+            raise GameError(f"setting practice_table={value!r}: use true or false")
+        if value and self.rules.table.practice_min is None:
+            raise GameError(f"{self.rules.id} has no practice table (setting practice_table)")
+        return value
+
+    def bonus_choice(self, p: Player) -> dict[str, Any] | None:
+        """The hidden bonus whose stat ``p`` picks at the start («+2 ВО или +2 ТВ. Выбирает в
+        начале игры»), or None: ``choices`` (stat ids, the first is the default), ``amount``,
+        ``stat`` now in force, ``chosen`` (by the player, or preset by ``hidden_bonus_choice``)
+        and ``open``: the choice may be made or changed until the first resolve."""
+        params = next((pas.params for src in self.sources(p) for pas in src.passives
+                       if pas.kind == "hidden_bonus" and pas.params.get("stat") is None), None)
+        if params is None:
+            return None
+        choices = [self.rules.stat(c).id for c in params["choices"]]
+        mod = next((m for m in p.modifiers if m.source == "choice"), None)
+        chosen = str(p.pid) in self.state.memo.get("bonus_choice", {}) or p.name in self.state.settings.get("hidden_bonus_choice", {})
+        return {"choices": choices, "amount": int(params["amount"]), "stat": mod.stat if mod else choices[0], "chosen": chosen,
+                "open": self.state.tick == 0 and not self.state.over, "modifier": mod}
+
+    def sync_rng(self) -> None:
+        self.state.rng_state = self.rng.getstate()
+
+    # ---- lookups --------------------------------------------------------------------
+    @property
+    def info(self) -> TickInfo:
+        return self.clock.info(self.state.tick)
+
+    @property
+    def end_tick(self) -> int:
+        return self.clock.cycles(self.state.end_day)
+
+    def player(self, ref: int | str) -> Player:
+        if isinstance(ref, int):
+            return self.state.players[ref]
+        for p in self.state.players:
+            if p.name == ref:
+                return p
+        raise GameError(f"no player {ref!r}")
+
+    def sources(self, p: Player) -> list[RoleDef]:
+        out = [self.rules.role(p.role)]
+        if p.character:
+            out.append(self.rules.character(p.character))
+        return out
+
+    def passives(self, p: Player, kind: str) -> list[dict[str, Any]]:
+        out = [pas.params for src in self.sources(p) for pas in src.passives if pas.kind == kind]
+        # the features of another role granted for a while ({"passives": role id}; seed 003:
+        # Мародёрство), from ``since`` to ``until`` like granted abilities
+        for g in p.grants:
+            if g.get("passives") and g.get("since", -1) <= self.state.tick and (g.get("until") is None or g["until"] > self.state.tick):
+                out += [pas.params for pas in self.rules.role(g["passives"]).passives if pas.kind == kind]
+        return out
+
+    def active(self, p: Player, status: str, tick: int | None = None) -> Status | None:
+        s = p.statuses.get(status)
+        t = self.state.tick if tick is None else tick
+        if s is None or (s.until is not None and s.until <= t) or s.since > t:
+            return None  # over, or not yet begun (seed 003: hospital "from the next day")
+        return s
+
+    def status_flags(self, p: Player) -> list[Any]:
+        out = []
+        for sid in p.statuses:
+            if self.active(p, sid):
+                try:
+                    out.append(self.rules.status(sid))
+                except KeyError:
+                    continue
+        return out
+
+    def secret_unreachable(self, p: Player, tick: int | None = None) -> str | None:
+        """The first secret status of ``p`` that keeps everyone from acting on them (seed 000's
+        ``absent``), or None. No refusal tells it: an action aimed at ``p`` is accepted and fails
+        at the resolve the way a blocked one does."""
+        for sid in sorted(p.statuses):
+            if not self.active(p, sid, tick):
+                continue
+            try:
+                f = self.rules.status(sid)
+            except KeyError:
+                continue
+            if not f.public and not f.can_be_targeted:
+                return f.id
+        return None
+
+    def cut_off_secretly(self, p: Player) -> bool:
+        """Whether a secret status cuts ``p`` off from messages (seed 000's ``absent``): a PM to
+        them is accepted and waits for their return (a refusal would tell the status)."""
+        return any(not f.can_communicate and not f.public for f in self.status_flags(p))
+
+    def alive(self, p: Player) -> bool:
+        return not any(s.dead or s.out_of_play for s in self.status_flags(p))
+
+    def living(self) -> list[Player]:
+        return [p for p in self.state.players if self.alive(p)]
+
+    def factions_of(self, pid: int) -> list[Faction]:
+        return [f for f in self.state.factions.values() if pid in f.members]
+
+    def faction_of(self, pid: int) -> Faction | None:
+        fs = self.factions_of(pid)
+        return fs[0] if fs else None
+
+    def faction_bonus(self, p: Player, stat: str) -> int:
+        fr = self.rules.factions
+        if not fr.enabled or fr.bonus_stat != stat:
+            return 0
+        best = 0
+        for f in self.factions_of(p.pid):
+            total = sum(self.state.players[m].stats.get(stat, 0) for m in f.members)
+            bonus = int(total / fr.bonus_step) if fr.bonus_negative else max(0, total // fr.bonus_step)
+            best = max(best, bonus) if not fr.bonus_negative else bonus
+        return best
+
+    def true_stat(self, p: Player, stat: str, purpose: str = "all") -> int:
+        """The stat with every hidden bonus: what the player knows of themselves."""
+        value = p.stats.get(stat, 0) + self.faction_bonus(p, stat)
+        for m in p.modifiers:
+            if m.stat == stat and (m.until is None or m.until > self.state.tick) and m.scope in ("all", purpose):
+                value += m.amount
+        for flag in self.status_flags(p):
+            value += flag.stat_modifiers.get(stat, 0)
+        return value
+
+    def visible_stats(self, p: Player, viewer: int | None) -> dict[str, int]:
+        """What ``viewer`` (a pid, or None for the public) may read of ``p``'s stats."""
+        out = {}
+        for s in self.rules.stats:
+            if s.visibility == "public":
+                out[s.id] = self.true_stat(p, s.id) if viewer == p.pid else p.stats[s.id]
+            elif s.visibility == "secret" and viewer == p.pid:
+                out[s.id] = self.true_stat(p, s.id)
+        return out
+
+    def emit(self, key: str, audience: Audience, ids: list[Any] | None = None, **args: Any) -> Event:
+        """Log an event for ``audience`` (required: who may read it); ``players`` and
+        ``faction`` name their readers in ``ids``."""
+        if audience not in AUDIENCES:
+            raise GameError(f"event {key!r}: audience {audience!r} is not one of {', '.join(AUDIENCES)}")
+        if audience == "faction" and not ids:
+            raise GameError(f"event {key!r}: a faction event names its faction in ids")
+        ev = Event(tick=self.state.tick, key=key, args=args, audience=audience, ids=list(ids or []))
+        self.state.events.append(ev)
+        return ev
+
+    def next_seq(self) -> int:
+        self.state.seq += 1
+        return self.state.seq
+
+    # ---- abilities ------------------------------------------------------------------
+    def abilities(self, p: Player, granted: bool = True) -> list[tuple[str, AbilityDef]]:
+        """A player's own abilities, then those other abilities granted them for a while."""
+        out = []
+        for kind, src in zip(("role", "character"), self.sources(p), strict=False):
+            for ab in src.abilities:
+                out.append((f"{kind}:{src.id}:{ab.id}", ab))
+        if granted:
+            # a grant holds from ``since`` (default: at once) to ``until`` (None: the whole game);
+            # ``replace`` takes away one's own abilities meanwhile: True all, "role" the role's only
+            now = [g for g in p.grants if "key" in g and g.get("since", -1) <= self.state.tick and (g.get("until") is None or g["until"] > self.state.tick)]
+            keys = {g["key"] for g in now}
+            for g in now:
+                if g.get("replace") == "role":
+                    out = [(k, ab) for k, ab in out if not k.startswith("role:") or k in keys]
+                elif g.get("replace"):
+                    out = [(k, ab) for k, ab in out if k in keys]
+            have = {k for k, _ in out}
+            for g in now:
+                if g["key"] not in have:
+                    out.append((g["key"], self.ability_def(g["key"])))
+                    have.add(g["key"])
+        return out
+
+    def ability_def(self, key: str) -> AbilityDef:
+        """Any ability of the ruleset by its key ``role|character:<source id>:<ability id>``."""
+        kind, src_id, ab_id = key.split(":", 2)
+        src = self.rules.role(src_id) if kind == "role" else self.rules.character(src_id)
+        for ab in src.abilities:
+            if ab.id == ab_id:
+                return ab
+        raise KeyError(key)
+
+    def ability(self, p: Player, key: str) -> AbilityDef:
+        for k, ab in self.abilities(p):
+            if k == key:
+                return ab
+        raise ActionError("unknown_ability", ability=key)
+
+    def slot_of(self, ab: AbilityDef) -> SlotDef:
+        return self.rules.slot(ab.slot)
+
+    def counts_as_action(self, ab: AbilityDef) -> bool:
+        return ab.counts_as_action if ab.counts_as_action is not None else self.slot_of(ab).counts_as_action
+
+    def lane_of(self, key: str, ab: AbilityDef) -> str:
+        if ab.lane:  # abilities that exclude each other in a turn (seed 003)
+            return f"lane:{ab.lane}"
+        return "action" if self.counts_as_action(ab) else f"free:{key}"
+
+    def cooldown_ticks(self, ab: AbilityDef) -> int:
+        cyc = ab.cooldown_cycles if ab.cooldown_cycles is not None else self.slot_of(ab).cooldown_cycles
+        return self.clock.cycles(cyc)
+
+    def end_now_requested(self) -> bool:
+        """True while an ability that ends the turn at once («Спровоцировать бунт») has cut the
+        current day or night short: the scheduler resolves the current tick now, and each
+        remaining tick of that turn right after it (nobody can act in them)."""
+        e = self.state.memo.get("end_now")
+        return bool(e) and self.state.tick <= e["last"]
+
+    def phase_cut(self) -> bool:
+        e = self.state.memo.get("end_now")
+        return bool(e) and e["tick"] < self.state.tick <= e["last"]
+
+    def matches(self, t: Player, sel: Selector, stats: dict[str, int] | None = None, actor: int | None = None) -> bool:
+        """Whether ``t`` fits ``sel``; ``stats`` stands in for ``t``'s current base stats."""
+        if sel.status and not self.active(t, sel.status):
+            return False
+        if sel.not_status and self.active(t, sel.not_status):
+            return False
+        if sel.faction:
+            mine = {f.fid for f in self.factions_of(actor)} if actor is not None else set()
+            theirs = {f.fid for f in self.factions_of(t.pid)}
+            ok = {
+                "same": bool(mine & theirs),
+                "other": not (mine & theirs),
+                "any_faction": bool(theirs),
+                "none": not theirs,
+            }[sel.faction]
+            if not ok:
+                return False
+        if sel.stat:
+            v = (t.stats if stats is None else stats).get(self.rules.stat(sel.stat).id, 0)
+            if sel.lt is not None and not v < sel.lt:
+                return False
+            if sel.le is not None and not v <= sel.le:
+                return False
+            if sel.gt is not None and not v > sel.gt:
+                return False
+            if sel.ge is not None and not v >= sel.ge:
+                return False
+        return True
+
+    # ---- votes ----------------------------------------------------------------------
+    def open_votes(self) -> list[Any]:
+        kind = self.info.kind
+        steps = {s.id for s in self.rules.steps.get(kind, [])}
+        return [v for v in self.rules.votes if v.step in steps and self._vote_open(v)]
+
+    def _vote_open(self, v: Any) -> bool:
+        checker = VOTES[v.kind]
+        return checker.is_open(self, v)
