@@ -10,7 +10,7 @@ from discord.ext import commands
 
 from altmafia.bot import lobbies
 from altmafia.bot.buttons import GameButton
-from altmafia.bot.interact import D, N, defer, games_here, is_gm, lang, refuse, reply
+from altmafia.bot.interact import D, N, defer, games_here, is_gm, lang, refuse, reply, seated
 from altmafia.bot.settings import SettingsError, check_timezone
 from altmafia.text.i18n import count, lang_of, text
 from config.loader import RulesetFileError, available_rulesets, load_ruleset
@@ -200,7 +200,7 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
             await refuse(interaction, "err.no_lobby" if not gids else "err.many_games")
             return
         info = self.bot.store.info(gids[0])
-        if uid in info.gm_user_ids or any(p.get("user_id") == uid for p in info.players):
+        if uid in info.gm_user_ids or seated(self.bot, info.game_id, uid):
             await refuse(interaction, "err.player_cannot_spectate")
             return
         await defer(interaction)
