@@ -354,6 +354,51 @@ class Game(Legality, Mail, Dealing):
         task["settled"] = note or True
         self.emit("gm.task_settled", "gm", index=index)
 
+    # ---- people: a seat handed to another member, a player taken out (issue 16) ------------
+    def gm_substitute(self, pid: int, user_id: int, name: str | None = None) -> None:
+        """«Замена»: the seat passes to another member with everything it holds (role,
+        character, stats, statuses, history, pending actions, factions). Its name stays
+        unless the GM gives ``name`` (docs/rules/people.md)."""
+        if self.state.over:
+            raise ActionError("game_over")
+        p = self.player(pid)
+        if not self.alive(p):
+            raise ActionError("seat_out", player=pid)
+        if any(q.user_id == user_id for q in self.state.players):
+            raise ActionError("already_seated", player=next(q.pid for q in self.state.players if q.user_id == user_id))
+        name = (name or "").strip() or p.name
+        if any(q.name == name for q in self.state.players if q is not p):
+            raise ActionError("name_taken", name=name)
+        old_user, old_name = p.user_id, p.name
+        p.user_id, p.name = user_id, name
+        self.emit("gm.substituted", "gm", player=pid, old=old_name, old_user=old_user, new_user=user_id)
+        self.emit("public.substituted", "public", player=pid, old=old_name, new_user=user_id)
+
+    def gm_remove(self, pid: int, mode: str = "modkill") -> None:
+        """The GM takes a player out of the game: ``modkill`` (a death by the GM's hand) or
+        ``left`` (gone for good). Either way the seat holds the ruleset's dead status, so it is
+        out of play and counted as dead for victory; its pending actions and open votes go."""
+        if mode not in ("modkill", "left"):
+            raise ActionError("bad_remove_mode", mode=mode)
+        if self.state.over:
+            raise ActionError("game_over")
+        p = self.player(pid)
+        if not self.alive(p):
+            raise ActionError("seat_out", player=pid)
+        ddef = next((s for s in self.rules.statuses if s.dead), None)
+        dead = ddef.id if ddef else "dead"
+        p.statuses[dead] = Status(id=dead, since=self.state.tick, data={"cause": f"gm_{mode}"})
+        for sid in ddef.clears if ddef else []:
+            p.statuses.pop(sid, None)
+        self.state.intents = [i for i in self.state.intents if i.pid != pid]
+        self.state.votes = [v for v in self.state.votes if v.pid != pid]
+        from .factions import remove_member
+
+        for f in list(self.factions_of(pid)):
+            remove_member(self, f, pid, reason="death")
+        self.emit(f"gm.removed_{mode}", "gm", player=pid)
+        self.emit(f"public.removed_{mode}", "public", player=pid)
+
     # ---- resolution -----------------------------------------------------------------
     def resolve(self) -> list[Event]:
         """Resolve the current tick; returns the events it produced."""

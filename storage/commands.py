@@ -31,6 +31,8 @@ ENGINE_KINDS = (
     "gm_set_end_day",
     "gm_settle_task",
     "gm_refuse_anon",
+    "gm_substitute",
+    "gm_remove",
 )
 #: journal entries written by the store itself (not engine calls)
 STORE_KINDS = ("resolve", "deadline")

@@ -145,6 +145,15 @@ def vote_access(aud: Audience) -> dict[int, str]:
     return out
 
 
+def fixed_access(aud: Audience) -> dict[str, dict[int, str]]:
+    """The channels whose readers change only with the people: the vote channel, the spectator
+    channel and each seat's hidden channel (its holder's, and only theirs)."""
+    out = {"votes": vote_access(aud), "spectators": {uid: RO for uid in aud.spectators}}
+    for pid, uid in aud.players.items():
+        out[f"player:{pid}"] = {uid: RW}
+    return out
+
+
 def faction_access(game: Game, aud: Audience, fid: str) -> dict[int, str]:
     f = game.state.factions.get(fid)
     members = set(f.members) if f else set()
@@ -252,14 +261,20 @@ class ChannelManager:
     def http(self) -> Any:
         return self.bot.http
 
-    def audience(self, info: Any) -> Audience:
+    def audience(self, info: Any, game: Game | None = None) -> Audience:
+        """Who is who: the seats' holders as the engine has them (a substitution hands a seat
+        to another member); without ``game``, the holders at the start."""
         meta = info.meta
+        if game is not None:
+            players = {p.pid: int(p.user_id) for p in game.state.players if p.user_id}
+        else:
+            players = {seat: int(p["user_id"]) for seat, p in enumerate(info.players) if p.get("user_id")}
         return Audience(
             guild_id=int(info.guild_id),
             bot_id=self.bot.user.id,
             gms=[int(u) for u in info.gm_user_ids],
             gm_role=meta.get("gm_role"),
-            players={seat: int(p["user_id"]) for seat, p in enumerate(info.players) if p.get("user_id")},
+            players=players,
             spectators=[int(u) for u in meta.get("spectators", [])],
         )
 
@@ -282,7 +297,7 @@ class ChannelManager:
         meta = info.meta
         if "channels" not in meta:
             return
-        aud = self.audience(info)
+        aud = self.audience(info, game)
         channels = dict(meta["channels"])
         parents = dict(meta.get("parents", {}))
         order = list(meta.get("categories", ["category"]))
@@ -298,6 +313,12 @@ class ChannelManager:
                 wanted[f"faction:{fid}"] = faction_access(game, aud, fid)
         for team in team_channels(game):
             wanted[f"team:{team}"] = team_access(game, aud, team)
+        fixed = fixed_access(aud)
+        wanted.update({k: v for k, v in fixed.items() if k in channels})
+        start = fixed_access(self.audience(info))
+        for key in fixed:
+            if key in channels and key not in access:  # a game begun before these were recorded
+                access[key] = {str(u): a for u, a in start.get(key, {}).items()}
         for key in list(access):
             if key.startswith("faction:") and key not in wanted:
                 wanted[key] = {}  # a faction that is gone: its channel stays, readable by nobody
@@ -359,9 +380,23 @@ class ChannelManager:
             def record(m: dict[str, Any]) -> None:
                 if user_id not in m.get("spectators", []):
                     m["spectators"] = [*m.get("spectators", []), user_id]
-                m.setdefault("access", {}).setdefault("public", {})[str(user_id)] = RO
+                for key in ("public", "votes", "spectators"):
+                    m.setdefault("access", {}).setdefault(key, {})[str(user_id)] = RO
 
             await store.update_meta(game_id, record)
+
+    async def remove_spectator(self, game_id: str, user_id: int) -> bool:
+        """The GM takes a spectator away: they read none of the game's channels any more."""
+        store = self.bot.store
+        if user_id not in store.info(game_id).meta.get("spectators", []):
+            return False
+
+        def drop(m: dict[str, Any]) -> None:
+            m["spectators"] = [u for u in m.get("spectators", []) if u != user_id]
+
+        await store.update_meta(game_id, drop)
+        await self.sync(game_id)
+        return True
 
     def all_ids(self, meta: dict[str, Any]) -> list[tuple[str, int]]:
         """Every channel of the game, categories last (they must be empty to go first)."""
@@ -370,7 +405,8 @@ class ChannelManager:
 
     async def archive(self, info: Any) -> int:
         """Every channel becomes readable by every participant and writable by the GMs only."""
-        aud = self.audience(info)
+        store = self.bot.store
+        aud = self.audience(info, store.game(info.game_id) if store.has(info.game_id) else None)
         everyone = {uid: RO for uid in [*aud.players.values(), *aud.spectators]}
         n = 0
         for key, cid in self.all_ids(info.meta):

@@ -33,6 +33,11 @@ def D(key: str) -> locale_str:
     return locale_str(catalog("ru")["commands"][f"{key}.desc"], key=f"{key}.desc")
 
 
+def C(key: str) -> locale_str:
+    """A choice's label (words, spaces allowed): English by default, translated for Russian."""
+    return locale_str(catalog("en")["commands"][f"{key}.choice"], key=f"{key}.choice")
+
+
 class CatalogTranslator(app_commands.Translator):
     async def translate(self, string: locale_str, locale: discord.Locale, context: Any) -> str | None:
         key = string.extras.get("key")
@@ -106,7 +111,7 @@ def games_here(bot: Any, interaction: discord.Interaction) -> list[str]:
     return [
         i.game_id for i in bot.store.games()
         if i.status == "running" and i.guild_id == interaction.guild_id
-        and (uid in i.gm_user_ids or any(p.get("user_id") == uid for p in i.players))
+        and (uid in i.gm_user_ids or seated(bot, i.game_id, uid))
     ]
 
 
@@ -117,6 +122,12 @@ async def refuse_here(bot: Any, interaction: discord.Interaction, gids: list[str
         await refuse(interaction, "err.game_over")
     else:
         await refuse(interaction, none_key if not gids else "err.many_games")
+
+
+def seated(bot: Any, game_id: str, user_id: int) -> bool:
+    """Whether the member holds a seat of the game now (the engine's holders: a substitution
+    hands a seat over)."""
+    return player_of(bot.store.game(game_id), user_id) is not None
 
 
 def player_of(game: Game, user_id: int) -> Player | None:

@@ -21,7 +21,7 @@ from config import load_ruleset
 from engine import DEAL, Game, GameError, PlayerSpec
 
 from .buttons import bonus_view
-from .channels import Audience, game_plan, public_access
+from .channels import Audience, fixed_access, game_plan, public_access
 from .channels import create as create_channels
 from .deadlines import now, period_end
 
@@ -149,7 +149,8 @@ async def start(bot: Any, lobby_id: str, lobby: dict[str, Any]) -> str:
         await store.update_lobby(lobby_id, lambda data: data.setdefault("channels", {}).update({key: cid}))
 
     channels = await create_channels(bot.http, guild_id, plan, known, keep)
-    access = {"public": {str(uid): a for uid, a in public_access(game, aud).items()}}
+    access = {key: {str(uid): a for uid, a in want.items()}
+              for key, want in {"public": public_access(game, aud), **fixed_access(aud)}.items()}
     meta = {
         "title": title, "lang": lang, "tz": tz, "gm_role": aud.gm_role, "channels": channels,
         "parents": {s.key: s.parent for s in plan if s.parent}, "categories": [s.key for s in plan if s.type == 4],
@@ -197,3 +198,36 @@ async def post_cards(bot: Any, game_id: str) -> None:
     await bot.deliverer.post(game_id, "spectators", text(lang, "start.spectators", title=info.meta.get("title", "")))
     await store.update_meta(game_id, lambda meta: meta.update(cards=True))
     await bot.deliverer.flush(game_id)
+
+
+async def settle_seats(bot: Any, game_id: str) -> None:
+    """After a substitution (or at a restart that cut one short): a member who now holds a seat
+    is no spectator any more, every channel's access follows the engine's seat holders (the
+    old member loses it in the same sync), and a seat whose holder has not had its role card
+    (``meta.card_holders``) gets it again. Each step is idempotent."""
+    store = bot.store
+    info = store.info(game_id)
+    if info.status != "running" or not info.meta.get("cards"):
+        return
+    game = store.game(game_id)
+    seated = {p.user_id for p in game.state.players if p.user_id}
+    if any(u in seated for u in info.meta.get("spectators", [])):
+        def unspectate(m: dict[str, Any]) -> None:
+            m["spectators"] = [u for u in m.get("spectators", []) if u not in seated]
+
+        await store.update_meta(game_id, unspectate)
+    await bot.channel_manager.sync(game_id)
+    lang = info.meta.get("lang", "ru")
+    start = {str(seat): p.get("user_id") for seat, p in enumerate(info.players)}
+    for p in game.state.players:
+        holders = {**start, **store.info(game_id).meta.get("card_holders", {})}
+        if holders.get(str(p.pid)) == p.user_id or not p.user_id:
+            continue
+        # the newcomer's language is not known: the seat now reads the game's
+        await bot.deliverer.post(game_id, f"player:{p.pid}", f"<@{p.user_id}>\n" + role_card(game, p.pid, lang),
+                                 mention=p.user_id, view=bonus_view(game_id, game, p.pid, lang))
+        def carded(m: dict[str, Any], p: Any = p) -> None:
+            m["card_holders"] = {**m.get("card_holders", {}), str(p.pid): p.user_id}
+            m["langs"] = {**m.get("langs", {}), str(p.pid): lang}
+
+        await store.update_meta(game_id, carded)

@@ -30,7 +30,7 @@ from engine.registry import EARLY_ENDS
 from storage import Command
 
 from .deadlines import now, period_end
-from .lobbies import post_cards
+from .lobbies import post_cards, settle_seats
 
 log = logging.getLogger(__name__)
 
@@ -164,6 +164,9 @@ class Scheduler:
         for info in store.games():
             if info.status == "running" and "channels" in info.meta and not info.meta.get("cards"):
                 await post_cards(self.bot, info.game_id)  # a start cut short before the role cards
+        for info in store.games():
+            if info.status == "running" and "channels" in info.meta:
+                await settle_seats(self.bot, info.game_id)  # a substitution cut short
         for due in store.due(now()):
             log.info("game %s: %s resolve of tick %d at start", due.game_id, due.reason, due.tick)
             await self.resolve(due.game_id, expect_tick=due.tick)

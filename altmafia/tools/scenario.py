@@ -53,6 +53,8 @@ GM_OPS = {
     "clear_status": {"player", "status"},
     "message": {"player", "text"},
     "set_end_day": set(),
+    "substitute": {"player", "user"},
+    "remove": {"player"},
 }
 
 
@@ -448,6 +450,10 @@ class Runner:
             g.gm_message(self.pid(arg["player"]), str(arg["text"]))
         elif op == "set_end_day":
             g.gm_set_end_day(_integer(arg, f"{where}: set_end_day"))
+        elif op == "substitute":
+            g.gm_substitute(self.pid(arg["player"]), _integer(arg["user"], f"{where}: substitute.user"), arg.get("name"))
+        elif op == "remove":
+            g.gm_remove(self.pid(arg["player"]), str(arg.get("mode", "modkill")))
         else:
             raise ScenarioError(f"{where}: unknown GM operation {op!r}")
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from altmafia.tools.scenario import run_file
 
+from altmafia.tools.scenario import run_file
 from config import load_ruleset
 from config.loader import RulesetFileError, load_ruleset_file
 from engine import Game, GameError, PlayerSpec

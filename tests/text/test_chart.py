@@ -17,8 +17,7 @@ from PIL import Image
 from altmafia.text import chart as chart_mod
 from altmafia.text.reveal import chart, chart_png, revealed_stats, summary, true_series
 from config import load_ruleset
-from engine import ActionError, PlayerSpec
-from engine import DEAL
+from engine import DEAL, ActionError, PlayerSpec
 from storage import Store
 from storage.commands import Command, replay
 

@@ -21,6 +21,7 @@ from discord.ext import commands
 from altmafia.bot.buttons import GameButton
 from altmafia.bot.deadlines import now
 from altmafia.bot.interact import (
+    C,
     D,
     N,
     as_gm,
@@ -35,6 +36,7 @@ from altmafia.bot.interact import (
     refuse_here,
     reply,
 )
+from altmafia.bot.lobbies import settle_seats
 from altmafia.text.i18n import Renderer, text
 from engine import ActionError, Game
 from storage import Command
@@ -432,6 +434,102 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
             return
         await ask_end(self.bot, interaction, gids[0], lang(interaction))
 
+    # ---- people and announcements (issue 16) -------------------------------------------------
+    @app_commands.command(name=N("gm.say"), description=D("gm.say"))
+    @app_commands.rename(where=N("gm.where"), message=N("gm.message"))
+    @app_commands.describe(where=D("gm.where"), message=D("gm.message"))
+    @app_commands.choices(where=[app_commands.Choice(name=C("gm.where_public"), value="public"),
+                                 app_commands.Choice(name=C("gm.where_votes"), value="votes")])
+    async def say(self, interaction: discord.Interaction, where: app_commands.Choice[str],
+                  message: app_commands.Range[str, 1, 1900]) -> None:
+        """An announcement posted by the bot itself in the game's public or vote channel."""
+        found = await as_gm(self.bot, interaction)
+        if found is None:
+            return
+        gid, _game = found
+        await defer(interaction)
+        glang = self.bot.store.info(gid).meta.get("lang", "ru")
+        await self.bot.deliverer.post(gid, where.value, text(glang, "public.gm_says", text=message))
+        await reply(interaction, text(lang(interaction), "gm.done"))
+        await self.log(gid, interaction, "gm.act_say", where=text(glang, f"gm.where_{where.value}"), text=message)
+
+    @app_commands.command(name=N("gm.substitute"), description=D("gm.substitute"))
+    @app_commands.rename(player=N("gm.player"), member=N("gm.member"), name=N("gm.name"))
+    @app_commands.describe(player=D("gm.player"), member=D("gm.member"), name=D("gm.name"))
+    async def substitute(self, interaction: discord.Interaction, player: str, member: discord.Member,
+                         name: app_commands.Range[str, 1, 32] | None = None) -> None:
+        """«Замена»: the seat, with everything it holds, passes to ``member``; the channels
+        follow the engine's holders, the role card is posted again, the public is told."""
+        found = await as_gm(self.bot, interaction)
+        if found is None:
+            return
+        gid, game = found
+        pid = parse_player(game, player)
+        if pid is None:
+            await refuse(interaction, "err.unknown_player", name=player)
+            return
+        info = self.bot.store.info(gid)
+        if member.bot:
+            await refuse(interaction, "err.substitute_bot")
+            return
+        if member.id in info.gm_user_ids:
+            await refuse(interaction, "err.substitute_gm")
+            return
+        await defer(interaction)
+        old = game.player(pid)
+        old_name, old_user = old.name, old.user_id
+        # built by hand: the engine's own ``user_id`` (the newcomer) is not the command's asker
+        cmd = Command("gm_substitute", {"pid": pid, "user_id": member.id, "name": name},
+                      user_id=interaction.user.id, request_id=str(interaction.id))
+        if not await self.apply(interaction, gid, game, cmd):
+            return
+        await settle_seats(self.bot, gid)
+        await reply(interaction, text(lang(interaction), "gm.done"))
+        await self.log(gid, interaction, "gm.act_substitute", old=old_name, old_user=f"<@{old_user}>" if old_user else "—",
+                       new_user=f"<@{member.id}>", player=self.bot.store.game(gid).player(pid).name)
+
+    @app_commands.command(name=N("gm.remove"), description=D("gm.remove"))
+    @app_commands.rename(player=N("gm.player"), mode=N("gm.mode"))
+    @app_commands.describe(player=D("gm.player"), mode=D("gm.mode"))
+    @app_commands.choices(mode=[app_commands.Choice(name=C("gm.mode_modkill"), value="modkill"),
+                                app_commands.Choice(name=C("gm.mode_left"), value="left")])
+    async def remove(self, interaction: discord.Interaction, player: str, mode: app_commands.Choice[str]) -> None:
+        """A «модкилл» or a player gone for good: out of play, counted as dead (engine)."""
+        found = await as_gm(self.bot, interaction)
+        if found is None:
+            return
+        gid, game = found
+        pid = parse_player(game, player)
+        if pid is None:
+            await refuse(interaction, "err.unknown_player", name=player)
+            return
+        await defer(interaction)
+        if not await self.apply(interaction, gid, game, Command.gm("remove", pid=pid, mode=mode.value, user_id=interaction.user.id,
+                                                                   request_id=str(interaction.id))):
+            return
+        await self.bot.channel_manager.sync(gid)
+        await reply(interaction, text(lang(interaction), "gm.done"))
+        glang = self.bot.store.info(gid).meta.get("lang", "ru")
+        await self.log(gid, interaction, "gm.act_remove", player=game.player(pid).name, mode=text(glang, f"gm.mode_{mode.value}"))
+        await self.bot.scheduler.end_early(gid)
+
+    @app_commands.command(name=N("gm.unspectate"), description=D("gm.unspectate"))
+    @app_commands.rename(member=N("gm.member"))
+    @app_commands.describe(member=D("gm.member"))
+    async def unspectate(self, interaction: discord.Interaction, member: discord.Member) -> None:
+        """The GM takes a spectator away: they read none of the game's channels any more."""
+        found = await as_gm(self.bot, interaction)
+        if found is None:
+            return
+        gid, _game = found
+        if member.id not in self.bot.store.info(gid).meta.get("spectators", []):
+            await refuse(interaction, "err.not_spectator", name=member.display_name)
+            return
+        await defer(interaction)
+        await self.bot.channel_manager.remove_spectator(gid, member.id)
+        await reply(interaction, text(lang(interaction), "gm.done"))
+        await self.log(gid, interaction, "gm.act_unspectate", name=member.display_name)
+
     # ---- autocomplete ---------------------------------------------------------------------------
     def _game(self, interaction: discord.Interaction) -> Game | None:
         gids = games_here(self.bot, interaction)
@@ -465,6 +563,8 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
     clearstatus.autocomplete("status")(status_ac)
     tell.autocomplete("player")(any_player)
     idle.autocomplete("player")(any_player)
+    substitute.autocomplete("player")(any_player)
+    remove.autocomplete("player")(any_player)
 
 
 async def setup(bot: Any) -> None:

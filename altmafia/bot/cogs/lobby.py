@@ -22,6 +22,7 @@ from altmafia.bot.interact import (
     refuse,
     refuse_here,
     reply,
+    seated,
 )
 from altmafia.bot.settings import SettingsError, check_timezone
 from altmafia.text.i18n import count, lang_of, text
@@ -259,7 +260,7 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
             await refuse_here(self.bot, interaction, gids, "err.no_lobby")
             return
         info = self.bot.store.info(gids[0])
-        if uid in info.gm_user_ids or any(p.get("user_id") == uid for p in info.players):
+        if uid in info.gm_user_ids or seated(self.bot, info.game_id, uid):
             await refuse(interaction, "err.player_cannot_spectate")
             return
         await defer(interaction)
