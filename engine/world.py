@@ -100,6 +100,11 @@ class World:
             out.append(self.rules.character(p.character))
         return out
 
+    def team(self, p: Player) -> str | None:
+        """A player's team: their character's (the secret role), else their role's."""
+        src = self.rules.character(p.character) if p.character else self.rules.role(p.role)
+        return src.team
+
     def passives(self, p: Player, kind: str) -> list[dict[str, Any]]:
         out = [pas.params for src in self.sources(p) for pas in src.passives if pas.kind == kind]
         # the features of another role granted for a while ({"passives": role id}; seed 003:

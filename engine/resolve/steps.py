@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from ..factions import remove_member
 from ..registry import IMPLS, VOTES, step
-from ..state import Event
+from ..state import Event, Faction
 from .effects import kill
 from .faction_moves import resolve_ops
 from .upkeep import apply_bands, clamp
@@ -66,6 +66,22 @@ def bands_step(ctx: Ctx, sd: StepDef) -> None:
         if any(f.dead for f in g.status_flags(p)):
             for f in list(g.factions_of(p.pid)):
                 remove_member(g, f, p.pid, reason="death")
+
+
+@step("team_factions")
+def team_factions(ctx: Ctx, sd: StepDef) -> None:
+    """At the start, each team of ``params.teams`` becomes a faction: its members know each
+    other and share a channel (seed 002's Mafia and Yakuza, the classic Mafia; with
+    ``factions.orders`` one may give another's action). The lowest seat leads. Each member is
+    told by the event ``params.event`` (default ``faction.team``) with the members' names."""
+    g = ctx.game
+    key = sd.params.get("event", "faction.team")
+    for t in sd.params.get("teams", []):
+        members = [p.pid for p in g.state.players if g.team(p) == t]
+        if not members or t in g.state.factions:
+            continue
+        g.state.factions[t] = Faction(fid=t, leader=members[0], members={m: -1 for m in members}, name=t)
+        ctx.emit(key, "faction", [t], players=members)
 
 
 @step("impl")

@@ -7,35 +7,19 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from ...registry import VOTES, impl, step, victory
+from ...registry import VOTES, impl, victory
 from ...resolve.effects import kill
-from ...state import Faction, Intent, Player
+from ...state import Intent, Player
 from ...votes import Lynch
 
 if TYPE_CHECKING:
     from ...game import Game
     from ...resolve.context import Ctx
-    from ...ruleset import StepDef
 
 
 def team(g: Game, p: Player) -> str | None:
-    """A player's team: their character's, else their role's."""
-    src = g.rules.character(p.character) if p.character else g.rules.role(p.role)
-    return src.team
-
-
-@step("team_factions")
-def team_factions(ctx: Ctx, sd: StepDef) -> None:
-    """At the start, each listed team becomes a faction (its members know each other and
-    share a channel; ``factions.orders`` lets one give another's action). The lowest seat
-    leads; nothing in the classic game depends on the leader."""
-    g = ctx.game
-    for t in sd.params.get("teams", []):
-        members = [p.pid for p in g.state.players if team(g, p) == t]
-        if not members or t in g.state.factions:
-            continue
-        g.state.factions[t] = Faction(fid=t, leader=members[0], members={m: -1 for m in members}, name=t)
-        ctx.emit("classic.team", "faction", [t], players=members)
+    """A player's team (:meth:`engine.world.World.team`)."""
+    return g.team(p)
 
 
 def _superseded(ctx: Ctx, intent: Intent) -> Intent | None:

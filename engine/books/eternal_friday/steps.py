@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...registry import impl
-from ...state import Faction, Status
+from ...state import Status
 from .core import (
     AUTO_MED,
     DOUBLE,
@@ -20,7 +20,6 @@ from .core import (
     psycho_knife_masks,
     scratch,
     set_word,
-    team_of,
     will_die,
     word_for,
     word_ids,
@@ -98,18 +97,6 @@ def _inherit(ctx: Ctx) -> None:
 def friday_settings(ctx: Ctx, intent: Intent | None, sd: Any, people: list[Player]) -> None:
     """The game's settings of this book are checked when it is created, not in a resolve."""
     psycho_knife_masks(ctx.game)
-
-
-@impl("friday_teams")
-def friday_teams(ctx: Ctx, intent: Intent | None, sd: Any, people: list[Player]) -> None:
-    """Mafia and Yakuza know each other from the start and share a channel (a faction each)."""
-    g = ctx.game
-    for team in sd.params.get("teams", []):
-        members = [p.pid for p in g.state.players if team_of(g, p) == team]
-        if not members or team in g.state.factions:
-            continue
-        g.state.factions[team] = Faction(fid=team, leader=members[0], members={m: -1 for m in members}, name=team)
-        ctx.emit("friday.team", "faction", [team], players=members)
 
 
 @impl("friday_begin")
