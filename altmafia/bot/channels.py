@@ -26,7 +26,7 @@ from typing import Any
 
 import discord
 
-from altmafia.text.i18n import text
+from altmafia.text.i18n import Renderer, text
 from engine import Game
 
 TEXT, CATEGORY = 0, 4
@@ -300,7 +300,7 @@ class ChannelManager:
                     channels.update(await create(self.http, aud.guild_id, [spec], channels))
                     meta["categories"] = [*order, cat]
                 kind, fid = key.split(":", 1)
-                name = text(lang, f"channel.team.{fid}") if kind == "team" else text(lang, "channel.faction", fid=fid)
+                name = text(lang, f"channel.team.{fid}") if kind == "team" else text(lang, "channel.faction", fid=Renderer(game, lang).faction(fid))
                 spec = ChannelSpec(key, slug(name), TEXT, aud.with_access(want), parent=cat)
                 channels.update(await create(self.http, aud.guild_id, [spec], channels))
                 parents[key] = cat
