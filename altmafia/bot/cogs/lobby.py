@@ -106,8 +106,15 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
             await refuse(interaction, "err.lobby_full", max=rules.table.max)
             return
         if role is not None:  # a public role claimed at sign-up: one each, first come
-            role = lobbies.find_role(rules, role, lobby["lang"])
-            if role is None or role not in lobbies.free_roles(rules, lobby):
+            if not rules.settings.get("claim_roles"):
+                await refuse(interaction, "err.roles_not_claimed")
+                return
+            found_role = lobbies.find_role(rules, role, lobby["lang"])
+            if found_role is None:
+                await refuse(interaction, "err.unknown_role", role=role)
+                return
+            role = found_role
+            if role not in lobbies.free_roles(rules, lobby):
                 await refuse(interaction, "err.role_taken")
                 return
         name = lobbies.unique_name(lobby, interaction.user.display_name)
