@@ -161,3 +161,17 @@ def test_every_bot_text_fills_its_placeholders(lang):
         if re.search(r"\{[a-z_0-9]*\}", out):
             bad.append(f"{key}: {out}")
     assert not bad, "\n".join(bad)
+
+
+
+def test_a_gm_correction_reads_as_a_correction_and_never_as_plus_zero():
+    g = Game.new(load_ruleset("godfather"), 1, [PlayerSpec("Аня", "Хозяин трактира", "Умный"),
+                                                PlayerSpec("Борис", "Ростовщик", "Тактик")])
+    n = len(g.state.events)
+    g.gm_set_stat(0, "vo", g.player(0).stats["vo"])  # unchanged: nothing told but the GM's line
+    assert [e.key for e in g.state.events[n:]] == ["gm.set_stat"]
+    g.gm_set_stat(0, "vo", 7)
+    told = [e for e in g.state.events[n:] if e.key == "report.stat"]
+    assert len(told) == 1
+    assert Renderer(g, "ru").event(told[0]) == "Поправка ведущего — Аня: ВО теперь 7."
+    assert Renderer(g, "en").event(told[0]) == "The GM's correction — Аня: PI is now 7."
