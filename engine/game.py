@@ -291,10 +291,13 @@ class Game(Legality, Mail, Dealing):
         p.stats[sid] = value
         self.emit("gm.set_stat", "gm", player=pid, stat=sid, old=old, new=value)
         sdef = self.rules.stat(sid)
-        if sdef.visibility == "public":
-            self.emit("report.stat", "public", player=pid, stat=sid, delta=value - old, value=value)
+        # a correction, not a game result: marked so (its own text), and nothing told when unchanged
+        if value == old:
+            pass
+        elif sdef.visibility == "public":
+            self.emit("report.stat", "public", player=pid, stat=sid, delta=value - old, value=value, correction=True)
         elif sdef.visibility == "secret":
-            self.emit("private.stat", "players", [pid], stat=sid, delta=value - old, value=self.true_stat(p, sid))
+            self.emit("private.stat", "players", [pid], stat=sid, delta=value - old, value=self.true_stat(p, sid), correction=True)
         self._apply_bands()
 
     def gm_set_status(self, pid: int, status: str, cycles: int | None = None) -> None:

@@ -48,7 +48,10 @@ class Tree(discord.app_commands.CommandTree):
 
 class AltMafiaBot(commands.Bot):
     def __init__(self, settings: Settings) -> None:
-        intents = discord.Intents.default()  # no privileged intent is needed
+        # only what the bot uses: the servers and their channels (slash commands, buttons and
+        # autocomplete come as interactions, which need no intent); no messages, no typing
+        intents = discord.Intents.none()
+        intents.guilds = True
         super().__init__(command_prefix=commands.when_mentioned, intents=intents, help_command=None, tree_cls=Tree)
         self.settings = settings
         self.store: Store = Store(settings.db_path, synchronous=settings.db_sync, clock=discord.utils.utcnow)
@@ -66,6 +69,10 @@ class AltMafiaBot(commands.Bot):
         for ext in COGS:
             await self.load_extension(ext)
         self.add_dynamic_items(*DYNAMIC_ITEMS)
+        # every command is for a server's channels: none is offered in DMs
+        self.tree.allowed_contexts = discord.app_commands.AppCommandContext(guild=True, dm_channel=False, private_channel=False)
+        for cmd in self.tree.get_commands():
+            cmd.guild_only = True
         await self.scheduler.recover()
         if self.settings.guild_id:
             guild = discord.Object(self.settings.guild_id)

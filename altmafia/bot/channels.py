@@ -27,7 +27,7 @@ from typing import Any
 
 import discord
 
-from altmafia.text.i18n import text
+from altmafia.text.i18n import Renderer, text
 from engine import Game
 
 TEXT, CATEGORY = 0, 4
@@ -338,7 +338,7 @@ class ChannelManager:
                     order.append(cat)
                     new_categories.append(cat)
                 kind, fid = key.split(":", 1)
-                name = text(lang, f"channel.team.{fid}") if kind == "team" else text(lang, "channel.faction", fid=fid)
+                name = text(lang, f"channel.team.{fid}") if kind == "team" else text(lang, "channel.faction", fid=Renderer(game, lang).faction(fid))
                 spec = ChannelSpec(key, slug(name), TEXT, aud.with_access(want), parent=cat)
                 made = await create(self.http, aud.guild_id, [spec], channels)
                 created.update({k: v for k, v in made.items() if k not in channels})

@@ -251,7 +251,8 @@ class Scheduler:
             lang = info.meta.get("langs", {}).get(str(pid)) or info.meta.get("lang", "ru")
             lines = []
             if pid in acted:
-                penalty = ", ".join(f"{k} {v:+d}" for k, v in game.rules.inactivity.stats.items())
+                r = Renderer(game, lang)
+                penalty = ", ".join(f"{r.stat(k)} {v:+d}" for k, v in game.rules.inactivity.stats.items())
                 lines.append(text(lang, "remind.action", deadline=f"<t:{stamp}:R>", penalty=penalty or "—"))
             if pid in voted:
                 lines.append(text(lang, "remind.vote", deadline=f"<t:{stamp}:R>"))

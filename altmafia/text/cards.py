@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from engine import Game
 
-from .i18n import Renderer, count, text
+from .i18n import Renderer, count, option_label, text
+
+__all__ = ["option_label", "role_card"]
 
 
 def role_card(game: Game, pid: int, lang: str) -> str:
@@ -53,16 +55,3 @@ def role_card(game: Game, pid: int, lang: str) -> str:
                 lines.append("• " + getattr(pas.text, lang))
     lines.append(text(lang, "card.help"))
     return "\n".join(lines)
-
-
-def option_label(game: Game, lang: str, option: str) -> str:
-    """An ability's option as a reader sees it: a stat's abbreviation, a slot's name, a word."""
-    r = Renderer(game, lang)
-    for getter in (game.rules.stat, game.rules.slot):
-        try:
-            obj = getter(option)
-        except KeyError:
-            continue
-        return getattr(getattr(obj, "abbr", None) or obj.names, lang)
-    word = r.cat.get("words", {}).get(f"option.{option}")
-    return word or option

@@ -7,6 +7,7 @@ abilities, roles and characters, each in the chosen language.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import Any
 
@@ -93,6 +94,62 @@ class Renderer:
     def word(self, w: str) -> str:
         return self.cat.get("words", {}).get(w, w)
 
+    # ids in words (the words of section ``report``, shared with the HTML report) -----------
+    def faction(self, fid: Any) -> str:
+        """A faction or team id in words: «Мафия», «№1», or the faction's own name."""
+        fid = str(fid)
+        rep = self.cat.get("report", {})
+        if f"team.{fid}" in rep:
+            return rep[f"team.{fid}"]
+        m = re.fullmatch(r"f(\d+)", fid)
+        if m:
+            return rep.get("numbered_faction", "№{n}").format(n=m.group(1))
+        f = self.game.state.factions.get(fid)
+        return f.name if f and getattr(f, "name", None) else fid
+
+    def vote_name(self, vid: str) -> str:
+        for v in self.game.rules.votes:
+            if v.id == vid:
+                return getattr(v.names, self.lang)
+        return vid
+
+    def cause(self, value: Any) -> str:
+        """A cause or reason: an ability key, ``vote:<id>``, or a word of the catalog."""
+        v = str(value)
+        if v.startswith(("role:", "character:")):
+            return self.ability(v)
+        if v.startswith("vote:"):
+            return self.vote_name(v.partition(":")[2])
+        rep = self.cat.get("report", {})
+        if f"cause.{v}" in rep:
+            return rep[f"cause.{v}"]
+        return self.status(v)  # a status (hospital, coma…) by its name, else as it is
+
+    def option(self, option: Any) -> str:
+        """An action's option in words (a stat, a slot, a character, a word of the catalog)."""
+        if option is None or option == "":
+            return ""
+        o = str(option)
+        label = option_label(self.game, self.lang, o)
+        if label != o or o.lstrip("+-").isdigit():
+            return label
+        name = self.character(o)
+        return name if name != o else self.cat.get("report", {}).get(f"option.{o}", o)
+
+    def reason(self, reason: str) -> str:
+        """A reason of the GM trace (``kind`` or ``kind:arg``) in words."""
+        kind, _, arg = str(reason).partition(":")
+        template = self.cat.get("report", {}).get(f"reason.{kind}")
+        if template is None:
+            return self.cause(reason)
+        if arg.lstrip("-").isdigit():
+            value = self.player(int(arg))
+        elif arg.startswith(("role:", "character:")):
+            value = self.ability(arg)
+        else:
+            value = self.option(arg) if arg else ""
+        return template.format(arg=value)
+
     # values --------------------------------------------------------------------------
     def _value(self, key: str, args: dict[str, Any]) -> str:
         v = args[key]
@@ -125,9 +182,18 @@ class Renderer:
         if key == "fact" and isinstance(v, str):  # what a check revealed: a word of the catalog
             return self.cat.get("words", {}).get(f"fact.{v}", v)
         if key == "options":
-            return ", ".join(map(str, v))
-        if key in ("reasons",):
-            return ", ".join(map(str, v))
+            return ", ".join(option_label(self.game, self.lang, str(x)) for x in v)
+        if key == "reasons":  # the GM trace's reasons: « (исполнитель заблокирован; …)»
+            return f" ({'; '.join(self.reason(x) for x in v)})" if v else ""
+        if key == "option":  # « [действие лидера]», or nothing
+            label = self.option(v)
+            return f" [{label}]" if label else ""
+        if key == "fid":
+            return self.faction(v)
+        if key in ("cause", "reason"):
+            return self.cause(v)
+        if key == "cycles" and isinstance(v, int):
+            return count(v, "cycle", self.lang)
         if key in ("turn", "ready", "phase") and isinstance(v, str):
             return self.label(v)
         if key == "result" and isinstance(v, str):
@@ -146,10 +212,16 @@ class Renderer:
         return str(v)
 
     def _fill(self, template: str, args: dict[str, Any]) -> str:
-        return template.format_map({k: self._value(k, args) for k in args})
+        values = {k: self._value(k, args) for k in args}
+        if isinstance(args.get("delta"), int):  # «+1 день», «−2 дня»
+            d = args["delta"]
+            values["delta_days"] = f"{d:+d} {plural(d, self.cat['plural']['day'], self.lang)}"
+        return template.format_map(values)
 
     def event(self, ev: Event) -> str:
         template = self.cat["event"].get(ev.key)
+        if ev.args.get("correction"):  # a GM's correction of a stat: told as a correction
+            template = self.cat["event"].get(f"{ev.key}_correction", template)
         if template is None:
             return f"{ev.key} {ev.args}"
         try:
@@ -204,6 +276,18 @@ def count(n: int, noun: str, lang: str = "ru") -> str:
     """``5 голосов`` / ``5 votes``: a number and the catalog's noun (section ``plural``) in the
     right form."""
     return f"{n} {plural(n, catalog(lang)['plural'][noun], lang)}"
+
+
+def option_label(game: Game, lang: str, option: str) -> str:
+    """An ability's option as a reader sees it: a stat's abbreviation, a slot's name, a word."""
+    for getter in (game.rules.stat, game.rules.slot):
+        try:
+            obj = getter(option)
+        except KeyError:
+            continue
+        return getattr(getattr(obj, "abbr", None) or obj.names, lang)
+    word = catalog(lang).get("words", {}).get(f"option.{option}")
+    return word or option
 
 
 def lang_of(locale: Any, default: str = "ru") -> str:

@@ -22,7 +22,6 @@ from typing import Any
 from engine import Game
 from engine.state import Event
 
-from .cards import option_label
 from .i18n import Renderer
 
 VARIANTS = ("gm", "public")
@@ -68,77 +67,10 @@ class ReportRenderer(Renderer):
             return f"{OPEN}{pid}{CLOSE}"
         return super().player(pid)
 
-    # ids the base renderer leaves as they are --------------------------------------------
-    def faction(self, fid: Any) -> str:
-        fid = str(fid)
-        if fid in self.rep_keys("team."):
-            return self.t(f"team.{fid}")
-        m = re.fullmatch(r"f(\d+)", fid)
-        if m:
-            return self.t("numbered_faction", n=m.group(1))
-        f = self.game.state.factions.get(fid)
-        return f.name if f and f.name else fid
-
-    def rep_keys(self, prefix: str) -> set[str]:
-        return {k[len(prefix):] for k in self.rep if k.startswith(prefix)}
-
-    def vote_name(self, vid: str) -> str:
-        for v in self.game.rules.votes:
-            if v.id == vid:
-                return getattr(v.names, self.lang)
-        return vid
-
-    def cause(self, value: Any) -> str:
-        """A cause or reason: an ability key, ``vote:<id>``, or a word of the catalog."""
-        v = str(value)
-        if v.startswith(("role:", "character:")):
-            return self.ability(v)
-        if v.startswith("vote:"):
-            return self.vote_name(v.partition(":")[2])
-        if f"cause.{v}" in self.rep:
-            return self.rep[f"cause.{v}"]
-        return self.status(v)  # a status (hospital, coma…) by its name, else as it is
-
-    def option(self, option: Any) -> str:
-        if option is None or option == "":
-            return ""
-        o = str(option)
-        label = option_label(self.game, self.lang, o)
-        if label != o or o.lstrip("+-").isdigit():
-            return label
-        name = self.character(o)
-        return name if name != o else self.rep.get(f"option.{o}", o)
-
-    def reason(self, reason: str) -> str:
-        """A reason of the GM trace (``kind`` or ``kind:arg``) in words."""
-        kind, _, arg = reason.partition(":")
-        template = self.rep.get(f"reason.{kind}")
-        if template is None:
-            return reason
-        if arg.lstrip("-").isdigit():
-            value = self.player(int(arg))
-        elif arg.startswith(("role:", "character:")):
-            value = self.ability(arg)
-        else:
-            value = self.option(arg) if arg else ""
-        return template.format(arg=value)
-
     def _value(self, key: str, args: dict[str, Any]) -> str:
         v = args[key]
-        if key == "fid":
-            return self.faction(v)
-        if key in ("cause", "reason"):
-            return self.cause(v)
-        if key == "ability" and isinstance(v, str) and not v.startswith(("role:", "character:")):
-            return self.cause(v)
         if key == "by" and not isinstance(v, int):
             return "—"
-        if key == "option":
-            return self.option(v)
-        if key == "reasons":
-            return "; ".join(self.reason(x) for x in v)
-        if key == "vote" and isinstance(v, str):
-            return self.vote_name(v)
         return super()._value(key, args)
 
 

@@ -33,7 +33,7 @@ def summary(game: Game, lang: str) -> str:
         lines.append(text(lang, "reveal.factions"))
         for fid, f in sorted(game.state.factions.items()):
             members = ", ".join(game.player(m).name for m in sorted(f.members))
-            lines.append(text(lang, "reveal.faction", fid=fid, leader=game.player(f.leader).name, members=members))
+            lines.append(text(lang, "reveal.faction", fid=r.faction(fid), leader=game.player(f.leader).name, members=members))
     winners = ", ".join(game.player(w).name for w in game.state.winner or []) or r.word("nobody")
     lines.append(text(lang, "reveal.winners", winners=winners))
     return "\n".join(lines)
@@ -55,7 +55,7 @@ def timeline(game: Game, events: list[Event], lang: str) -> str:
         if ev.audience == "players":
             tag = text(lang, "reveal.tag_players", names=", ".join(r.player(i) for i in ev.ids))
         else:
-            tag = text(lang, AUDIENCE_TAG.get(ev.audience, "reveal.tag_gm"), fid=", ".join(map(str, ev.ids)))
+            tag = text(lang, AUDIENCE_TAG.get(ev.audience, "reveal.tag_gm"), fid=", ".join(r.faction(i) for i in ev.ids))
         out.append(f"[{tag}] {r.event(ev)}")
     return "\n".join(out).strip() + "\n"
 

@@ -43,6 +43,9 @@ async def test_eternal_friday_game(env):
     taken = next(iter(claimed.values()))
     r = await t.players[6].slash(t.lobby, "lobby join", role=taken)  # first come: the role is gone
     assert r.response.ephemeral and r.response.content.startswith("⛔"), r.response.content
+    assert "⛔ ⛔" not in r.response.content and "уже взял" in r.response.content, r.response.content
+    r = await t.players[6].slash(t.lobby, "lobby join", role="Астронавт")  # no such role: unknown, not taken
+    assert r.response.ephemeral and r.response.content == "⛔ Нет роли «Астронавт». Выберите из подсказок.", r.response.content
     for m in t.players[6:]:
         r = await m.slash(t.lobby, "lobby join")
         assert not r.response.ephemeral, r.response.content
@@ -80,7 +83,7 @@ async def test_eternal_friday_game(env):
     if la.ability.options:
         args["option"] = la.ability.options[0]
     r = await m.slash(ch, "action submit", **args)
-    assert r.response.ephemeral and r.response.content.startswith("За "), r.response.content
+    assert r.response.ephemeral and r.response.content.startswith(f"{game.player(mate).name} — ход от вас: ✅"), r.response.content
     assert any(i.pid == mate and i.by == boss for i in t.game.state.intents)
     yak = min(teams["yakuza"])  # not a teammate: refused by the engine
     r = await m.slash(ch, "action submit", ability=la.key, **{"for": str(yak)})
@@ -145,3 +148,4 @@ async def test_roles_not_claimed_where_the_rules_deal_them(env):
     assert await p.autocomplete(lobby, "lobby join", "role", "") == []
     r = await p.slash(lobby, "lobby join", role="don")
     assert r.response.ephemeral and r.response.content.startswith("⛔"), r.response.content
+    assert "do not let players choose roles" in r.response.content and "⛔ ⛔" not in r.response.content, r.response.content

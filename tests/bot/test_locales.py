@@ -35,6 +35,8 @@ async def test_command_names_and_descriptions_are_localized(env):
     assert payloads, "commands were synced"
     commands = {c["name"]: c for c in payloads[-1]}
     assert set(commands) == {"lobby", "action", "vote", "faction", "pm", "anon", "gm"}
+    for c in payloads[-1]:  # guild-only: not offered in DMs
+        assert c["dm_permission"] is False and c["contexts"] == [0], (c["name"], c.get("contexts"))
     lobby = commands["lobby"]
     assert lobby["name_localizations"]["ru"] == "набор"
     assert lobby["description"].startswith("Набор")  # Russian by default

@@ -118,7 +118,7 @@ async def test_a_removal_takes_the_player_out(env):
     assert not t.game.alive(t.game.player(3))
     check_seats(t, env)
     assert can(env, t.channel("public"), t.member(3)) == (True, False), "the removed read, and write no more"
-    assert any(f"Ведущий выводит из игры: {name} (модкилл)" in m.content for m in t.channel("public").history())
+    assert any(f"Ведущий выводит из игры (модкилл): {name}" in m.content for m in t.channel("public").history())
     assert any(f"вывод из игры: {name} (модкилл)" in m.content for m in t.channel("gm").history())
     # twice: refused; by a player: refused
     r = await t.gm.slash(t.channel("gm"), "gm remove", player="3", mode="left")
@@ -127,7 +127,7 @@ async def test_a_removal_takes_the_player_out(env):
     assert r.response.content.startswith("⛔") and t.game.alive(t.game.player(1))
     assert can(env, t.hidden(3), t.member(3)) == (True, True), "the seat's hidden channel stays theirs"
     await t.gm.slash(t.channel("gm"), "gm remove", player="1", mode="left")
-    assert any("покидает игру насовсем" in m.content for m in t.channel("public").history())
+    assert any("Уход из игры насовсем" in m.content for m in t.channel("public").history())
     check_seats(t, env)
 
 

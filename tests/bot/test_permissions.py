@@ -92,7 +92,7 @@ async def test_the_dead_stop_writing_prisoners_go_on_and_factions_get_a_channel(
     assert can(env, fch, t.others[0]) == (False, False)
     assert can(env, fch, t.gm) == (True, True)
     # the faction's news went to its channel, and only there
-    assert any("вступил" in m.content or "joined" in m.content for m in fch.history()), [m.content for m in fch.history()]
+    assert any("Во фракцию вступает" in m.content or "joined" in m.content for m in fch.history()), [m.content for m in fch.history()]
 
 
 async def test_a_late_spectator_reads_the_shared_channels_only(env):

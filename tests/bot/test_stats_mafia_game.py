@@ -80,7 +80,7 @@ async def test_full_stats_mafia_game(env):
     assert any("встречаемся у пристани" in c and g.player(a).name in c for c in contents(t.hidden(b)))
     writer, reader = town[0], town[1]
     r = await t.member(writer).slash(t.hidden(writer), "pm send", to=g.player(reader).name, message=LETTER)
-    assert r.response.ephemeral and "Письмо для" in r.response.content, r.response.content
+    assert r.response.ephemeral and "Письмо отправлено: " in r.response.content, r.response.content
     assert not any(LETTER in c for c in contents(t.hidden(reader))), "a letter waits for the next phase"
     r = await t.member(writer).slash(t.hidden(writer), "pm send", to=g.player(town[2]).name, message="ещё одно")
     assert r.response.content.startswith("⛔"), "one letter a phase"

@@ -54,6 +54,7 @@ async def test_altmafia_run_against_a_loopback_discord(tmp_path):
     auth = {h.get("Authorization") for _, p, _, h in fake.requests if p == "/users/@me"}
     assert auth == {"Bot fake-token-123"}
     assert fake.identify is not None and fake.identify["token"] == "fake-token-123"
+    assert fake.identify["intents"] == 1, fake.identify["intents"]  # GUILDS only: no messages, no typing
     # the commands were synced, localized
     names = {c["name"] for c in fake.commands}
     assert names == {"lobby", "action", "vote", "faction", "pm", "anon", "gm"}

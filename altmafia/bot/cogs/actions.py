@@ -338,7 +338,7 @@ def me_text(game: Game, pid: int, lng: str, info: Any) -> str:
     factions = [f for f in game.factions_of(pid)]
     if factions:
         lines.append(text(lng, "me.factions", factions="; ".join(
-            f"{f.fid}: " + ", ".join(game.player(m).name + (" ★" if m == f.leader else "") for m in sorted(f.members)) for f in factions)))
+            f"{r.faction(f.fid)}: " + ", ".join(game.player(m).name + (" ★" if m == f.leader else "") for m in sorted(f.members)) for f in factions)))
     lines.append(deadline_text(info, lng))
     return "\n".join(lines)
 

@@ -95,7 +95,8 @@ class Factions(commands.GroupCog, group_name=N("faction"), group_description=D("
         if found is None:
             return []
         game, pid = found
-        return [app_commands.Choice(name=f.fid, value=f.fid) for f in game.factions_of(pid)][:25]
+        r = Renderer(game, lang(interaction))
+        return [app_commands.Choice(name=r.faction(f.fid), value=f.fid) for f in game.factions_of(pid)][:25]
 
     @app_commands.command(name=N("faction.invite"), description=D("faction.invite"))
     @app_commands.rename(player=N("faction.player"), new=N("faction.invite.new"))
@@ -144,7 +145,7 @@ class Factions(commands.GroupCog, group_name=N("faction"), group_description=D("
         lines = []
         for f in game.factions_of(p.pid):
             names = ", ".join(r.player(m) + (" ★" if m == f.leader else "") for m in sorted(f.members))
-            lines.append(text(lng, "faction.info_line", fid=f.fid, leader=r.player(f.leader), members=names))
+            lines.append(text(lng, "faction.info_line", fid=r.faction(f.fid), leader=r.player(f.leader), members=names))
         invites = sorted({o.pid for o in game.state.faction_ops if o.op == "invite" and o.target == p.pid and o.tick == game.state.tick})
         if invites:
             lines.append(text(lng, "faction.info_invites", names=", ".join(r.player(i) for i in invites)))

@@ -62,9 +62,9 @@ def preview_text(game: Game, lng: str) -> str:
         if ev.audience == "players":
             who = ", ".join(r.player(i) for i in ev.ids)
         elif ev.audience == "faction":
-            who = text(lng, "reveal.tag_faction", fid=", ".join(map(str, ev.ids)))
+            who = text(lng, "reveal.tag_faction", fid=", ".join(r.faction(i) for i in ev.ids))
         else:
-            who = text(lng, f"reveal.tag_{ev.audience}", fid="") if ev.audience in ("public", "gm") else ev.audience
+            who = text(lng, "reveal.tag_public" if ev.audience == "public" else "reveal.tag_gm")
         lines.append(f"[{who}] {r.event(ev)}")
     if dry.state.over:
         lines.append(text(lng, "gm.preview_over", winners=", ".join(r.player(w) for w in dry.state.winner or []) or "—"))

@@ -135,10 +135,14 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
         uid = interaction.user.id
         rules = load_ruleset(lobby["ruleset"])
         if role is not None:  # a public role claimed at sign-up: one each, first come
-            role = lobbies.find_role(rules, role, lobby["lang"])
-            if role is None:
-                await refuse(interaction, "err.role_taken")
+            if not rules.settings.get("claim_roles"):
+                await refuse(interaction, "err.roles_not_claimed")
                 return
+            found_role = lobbies.find_role(rules, role, lobby["lang"])
+            if found_role is None:
+                await refuse(interaction, "err.unknown_role", role=role)
+                return
+            role = found_role  # whether it is still free is decided in the transaction (sign_up)
         player_lang = lang_of(interaction.locale, lobby["lang"])
 
         def sign_up(data: dict[str, Any]) -> str:
