@@ -4,6 +4,8 @@ sends the text stored at the first attempt."""
 
 from __future__ import annotations
 
+import contextlib
+
 from .helpers import gather, start
 from .test_restart import restart
 
@@ -56,10 +58,8 @@ async def test_a_restart_between_parts_sends_the_rest_once(env, settings):
             raise RuntimeError("killed")
 
     deliverer.fault = crash_after_part_two
-    try:
+    with contextlib.suppress(RuntimeError):
         await deliverer.post(t.game_id, "gm", "\n".join(LINES), once="long")
-    except RuntimeError:
-        pass
     stored = [p.content for p in await t.store.parts(f"{t.game_id}/long>gm")]
     assert len(stored) == 4
     await restart(env, settings)
