@@ -50,7 +50,7 @@ TS_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
 
 GAME_COLUMNS = (
     "game_id, guild_id, ruleset, ruleset_fingerprint, seed, players, settings, gm_user_ids, meta, "
-    "status, tick, version, deadline_tick, deadline_at, resolving_tick, created_at, updated_at, meta_version"
+    "status, tick, version, deadline_tick, deadline_at, resolving_tick, created_at, updated_at, meta_version, resolving_user"
 )
 
 #: how long a GM's deadline change is recognised when it comes again (a retry after a lost
@@ -113,6 +113,7 @@ class GameInfo:
     created_at: str
     updated_at: str
     meta_version: int = 0  # bumped by every meta update (v4)
+    resolving_user: int | None = None  # the GM who forced the resolve of resolving_tick (v5)
 
     @property
     def deadline(self) -> datetime | None:
@@ -146,6 +147,29 @@ class Delivery:
     def nonce(self) -> str:
         """25 characters derived from the key, for Discord's ``nonce`` + ``enforce_nonce``."""
         return hashlib.sha256(self.key.encode("utf-8")).hexdigest()[:25]
+
+
+@dataclass(frozen=True)
+class Part:
+    """One Discord message of a staged batch: its final text, stored before the first send."""
+
+    batch_id: str
+    part_idx: int
+    game_id: str
+    channel_key: str
+    channel_id: int | None
+    content: str
+    nonce: str
+    mention: int | None = None
+    view: str | None = None  # a spec the bot rebuilds its buttons from (on the last part)
+    files: list[dict[str, str]] | None = None  # [{"name", "data" (base64)}] (on the first part)
+    attempts: int = 0  # > 0: the send may have happened: look for it before resending
+    last_attempt_at: str | None = None
+    message_id: int | None = None
+
+    @property
+    def key(self) -> str:
+        return f"{self.batch_id}#{self.part_idx}"
 
 
 @dataclass(frozen=True)
@@ -189,6 +213,7 @@ class Due:
     tick: int
     reason: str  # "interrupted" or "overdue"
     deadline: datetime | None
+    user_id: int | None = None  # "interrupted": the GM who had forced it (v5)
 
 
 @dataclass
@@ -328,6 +353,7 @@ class Store:
         rows = await self._read(
             f"SELECT {GAME_COLUMNS}, state FROM games WHERE status = 'running' "
             "OR game_id IN (SELECT game_id FROM outbox WHERE delivered_at IS NULL) "
+            "OR game_id IN (SELECT game_id FROM outbox_parts WHERE sent_at IS NULL) "
             # a finished game whose end was not yet shown (the bot's reveal) is kept at hand
             """OR (status = 'over' AND meta NOT LIKE '%"revealed":true%') ORDER BY game_id"""
         )
@@ -365,7 +391,7 @@ class Store:
             if info.status != "running":
                 continue
             if info.resolving_tick == info.tick:
-                out.append(Due(gid, info.tick, "interrupted", info.deadline))
+                out.append(Due(gid, info.tick, "interrupted", info.deadline, info.resolving_user))
             elif info.deadline is not None and info.deadline <= now:
                 out.append(Due(gid, info.tick, "overdue", info.deadline))
         return out
@@ -469,11 +495,11 @@ class Store:
         events = list(game.state.events)
         async with self._tx("create") as db:
             await db.execute(
-                db.sql(f"INSERT INTO games ({GAME_COLUMNS}, state) VALUES ({', '.join('?' * 19)})"),
+                db.sql(f"INSERT INTO games ({GAME_COLUMNS}, state) VALUES ({', '.join('?' * 20)})"),
                 (
                     info.game_id, info.guild_id, info.ruleset, info.ruleset_fingerprint, info.seed, dumps(info.players),
                     dumps(info.settings), dumps(info.gm_user_ids), dumps(info.meta), info.status, info.tick, info.version,
-                    info.deadline_tick, to_ts(deadline) if deadline else None, None, stamp, stamp, 0, text,
+                    info.deadline_tick, to_ts(deadline) if deadline else None, None, stamp, stamp, 0, None, text,
                 ),
             )
             added = await self._write_channels(db, game_id, {}, info.meta)
@@ -553,8 +579,10 @@ class Store:
             tick = live.game.state.tick
             if expect_tick is not None and expect_tick != tick:
                 return None
+            if live.info.resolving_tick == tick and user_id is None:
+                user_id = live.info.resolving_user  # a forced resolve cut short is redone as forced, by its GM
             if live.info.resolving_tick != tick:
-                marked = replace(live.info, resolving_tick=tick)
+                marked = replace(live.info, resolving_tick=tick, resolving_user=user_id)
                 async with self._tx("resolve.mark") as db:
                     await self._update_game(db, live.info, marked, None, bump=False)
                 live.info = marked
@@ -568,6 +596,7 @@ class Store:
             info = replace(
                 info,
                 resolving_tick=None,
+                resolving_user=None,
                 deadline_tick=game.state.tick if next_deadline and not over else None,
                 deadline_at=next_deadline if next_deadline and not over else None,
             )
@@ -829,7 +858,7 @@ class Store:
             "SELECT o.delivery_key, o.game_id, o.tick, o.event_idx, o.dest_kind, o.dest_id, o.attempts, o.last_error, "
             "e.tick, e.msg_key, e.args, e.audience, e.ids "
             "FROM outbox o JOIN events e ON e.game_id = o.game_id AND e.idx = o.event_idx "
-            "WHERE o.delivered_at IS NULL"
+            "WHERE o.delivered_at IS NULL AND o.batch_id IS NULL"  # a staged row is sent by its parts
         )
         params: list[Any] = []
         if game_id is not None:
@@ -878,6 +907,89 @@ class Store:
         """Record why a send failed; the delivery stays pending."""
         return await self._outbox_update("failed", "last_error = ?", (error[:1000],), key)
 
+    # ---- message parts (v5): render once, store, send and mark each part on its own ---------
+    async def stage(self, game_id: str, batch_id: str, channel_key: str, channel_id: int | None,
+                    parts: list[dict[str, Any]], keys: list[str] = ()) -> list[Part]:
+        """Store a batch rendered into its final parts, claiming its outbox rows ``keys`` in the
+        same transaction; each part: ``content``, ``nonce``, optional ``mention``, ``view``,
+        ``files``, ``uncertain`` (it may have been sent already). A batch already staged is not staged again: its stored parts are returned
+        (so a retry never renders anew). Outbox rows staged elsewhere or delivered are skipped."""
+        async with self._tx("stage") as db:
+            rows = await db.fetchall(db.sql(f"SELECT {PARTS_COLS} FROM outbox_parts WHERE batch_id = ? ORDER BY part_idx"),
+                                     (batch_id,))
+            if rows:
+                return [_part(r) for r in rows]
+            top = await db.fetchall(db.sql("SELECT MAX(batch_ord) FROM outbox_parts"), ())
+            order = (top[0][0] or 0) + 1
+            stamp = self._stamp()
+            for key in keys:
+                await db.execute(
+                    db.sql("UPDATE outbox SET batch_id = ?, attempts = attempts + 1, last_attempt_at = ? "
+                           "WHERE delivery_key = ? AND delivered_at IS NULL AND batch_id IS NULL"),
+                    (batch_id, stamp, key),
+                )
+            out = []
+            for i, p in enumerate(parts):
+                files = p.get("files") or None
+                attempts = 1 if p.get("uncertain") else 0  # claimed by an older build: look before sending
+                await db.execute(
+                    db.sql("INSERT INTO outbox_parts (batch_id, part_idx, batch_ord, game_id, channel_key, channel_id, content, "
+                           "nonce, mention, view, files, created_at, attempts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+                    (batch_id, i, order, game_id, channel_key, channel_id, p["content"], p["nonce"], p.get("mention"),
+                     p.get("view"), dumps(files) if files else None, stamp, attempts),
+                )
+                out.append(Part(batch_id, i, game_id, channel_key, channel_id, p["content"], p["nonce"], p.get("mention"),
+                                p.get("view"), files, attempts))
+            self._point("stage.before_commit")
+        self._point("stage.after_commit")
+        return out
+
+    async def pending_parts(self, game_id: str | None = None) -> list[Part]:
+        """Parts not yet sent, in the order they were staged."""
+        sql = f"SELECT {PARTS_COLS} FROM outbox_parts WHERE sent_at IS NULL"
+        params: list[Any] = []
+        if game_id is not None:
+            sql += " AND game_id = ?"
+            params.append(game_id)
+        return [_part(r) for r in await self._read(sql + " ORDER BY batch_ord, part_idx", params)]
+
+    async def parts(self, batch_id: str) -> list[Part]:
+        """Every part of a batch, sent or not (tests, diagnostics)."""
+        rows = await self._read(f"SELECT {PARTS_COLS} FROM outbox_parts WHERE batch_id = ? ORDER BY part_idx", (batch_id,))
+        return [_part(r) for r in rows]
+
+    async def claim_part(self, part: Part) -> bool:
+        """A send of this part starts now (committed before the send)."""
+        return await self._part_update("part.claim", "attempts = attempts + 1, last_attempt_at = ?", (self._stamp(),), part)
+
+    async def mark_part_failed(self, part: Part, error: str) -> bool:
+        return await self._part_update("part.failed", "last_error = ?", (error[:1000],), part)
+
+    async def mark_part_sent(self, part: Part, message_id: int | None) -> bool:
+        """The part is in its channel (``message_id``: the message, if known); when it was the
+        batch's last unsent part, its outbox rows are delivered in the same transaction."""
+        async with self._tx("part.sent") as db:
+            n = await db.execute(
+                db.sql("UPDATE outbox_parts SET sent_at = ?, message_id = ? WHERE batch_id = ? AND part_idx = ? AND sent_at IS NULL"),
+                (self._stamp(), message_id, part.batch_id, part.part_idx),
+            )
+            left = await db.fetchall(db.sql("SELECT COUNT(*) FROM outbox_parts WHERE batch_id = ? AND sent_at IS NULL"),
+                                     (part.batch_id,))
+            if not left[0][0]:
+                await db.execute(db.sql("UPDATE outbox SET delivered_at = ? WHERE batch_id = ? AND delivered_at IS NULL"),
+                                 (self._stamp(), part.batch_id))
+            self._point("part.sent.before_commit")
+        return n == 1
+
+    async def _part_update(self, label: str, assignments: str, params: tuple[Any, ...], part: Part) -> bool:
+        async with self._tx(label) as db:
+            n = await db.execute(
+                db.sql(f"UPDATE outbox_parts SET {assignments} WHERE batch_id = ? AND part_idx = ? AND sent_at IS NULL"),
+                (*params, part.batch_id, part.part_idx),
+            )
+            self._point(f"{label}.before_commit")
+        return n == 1
+
     async def _outbox_update(self, label: str, assignments: str, params: tuple[Any, ...], key: str) -> bool:
         async with self._tx(label) as db:
             n = await db.execute(
@@ -906,14 +1018,14 @@ class Store:
 
     def _info(self, row: tuple[Any, ...]) -> GameInfo:
         (gid, guild, ruleset, fp, seed, players, settings, gms, meta, status, tick, version,
-         dl_tick, dl_at, resolving, created, updated, meta_version) = row
+         dl_tick, dl_at, resolving, created, updated, meta_version, resolving_user) = row
         try:
             return GameInfo(
                 game_id=gid, guild_id=guild, ruleset=ruleset, ruleset_fingerprint=fp, seed=seed,
                 players=json.loads(players), settings=json.loads(settings), gm_user_ids=json.loads(gms),
                 meta=json.loads(meta), status=status, tick=tick, version=version, deadline_tick=dl_tick,
                 deadline_at=from_ts(dl_at), resolving_tick=resolving, created_at=created, updated_at=updated,
-                meta_version=meta_version,
+                meta_version=meta_version, resolving_user=resolving_user,
             )
         except (ValueError, TypeError) as exc:
             raise StorageError(f"{self.location}: the row of game {gid!r} cannot be read ({exc}); restore a backup.") from exc
@@ -926,10 +1038,11 @@ class Store:
 
     async def _update_game(self, db: Backend, old: GameInfo, new: GameInfo, text: str | None, bump: bool = True) -> None:
         """Write the game row, only if nobody else changed it since ``old`` (compare-and-set)."""
-        cols = "tick = ?, status = ?, version = ?, deadline_tick = ?, deadline_at = ?, resolving_tick = ?, updated_at = ?"
+        cols = ("tick = ?, status = ?, version = ?, deadline_tick = ?, deadline_at = ?, resolving_tick = ?, "
+                "resolving_user = ?, updated_at = ?")
         params: list[Any] = [
             new.tick, new.status, new.version if bump else old.version, new.deadline_tick,
-            to_ts(new.deadline_at) if new.deadline_at else None, new.resolving_tick, new.updated_at,
+            to_ts(new.deadline_at) if new.deadline_at else None, new.resolving_tick, new.resolving_user, new.updated_at,
         ]
         if text is not None:
             cols += ", state = ?"
@@ -1001,6 +1114,15 @@ class Store:
                                        f"{self.location}: {label} failed ({exc}); nothing was written.") from exc
                 raise
         self._count(label)
+
+
+PARTS_COLS = "batch_id, part_idx, game_id, channel_key, channel_id, content, nonce, mention, view, files, attempts, last_attempt_at, message_id"
+
+
+def _part(r: tuple[Any, ...]) -> Part:
+    return Part(batch_id=r[0], part_idx=r[1], game_id=r[2], channel_key=r[3], channel_id=r[4], content=r[5], nonce=r[6],
+                mention=r[7], view=r[8], files=json.loads(r[9]) if r[9] else None, attempts=r[10], last_attempt_at=r[11],
+                message_id=r[12])
 
 
 def _int(value: Any) -> int | None:

@@ -25,7 +25,7 @@ from altmafia.text.reveal import chart_png, summary, timeline
 from storage import Store
 from storage.commands import replay
 
-from .buttons import DYNAMIC_ITEMS, GameButton
+from .buttons import DYNAMIC_ITEMS
 from .channels import ChannelManager
 from .delivery import Deliverer
 from .interact import CatalogTranslator, refuse
@@ -122,10 +122,12 @@ class AltMafiaBot(commands.Bot):
         if png:
             files.append(discord.File(io.BytesIO(png), filename="chart.png"))
         files.append(discord.File(io.BytesIO(timeline(game, events, lang).encode("utf-8")), filename="timeline.txt"))
-        await self.deliverer.post(game_id, "public", summary(game, lang), files=files)
+        await self.deliverer.post(game_id, "public", summary(game, lang), files=files, once="reveal")
         page = render_report(game, events, lang, "gm").encode("utf-8")  # the full review, for the GM
         await self.deliverer.post(game_id, "gm", text(lang, "reveal.report"),
-                                  files=[discord.File(io.BytesIO(page), filename=report_filename("gm"))])
+                                  files=[discord.File(io.BytesIO(page), filename=report_filename("gm"))], once="reveal:report")
+        # the prompt is staged before the game counts as revealed: a crash in between loses neither
+        await self.offer_cleanup(game_id)
         await store.update_meta(game_id, lambda meta: meta.update(revealed=True))
 
     async def offer_cleanup(self, game_id: str) -> None:
@@ -134,14 +136,9 @@ class AltMafiaBot(commands.Bot):
         if info is None or info.meta.get("cleanup_offered"):
             return
         lang = info.meta.get("lang", "ru")
-        view = discord.ui.View(timeout=None)
-        view.add_item(GameButton("archive", game_id, 0, text(lang, "btn.archive"), discord.ButtonStyle.primary))
-        view.add_item(GameButton("delete", game_id, 0, text(lang, "btn.delete"), discord.ButtonStyle.danger))
-        cid = info.meta.get("channels", {}).get("gm")
-        if cid is None:
+        if info.meta.get("channels", {}).get("gm") is None:
             return
-        channel = self.get_partial_messageable(int(cid), guild_id=info.guild_id)
-        await channel.send(text(lang, "cleanup.ask"), view=view)
+        await self.deliverer.post(game_id, "gm", text(lang, "cleanup.ask"), view=f"cleanup:{lang}", once="cleanup")
         await self.store.update_meta(game_id, lambda meta: meta.update(cleanup_offered=True))
 
 

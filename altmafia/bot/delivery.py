@@ -8,29 +8,39 @@
 | faction | the faction's channel (created when first needed) |
 | gm | the GM channel |
 
-Everything pending for one channel goes out as ONE message (split only past Discord's 2000
-characters), grouped under the label of its phase: a resolve sends at most one message per
+Everything pending for one channel goes out as ONE batch (split into parts only past Discord's
+2000 characters), grouped under the label of its phase: a resolve sends at most one batch per
 channel. An event that comes with buttons (:func:`altmafia.bot.buttons.event_view`: a queued
-anonymous post the GM may refuse) goes out as a message of its own, the buttons under it. Exactly once: the batch's rows are claimed in one transaction before the send and
-marked delivered after it (:meth:`storage.Store.claim_many`); a batch claimed before a crash
-is looked for among the channel's last messages before it is sent again, and the send
-carries a nonce derived from the first row's key (Discord refuses a repeat of it).
+anonymous post the GM may refuse) goes out as a batch of its own, the buttons under it.
+
+Exactly once, part by part (docs/storage.md, "Delivery: exactly once"): a batch is rendered
+ONCE into its final parts, and the parts (text, nonce, channel, buttons spec, files) are stored
+by :meth:`storage.Store.stage` in the transaction that claims the batch's outbox rows. Each
+part is then claimed, sent and marked on its own (:meth:`storage.Store.mark_part_sent`, with
+the message id); the rows are delivered with the last part. A retry sends the stored text of
+the unsent parts only; a part claimed before a crash is first looked for in its channel (its
+stored text and nonce, among the last 100 messages). The bot's own messages (role cards,
+reminders, GM log lines, the sender's copy of a PM, ballots, the reveal, the cleanup prompt)
+go the same way through :meth:`Deliverer.post`, as batches without outbox rows.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import hashlib
+import io
 import logging
+import secrets
 from collections import Counter
 from typing import Any
 
 import discord
 
 from altmafia.text.i18n import Renderer, text
-from storage import Delivery
+from storage import Delivery, Part
 
-from .buttons import event_view
+from .buttons import GameButton, bonus_view, event_view
 
 log = logging.getLogger(__name__)
 LIMIT = 1900  # Discord allows 2000 characters a message; keep room for the header
@@ -73,30 +83,49 @@ def nonce(key: str, part: int) -> str:
     return hashlib.sha256(f"{key}#{part}".encode()).hexdigest()[:25]
 
 
+#: how many of a channel's last messages are searched for a part claimed before a crash
+HISTORY = 100
+
+
+def file_spec(f: Any) -> dict[str, str]:
+    """A file to attach, as stored with its part: a ``discord.File`` or a ``(name, bytes)``."""
+    if isinstance(f, discord.File):
+        f.fp.seek(0)
+        name, data = f.filename or "file", f.fp.read()
+    else:
+        name, data = f
+    return {"name": name, "data": base64.b64encode(data).decode("ascii")}
+
+
 class Deliverer:
     def __init__(self, bot: Any) -> None:
         self.bot = bot
         self.lock = asyncio.Lock()
         #: messages sent, by (game id, channel key): what tests count
         self.sent: Counter[tuple[str, str]] = Counter()
+        #: test hook: called with a part's key after its send, before it is marked
+        self.fault: Any = None
 
     async def flush(self, game_id: str | None = None, extra: dict[str, list[str]] | None = None) -> int:
-        """Deliver everything pending (of one game, or all); ``extra`` lines (by channel key)
-        join the same messages. Returns the number of messages sent."""
+        """Deliver everything pending (of one game, or all): first the stored parts of batches
+        staged before, then the new outbox rows. ``extra`` lines (by channel key) join the
+        same batches. Returns the number of messages sent."""
         store = self.bot.store
         async with self.lock:
+            blocked: set[tuple[str, str]] = set()
+            sent = await self._send_parts(await store.pending_parts(game_id), blocked)
             pending = await store.pending_deliveries(game_id)
             games: dict[str, list[Delivery]] = {}
             for d in pending:
                 games.setdefault(d.game_id, []).append(d)
             if game_id is not None and extra:
                 games.setdefault(game_id, [])
-            sent = 0
             for gid, items in games.items():
-                sent += await self._game(gid, items, extra if gid == game_id else None)
+                sent += await self._game(gid, items, extra if gid == game_id else None, blocked)
             return sent
 
-    async def _game(self, gid: str, items: list[Delivery], extra: dict[str, list[str]] | None) -> int:
+    async def _game(self, gid: str, items: list[Delivery], extra: dict[str, list[str]] | None,
+                    blocked: set[tuple[str, str]]) -> int:
         store = self.bot.store
         if not store.has(gid):
             log.warning("game %s has pending messages but is not loaded", gid)
@@ -112,15 +141,15 @@ class Deliverer:
         if any(k.startswith("faction:") and k not in info.meta["channels"] for k in batches):
             await self.bot.channel_manager.sync(gid)
             info = store.info(gid)
-        sent = 0
+        staged: list[Part] = []
         for key, batch in batches.items():
             lang = reader_lang(info.meta, key)
             views = [(d, event_view(gid, d.event, lang)) for d in batch]
-            sent += await self._batch(gid, info, key, [d for d, v in views if v is None], (extra or {}).get(key, []))
+            staged += await self._stage(gid, info, key, [d for d, v in views if v is None], (extra or {}).get(key, []))
             for d, view in views:
                 if view is not None:
-                    sent += await self._batch(gid, info, key, [d], [], view=view)
-        return sent
+                    staged += await self._stage(gid, info, key, [d], [], view=f"event:{d.event_idx}:{lang}")
+        return await self._send_parts(staged, blocked)
 
     def render(self, gid: str, key: str, batch: list[Delivery], extra: list[str], meta: dict[str, Any]) -> list[str]:
         game = self.bot.store.game(gid)
@@ -141,68 +170,126 @@ class Deliverer:
                 lines.insert(0, f"<@{uid}>")
         return chunks(lines)
 
-    async def _batch(self, gid: str, info: Any, key: str, batch: list[Delivery], extra: list[str],
-                     view: discord.ui.View | None = None) -> int:
-        store = self.bot.store
+    async def _stage(self, gid: str, info: Any, key: str, batch: list[Delivery], extra: list[str],
+                     view: str | None = None) -> list[Part]:
+        """Render a batch once and store its parts with the claim of its rows."""
         keys = [d.key for d in batch]
+        if not keys and not extra:
+            return []
         cid = info.meta["channels"].get(key)
+        parts = self.render(gid, key, batch, extra, info.meta) if cid is not None else []
+        batch_id = f"{keys[0]}>{key}" if keys else f"{gid}/bot/{secrets.token_hex(8)}>{key}"
+        # rows claimed by an older build (one claim per batch) may have been sent: check first
+        uncertain = any(d.attempts for d in batch)
+        specs = [{"content": c, "nonce": nonce(batch_id, i), "view": view if i == len(parts) - 1 else None,
+                  "uncertain": uncertain} for i, c in enumerate(parts)]
         if cid is None:
             log.warning("game %s: no channel %s; %d messages dropped", gid, key, len(keys))
-            if keys:
-                await store.mark_delivered_many(keys)
+            specs = [{"content": "", "nonce": nonce(batch_id, 0), "dropped": True}]
+        return await self.bot.store.stage(gid, batch_id, key, int(cid) if cid is not None else None, specs, keys)
+
+    async def _send_parts(self, parts: list[Part], blocked: set[tuple[str, str]]) -> int:
+        """Send parts in order; a failed part blocks the rest of its channel until the next flush."""
+        sent = 0
+        for part in parts:
+            where = (part.game_id, part.channel_key)
+            if where in blocked:
+                continue
+            result = await self._send_part(part)
+            if result is None:
+                blocked.add(where)
+            else:
+                sent += result
+        return sent
+
+    async def _send_part(self, part: Part) -> int | None:
+        """1 if sent now, 0 if found already sent (or dropped), None if it failed (retry later)."""
+        store = self.bot.store
+        if part.channel_id is None:
+            await store.mark_part_sent(part, None)
             return 0
-        parts = self.render(gid, key, batch, extra, info.meta)
-        if not parts:
-            return 0
-        channel = self.bot.get_partial_messageable(int(cid), guild_id=info.guild_id)
-        mentions = discord.AllowedMentions(everyone=False, roles=False, users=key.startswith("player:"))
+        info = store.info(part.game_id) if store.has(part.game_id) else await store.find(part.game_id)
+        channel = self.bot.get_partial_messageable(part.channel_id, guild_id=info.guild_id if info else None)
         try:
-            if any(d.attempts for d in batch) and await self._already_sent(channel, parts[0]):
-                await store.mark_delivered_many(keys)
-                return 0
-            if keys:
-                await store.claim_many(keys)
-            base = keys[0] if keys else f"{gid}/{key}/{parts[0]}"
-            for i, part in enumerate(parts):
-                last = i == len(parts) - 1
-                await channel.send(part, nonce=nonce(base, i), allowed_mentions=mentions, **({"view": view} if view and last else {}))
-                self.sent[(gid, key)] += 1
+            if part.attempts:
+                found = await self._find(channel, part)
+                if found is not None:
+                    await store.mark_part_sent(part, found)
+                    return 0
+            await store.claim_part(part)
+            kw: dict[str, Any] = {}
+            view = self.build_view(part) if part.view else None
+            if view is not None:
+                kw["view"] = view
+            if part.files:
+                kw["files"] = [discord.File(io.BytesIO(base64.b64decode(f["data"])), filename=f["name"]) for f in part.files]
+            if part.mention is not None:
+                users: Any = [discord.Object(part.mention)] if part.mention else False
+            else:
+                users = part.channel_key.startswith("player:")
+            mentions = discord.AllowedMentions(everyone=False, roles=False, users=users)
+            msg = await channel.send(part.content, nonce=part.nonce, allowed_mentions=mentions, **kw)
+            self.sent[(part.game_id, part.channel_key)] += 1
+            if self.fault is not None:
+                self.fault(part.key)
         except (discord.NotFound, discord.Forbidden) as exc:
-            log.error("game %s: cannot post in %s (%s): messages dropped", gid, key, exc)
-            for k in keys:
-                await store.mark_failed(k, str(exc))
-            await store.mark_delivered_many(keys)
+            log.error("game %s: cannot post in %s (%s): message dropped", part.game_id, part.channel_key, exc)
+            await store.mark_part_failed(part, str(exc))
+            await store.mark_part_sent(part, None)
             return 0
         except discord.HTTPException as exc:
-            log.warning("game %s: posting in %s failed (%s); will retry", gid, key, exc)
-            for k in keys:
-                await store.mark_failed(k, str(exc))
-            return 0
-        if keys:
-            await store.mark_delivered_many(keys)
-        return len(parts)
+            log.warning("game %s: posting in %s failed (%s); will retry", part.game_id, part.channel_key, exc)
+            await store.mark_part_failed(part, str(exc))
+            return None
+        await store.mark_part_sent(part, msg.id)
+        return 1
 
-    async def _already_sent(self, channel: Any, content: str) -> bool:
-        """A batch claimed before a crash may have gone out: look among the last messages."""
+    async def _find(self, channel: Any, part: Part) -> int | None:
+        """A part claimed before a crash may have gone out: its id if it is in the channel."""
         me = self.bot.user.id
-        async for m in channel.history(limit=20):
-            if m.author.id == me and m.content == content:
-                return True
-        return False
+        async for m in channel.history(limit=HISTORY):
+            if m.author.id != me:
+                continue
+            if (m.nonce is not None and str(m.nonce) == part.nonce) or m.content == part.content:
+                return m.id
+        return None
 
-    async def post(self, game_id: str, key: str, content: str, *, files: list[discord.File] | None = None,
-                   mention: int | None = None, view: discord.ui.View | None = None) -> discord.Message | None:
-        """A message of the bot itself (not an event): a role card, a reminder, a GM log line."""
-        info = self.bot.store.info(game_id) if self.bot.store.has(game_id) else await self.bot.store.find(game_id)
+    def build_view(self, part: Part) -> discord.ui.View | None:
+        """The buttons of a stored part, rebuilt from its spec (``event:IDX:LANG``,
+        ``bonus:PID:LANG``, ``cleanup:LANG``)."""
+        kind, _, rest = part.view.partition(":")
+        gid = part.game_id
+        if kind == "cleanup":
+            view = discord.ui.View(timeout=None)
+            view.add_item(GameButton("archive", gid, 0, text(rest, "btn.archive"), discord.ButtonStyle.primary))
+            view.add_item(GameButton("delete", gid, 0, text(rest, "btn.delete"), discord.ButtonStyle.danger))
+            return view
+        if not self.bot.store.has(gid):
+            return None
+        game = self.bot.store.game(gid)
+        ident, _, lang = rest.partition(":")
+        if kind == "event":
+            return event_view(gid, game.state.events[int(ident)], lang)
+        if kind == "bonus":
+            return bonus_view(gid, game, int(ident), lang)
+        return None
+
+    async def post(self, game_id: str, key: str, content: str, *, files: list[Any] | None = None,
+                   mention: int | None = None, view: str | None = None, once: str | None = None) -> int:
+        """A message of the bot itself (not an event): a role card, a reminder, a GM log line.
+        It is staged in the outbox (``once``: its idempotency key — the same key is never
+        staged twice, e.g. ``card:3``), then sent with anything pending before it. ``view``: a
+        buttons spec (see :meth:`build_view`) for the last part; ``files`` go with the first."""
+        store = self.bot.store
+        info = store.info(game_id) if store.has(game_id) else await store.find(game_id)
         cid = info.meta.get("channels", {}).get(key) if info else None
         if cid is None:
-            return None
-        channel = self.bot.get_partial_messageable(int(cid), guild_id=info.guild_id)
-        mentions = discord.AllowedMentions(everyone=False, roles=False, users=[discord.Object(mention)] if mention else False)
-        msg = None
+            return 0
         parts = chunks(content.split("\n")) or [""]
-        for i, part in enumerate(parts):
-            extra = {"view": view} if view is not None and i == len(parts) - 1 else {}  # buttons under the last part
-            msg = await channel.send(part, files=(files or []) if i == 0 else [], allowed_mentions=mentions, **extra)
-            self.sent[(game_id, key)] += 1
-        return msg
+        batch_id = f"{game_id}/{once}>{key}" if once else f"{game_id}/bot/{secrets.token_hex(8)}>{key}"
+        specs = [{"content": c, "nonce": nonce(batch_id, i), "mention": mention or 0,
+                  "view": view if i == len(parts) - 1 else None,
+                  "files": [file_spec(f) for f in files] if files and i == 0 else None} for i, c in enumerate(parts)]
+        async with self.lock:
+            await store.stage(game_id, batch_id, key, int(cid), specs)
+            return await self._send_parts(await store.pending_parts(game_id), set())

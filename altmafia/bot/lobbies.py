@@ -181,21 +181,23 @@ async def post_cards(bot: Any, game_id: str) -> None:
     lang = info.meta.get("lang", "ru")
     for p in game.state.players:
         plang = info.meta.get("langs", {}).get(str(p.pid)) or lang
+        view = f"bonus:{p.pid}:{plang}" if bonus_view(game_id, game, p.pid, plang) is not None else None
         await bot.deliverer.post(game_id, f"player:{p.pid}", (f"<@{p.user_id}>\n" if p.user_id else "") + role_card(game, p.pid, plang),
-                                 mention=p.user_id, view=bonus_view(game_id, game, p.pid, plang))
+                                 mention=p.user_id, view=view, once=f"card:{p.pid}")
     r = Renderer(game, lang)
     table = [text(lang, "start.gm_table")]
     for p in game.state.players:
         char = r.character(p.character) if p.character else "—"
         table.append(text(lang, "start.gm_row", name=p.name, role=r.character(p.role), character=char))
-    await bot.deliverer.post(game_id, "gm", "\n".join(table))
+    await bot.deliverer.post(game_id, "gm", "\n".join(table), once="start:gm")
     dl = info.deadline
     stamp = int(dl.timestamp()) if dl else None
     names = ", ".join(p.name for p in game.state.players)
     intro = text(lang, "start.public", title=info.meta.get("title", ""), players=count(len(game.state.players), "player", lang),
                  names=names, phase=r.label(game.info.label), deadline=f"<t:{stamp}:f> (<t:{stamp}:R>)" if stamp else "—")
-    await bot.deliverer.post(game_id, "public", intro)
-    await bot.deliverer.post(game_id, "spectators", text(lang, "start.spectators", title=info.meta.get("title", "")))
+    await bot.deliverer.post(game_id, "public", intro, once="start:public")
+    await bot.deliverer.post(game_id, "spectators", text(lang, "start.spectators", title=info.meta.get("title", "")),
+                             once="start:spectators")
     await store.update_meta(game_id, lambda meta: meta.update(cards=True))
     await bot.deliverer.flush(game_id)
 

@@ -169,7 +169,16 @@ class Scheduler:
                 await settle_seats(self.bot, info.game_id)  # a substitution cut short
         for due in store.due(now()):
             log.info("game %s: %s resolve of tick %d at start", due.game_id, due.reason, due.tick)
-            await self.resolve(due.game_id, expect_tick=due.tick)
+            line = None
+            if due.user_id is not None:  # a GM's forced resolve cut short: redone as forced, with its log line
+                info = store.info(due.game_id)
+                glang = info.meta.get("lang", "ru")
+                guild = self.bot.get_guild(info.guild_id) if info.guild_id else None
+                member = guild.get_member(due.user_id) if guild else None
+                name = member.display_name if member else f"<@{due.user_id}>"
+                game = store.game(due.game_id)
+                line = text(glang, "gm.log", gm=name, action=text(glang, "gm.act_resolve", phase=Renderer(game, glang).label(game.info.label)))
+            await self.resolve(due.game_id, expect_tick=due.tick, user_id=due.user_id, gm_line=line)
         for info in store.games():
             if info.status == "over" and not info.meta.get("revealed"):
                 await self.bot.finish(info.game_id)
@@ -257,5 +266,6 @@ class Scheduler:
             if pid in voted:
                 lines.append(text(lang, "remind.vote", deadline=f"<t:{stamp}:R>"))
             uid = game.player(pid).user_id
-            await self.bot.deliverer.post(game_id, f"player:{pid}", (f"<@{uid}> " if uid else "") + "\n".join(lines), mention=uid)
+            await self.bot.deliverer.post(game_id, f"player:{pid}", (f"<@{uid}> " if uid else "") + "\n".join(lines), mention=uid,
+                                          once=f"remind:{info.tick}:{pid}")
         await store.update_meta(game_id, lambda meta: meta.update(reminded=info.tick))
