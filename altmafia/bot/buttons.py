@@ -34,7 +34,7 @@ class GameButton(discord.ui.DynamicItem[discord.ui.Button], template=r"am:(?P<ac
         if info is None:
             await refuse(interaction, "err.no_game")
             return
-        if not is_gm(bot, interaction, info.gm_user_ids):
+        if not is_gm(bot, interaction, info.gm_user_ids, info.players):
             await refuse(interaction, "err.not_gm")
             return
         lng = lang(interaction)
@@ -129,7 +129,7 @@ class AnonRefuseButton(discord.ui.DynamicItem[discord.ui.Button], template=r"amr
         if info is None or not bot.store.has(self.game_id):
             await refuse(interaction, "err.no_game")
             return
-        if not is_gm(bot, interaction, info.gm_user_ids):
+        if not is_gm(bot, interaction, info.gm_user_ids, info.players):
             await refuse(interaction, "err.not_gm")
             return
         game = bot.store.game(self.game_id)
