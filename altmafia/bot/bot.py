@@ -21,11 +21,11 @@ from discord.ext import commands
 
 from altmafia.text.i18n import text
 from altmafia.text.report import render_report, report_filename
-from altmafia.text.reveal import chart_png, summary, timeline
+from altmafia.text.reveal import chart_png, public_timeline, summary, timeline
 from storage import Store
 from storage.commands import replay
 
-from .buttons import DYNAMIC_ITEMS, GameButton
+from .buttons import DYNAMIC_ITEMS, FULL_TIMELINE, PUBLIC_TIMELINE, GameButton, PublishButton
 from .channels import ChannelManager
 from .delivery import Deliverer
 from .interact import CatalogTranslator, refuse
@@ -94,10 +94,12 @@ class AltMafiaBot(commands.Bot):
         await self.deliverer.flush(game_id, extra={"gm": [line]})
 
     async def finish(self, game_id: str) -> None:
-        """The full reveal in the public channel: who was who, the factions, the winners, a
-        chart of every player's stats over the days (true values, a panel each, the winners
-        marked) and the timeline of every event; the GM channel
-        gets the review of the game as one HTML page (altmafia/report.py)."""
+        """The end of a game. The public channel gets the reveal (who was who, the factions,
+        the winners), a chart of every player's stats over the days (true values, a panel each,
+        the winners marked) and the timeline of what was public; the GM channel gets the full
+        review: the HTML page (altmafia/text/report.py) and the timeline of every event (the
+        GM's lines, the anonymous authors, every PM), with a button that publishes them (the GM's
+        choice: :class:`altmafia.bot.buttons.PublishButton`)."""
         store = self.store
         if not store.has(game_id):
             return
@@ -114,11 +116,15 @@ class AltMafiaBot(commands.Bot):
         png = await asyncio.to_thread(chart_png, game, replay(game, info, journal), lang)
         if png:
             files.append(discord.File(io.BytesIO(png), filename="chart.png"))
-        files.append(discord.File(io.BytesIO(timeline(game, events, lang).encode("utf-8")), filename="timeline.txt"))
+        files.append(discord.File(io.BytesIO(public_timeline(game, events, lang).encode("utf-8")), filename=PUBLIC_TIMELINE))
         await self.deliverer.post(game_id, "public", summary(game, lang), files=files)
         page = render_report(game, events, lang, "gm").encode("utf-8")  # the full review, for the GM
-        await self.deliverer.post(game_id, "gm", text(lang, "reveal.report"),
-                                  files=[discord.File(io.BytesIO(page), filename=report_filename("gm"))])
+        full = timeline(game, events, lang).encode("utf-8")
+        view = discord.ui.View(timeout=None)
+        view.add_item(PublishButton(game_id, text(lang, "btn.publish")))
+        await self.deliverer.post(game_id, "gm", text(lang, "reveal.report") + "\n" + text(lang, "reveal.publish_ask"), view=view,
+                                  files=[discord.File(io.BytesIO(page), filename=report_filename("gm")),
+                                         discord.File(io.BytesIO(full), filename=FULL_TIMELINE)])
         meta = dict(store.info(game_id).meta)
         meta["revealed"] = True
         await store.set_meta(game_id, meta)
