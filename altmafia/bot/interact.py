@@ -69,7 +69,11 @@ async def refuse(interaction: discord.Interaction, key: str, **args: Any) -> Non
 
 
 async def refuse_engine(interaction: discord.Interaction, game: Game, err: ActionError) -> None:
-    """A refusal of the engine: its key rendered in the user's language, ephemeral."""
+    """A refusal of the engine: its key rendered in the user's language, ephemeral. An option
+    given to an ability that takes none is said so (the engine's ``bad_option`` lists nothing)."""
+    if err.key == "bad_option" and not err.args_.get("options"):
+        await refuse(interaction, "err.no_option")
+        return
     await reply(interaction, "⛔ " + Renderer(game, lang(interaction)).error(err), ephemeral=True)
 
 

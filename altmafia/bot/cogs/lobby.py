@@ -50,10 +50,10 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
         except RulesetFileError:
             await refuse(interaction, "err.unknown_ruleset", ruleset=ruleset)
             return
-        tz = timezone or self.bot.settings.tz
+        tz = self.bot.settings.tz if timezone is None else timezone.strip()  # an empty one is no zone
         try:
             check_timezone(tz)
-        except SettingsError:
+        except (SettingsError, OSError):  # OSError: a name too long for a file of the zone database
             await refuse(interaction, "err.bad_timezone", tz=tz)
             return
         if days is not None and not rules.calendar.min_days <= days <= rules.calendar.max_days:
