@@ -193,7 +193,15 @@ class PublishButton(discord.ui.DynamicItem[discord.ui.Button], template=r"amp:(?
                      if a.filename in (FULL_TIMELINE, report_filename("gm"))]
             await bot.store.set_meta(self.game_id, {**info.meta, "review_published": interaction.user.id})
             glang = info.meta.get("lang", "ru")
-            await bot.deliverer.post(self.game_id, "public", text(glang, "reveal.published", gm=interaction.user.display_name), files=files)
+            try:
+                sent = await bot.deliverer.post(self.game_id, "public", text(glang, "reveal.published", gm=interaction.user.display_name),
+                                                files=files)
+            except discord.HTTPException:
+                sent = None
+            if sent is None:  # the public channel is gone or refused it: nothing published, it may be tried again
+                await bot.store.set_meta(self.game_id, {k: v for k, v in info.meta.items() if k != "review_published"})
+                await refuse(interaction, "err.publish_failed")
+                return
         finally:
             _publishing.discard(self.game_id)
         glang = info.meta.get("lang", "ru")

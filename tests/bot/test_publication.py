@@ -87,3 +87,16 @@ async def test_the_public_gets_what_was_public_and_the_gm_the_rest(env):
     review = next(m for m in gm_ch.history() if m.id == review.id)
     assert not review.components and "✅ Опубликовано в общем канале" in review.content
     assert t.info.meta["review_published"] == helper.id
+
+
+async def test_a_publication_that_cannot_be_posted_is_not_recorded(env):
+    t, helper = await play_to_the_end(env)
+    gm_ch = t.channel("gm")
+    review = next(m for m in gm_ch.history() if any(a.filename == "report.html" for a in m.attachments))
+    await t.bot.http.delete_channel(t.channel("public").id)  # someone deleted the public channel by hand
+    await env.settle()
+    r = await t.gm.click(review, label="Опубликовать полный разбор")
+    assert r.ephemeral and r.response.content == "⛔ " + text("ru", "err.publish_failed"), r.response.content
+    assert "review_published" not in t.info.meta
+    review = next(m for m in gm_ch.history() if m.id == review.id)
+    assert review.components  # the button stays: the GM may try again
