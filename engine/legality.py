@@ -310,7 +310,7 @@ class Legality(World):
                 raise err
         if ab.number is not None:
             lo, hi = ab.number.min, ab.number.max
-            n = int(option) if isinstance(option, str) and option.lstrip("+").isdigit() else None
+            n = int(option) if isinstance(option, str) and option.lstrip("+").isascii() and option.lstrip("+").isdigit() else None
             if n is None or n < lo or (hi is not None and n > hi):
                 raise ActionError("bad_number", min=lo, max=hi if hi is not None else "…")
             return ab

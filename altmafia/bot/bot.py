@@ -21,11 +21,11 @@ from discord.ext import commands
 
 from altmafia.text.i18n import text
 from altmafia.text.report import render_report, report_filename
-from altmafia.text.reveal import chart_png, summary, timeline
+from altmafia.text.reveal import chart_png, public_timeline, summary, timeline
 from storage import Store
 from storage.commands import replay
 
-from .buttons import DYNAMIC_ITEMS
+from .buttons import DYNAMIC_ITEMS, FULL_TIMELINE, PUBLIC_TIMELINE
 from .channels import ChannelManager
 from .delivery import Deliverer
 from .interact import CatalogTranslator, refuse
@@ -101,10 +101,12 @@ class AltMafiaBot(commands.Bot):
         await self.deliverer.flush(game_id, extra={"gm": [line]})
 
     async def finish(self, game_id: str) -> None:
-        """The full reveal in the public channel: who was who, the factions, the winners, a
-        chart of every player's stats over the days (true values, a panel each, the winners
-        marked) and the timeline of every event; the GM channel
-        gets the review of the game as one HTML page (altmafia/report.py)."""
+        """The end of a game. The public channel gets the reveal (who was who, the factions,
+        the winners), a chart of every player's stats over the days (true values, a panel each,
+        the winners marked) and the timeline of what was public; the GM channel gets the full
+        review: the HTML page (altmafia/text/report.py) and the timeline of every event (the
+        GM's lines, the anonymous authors, every PM), with a button that publishes them (the GM's
+        choice: :class:`altmafia.bot.buttons.PublishButton`)."""
         store = self.store
         if not store.has(game_id):
             return
@@ -121,11 +123,13 @@ class AltMafiaBot(commands.Bot):
         png = await asyncio.to_thread(chart_png, game, replay(game, info, journal), lang)
         if png:
             files.append(discord.File(io.BytesIO(png), filename="chart.png"))
-        files.append(discord.File(io.BytesIO(timeline(game, events, lang).encode("utf-8")), filename="timeline.txt"))
+        files.append(discord.File(io.BytesIO(public_timeline(game, events, lang).encode("utf-8")), filename=PUBLIC_TIMELINE))
         await self.deliverer.post(game_id, "public", summary(game, lang), files=files, once="reveal")
         page = render_report(game, events, lang, "gm").encode("utf-8")  # the full review, for the GM
-        await self.deliverer.post(game_id, "gm", text(lang, "reveal.report"),
-                                  files=[discord.File(io.BytesIO(page), filename=report_filename("gm"))], once="reveal:report")
+        full = timeline(game, events, lang).encode("utf-8")
+        await self.deliverer.post(game_id, "gm", text(lang, "reveal.report") + "\n" + text(lang, "reveal.publish_ask"), view=f"publish:{lang}",
+                                  files=[discord.File(io.BytesIO(page), filename=report_filename("gm")),
+                                         discord.File(io.BytesIO(full), filename=FULL_TIMELINE)], once="reveal:report")
         # the prompt is staged before the game counts as revealed: a crash in between loses neither
         await self.offer_cleanup(game_id)
         await store.update_meta(game_id, lambda meta: meta.update(revealed=True))

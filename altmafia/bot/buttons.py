@@ -1,6 +1,7 @@
 """Buttons alive across restarts (their custom id says what they do): the GM's confirmations
 (``am:<action>:<game id>:<tick>``), a player's choice of a hidden bonus (``amb:…``), the GM's
-refusal of a queued anonymous post (``amr:…``)."""
+refusal of a queued anonymous post (``amr:…``), the GM's publication of the full review at the
+end (``amp:…``)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 import discord
 
 from altmafia.text.i18n import Renderer, text
+from altmafia.text.report import report_filename
 from engine import ActionError
 from storage import Command
 
@@ -34,7 +36,7 @@ class GameButton(discord.ui.DynamicItem[discord.ui.Button], template=r"am:(?P<ac
         if info is None:
             await refuse(interaction, "err.no_game")
             return
-        if not is_gm(bot, interaction, info.gm_user_ids):
+        if not is_gm(bot, interaction, info.gm_user_ids, info.players):
             await refuse(interaction, "err.not_gm")
             return
         lng = lang(interaction)
@@ -129,7 +131,7 @@ class AnonRefuseButton(discord.ui.DynamicItem[discord.ui.Button], template=r"amr
         if info is None or not bot.store.has(self.game_id):
             await refuse(interaction, "err.no_game")
             return
-        if not is_gm(bot, interaction, info.gm_user_ids):
+        if not is_gm(bot, interaction, info.gm_user_ids, info.players):
             await refuse(interaction, "err.not_gm")
             return
         game = bot.store.game(self.game_id)
@@ -149,6 +151,74 @@ class AnonRefuseButton(discord.ui.DynamicItem[discord.ui.Button], template=r"amr
                                                                                               gm=interaction.user.display_name)
         with contextlib.suppress(discord.HTTPException):
             await interaction.edit_original_response(content=content[:2000], view=None)
+
+
+#: the end-of-game files: the public's timeline, the GM's full one
+PUBLIC_TIMELINE, FULL_TIMELINE = "timeline.txt", "timeline-full.txt"
+_publishing: set[str] = set()  # games whose full review is being published now (a second click waits for nothing)
+
+
+class PublishButton(discord.ui.DynamicItem[discord.ui.Button], template=r"amp:(?P<game>[0-9a-zA-Z_-]+)"):
+    """«Publish the full review», under the review in the GM channel at a game's end
+    (``amp:<game id>``): the GM's choice to show the public what only the GM saw (the full
+    timeline and report: the GM's lines, the anonymous authors, every PM). GMs only; once: the
+    game's meta records it (``review_published``) before the files go out, so a second click,
+    by the same GM or another, even after a restart, is told it is done."""
+
+    def __init__(self, game_id: str, label: str = "OK") -> None:
+        self.game_id = game_id
+        super().__init__(discord.ui.Button(label=label[:80], style=discord.ButtonStyle.primary, custom_id=f"amp:{game_id}"))
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]) -> PublishButton:
+        return cls(match["game"], item.label or "OK")
+
+    async def callback(self, interaction: discord.Interaction) -> None:  # type: ignore[override]
+        bot: Any = interaction.client
+        info = await _info(bot, self.game_id)
+        if info is None:
+            await refuse(interaction, "err.no_game")
+            return
+        if not is_gm(bot, interaction, info.gm_user_ids, info.players):
+            await refuse(interaction, "err.not_gm")
+            return
+        if info.meta.get("review_published") or self.game_id in _publishing:
+            await refuse(interaction, "err.already_published")
+            return
+        _publishing.add(self.game_id)
+        try:
+            await interaction.response.defer(ephemeral=True, thinking=True)
+            message = interaction.message
+            files = [await a.to_file() for a in (message.attachments if message else [])
+                     if a.filename in (FULL_TIMELINE, report_filename("gm"))]
+            uid = interaction.user.id
+
+            def mark(m: dict[str, Any]) -> None:
+                m["review_published"] = uid
+
+            await bot.store.update_meta(self.game_id, mark)
+            glang = info.meta.get("lang", "ru")
+            # staged once (the key "publish"): a second press, or a retry, never posts it twice
+            await bot.deliverer.post(self.game_id, "public", text(glang, "reveal.published", gm=interaction.user.display_name),
+                                     files=files, once="publish")
+            # delivered: every part has its Discord message (a part to a deleted channel is dropped)
+            parts = await bot.store.parts(f"{self.game_id}/publish>public")
+            if not parts or any(q.message_id is None for q in parts):
+                # the public channel is gone or refused it: not published; the GM may try again
+                def unmark(m: dict[str, Any]) -> None:
+                    m.pop("review_published", None)
+
+                await bot.store.update_meta(self.game_id, unmark)
+                await refuse(interaction, "err.publish_failed")
+                return
+        finally:
+            _publishing.discard(self.game_id)
+        glang = info.meta.get("lang", "ru")
+        content = (message.content if message else "") + "\n" + text(glang, "reveal.published_mark", gm=interaction.user.display_name)
+        if message is not None:
+            with contextlib.suppress(discord.HTTPException):
+                await message.edit(content=content[:2000], view=None)
+        await interaction.followup.send(text(lang(interaction), "reveal.published_done"), ephemeral=True)
 
 
 def bonus_view(game_id: str, game: Any, pid: int, lang: str) -> discord.ui.View | None:
@@ -172,4 +242,4 @@ def event_view(game_id: str, ev: Any, lang: str) -> discord.ui.View | None:
     return None
 
 
-DYNAMIC_ITEMS = (GameButton, BonusButton, AnonRefuseButton)
+DYNAMIC_ITEMS = (GameButton, BonusButton, AnonRefuseButton, PublishButton)

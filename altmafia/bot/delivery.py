@@ -40,7 +40,7 @@ import discord
 from altmafia.text.i18n import Renderer, text
 from storage import Delivery, Part
 
-from .buttons import GameButton, bonus_view, event_view
+from .buttons import GameButton, PublishButton, bonus_view, event_view
 
 log = logging.getLogger(__name__)
 LIMIT = 1900  # Discord allows 2000 characters a message; keep room for the header
@@ -256,13 +256,17 @@ class Deliverer:
 
     def build_view(self, part: Part) -> discord.ui.View | None:
         """The buttons of a stored part, rebuilt from its spec (``event:IDX:LANG``,
-        ``bonus:PID:LANG``, ``cleanup:LANG``)."""
+        ``bonus:PID:LANG``, ``cleanup:LANG``, ``publish:LANG``)."""
         kind, _, rest = part.view.partition(":")
         gid = part.game_id
         if kind == "cleanup":
             view = discord.ui.View(timeout=None)
             view.add_item(GameButton("archive", gid, 0, text(rest, "btn.archive"), discord.ButtonStyle.primary))
             view.add_item(GameButton("delete", gid, 0, text(rest, "btn.delete"), discord.ButtonStyle.danger))
+            return view
+        if kind == "publish":  # the GM's choice to publish the full review (buttons.PublishButton)
+            view = discord.ui.View(timeout=None)
+            view.add_item(PublishButton(gid, text(rest, "btn.publish")))
             return view
         if not self.bot.store.has(gid):
             return None

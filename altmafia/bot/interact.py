@@ -8,6 +8,8 @@ descriptions are Russian by default with English localizations for the English l
 from __future__ import annotations
 
 import logging
+import re
+from collections.abc import Iterable
 from typing import Any
 
 import discord
@@ -20,6 +22,7 @@ from engine.state import Player
 
 log = logging.getLogger(__name__)
 
+SEAT = re.compile(r"[0-9]{1,4}")  # a seat sent by the autocomplete: a few ASCII digits
 EN_LOCALES = {discord.Locale.american_english, discord.Locale.british_english}
 
 
@@ -71,7 +74,11 @@ async def refuse(interaction: discord.Interaction, key: str, **args: Any) -> Non
 
 
 async def refuse_engine(interaction: discord.Interaction, game: Game, err: ActionError) -> None:
-    """A refusal of the engine: its key rendered in the user's language, ephemeral."""
+    """A refusal of the engine: its key rendered in the user's language, ephemeral. An option
+    given to an ability that takes none is said so (the engine's ``bad_option`` lists nothing)."""
+    if err.key == "bad_option" and not err.args_.get("options"):
+        await refuse(interaction, "err.no_option")
+        return
     await reply(interaction, "⛔ " + Renderer(game, lang(interaction)).error(err), ephemeral=True)
 
 
@@ -134,11 +141,19 @@ def player_of(game: Game, user_id: int) -> Player | None:
     return next((p for p in game.state.players if p.user_id == user_id), None)
 
 
-def is_gm(bot: Any, interaction: discord.Interaction, gm_user_ids: list[int]) -> bool:
-    """The game's GMs, plus members holding the server's GM role (``ALTMAFIA_GM_ROLE``)."""
+def is_gm(bot: Any, interaction: discord.Interaction, gm_user_ids: list[int], players: Iterable[dict[str, Any]] = ()) -> bool:
+    """The game's GMs, plus members holding the server's GM role (``ALTMAFIA_GM_ROLE``); never
+    one of the game's ``players`` (a GM of a game never plays in it, a player is never its GM)."""
     user = interaction.user
+    if any(p.get("user_id") == user.id for p in players):
+        return False
     if user.id in gm_user_ids:
         return True
+    return holds_gm_role(bot, user)
+
+
+def holds_gm_role(bot: Any, user: Any) -> bool:
+    """Whether a member holds the server's GM role (by id or by name)."""
     role = bot.settings.gm_role
     if role and isinstance(user, discord.Member):
         return any(str(r.id) == role or r.name == role for r in user.roles)
@@ -180,7 +195,7 @@ async def as_gm(bot: Any, interaction: discord.Interaction) -> tuple[str, Game] 
     if gid is None:
         return None
     info = bot.store.info(gid)
-    if not is_gm(bot, interaction, info.gm_user_ids):
+    if not is_gm(bot, interaction, info.gm_user_ids, info.players):
         await refuse(interaction, "err.not_gm")
         return None
     return gid, bot.store.game(gid)
@@ -199,11 +214,13 @@ def player_choices(game: Game, pids: list[int], current: str, *, limit: int = 25
 
 
 def parse_player(game: Game, value: str | None) -> int | None:
-    """A player from an autocomplete value (the seat) or a typed name; None if unknown."""
+    """A player from an autocomplete value (the seat) or a typed name; None if unknown.
+
+    A seat is ASCII digits only: ``str.isdigit`` also takes ``²`` or ``٣``, which ``int`` refuses."""
     if value is None:
         return None
     v = value.strip()
-    if v.isdigit() and int(v) < len(game.state.players):
+    if SEAT.fullmatch(v) and int(v) < len(game.state.players):
         return int(v)
     for p in game.state.players:
         if p.name.casefold() == v.casefold():

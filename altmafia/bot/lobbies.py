@@ -226,8 +226,10 @@ async def settle_seats(bot: Any, game_id: str) -> None:
         if holders.get(str(p.pid)) == p.user_id or not p.user_id:
             continue
         # the newcomer's language is not known: the seat now reads the game's
+        view = f"bonus:{p.pid}:{lang}" if bonus_view(game_id, game, p.pid, lang) is not None else None
+        # once per holder: a restart that cut the substitution short posts the card only once
         await bot.deliverer.post(game_id, f"player:{p.pid}", f"<@{p.user_id}>\n" + role_card(game, p.pid, lang),
-                                 mention=p.user_id, view=bonus_view(game_id, game, p.pid, lang))
+                                 mention=p.user_id, view=view, once=f"card:{p.pid}:{p.user_id}")
         def carded(m: dict[str, Any], p: Any = p) -> None:
             m["card_holders"] = {**m.get("card_holders", {}), str(p.pid): p.user_id}
             m["langs"] = {**m.get("langs", {}), str(p.pid): lang}

@@ -60,6 +60,17 @@ def timeline(game: Game, events: list[Event], lang: str) -> str:
     return "\n".join(out).strip() + "\n"
 
 
+def public_events(events: list[Event]) -> list[Event]:
+    """What was public during the game: the events whose audience was everyone (no GM line, no
+    anonymous author, no PM, nothing of a faction's or a player's own)."""
+    return [ev for ev in events if ev.audience == "public"]
+
+
+def public_timeline(game: Game, events: list[Event], lang: str) -> str:
+    """The timeline the public gets at the end by default: its own events only."""
+    return timeline(game, public_events(events), lang)
+
+
 def true_series(states: Iterable[Game]) -> tuple[list[float], list[dict[int, dict[str, int]]]]:
     """Every player's stats as the reveal shows them (:func:`revealed_stats`) at each of
     ``states``: the game at its start and after every resolve (``storage.commands.replay``).

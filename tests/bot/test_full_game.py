@@ -74,7 +74,11 @@ async def test_full_godfather_game(env):
     png = await files["chart.png"].read()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10_000
     timeline = (await files["timeline.txt"].read()).decode("utf-8")
-    assert "== день 1.1 ==" in timeline and "ведущему" in timeline
+    assert "== день 1.1 ==" in timeline and "[всем]" in timeline
+    assert "[ведущему]" not in timeline and "[→" not in timeline  # what was public only (issue 14 §4)
+    review = next(m for m in gm_ch.history() if any(a.filename == "timeline-full.txt" for a in m.attachments))
+    full = (await next(a for a in review.attachments if a.filename == "timeline-full.txt").read()).decode("utf-8")
+    assert "== день 1.1 ==" in full and "[ведущему]" in full
     # every anonymous post was published in the public channel, the GM log has the resolves
     assert sum("Анонимное сообщение" in m.content for m in public) >= 1
     gm_log = "\n".join(m.content for m in gm_ch.history())

@@ -26,4 +26,4 @@ async def test_the_gm_channel_gets_the_report(env):
     for p in game.state.players:
         assert p.name in page, p.name
     public = t.channel("public").history()
-    assert not any(a.filename == "report.html" for m in public for a in m.attachments)  # the GM's choice, not yet wired
+    assert not any(a.filename == "report.html" for m in public for a in m.attachments)  # the GM's choice (tests/bot/test_publication.py)

@@ -17,6 +17,7 @@ from altmafia.bot.interact import (
     channel_game,
     defer,
     games_here,
+    holds_gm_role,
     is_gm,
     lang,
     refuse,
@@ -82,10 +83,10 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
         except RulesetFileError:
             await refuse(interaction, "err.unknown_ruleset", ruleset=ruleset)
             return
-        tz = timezone or self.bot.settings.tz
+        tz = self.bot.settings.tz if timezone is None else timezone.strip()  # an empty one is no zone
         try:
             check_timezone(tz)
-        except SettingsError:
+        except (SettingsError, OSError):  # OSError: a name too long for a file of the zone database
             await refuse(interaction, "err.bad_timezone", tz=tz)
             return
         if days is not None and not rules.calendar.min_days <= days <= rules.calendar.max_days:
@@ -133,6 +134,9 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
             return
         lobby_id, lobby = found
         uid = interaction.user.id
+        if holds_gm_role(self.bot, interaction.user):  # the server's GMs are GMs of every game: they never play
+            await refuse(interaction, "err.gm_role_cannot_play")
+            return
         rules = load_ruleset(lobby["ruleset"])
         if role is not None:  # a public role claimed at sign-up: one each, first come
             if not rules.settings.get("claim_roles"):
@@ -278,8 +282,12 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
         if found is None:
             return
         lobby_id, lobby = found
-        if not is_gm(self.bot, interaction, lobby["gms"]):
+        if not is_gm(self.bot, interaction, lobby["gms"], lobby["players"]):
             await refuse(interaction, "err.not_gm")
+            return
+        gm_players = await self.gm_role_players(interaction, lobby)
+        if gm_players:  # given the GM role after signing up: they leave first, or the role goes
+            await refuse(interaction, "err.gm_role_players", names=", ".join(gm_players))
             return
         lock = self.starting.setdefault(lobby_id, asyncio.Lock())
         if lock.locked():
@@ -300,13 +308,30 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
         cid = self.bot.store.info(gid).meta["channels"]["public"]
         await reply(interaction, text(lobby["lang"], "lobby.started", channel=f"<#{cid}>"), ephemeral=False)
 
+    async def gm_role_players(self, interaction: discord.Interaction, lobby: dict[str, Any]) -> list[str]:
+        """The signed-up players who hold the server's GM role now (given it after signing up).
+        Without the members intent the bot's cache does not follow role changes: each player is
+        fetched (at once, in parallel), only where a GM role is configured."""
+        guild = interaction.guild
+        if not self.bot.settings.gm_role or guild is None:
+            return []
+
+        async def member(uid: int) -> Any:
+            try:
+                return await guild.fetch_member(uid)
+            except discord.HTTPException:  # gone from the server: not a GM either
+                return None
+
+        found = await asyncio.gather(*(member(p["user_id"]) for p in lobby["players"]))
+        return [p["name"] for p, m in zip(lobby["players"], found, strict=True) if m is not None and holds_gm_role(self.bot, m)]
+
     @app_commands.command(name=N("lobby.end"), description=D("lobby.end"))
     async def end(self, interaction: discord.Interaction) -> None:
         found = await self.lobby_here(interaction, quiet=True, mine=True)
         lng = lang(interaction)
         if found is not None:
             lobby_id, lobby = found
-            if not is_gm(self.bot, interaction, lobby["gms"]):
+            if not is_gm(self.bot, interaction, lobby["gms"], lobby["players"]):
                 await refuse(interaction, "err.not_gm")
                 return
             await self.bot.store.delete_lobby(lobby_id)
@@ -321,7 +346,7 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
 
 async def ask_end(bot: Any, interaction: discord.Interaction, gid: str, lng: str) -> None:
     info = bot.store.info(gid)
-    if not is_gm(bot, interaction, info.gm_user_ids):
+    if not is_gm(bot, interaction, info.gm_user_ids, info.players):
         await refuse(interaction, "err.not_gm")
         return
     view = discord.ui.View(timeout=600)
