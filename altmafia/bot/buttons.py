@@ -31,13 +31,8 @@ class GameButton(discord.ui.DynamicItem[discord.ui.Button], template=r"am:(?P<ac
 
     async def callback(self, interaction: discord.Interaction) -> None:  # type: ignore[override]
         bot: Any = interaction.client
-        store = bot.store
-        info = store.info(self.game_id) if store.has(self.game_id) else await store.find(self.game_id)
+        info = await gm_info(bot, interaction, self.game_id)
         if info is None:
-            await refuse(interaction, "err.no_game")
-            return
-        if not is_gm(bot, interaction, info.gm_user_ids, info.players):
-            await refuse(interaction, "err.not_gm")
             return
         lng = lang(interaction)
         if self.action == "cancel":
@@ -78,6 +73,19 @@ class GameButton(discord.ui.DynamicItem[discord.ui.Button], template=r"am:(?P<ac
 async def _info(bot: Any, game_id: str) -> Any:
     store = bot.store
     return store.info(game_id) if store.has(game_id) else await store.find(game_id)
+
+
+async def gm_info(bot: Any, interaction: discord.Interaction, game_id: str, *, loaded: bool = False) -> Any:
+    """The game of a GM's button, or None after refusing: no such game (``loaded``: not in
+    memory either), or the one who pressed it is not its GM."""
+    info = await _info(bot, game_id)
+    if info is None or (loaded and not bot.store.has(game_id)):
+        await refuse(interaction, "err.no_game")
+        return None
+    if not is_gm(bot, interaction, info.gm_user_ids, info.players):
+        await refuse(interaction, "err.not_gm")
+        return None
+    return info
 
 
 class BonusButton(discord.ui.DynamicItem[discord.ui.Button], template=r"amb:(?P<game>[0-9a-zA-Z_-]+):(?P<pid>\d+):(?P<stat>[a-z_]+)"):
@@ -127,12 +135,8 @@ class AnonRefuseButton(discord.ui.DynamicItem[discord.ui.Button], template=r"amr
 
     async def callback(self, interaction: discord.Interaction) -> None:  # type: ignore[override]
         bot: Any = interaction.client
-        info = await _info(bot, self.game_id)
-        if info is None or not bot.store.has(self.game_id):
-            await refuse(interaction, "err.no_game")
-            return
-        if not is_gm(bot, interaction, info.gm_user_ids, info.players):
-            await refuse(interaction, "err.not_gm")
+        info = await gm_info(bot, interaction, self.game_id, loaded=True)
+        if info is None:
             return
         game = bot.store.game(self.game_id)
         await interaction.response.defer()
@@ -175,12 +179,8 @@ class PublishButton(discord.ui.DynamicItem[discord.ui.Button], template=r"amp:(?
 
     async def callback(self, interaction: discord.Interaction) -> None:  # type: ignore[override]
         bot: Any = interaction.client
-        info = await _info(bot, self.game_id)
+        info = await gm_info(bot, interaction, self.game_id)
         if info is None:
-            await refuse(interaction, "err.no_game")
-            return
-        if not is_gm(bot, interaction, info.gm_user_ids, info.players):
-            await refuse(interaction, "err.not_gm")
             return
         if info.meta.get("review_published") or self.game_id in _publishing:
             await refuse(interaction, "err.already_published")
