@@ -18,6 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .errors import GameError
+from .registry import EARLY_ENDS
 
 
 class GameSettings(BaseModel):
@@ -38,7 +39,11 @@ class GameSettings(BaseModel):
     faction_changes_blocked_until: int = Field(-1, description="no faction move is allowed before this tick")
     hidden_bonus_choice: dict[str, str] = Field(
         {}, description="a player's preset pick of their hidden bonus stat, by name (seed 000's Стратег)")
-    early_end: str | None = Field(None, description="the `engine.registry.EARLY_ENDS` entry that says whom a phase still waits for")
+    early_end: str | None = Field(
+        None, description="the book's early end of a phase: an `engine.registry.EARLY_ENDS` entry (an `EarlyEnd` subclass; None: no early end)")
+    min_next_phase_minutes: int = Field(
+        0, ge=0, description="minutes a phase lasts at least once it began after an early or forced end (or the game's start): "
+                             "no early end before, no deadline sooner (0: no minimum)")
     # ---- read by the bot (who may talk where, how votes are shown) ----------------------
     vote_display: str = Field("open", description="how the bot shows a vote: `open` (who votes for whom) or the ruleset's other modes")
     public_chat: str | None = Field(None, description="`day`: the public channel is open by day only")
@@ -83,3 +88,6 @@ def check_settings(values: dict[str, Any], where: str = "settings") -> None:
             else:
                 problems.append(f"{where}.{key}: {err['msg']}")
         raise GameError("; ".join(problems)) from None
+    name = values.get("early_end")
+    if name is not None and name not in EARLY_ENDS:
+        raise GameError(f"{where}.early_end: unknown early end {name!r} (known: {', '.join(sorted(EARLY_ENDS)) or 'none'})")
