@@ -51,6 +51,9 @@ class GameSettings(BaseModel):
     silenced_statuses: list[str] = Field([], description="statuses whose holders may not write in the public channel")
     public_slots: list[str] = Field([], description="slots whose abilities are used in public (Eternal Friday's day abilities)")
     claim_roles: bool = Field(False, description="players may claim a role in the lobby")
+    team_talk: dict[str, list[int]] = Field(
+        {}, description="teams with a channel of their own: team -> the nights its members talk there (and write to one "
+                        "another at once: seed 003's «мафия может общаться между собой в первую ночь»); `engine.visibility`")
     # ---- seed 000, Godfather's Legacy -----------------------------------------------------
     prison_reads: str = Field("public", description="`true`: the prison thresholds read the true stat, else the public one")
     execution_status: str | None = Field(None, description="the dead status an execution gives (None: the ruleset's death status)")
@@ -66,7 +69,6 @@ class GameSettings(BaseModel):
     jail_window_status: str = Field("all_in_ready", description="the status that opens the window for a jailing")
     mail_per_phase: int = Field(1, description="letters («Почта») per phase (0: no limit)")
     notes_per_phase: int = Field(1, description="notes («Записка на волю») per phase (0: no limit)")
-    mafia_talk_nights: list[int] = Field([1], description="the nights the mafia may talk among themselves")
     slowpoke_status: str = Field("slowpoke", description="the GM's status whose holder holds up no early end")
     disguise_scope: Literal["checks", "all"] = Field("checks", description="what the maniac's disguise answers: the checks, or every role test")
     life_prisoners_out: bool = Field(True, description="a prisoner for the rest of the game counts as dead for victory")
