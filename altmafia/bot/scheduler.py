@@ -296,7 +296,10 @@ class Scheduler:
             if pid in acted:
                 r = Renderer(game, lang)
                 penalty = ", ".join(f"{r.stat(k)} {v:+d}" for k, v in game.rules.inactivity.stats.items())
-                lines.append(text(lang, "remind.action", deadline=f"<t:{stamp}:R>", penalty=penalty or "—"))
+                if penalty:
+                    lines.append(text(lang, "remind.action", deadline=f"<t:{stamp}:R>", penalty=penalty))
+                else:  # no penalty in the ruleset (stats mafia): the phase waits, nothing is lost
+                    lines.append(text(lang, "remind.action_free", deadline=f"<t:{stamp}:R>"))
             if pid in voted:
                 lines.append(text(lang, "remind.vote", deadline=f"<t:{stamp}:R>"))
             uid = game.player(pid).user_id

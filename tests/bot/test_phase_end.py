@@ -9,7 +9,7 @@ import random
 from datetime import timedelta
 
 from .conftest import LOCALES
-from .helpers import act, gather, start
+from .helpers import act, force_resolve, gather, start
 from .test_stats_mafia_game import contents, gather_stats
 
 
@@ -107,3 +107,21 @@ async def test_gm_idle_refuses_the_dead_and_those_not_waited_for(env):
     r = await t.gm.slash(gm_ch, "gm idle", player=t.game.player(gone).name)
     assert r.response.ephemeral and "уже не в игре" in r.response.content, r.response.content
     assert gone not in t.game.state.idle
+
+
+async def test_a_forced_resolve_leaves_the_next_phase_its_minimum(env):
+    """Issue 15 §3: the night, extended to 23:40 Moscow time, is resolved by the GM at 23:20; the
+    day's calendar end (00:00) is 40 minutes away — enough for the bot's own 30 — but the
+    ruleset's `min_next_phase_minutes: 60` gives the day an hour."""
+    t = await start(await gather_stats(env, 9, spectators=0))
+    LOCALES[t.gm.id] = "ru"
+    dl = t.info.deadline  # night 1 ends at 12:00 Moscow time
+    assert (dl.hour, dl.minute) == (9, 0)
+    await t.gm.slash(t.channel("gm"), "gm extend", minutes=11 * 60 + 40)
+    assert t.info.deadline == dl + timedelta(hours=11, minutes=40)
+    await env.advance_time((t.info.deadline - timedelta(minutes=20) - env.now()).total_seconds())
+    assert t.info.tick == 0
+    await force_resolve(t, label="Подсчитать")
+    assert t.info.tick == 1
+    left = t.info.deadline - env.now()
+    assert timedelta(minutes=59) <= left <= timedelta(minutes=61), left
