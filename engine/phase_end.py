@@ -158,6 +158,16 @@ class PhaseEnd(World):
                 out.append(p.pid)
         return out
 
+    def held_up_by_nobody(self) -> list[int]:
+        """Those who owe what the phase waits for but whom the book lets hold up nobody (seed
+        003: a Слоупок by night); empty without an early end."""
+        rule = self.early_end_rule()
+        if rule is None or self.state.over:
+            return []
+        day = self.info.kind == "day"
+        return [p.pid for p in self.living()
+                if p.pid not in self.state.idle and not rule.holds_up(self, p) and (self.owes_votes(p) if day else self.owes_action(p))]
+
     def may_end_early(self) -> bool:
         """The ruleset ends a phase early and the current one waits for nobody."""
         return self.waiting_for() == []

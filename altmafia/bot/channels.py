@@ -330,13 +330,15 @@ class ChannelManager:
             if user_id in meta.get("spectators", []):
                 return
             ow = access_overwrite(user_id, RO)
-            for key in ("public", "votes", "spectators"):
+            # the channels spectators read, as the engine has them (public, votes, spectators)
+            keys = [v.key for v in visibility.channels(store.game(game_id)) if v.spectators and v.key in meta["channels"]]
+            for key in keys:
                 await self.http.edit_channel_permissions(meta["channels"][key], user_id, ow["allow"], ow["deny"], MEMBER)
 
             def record(m: dict[str, Any]) -> None:
                 if user_id not in m.get("spectators", []):
                     m["spectators"] = [*m.get("spectators", []), user_id]
-                for key in ("public", "votes", "spectators"):
+                for key in keys:
                     m.setdefault("access", {}).setdefault(key, {})[str(user_id)] = RO
 
             await store.update_meta(game_id, record)

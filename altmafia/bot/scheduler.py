@@ -263,7 +263,11 @@ class Scheduler:
             dl = info.deadline
             if info.status != "running" or dl is None:
                 continue
-            for at in (dl, dl - lead):
+            wake = [dl, dl - lead]
+            started = self.phase_started(info.game_id)
+            if started is not None:  # the end of a phase's minimum: it may end early then
+                wake.append(started + self.min_phase(self.bot.store.game(info.game_id)))
+            for at in wake:
                 secs = (at - t).total_seconds()
                 if secs > 0:
                     best = min(best, secs + 0.5)

@@ -145,3 +145,13 @@ def test_early_end_is_a_typed_hook():
     with pytest.raises(GameError, match="min_next_phase_minutes"):
         Game.new(load_ruleset("stats_mafia"), 1, [PlayerSpec(f"P{i}", DEAL, DEAL) for i in range(6)],
                  settings={"min_next_phase_minutes": -5})
+
+
+def test_a_slowpoke_holds_up_no_night_but_every_day():
+    g = stats_game()
+    g.gm_set_status(2, "slowpoke")
+    assert g.waiting_for() == [0, 1] and g.held_up_by_nobody() == [2]
+    assert 2 in {o.pid for o in g.owed()}, "still reminded"
+    g.resolve()
+    assert g.info.kind == "day"
+    assert 2 in g.waiting_for() and g.held_up_by_nobody() == []

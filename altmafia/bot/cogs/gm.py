@@ -243,8 +243,7 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
             lines.append(text(lng, "gm.status_not_voted", names=names(roll.not_voted)))
         waiting = self.bot.scheduler.waiting(gid)
         if waiting is not None:  # the ruleset ends a phase early: who it waits for, the Слоупоки
-            slow = [p.pid for p in game.living() if game.active(p, game.state.settings.get("slowpoke_status", "slowpoke"))]
-            lines.append(text(lng, "gm.status_waiting", names=names(waiting), slowpokes=names(slow)))
+            lines.append(text(lng, "gm.status_waiting", names=names(waiting), slowpokes=names(game.held_up_by_nobody())))
         dead = [p.name for p in game.state.players if not game.alive(p)]
         lines.append(text(lng, "gm.status_out", names=", ".join(dead) or "—"))
         open_tasks = [i for i, t in enumerate(game.state.gm_tasks) if not t.get("settled")]
