@@ -15,6 +15,7 @@ from .errors import ActionError, GameError
 from .factions import check_op
 from .legality import Legality
 from .mail import Mail
+from .phase_end import PhaseEnd
 from .registry import VOTES
 from .resolve.pipeline import resolve_tick, run_start
 from .resolve.upkeep import apply_bands
@@ -35,7 +36,7 @@ from .state import (
 from .world import blocked_by_status
 
 
-class Game(Legality, Mail, Dealing):
+class Game(Legality, Mail, Dealing, PhaseEnd):
     """A game: the commands (new, submit, vote, faction_op, gm_*, resolve) over the world."""
 
     # ---- creation -------------------------------------------------------------------
@@ -402,10 +403,24 @@ class Game(Legality, Mail, Dealing):
         self.emit(f"gm.removed_{mode}", "gm", player=pid)
         self.emit(f"public.removed_{mode}", "public", player=pid)
 
+    def declare_idle(self, pid: int) -> None:
+        """The GM says ``pid`` does nothing this phase («Если вы ничего не делаете в эту ночь,
+        напишите Мастеру»): the phase waits for them no more (until the tick advances).
+        Refused where it has no effect: a ruleset without an early end, a dead player, a
+        player the phase does not wait for."""
+        p = self.player(pid)
+        why = self.can_declare_idle(p)
+        if why is not None:
+            raise ActionError(why, player=pid)
+        self.state.idle.append(pid)
+        self.emit("gm.declared_idle", "gm", player=pid)
+
     # ---- resolution -----------------------------------------------------------------
     def resolve(self) -> list[Event]:
         """Resolve the current tick; returns the events it produced."""
-        return resolve_tick(self)
+        events = resolve_tick(self)
+        self.state.idle = []
+        return events
 
     def _apply_bands(self) -> None:
         apply_bands(self, announce=False)

@@ -10,8 +10,9 @@
   targets, option)`` returns an ``ActionError`` or None. It is asked with ``targets`` None
   (may the ability be used now), with one target (may it be aimed at them), with one option
   (is the choice open now), and with the whole submission.
-- ``EARLY_ENDS``: whom a phase still waits for (``settings.early_end`` names one):
-  ``fn(game, declared)`` returns the pids; the bot ends a phase early when it names nobody.
+- ``EARLY_ENDS``: a book's early end of a phase (``settings.early_end`` names one): a
+  subclass of :class:`EarlyEnd`, registered with ``@early_end(name)``; its hooks refine whom
+  the phase waits for, and :mod:`engine.phase_end` answers the question itself.
 """
 
 from __future__ import annotations
@@ -26,7 +27,27 @@ VOTES: dict[str, Callable[..., Any]] = {}
 VICTORIES: dict[str, Callable[..., Any]] = {}
 MAIL: dict[str, Any] = {}
 CHECKS: dict[str, Callable[..., Any]] = {}
-EARLY_ENDS: dict[str, Callable[..., Any]] = {}
+EARLY_ENDS: dict[str, type[EarlyEnd]] = {}
+
+
+class EarlyEnd:
+    """A rule book's early end of a phase: the phase may end before its deadline once it waits
+    for nobody (:meth:`engine.phase_end.PhaseEnd.waiting_for`). By day a phase waits for the
+    votes still owed, by night for the actions still owed; a player the GM declared idle
+    (:meth:`engine.game.Game.declare_idle`) is waited for no more. The hooks, each with its
+    default here (``g`` is the game, ``p`` a living player):
+
+    - ``holds_up(g, p)``: may ``p`` hold up the phase at all (default: yes);
+    - ``excused_vote(g, p)``: ``p`` owes no vote this phase although they may vote (default: no).
+    """
+
+    @staticmethod
+    def holds_up(g: Any, p: Any) -> bool:
+        return True
+
+    @staticmethod
+    def excused_vote(g: Any, p: Any) -> bool:
+        return False
 
 
 def _register(table: dict[str, Callable[..., Any]], name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -67,5 +88,15 @@ def check(name: str):
     return _register(CHECKS, name)
 
 
-def early_end(name: str):
-    return _register(EARLY_ENDS, name)
+def early_end(name: str) -> Callable[[type[EarlyEnd]], type[EarlyEnd]]:
+    """Register a subclass of :class:`EarlyEnd` under ``name`` (the value of ``settings.early_end``)."""
+
+    def deco(cls: type[EarlyEnd]) -> type[EarlyEnd]:
+        if name in EARLY_ENDS:
+            raise ValueError(f"{name!r} registered twice")
+        if not issubclass(cls, EarlyEnd):
+            raise TypeError(f"early end {name!r} must subclass EarlyEnd")
+        EARLY_ENDS[name] = cls
+        return cls
+
+    return deco

@@ -18,6 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .errors import GameError
+from .registry import EARLY_ENDS
 
 
 class GameSettings(BaseModel):
@@ -38,7 +39,11 @@ class GameSettings(BaseModel):
     faction_changes_blocked_until: int = Field(-1, description="no faction move is allowed before this tick")
     hidden_bonus_choice: dict[str, str] = Field(
         {}, description="a player's preset pick of their hidden bonus stat, by name (seed 000's Стратег)")
-    early_end: str | None = Field(None, description="the `engine.registry.EARLY_ENDS` entry that says whom a phase still waits for")
+    early_end: str | None = Field(
+        None, description="the book's early end of a phase: an `engine.registry.EARLY_ENDS` entry (an `EarlyEnd` subclass; None: no early end)")
+    min_next_phase_minutes: int = Field(
+        0, ge=0, description="minutes a phase lasts at least once it began after an early or forced end (or the game's start): "
+                             "no early end before, no deadline sooner (0: no minimum)")
     # ---- read by the bot (who may talk where, how votes are shown) ----------------------
     vote_display: str = Field("open", description="how the bot shows a vote: `open` (who votes for whom) or the ruleset's other modes")
     public_chat: str | None = Field(None, description="`day`: the public channel is open by day only")
@@ -46,6 +51,9 @@ class GameSettings(BaseModel):
     silenced_statuses: list[str] = Field([], description="statuses whose holders may not write in the public channel")
     public_slots: list[str] = Field([], description="slots whose abilities are used in public (Eternal Friday's day abilities)")
     claim_roles: bool = Field(False, description="players may claim a role in the lobby")
+    team_talk: dict[str, list[int]] = Field(
+        {}, description="teams with a channel of their own: team -> the nights its members talk there (and write to one "
+                        "another at once: seed 003's «мафия может общаться между собой в первую ночь»); `engine.visibility`")
     # ---- seed 000, Godfather's Legacy -----------------------------------------------------
     prison_reads: str = Field("public", description="`true`: the prison thresholds read the true stat, else the public one")
     execution_status: str | None = Field(None, description="the dead status an execution gives (None: the ruleset's death status)")
@@ -61,7 +69,6 @@ class GameSettings(BaseModel):
     jail_window_status: str = Field("all_in_ready", description="the status that opens the window for a jailing")
     mail_per_phase: int = Field(1, description="letters («Почта») per phase (0: no limit)")
     notes_per_phase: int = Field(1, description="notes («Записка на волю») per phase (0: no limit)")
-    mafia_talk_nights: list[int] = Field([1], description="the nights the mafia may talk among themselves")
     slowpoke_status: str = Field("slowpoke", description="the GM's status whose holder holds up no early end")
     disguise_scope: Literal["checks", "all"] = Field("checks", description="what the maniac's disguise answers: the checks, or every role test")
     life_prisoners_out: bool = Field(True, description="a prisoner for the rest of the game counts as dead for victory")
@@ -83,3 +90,6 @@ def check_settings(values: dict[str, Any], where: str = "settings") -> None:
             else:
                 problems.append(f"{where}.{key}: {err['msg']}")
         raise GameError("; ".join(problems)) from None
+    name = values.get("early_end")
+    if name is not None and name not in EARLY_ENDS:
+        raise GameError(f"{where}.early_end: unknown early end {name!r} (known: {', '.join(sorted(EARLY_ENDS)) or 'none'})")

@@ -172,6 +172,9 @@ class GameState:
     # private news kept for a player while a status with ``messages: hold`` holds (str(pid) ->
     # [{key, args}], oldest first); delivered by the ``messages`` step once it is over
     held: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    # who the GM declared idle for the current tick (``Game.declare_idle``: «ничего не делаю»);
+    # emptied when the tick advances
+    idle: list[int] = field(default_factory=list)
 
     # ---- serialisation -------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:

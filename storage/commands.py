@@ -33,13 +33,16 @@ ENGINE_KINDS = (
     "gm_refuse_anon",
     "gm_substitute",
     "gm_remove",
+    "declare_idle",
 )
+#: engine methods the GM alone calls that are not named ``gm_*`` (audited like them)
+GM_KINDS = ("declare_idle",)
 #: journal entries written by the store itself (not engine calls)
 STORE_KINDS = ("resolve", "deadline")
 
 
 def is_gm_kind(kind: str) -> bool:
-    return kind.startswith("gm_")
+    return kind.startswith("gm_") or kind in GM_KINDS
 
 
 @dataclass(frozen=True)
@@ -100,6 +103,11 @@ class Command:
     @classmethod
     def faction_op(cls, pid: int, op: str, target: int | None = None, fid: str | None = None, **kw: Any) -> Command:
         return cls("faction_op", _args(pid=pid, op=op, target=target, fid=fid), **kw)
+
+    @classmethod
+    def declare_idle(cls, pid: int, **kw: Any) -> Command:
+        """The GM says ``pid`` does nothing this phase (:meth:`engine.Game.declare_idle`)."""
+        return cls("declare_idle", {"pid": pid}, **kw)
 
     @classmethod
     def gm(cls, operation: str, **args: Any) -> Command:

@@ -10,9 +10,10 @@ One category per game (another when 50 channels are not enough), holding:
 | GM channel | GMs | GMs |
 | spectator channel | spectators, GMs | GMs |
 | faction channel | its members, GMs | its living members who may talk, GMs |
-| team channel (the Mafia's, ``settings.mafia_talk_nights``) | its members, GMs | its free members on those nights, GMs |
+| team channel (``settings.team_talk``: the Mafia's in seed 003) | its members, GMs | its free members on those nights, GMs |
 
-Everyone else (``@everyone``) sees none of them. The bot has its own overwrite everywhere, so it
+Who reads and writes where is the engine's answer (:func:`engine.visibility.channels`, by
+seat); this module only turns it into Discord overwrites. Everyone else (``@everyone``) sees none of them. The bot has its own overwrite everywhere, so it
 needs no administrator right. Every channel is created with all its overwrites in the same
 REST call; later changes (a death, a faction's members, a new spectator) are put one target
 at a time, and only when they differ from what the game's meta records as set.
@@ -28,7 +29,8 @@ from typing import Any
 import discord
 
 from altmafia.text.i18n import Renderer, text
-from engine import Game
+from engine import Game, visibility
+from engine.visibility import NONE, RO, RW, ChannelView
 
 TEXT, CATEGORY = 0, 4
 ROLE, MEMBER = 0, 1
@@ -47,8 +49,7 @@ BOT = P(view_channel=True, read_message_history=True, send_messages=True, add_re
         embed_links=True, manage_messages=True, manage_channels=True)
 HIDDEN = P(view_channel=True)
 
-#: what a participant may do in a channel: read and write, read only, nothing
-RW, RO, NONE = "rw", "ro", "-"
+#: what a participant may do in a channel: read and write, read only, nothing (engine.visibility)
 
 
 def overwrite(target: int, kind: int, allow: discord.Permissions, deny: discord.Permissions | None = None) -> dict[str, Any]:
@@ -103,83 +104,38 @@ class Audience:
         return self.base() + [access_overwrite(uid, a) for uid, a in access.items() if uid not in gms and uid != self.bot_id]
 
 
-# ---- who may do what --------------------------------------------------------------------
-def may_talk(game: Game, pid: int, where: str = "public") -> bool:
-    """Whether a player may write in the public (or a faction's) channel now.
-
-    The living talk; a status that cuts its holder off (``can_communicate: false``) silences
-    them, and so does a status the ruleset lists in ``settings.silenced_statuses``. A ruleset
-    whose public talk is for the day only says ``settings.public_chat: day``.
-    """
-    p = game.player(pid)
-    if not game.alive(p):
-        return False
-    if game.state.over:
-        return True  # after the end everyone still living may talk it over
-    silenced = set(game.rules.settings.get("silenced_statuses", []))
-    for flag in game.status_flags(p):
-        if not flag.can_communicate or flag.id in silenced:
-            return False
-    return not (where == "public" and game.rules.settings.get("public_chat") == "day" and game.info.kind != "day")
+# ---- who may do what: the engine's answer, as Discord access -------------------------------
+def access_of(view: ChannelView, aud: Audience) -> dict[int, str]:
+    """A channel of :func:`engine.visibility.channels` as access by Discord user id: each seat's
+    holder as the view has them, spectators read-only where they read; the GMs are in ``base``."""
+    out = {uid: RO for uid in aud.spectators} if view.spectators else {}
+    for pid, uid in aud.players.items():
+        a = view.access(pid)
+        if a != NONE:
+            out[uid] = a
+    return out
 
 
-def gives_faction_channels(game: Game) -> bool:
-    """Factions get a channel of their own unless the ruleset says ``settings.faction_channels:
-    false`` (or has no factions): player-made factions, or the teams a ruleset makes at the
-    start (Eternal Friday's Mafia and Yakuza) when players cannot make factions."""
-    if not game.rules.settings.get("faction_channels", True):
-        return False
-    return game.rules.factions.enabled or bool(game.state.factions)
+def views(game: Game) -> dict[str, ChannelView]:
+    return {v.key: v for v in visibility.channels(game)}
 
 
 def public_access(game: Game, aud: Audience) -> dict[int, str]:
-    out = {uid: RO for uid in aud.spectators}
-    for pid, uid in aud.players.items():
-        out[uid] = RW if may_talk(game, pid) else RO
-    return out
+    return access_of(views(game)["public"], aud)
 
 
-def vote_access(aud: Audience) -> dict[int, str]:
-    out = {uid: RO for uid in aud.spectators}
-    out.update({uid: RO for uid in aud.players.values()})
-    return out
-
-
-def fixed_access(aud: Audience) -> dict[str, dict[int, str]]:
+def fixed_access(aud: Audience, game: Game | None = None) -> dict[str, dict[int, str]]:
     """The channels whose readers change only with the people: the vote channel, the spectator
     channel and each seat's hidden channel (its holder's, and only theirs)."""
-    out = {"votes": vote_access(aud), "spectators": {uid: RO for uid in aud.spectators}}
-    for pid, uid in aud.players.items():
-        out[f"player:{pid}"] = {uid: RW}
+    if game is not None:
+        v = views(game)
+        out = {"votes": access_of(v["votes"], aud), "spectators": access_of(v["spectators"], aud)}
+        out.update({f"player:{pid}": access_of(v[f"player:{pid}"], aud) for pid in aud.players if f"player:{pid}" in v})
+        return out
+    # before the game exists (the plan at the start): the same shape, from the seats alone
+    out = {"votes": {uid: RO for uid in [*aud.spectators, *aud.players.values()]}, "spectators": {uid: RO for uid in aud.spectators}}
+    out.update({f"player:{pid}": {uid: RW} for pid, uid in aud.players.items()})
     return out
-
-
-def faction_access(game: Game, aud: Audience, fid: str) -> dict[int, str]:
-    f = game.state.factions.get(fid)
-    members = set(f.members) if f else set()
-    out = {}
-    for pid, uid in aud.players.items():
-        if pid in members:
-            out[uid] = RW if may_talk(game, pid, "faction") else RO
-    return out
-
-
-def team_channels(game: Game) -> dict[str, list[int]]:
-    """The teams with a channel of their own and those whose members write in it now:
-    ``settings.mafia_talk_nights`` (the nights the Mafia may talk, e.g. ``[1]``) gives the Mafia
-    (the characters of team ``mafia``) a channel, writable on those nights, read-only after."""
-    nights = game.state.settings.get("mafia_talk_nights")
-    if not nights:
-        return {}
-    return {"mafia": [p.pid for p in game.state.players if p.character and game.rules.character(p.character).team == "mafia"]}
-
-
-def team_access(game: Game, aud: Audience, team: str) -> dict[int, str]:
-    members = team_channels(game).get(team, [])
-    nights = game.state.settings.get("mafia_talk_nights") or []
-    open_now = not game.state.over and game.info.kind == "night" and game.info.day in nights
-    return {uid: RW if open_now and may_talk(game, pid, "faction") else RO
-            for pid, uid in aud.players.items() if pid in members}
 
 
 # ---- the plan of a new game -------------------------------------------------------------
@@ -192,15 +148,16 @@ def game_plan(title: str, lang: str, aud: Audience, player_names: dict[int, str]
     n = names(lang)
     everyone_read = {uid: RO for uid in aud.spectators} | {uid: RW for uid in aud.players.values()}
     public = public_access(game, aud) if game is not None else everyone_read
+    fixed = fixed_access(aud, game)
     channels = [
         ChannelSpec("public", slug(n["public"]), TEXT, aud.with_access(public), topic=title),
-        ChannelSpec("votes", slug(n["votes"]), TEXT, aud.with_access(vote_access(aud))),
+        ChannelSpec("votes", slug(n["votes"]), TEXT, aud.with_access(fixed["votes"])),
         ChannelSpec("gm", slug(n["gm"]), TEXT, aud.base()),
-        ChannelSpec("spectators", slug(n["spectators"]), TEXT, aud.with_access({uid: RO for uid in aud.spectators})),
+        ChannelSpec("spectators", slug(n["spectators"]), TEXT, aud.with_access(fixed["spectators"])),
     ]
-    for pid, uid in sorted(aud.players.items()):
+    for pid, _uid in sorted(aud.players.items()):
         label = text(lang, "channel.player", name=player_names[pid])
-        channels.append(ChannelSpec(f"player:{pid}", slug(label), TEXT, aud.with_access({uid: RW})))
+        channels.append(ChannelSpec(f"player:{pid}", slug(label), TEXT, aud.with_access(fixed[f"player:{pid}"])))
     return with_categories(title, aud, channels)
 
 
@@ -306,14 +263,13 @@ class ChannelManager:
         new_parents: dict[str, str] = {}
         new_categories: list[str] = []
         done: dict[str, dict[str, str]] = {}  # channel key -> access as set now
-        wanted: dict[str, dict[int, str]] = {"public": public_access(game, aud)}
         lang = meta.get("lang", "ru")
-        for fid in sorted(game.state.factions):
-            if gives_faction_channels(game):
-                wanted[f"faction:{fid}"] = faction_access(game, aud, fid)
-        for team in team_channels(game):
-            wanted[f"team:{team}"] = team_access(game, aud, team)
-        fixed = fixed_access(aud)
+        # the engine says who reads and writes where; here it only becomes overwrites
+        wanted: dict[str, dict[int, str]] = {}
+        for view in visibility.channels(game):
+            if view.kind in ("public", "faction", "team"):
+                wanted[view.key] = access_of(view, aud)
+        fixed = fixed_access(aud, game)
         wanted.update({k: v for k, v in fixed.items() if k in channels})
         start = fixed_access(self.audience(info))
         for key in fixed:
@@ -374,13 +330,15 @@ class ChannelManager:
             if user_id in meta.get("spectators", []):
                 return
             ow = access_overwrite(user_id, RO)
-            for key in ("public", "votes", "spectators"):
+            # the channels spectators read, as the engine has them (public, votes, spectators)
+            keys = [v.key for v in visibility.channels(store.game(game_id)) if v.spectators and v.key in meta["channels"]]
+            for key in keys:
                 await self.http.edit_channel_permissions(meta["channels"][key], user_id, ow["allow"], ow["deny"], MEMBER)
 
             def record(m: dict[str, Any]) -> None:
                 if user_id not in m.get("spectators", []):
                     m["spectators"] = [*m.get("spectators", []), user_id]
-                for key in ("public", "votes", "spectators"):
+                for key in keys:
                     m.setdefault("access", {}).setdefault(key, {})[str(user_id)] = RO
 
             await store.update_meta(game_id, record)

@@ -150,7 +150,7 @@ async def start(bot: Any, lobby_id: str, lobby: dict[str, Any]) -> str:
 
     channels = await create_channels(bot.http, guild_id, plan, known, keep)
     access = {key: {str(uid): a for uid, a in want.items()}
-              for key, want in {"public": public_access(game, aud), **fixed_access(aud)}.items()}
+              for key, want in {"public": public_access(game, aud), **fixed_access(aud, game)}.items()}
     meta = {
         "title": title, "lang": lang, "tz": tz, "gm_role": aud.gm_role, "channels": channels,
         "parents": {s.key: s.parent for s in plan if s.parent}, "categories": [s.key for s in plan if s.type == 4],

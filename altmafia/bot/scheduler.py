@@ -7,10 +7,17 @@ with the game (:meth:`storage.Store.resolve` commits the next one with each reso
 restart loses none: a deadline that passed while the bot was down resolves at once, and a
 resolve cut short is redone (``StartReport.due``).
 
-One loop for all games: it resolves every game whose deadline has passed, sends reminders a
-configurable time before a deadline that ends a turn to the living players who have not used
-it (a missed action costs them the ruleset's penalty) or not voted, delivers anything still
-pending, then sleeps until the next deadline or reminder (at most ``scheduler_seconds``).
+One loop for all games: it resolves every game whose deadline has passed, ends early the
+phases the engine says wait for nobody (:meth:`engine.phase_end.PhaseEnd.may_end_early`), sends
+reminders a configurable time before a deadline that ends a turn to everyone the engine says
+owes an action or a vote (:meth:`engine.phase_end.PhaseEnd.owed`; a missed action costs the
+ruleset's penalty), delivers anything still pending, then sleeps until the next deadline or
+reminder (at most ``scheduler_seconds``).
+
+A phase that began after an early or forced end (a resolve before its deadline), or at the
+game's start, lasts at least the ruleset's ``min_next_phase_minutes``: its deadline is never
+sooner, and it does not itself end early before then (``meta.phase_started`` keeps when the
+current tick began). The bot asks the engine every rule question; only the clock is its own.
 """
 
 from __future__ import annotations
@@ -24,9 +31,8 @@ from typing import Any
 import discord
 from discord.ext import tasks
 
-from altmafia.text.i18n import Renderer, text
+from altmafia.text.i18n import Renderer, catalog, plural, text
 from engine import ActionError, Game
-from engine.registry import EARLY_ENDS
 from storage import Command
 
 from .deadlines import now, period_end
@@ -47,12 +53,37 @@ class Scheduler:
         return self.locks.setdefault(game_id, asyncio.Lock())
 
     # ---- deadlines ----------------------------------------------------------------------
-    def next_deadline(self, game_id: str, tick: int, after: datetime | None = None) -> datetime:
+    def next_deadline(self, game_id: str, tick: int, after: datetime | None = None, *, hurried: bool = False) -> datetime:
+        """The deadline of ``tick``; ``hurried`` (the phase before it ended before its own
+        deadline): never sooner than the ruleset's ``min_next_phase_minutes`` from now."""
         info = self.bot.store.info(game_id)
         game = self.bot.store.game(game_id)
         tz = info.meta.get("tz") or self.bot.settings.tz
         minutes = int(info.meta.get("min_phase_minutes", self.bot.settings.min_phase_minutes))
-        return period_end(game.rules, tick, tz, after or now(), minutes)
+        start = after or now()
+        at = period_end(game.rules, tick, tz, start, minutes)
+        least = self.min_phase(game)
+        if hurried and least and at < start + least:
+            at = start + least
+        return at
+
+    @staticmethod
+    def min_phase(game: Game) -> timedelta:
+        return timedelta(minutes=int(game.state.settings.get("min_next_phase_minutes", 0) or 0))
+
+    def phase_started(self, game_id: str) -> datetime | None:
+        """When the current tick began, if the bot saw it begin (``meta.phase_started``)."""
+        info = self.bot.store.info(game_id)
+        rec = info.meta.get("phase_started") or {}
+        if rec.get("tick") != info.tick:
+            return None
+        return datetime.fromisoformat(rec["at"])
+
+    async def mark_phase_start(self, game_id: str, at: datetime | None = None) -> datetime:
+        tick = self.bot.store.info(game_id).tick
+        at = at or now()
+        await self.bot.store.update_meta(game_id, lambda meta: meta.update(phase_started={"tick": tick, "at": at.isoformat()}))
+        return at
 
     def paused(self, game_id: str) -> bool:
         return bool(self.bot.store.info(game_id).meta.get("paused"))
@@ -69,7 +100,9 @@ class Scheduler:
                 tick = store.info(game_id).tick
                 if expect_tick is not None and tick != expect_tick:
                     break
-                nxt = None if self.paused(game_id) else self.next_deadline(game_id, tick + 1)
+                dl = store.info(game_id).deadline
+                hurried = dl is None or now() < dl  # an early end, a forced resolve, a riot
+                nxt = None if self.paused(game_id) else self.next_deadline(game_id, tick + 1, hurried=hurried)
                 res = await store.resolve(game_id, expect_tick=tick, next_deadline=nxt, user_id=user_id)
                 if res is None:
                     break
@@ -84,26 +117,34 @@ class Scheduler:
 
     # ---- early ends -----------------------------------------------------------------------
     def waiting(self, game_id: str) -> list[int] | None:
-        """Who the current phase still waits for, when the ruleset lets a phase end early
-        (``settings.early_end``: the name of the engine's ``EARLY_ENDS`` entry that says so);
-        None when it does not. ``meta.declared`` holds, per tick, who told the GM they do nothing."""
+        """Who the current phase still waits for (the engine's answer), when the ruleset lets a
+        phase end early; None when it does not, the game is not running or it is paused."""
         info = self.bot.store.info(game_id)
-        game = self.bot.store.game(game_id)
-        module = game.rules.settings.get("early_end")
-        if not module or info.status != "running" or info.meta.get("paused"):
+        if info.status != "running" or info.meta.get("paused"):
             return None
-        waiting_for = EARLY_ENDS[module]
-        declared = {int(pid) for pid in info.meta.get("declared", {}).get(str(info.tick), [])}
-        return list(waiting_for(game, declared))
+        return self.bot.store.game(game_id).waiting_for()
 
     async def end_early(self, game_id: str) -> list[Any]:
-        """Resolve the current phase now if the ruleset allows early ends and nobody is waited for."""
+        """Resolve the current phase now if the engine says it waits for nobody and it has lasted
+        the ruleset's minimum (``min_next_phase_minutes``); until then the GM is told once."""
         store = self.bot.store
         if not store.has(game_id) or self.waiting(game_id) != []:
             return []
         info = store.info(game_id)
+        game = store.game(game_id)
         lang = info.meta.get("lang", "ru")
-        phase = Renderer(store.game(game_id), lang).label(store.game(game_id).info.label)
+        phase = Renderer(game, lang).label(game.info.label)
+        least = self.min_phase(game)
+        if least:
+            started = self.phase_started(game_id) or await self.mark_phase_start(game_id)
+            if now() < started + least:
+                minutes = int(least.total_seconds() // 60)
+                at = int((started + least).timestamp())
+                await self.bot.deliverer.post(
+                    game_id, "gm", text(lang, "gm.early_end_later", phase=phase, at=f"<t:{at}:R>",
+                                        minutes=f"{minutes} {plural(minutes, catalog(lang)['plural']['minute_gen'], lang)}"),
+                    once=f"early_later:{info.tick}")
+                return []
         return await self.resolve(game_id, expect_tick=info.tick, gm_line=text(lang, "gm.early_end", phase=phase))
 
     async def end_now(self, game_id: str, user_id: int, gm_name: str) -> None:
@@ -133,6 +174,8 @@ class Scheduler:
             await bot.channel_manager.sync(game_id)
         except discord.HTTPException as exc:
             log.warning("game %s: channel permissions not updated: %s", game_id, exc)
+        if bot.store.info(game_id).status == "running" and self.min_phase(bot.store.game(game_id)):
+            await self.mark_phase_start(game_id)
         extra = {"gm": [gm_line]} if gm_line else None
         await bot.deliverer.flush(game_id, extra=extra)
         if bot.store.info(game_id).status == "over":
@@ -197,8 +240,11 @@ class Scheduler:
             if not self.paused(due.game_id):
                 await self.resolve(due.game_id, expect_tick=due.tick)
         for info in list(store.games()):
-            if info.status == "running":
-                await self.end_early(info.game_id)
+            if info.status != "running":
+                continue
+            if self.min_phase(store.game(info.game_id)) and self.phase_started(info.game_id) is None:
+                await self.mark_phase_start(info.game_id)  # the game's start, or a restart that lost the mark
+            await self.end_early(info.game_id)
         for info in list(store.games()):
             if info.status == "running":
                 try:
@@ -217,30 +263,22 @@ class Scheduler:
             dl = info.deadline
             if info.status != "running" or dl is None:
                 continue
-            for at in (dl, dl - lead):
+            wake = [dl, dl - lead]
+            started = self.phase_started(info.game_id)
+            if started is not None:  # the end of a phase's minimum: it may end early then
+                wake.append(started + self.min_phase(self.bot.store.game(info.game_id)))
+            for at in wake:
                 secs = (at - t).total_seconds()
                 if secs > 0:
                     best = min(best, secs + 0.5)
         return max(1.0, best)
 
     # ---- reminders ----------------------------------------------------------------------------
-    def missing(self, game: Game) -> tuple[list[int], list[int]]:
-        """Living players who may still use this turn's action and have not; who may vote in an
-        open vote and have not."""
-        turn = game.info.turn
-        acted, voted = [], []
-        votes = game.open_votes()
-        for p in game.living():
-            spent = "action" in p.spent.get(turn, [])
-            pending = any(i.pid == p.pid and i.lane == "action" for i in game.state.intents)
-            if not spent and not pending and any(
-                game.lane_for(la.key, la.ability, la.via) == "action" for la in game.legal_actions(p.pid)
-            ):
-                acted.append(p.pid)
-            can_vote = all(f.can_vote for f in game.status_flags(p))
-            if can_vote and any(not any(v.pid == p.pid and v.vote == vd.id for v in game.state.votes) for vd in votes):
-                voted.append(p.pid)
-        return acted, voted
+    @staticmethod
+    def missing(game: Game) -> tuple[list[int], list[int]]:
+        """Who owes this turn's action; who owes a vote (the engine's answer, :meth:`Game.owed`)."""
+        owed = game.owed()
+        return [o.pid for o in owed if o.action], [o.pid for o in owed if o.votes]
 
     async def remind(self, game_id: str) -> None:
         store = self.bot.store
@@ -262,7 +300,10 @@ class Scheduler:
             if pid in acted:
                 r = Renderer(game, lang)
                 penalty = ", ".join(f"{r.stat(k)} {v:+d}" for k, v in game.rules.inactivity.stats.items())
-                lines.append(text(lang, "remind.action", deadline=f"<t:{stamp}:R>", penalty=penalty or "—"))
+                if penalty:
+                    lines.append(text(lang, "remind.action", deadline=f"<t:{stamp}:R>", penalty=penalty))
+                else:  # no penalty in the ruleset (stats mafia): the phase waits, nothing is lost
+                    lines.append(text(lang, "remind.action_free", deadline=f"<t:{stamp}:R>"))
             if pid in voted:
                 lines.append(text(lang, "remind.vote", deadline=f"<t:{stamp}:R>"))
             uid = game.player(pid).user_id

@@ -25,10 +25,11 @@ from engine import ActionError, Game, GameError, PlayerSpec, Ruleset
 from engine.state import Event
 
 STEP_KEYS = {"phase", "actions", "rejected", "votes", "pms", "anon", "refuse_anon", "faction", "gm", "bonus", "cancel", "expect", "note",
-             "resolve"}
+             "resolve", "idle"}
 EXPECT_KEYS = {
     "stats", "true_stats", "status", "faction", "public", "public_absent", "private", "private_absent",
     "gm", "winner", "phase", "end_day", "legal", "not_legal", "gm_tasks", "alive", "dead",
+    "waiting", "owed", "ends_early",
 }
 
 
@@ -38,7 +39,7 @@ PLAYER_KEYS = {"name", "role", "character", "stats", "status", "statuses", "fact
 ACTION_KEYS = {"by", "ability", "target", "targets", "option", "lane", "via", "for", "at"}
 ENTRY_KEYS: dict[str, tuple[set[str], set[str]]] = {
     "actions": ({"by", "ability"}, ACTION_KEYS),
-    "rejected": (set(), ACTION_KEYS | {"reason", "vote", "op", "to", "from", "text", "fid", "bonus", "refuse_anon"}),
+    "rejected": (set(), ACTION_KEYS | {"reason", "vote", "op", "to", "from", "text", "fid", "bonus", "refuse_anon", "idle"}),
     "votes": ({"by"}, {"by", "for", "vote"}),
     "pms": ({"from", "to", "text"}, {"from", "to", "text"}),
     "anon": ({"by", "text"}, {"by", "text"}),
@@ -163,7 +164,10 @@ def check_shape(data: Any) -> None:
         for key in ("stats", "true_stats", "status", "faction", "private", "private_absent", "legal", "not_legal"):
             if not isinstance(expect.get(key) or {}, dict):
                 raise ScenarioError(f"{at}: expect.{key}: must be a mapping by name, not {_kind(expect[key])}")
-        for key in ("public", "public_absent", "gm", "alive", "dead"):
+        idle = step.get("idle") or []
+        if not isinstance(idle, list):
+            raise ScenarioError(f"{at}: idle: must be a list of names, not {_kind(idle)}")
+        for key in ("public", "public_absent", "gm", "alive", "dead", "waiting", "owed"):
             if not isinstance(expect.get(key) or [], list):
                 raise ScenarioError(f"{at}: expect.{key}: must be a list, not {_kind(expect[key])}")
         for key in ("stats", "true_stats"):
@@ -367,12 +371,19 @@ class Runner:
                 g.faction_op(self.pid(e["by"]), str(e["op"]), self.pid(e["target"]) if e.get("target") is not None else None, e.get("fid"))
             except ActionError as err:
                 self.fail(where, f"{e['by']}: faction {e['op']} was refused: {err}")
+        for i, name in enumerate(step.get("idle") or []):
+            self.at = f"idle[{i}]"
+            try:
+                g.declare_idle(self.pid(name))
+            except ActionError as err:
+                self.fail(where, f"{name}: declaring idle was refused: {err}")
         for i, e in enumerate(step.get("rejected") or []):
             self.at = f"rejected[{i}]"
             self.expect_rejected(where, e)
         expect = step.get("expect") or {}
         self.at = "expect"
         self.check_legal(where, expect)
+        self.check_phase_end(where, expect)
         if step.get("resolve", True) and not g.state.over:
             g.resolve()
         self.check(where, expect, g.state.events[start:])
@@ -414,15 +425,17 @@ class Runner:
                 g.choose_bonus(self.pid(e["by"]), str(e["bonus"]))
             elif "refuse_anon" in e:
                 g.gm_refuse_anon(self.anon_seq(e["refuse_anon"]))
+            elif "idle" in e:
+                g.declare_idle(self.pid(e["idle"]))
             elif "text" in e:
                 g.post_anon(self.pid(e["by"]), str(e["text"]))
             else:
-                raise ScenarioError(f"{where}: a rejected entry needs ability, for, op, to, text, bonus or refuse_anon")
+                raise ScenarioError(f"{where}: a rejected entry needs ability, for, op, to, text, bonus, refuse_anon or idle")
         except ActionError as err:
             if e.get("reason") and err.key != e["reason"]:
-                self.fail(where, f"{e.get('by', e.get('from'))}: refused with {err.key}, expected {e['reason']}")
+                self.fail(where, f"{e.get('by', e.get('from', e.get('idle')))}: refused with {err.key}, expected {e['reason']}")
             return
-        self.fail(where, f"{e.get('by', e.get('from'))}: {e} was accepted, expected a refusal")
+        self.fail(where, f"{e.get('by', e.get('from', e.get('idle')))}: {e} was accepted, expected a refusal")
 
     def anon_seq(self, e: dict[str, Any]) -> int:
         """The anonymous post an entry names: ``seq``, or the last one queued by ``by`` (with
@@ -458,6 +471,25 @@ class Runner:
             raise ScenarioError(f"{where}: unknown GM operation {op!r}")
 
     # checks --------------------------------------------------------------------------
+    def check_phase_end(self, where: str, expect: dict[str, Any]) -> None:
+        """``waiting``, ``owed``, ``ends_early``: read before the resolve (engine.phase_end)."""
+        g = self.game
+        names = lambda pids: sorted(g.player(p).name for p in pids)  # noqa: E731
+        if "waiting" in expect:
+            got = g.waiting_for()
+            want = sorted(str(x) for x in expect["waiting"] or [])
+            if got is None:
+                self.fail(where, "waiting: this ruleset never ends a phase early")
+            elif names(got) != want:
+                self.fail(where, f"waiting: the phase waits for {names(got)}, expected {want}")
+        if "owed" in expect:
+            got_owed = names(o.pid for o in g.owed())
+            want = sorted(str(x) for x in expect["owed"] or [])
+            if got_owed != want:
+                self.fail(where, f"owed: {got_owed} owe an action or a vote, expected {want}")
+        if "ends_early" in expect and g.may_end_early() != bool(expect["ends_early"]):
+            self.fail(where, f"ends_early: the phase {'may' if g.may_end_early() else 'may not'} end early, expected the opposite")
+
     def check_legal(self, where: str, expect: dict[str, Any]) -> None:
         for key, want_in in (("legal", True), ("not_legal", False)):
             for name, abilities in (expect.get(key) or {}).items():

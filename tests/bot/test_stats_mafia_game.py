@@ -162,8 +162,17 @@ async def test_phases_end_early_and_slowpokes_hold_up_nobody(env):
     # «Если вы ничего не делаете в эту ночь, напишите Мастеру»: the GM tells the bot
     r = await t.gm.slash(gm_ch, "gm idle", player=g.player(idle).name)
     assert r.response.ephemeral and r.response.content == "Готово.", r.response.content
-    assert t.info.tick == 1, "the night ended early"
+    # «мафия может общаться между собой в первую ночь»: nobody is waited for, yet the night lasts
+    # its hour (min_next_phase_minutes) — it is not closed within seconds (issue 15 §3)
+    assert t.bot.scheduler.waiting(t.game_id) == []
+    assert t.info.tick == 0, "the night lasts the ruleset's minimum"
+    assert any("идёт не меньше 60 минут" in c for c in contents(gm_ch)), contents(gm_ch)
+    r = await t.gm.slash(gm_ch, "gm idle", player=g.player(idle).name)
+    assert r.response.ephemeral and r.response.content.startswith("⛔ Уже отмечено"), r.response.content
+    await t.env.advance_time(61 * 60)
+    assert t.info.tick == 1, "the night ended early once its hour was over"
     assert any("закончена досрочно" in c for c in contents(gm_ch))
+    assert (t.info.deadline - t.env.now()).total_seconds() >= 59 * 60, "the next phase gets at least the minimum"
     # day 1 ends once the vote is complete
     assert t.info.status == "running" and t.game.info.kind == "day"
     voters = t.bot.scheduler.waiting(t.game_id)
@@ -175,4 +184,7 @@ async def test_phases_end_early_and_slowpokes_hold_up_nobody(env):
         assert cands, (pid, [c for c in contents(ch)])
         res = await m.slash(ch, "vote cast", candidate=cands[0]["value"])
         assert not res.response.content.startswith("⛔"), res.response.content
+    assert t.info.tick == 1, "the day lasts its hour"
+    await t.env.advance_time(61 * 60)
     assert t.info.tick == 2, "the day ended when the vote was complete"
+    assert sum("закончена досрочно" in c for c in contents(gm_ch)) == 2, "both phases ended early, not at their deadline"

@@ -224,29 +224,45 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
         lng = lang(interaction)
         r = Renderer(game, lng)
         info = self.bot.store.info(gid)
-        missing_act, missing_vote = self.bot.scheduler.missing(game)
-        acted = sorted({i.pid for i in game.state.intents if i.tick == game.state.tick}
-                       | {p.pid for p in game.state.players if "action" in p.spent.get(game.info.turn, [])})
+        roll = game.phase_roll()  # the engine's answer: every living player in exactly one group
+        names = lambda pids: ", ".join(r.player(p) for p in pids) or "—"  # noqa: E731
         lines = [
             text(lng, "gm.status_title", title=info.meta.get("title", gid), phase=r.label(game.info.label), end_day=game.state.end_day),
             deadline_text(info, lng),
-            text(lng, "gm.status_acted", names=", ".join(r.player(p) for p in acted) or "—"),
-            text(lng, "gm.status_missing", names=", ".join(r.player(p) for p in missing_act) or "—"),
+            text(lng, "gm.status_acted", names=", ".join(self.submission_entry(r, lng, game, pid, roll.submitted.get(pid, []))
+                                                         for pid in roll.done) or "—"),
+            text(lng, "gm.status_missing", names=", ".join(self.submission_entry(r, lng, game, pid, roll.submitted.get(pid, []))
+                                                           for pid in roll.owed) or "—"),
         ]
+        if roll.idle:
+            lines.append(text(lng, "gm.status_idle", names=names(roll.idle)))
+        if roll.none:
+            lines.append(text(lng, "gm.status_none", names=names(roll.none)))
         if game.open_votes():
-            voted = sorted({v.pid for v in game.state.votes})
-            lines.append(text(lng, "gm.status_voted", names=", ".join(r.player(p) for p in voted) or "—"))
-            lines.append(text(lng, "gm.status_not_voted", names=", ".join(r.player(p) for p in missing_vote) or "—"))
+            lines.append(text(lng, "gm.status_voted", names=names(roll.voted)))
+            lines.append(text(lng, "gm.status_not_voted", names=names(roll.not_voted)))
         waiting = self.bot.scheduler.waiting(gid)
         if waiting is not None:  # the ruleset ends a phase early: who it waits for, the Слоупоки
-            slow = [p.pid for p in game.living() if game.active(p, game.state.settings.get("slowpoke_status", "slowpoke"))]
-            lines.append(text(lng, "gm.status_waiting", names=", ".join(r.player(p) for p in waiting) or "—",
-                              slowpokes=", ".join(r.player(p) for p in slow) or "—"))
+            lines.append(text(lng, "gm.status_waiting", names=names(waiting), slowpokes=names(game.held_up_by_nobody())))
         dead = [p.name for p in game.state.players if not game.alive(p)]
         lines.append(text(lng, "gm.status_out", names=", ".join(dead) or "—"))
         open_tasks = [i for i, t in enumerate(game.state.gm_tasks) if not t.get("settled")]
         lines.append(text(lng, "gm.status_tasks", n=len(open_tasks)))
         await reply(interaction, "\n".join(lines))
+
+    @staticmethod
+    def submission_entry(r: Renderer, lng: str, game: Game, pid: int, subs: list[Any]) -> str:
+        """«Аня («Проверка» → Даша)»: a player and what they submitted this phase, in words."""
+        if not subs:
+            if game.turn_done(game.player(pid)):
+                return text(lng, "gm.status_entry", player=r.player(pid), what=text(lng, "gm.status_turn_spent"))
+            return r.player(pid)
+        parts = []
+        for i in subs:
+            targets = ", ".join(r.player(t) for t in i.targets)
+            key = "gm.status_sub" + ("_option" if i.option not in (None, "") else "") + ("" if targets else "_alone")
+            parts.append(text(lng, key, ability=r.ability(i.ability), targets=targets, option=r.option(i.option)))
+        return text(lng, "gm.status_entry", player=r.player(pid), what="; ".join(parts))
 
     @app_commands.command(name=N("gm.preview"), description=D("gm.preview"))
     async def preview(self, interaction: discord.Interaction) -> None:
@@ -351,8 +367,9 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
     @app_commands.rename(player=N("gm.player"))
     @app_commands.describe(player=D("gm.player"))
     async def idle(self, interaction: discord.Interaction, player: str) -> None:
-        """«Если вы ничего не делаете в эту ночь, напишите Мастеру»: the phase stops waiting for
-        the player (``meta.declared``), and ends if nobody else is waited for."""
+        """«Если вы ничего не делаете в эту ночь, напишите Мастеру»: the engine's
+        ``declare_idle`` (journaled): the phase stops waiting for the player and ends if nobody
+        else is waited for. Refused where it has no effect (no early end, dead, not waited for)."""
         found = await as_gm(self.bot, interaction)
         if found is None:
             return
@@ -362,15 +379,8 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
             await refuse(interaction, "err.unknown_player", name=player)
             return
         await defer(interaction)
-        tick = self.bot.store.info(gid).tick
-
-        def declare(meta: dict[str, Any]) -> None:
-            """«declared ∪= {player}» for this tick: a repeat changes nothing."""
-            declared = {k: list(v) for k, v in meta.get("declared", {}).items() if int(k) >= tick}
-            declared[str(tick)] = sorted({*declared.get(str(tick), []), pid})
-            meta["declared"] = declared
-
-        await self.bot.store.update_meta(gid, declare)
+        if not await self.apply(interaction, gid, game, Command.declare_idle(pid, user_id=interaction.user.id, request_id=str(interaction.id))):
+            return
         await reply(interaction, text(lang(interaction), "gm.done"))
         await self.log(gid, interaction, "gm.act_idle", player=game.player(pid).name)
         await self.bot.scheduler.end_early(gid)

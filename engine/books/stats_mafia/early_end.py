@@ -1,39 +1,44 @@
-"""When a stats mafia phase may end early: whom it still waits for."""
+"""When a stats mafia phase may end early: the book's hooks of :class:`engine.registry.EarlyEnd`.
+
+«День может быть закончен раньше, если голосование завершено»: by day the phase waits for
+every free living player who has not voted (nor used an ability instead of the vote).
+«Ночь может закончиться раньше, если все, кто могли дать заявки, их дали»: by night for every
+free living player who may act and has submitted nothing. «Если вы ничего не делаете в эту
+ночь, напишите Мастеру» is :meth:`engine.game.Game.declare_idle`; «Слоупоки не задерживают
+ночь»: a Слоупок (status ``slowpoke``) holds up no night. Whom a phase waits for is answered by
+:mod:`engine.phase_end` with these hooks.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...registry import early_end
+from ...registry import EarlyEnd, early_end
 from .core import in_prison, setting
 from .vote import _instead_of_vote
 
 if TYPE_CHECKING:
     from ...game import Game
+    from ...state import Player
 
 
-# ---- when a phase may end early ------------------------------------------------------------
 @early_end("stats_mafia_full")  # the name rulesets use (``settings.early_end``)
+class StatsMafiaEarlyEnd(EarlyEnd):
+    @staticmethod
+    def holds_up(g: Game, p: Player) -> bool:
+        if in_prison(g, p):
+            return False
+        return g.info.kind == "day" or not g.active(p, setting(g, "slowpoke_status", "slowpoke"))
+
+    @staticmethod
+    def excused_vote(g: Game, p: Player) -> bool:
+        return _instead_of_vote(g, p.pid, g.state.tick) is not None
+
+
 def waiting_for(g: Game, declared: set[int] | frozenset[int] = frozenset()) -> list[int]:
-    """Who the current phase still waits for. «День может быть закончен раньше, если голосование
-    завершено»: at day, every free living player who has not voted (nor used an ability instead
-    of the vote). «Ночь может закончиться раньше, если все, кто могли дать заявки, их дали»: at
-    night, every free living player who may act, has submitted nothing and has not ``declared``
-    that they do nothing; a Слоупок (status ``slowpoke``) holds up nobody."""
-    tick = g.state.tick
-    out = []
-    for p in g.living():
-        if p.pid in declared or in_prison(g, p):
-            continue
-        if g.info.kind == "day":
-            if not any(v.pid == p.pid for v in g.state.votes) and not _instead_of_vote(g, p.pid, tick):
-                out.append(p.pid)
-        elif (
-            not g.active(p, setting(g, "slowpoke_status", "slowpoke"))
-            and not any(i.pid == p.pid for i in g.state.intents) and g.legal_actions(p.pid)
-        ):
-            out.append(p.pid)
-    return out
+    """Who the current phase still waits for, ``declared`` idle besides those the GM declared
+    (the engine's answer: :meth:`engine.phase_end.PhaseEnd.waiting_for`)."""
+    return g.waiting_for(declared) or []
 
 
-__all__ = ["waiting_for"]
+__all__ = ["StatsMafiaEarlyEnd", "waiting_for"]

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 class StatsMafiaMail:
     """No private messages: «Почта» is an anonymous letter to one player or the whole town, any
     phase, read at the start of the next; a prisoner's «Записка на волю» is the same, signed;
-    the Mafia talk freely on the first night (``mafia_talk_nights``)."""
+    the Mafia talk freely on the first night (``team_talk: {mafia: [1]}``)."""
 
     @staticmethod
     def _letter(g: Game, p: Player, to: int | None, text: str) -> tuple[int, bool]:
@@ -48,10 +48,11 @@ class StatsMafiaMail:
     @staticmethod
     def send(g: Game, p: Player, r: Player, text: str) -> Pm:
         info = g.info
-        talk = setting(g, "mafia_talk_nights", [1])
+        side = team(g, p.character)
+        talk = (setting(g, "team_talk", {}) or {}).get(side or "", [])  # {mafia: [1]}
         if (
             info.kind == "night" and info.day in talk and free(g, p) and free(g, r) and p.pid != r.pid
-            and team(g, p.character) == "mafia" and team(g, r.character) == "mafia" and text.strip()
+            and team(g, r.character) == side and text.strip()
         ):
             # «мафия может общаться между собой в первую ночь»: signed and at once
             pm = Pm(seq=g.next_seq(), sender=p.pid, recipient=r.pid, text=text, tick=g.state.tick)
