@@ -136,7 +136,7 @@ class Votes(commands.GroupCog, group_name=N("vote"), group_description=D("vote")
             return
         r = Renderer(game, lng)
         lines = []
-        mode = game.rules.settings.get("vote_display", "open")
+        mode = game.state.settings.get("vote_display", "open")  # the same setting the engine shapes ballots by
         for v in votes:
             lines.append(f"**{getattr(v.names, lng)}**")
             lines.append(text(lng, "vote.candidates", names=", ".join(r.player(c) for c in choices_of(game, p.pid, v.id)) or "—"))
