@@ -33,6 +33,7 @@ from .state import (
     Vote,
     new_rng_state,
 )
+from .votes import announce_ballot, announce_open_action
 from .world import blocked_by_status
 
 
@@ -179,6 +180,7 @@ class Game(Legality, Mail, Dealing, PhaseEnd):
         self.state.intents = [i for i in self.state.intents if not (i.pid == pid and i.lane == lane and i.tick == self.state.tick)]
         intent = Intent(seq=self.next_seq(), pid=pid, ability=key, targets=targets, option=option, tick=self.state.tick, lane=lane, via=via, by=by)
         self.state.intents.append(intent)
+        announce_open_action(self, intent)  # «нужно писать открыто» (settings.public_slots)
         if any(e.op == "end_phase" for e in ab.all_effects(option)):
             self._request_end_now(p, intent, ab)
         return intent
@@ -235,29 +237,28 @@ class Game(Legality, Mail, Dealing, PhaseEnd):
         cut = self.state.memo.get("end_now")
         if cut and cut["tick"] == self.state.tick and cut["by"] == pid and lane == "action":
             return False  # a riot that ended the turn cannot be taken back
-        before = len(self.state.intents)
-        self.state.intents = [
-            i for i in self.state.intents if not (i.pid == pid and i.lane == lane and not self.ability_def(i.ability).irrevocable)
-        ]
-        return len(self.state.intents) != before
+        gone = [i for i in self.state.intents if i.pid == pid and i.lane == lane and not self.ability_def(i.ability).irrevocable]
+        self.state.intents = [i for i in self.state.intents if all(i is not x for x in gone)]
+        for i in gone:
+            if i.tick == self.state.tick:
+                announce_open_action(self, i, cancelled=True)
+        return bool(gone)
 
     def pending(self, pid: int) -> list[Intent]:
         return [i for i in self.state.intents if i.pid == pid]
 
     def vote(self, pid: int, vote_id: str, choice: int | str | None) -> Vote:
+        """Cast or change a ballot; a new or changed one is told in the vote channel
+        (:func:`engine.votes.announce_ballot`). Only what :meth:`vote_choices` lists is accepted."""
+        choices = self.vote_choices(pid, vote_id)  # game_over, vote_closed, cannot_vote
         p = self.player(pid)
-        if self.state.over:
-            raise ActionError("game_over")
-        votes = [v for v in self.open_votes() if v.id == vote_id]
-        if not votes or self.phase_cut():
-            raise ActionError("vote_closed", vote=vote_id)
-        vdef = votes[0]
-        if not self.alive(p) or any(not f.can_vote for f in self.status_flags(p)):
-            raise ActionError("cannot_vote")
-        VOTES[vdef.kind].check_choice(self, vdef, p, choice)
+        vdef = self.open_vote(vote_id)
+        VOTES[vdef.kind].check_choice(self, vdef, p, choice)  # the counter's own reason
+        if choice not in choices:
+            raise ActionError("illegal_target", target=choice)
         existing = [v for v in self.state.votes if v.pid == pid and v.vote == vote_id]
         if existing and existing[0].choice == choice:
-            return existing[0]  # the same ballot again is not a change: nothing is spent
+            return existing[0]  # the same ballot again is not a change: nothing is spent, nothing told
         if existing:
             limit = vdef.params.get("changes")
             per_game = vdef.params.get("changes_per_game")
@@ -270,11 +271,13 @@ class Game(Legality, Mail, Dealing, PhaseEnd):
             existing[0].changes += 1
             if per_game is not None:
                 p.uses[used] = p.uses.get(used, 0) + 1
+            announce_ballot(self, vdef, existing[0], changed=True)
             return existing[0]
         v = Vote(vote=vote_id, pid=pid, choice=choice)
         self.state.votes.append(v)
         # a vote that reads something at the moment of voting (seed 001: the voter's ТВ)
         VOTES[vdef.kind].on_ballot(self, vdef, v)
+        announce_ballot(self, vdef, v, changed=False)
         return v
 
     # ---- factions -------------------------------------------------------------------

@@ -13,6 +13,7 @@ from .errors import ActionError
 from .registry import CHECKS
 from .ruleset import AbilityDef, Requirement
 from .state import Player
+from .votes import vote_choices
 from .world import World
 
 
@@ -349,3 +350,25 @@ class Legality(World):
                 continue
             out.append(LegalAction(key=key, ability=ab, targets=targets, options=options, via=via))
         return out
+
+    # ---- votes: who may vote, and for what ------------------------------------------------
+    def open_vote(self, vote_id: str | None = None) -> Any:
+        """The open vote ``vote_id`` (None: the first open now); ``game_over`` or
+        ``vote_closed`` when there is none to vote in."""
+        if self.state.over:
+            raise ActionError("game_over")
+        votes = [v for v in self.open_votes() if vote_id in (None, v.id)]
+        if not votes or self.phase_cut():
+            raise ActionError("vote_closed", vote=vote_id or "")
+        return votes[0]
+
+    def vote_choices(self, pid: int, vote_id: str | None = None) -> list[int | str]:
+        """What ``pid`` may choose in the vote ``vote_id`` (None: the first open) now: players
+        in seat order, then the vote's named choices («за мир», «против всех», «амнистия»,
+        «казнь»). Raises :class:`ActionError` (``game_over``, ``vote_closed``, ``cannot_vote``)
+        when they may not vote at all. :meth:`engine.game.Game.vote` accepts nothing else."""
+        vdef = self.open_vote(vote_id)
+        p = self.player(pid)
+        if not self.alive(p) or any(not f.can_vote for f in self.status_flags(p)):
+            raise ActionError("cannot_vote")
+        return vote_choices(self, vdef, p)

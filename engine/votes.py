@@ -12,7 +12,7 @@ from .resolve.effects import deal_damage, kill
 if TYPE_CHECKING:
     from .game import Game
     from .resolve.context import Ctx
-    from .state import Player, Vote
+    from .state import Intent, Player, Vote
 
 
 # ---- the base of every vote counter ----------------------------------------------------------
@@ -69,8 +69,56 @@ class VoteCounter:
 
     @staticmethod
     def named_choices(g: Game, vdef: Any) -> list[str]:
-        """The choices that are not a player («против всех», «амнистия», «казнь»…)."""
+        """The choices that are not a player («за мир», «против всех», «амнистия», «казнь»…),
+        each still asked of :meth:`check_choice` before it is offered (:func:`vote_choices`)."""
         return []
+
+
+# ---- what a voter may choose -----------------------------------------------------------------
+def vote_choices(g: Game, vdef: Any, p: Player) -> list[int | str]:
+    """Every choice ``p`` may cast in ``vdef`` now: the players its counter accepts, in seat
+    order, then «за мир» where the vote's ``params`` offer it (``peace``), then its named choices
+    in the counter's order. The one list the bot offers and :meth:`engine.game.Game.vote`
+    accepts."""
+    counter = VOTES[vdef.kind]
+    out: list[int | str] = []
+    peace = ["peace"] if vdef.params.get("peace") else []
+    for c in [q.pid for q in g.state.players] + peace + list(counter.named_choices(g, vdef)):
+        try:
+            counter.check_choice(g, vdef, p, c)
+        except ActionError:
+            continue
+        if c not in out:
+            out.append(c)
+    return out
+
+
+# ---- a ballot, told in the vote channel ------------------------------------------------------
+# «Все дневные действия ... и голоса нужно писать открыто» (seed 002); in every book a ballot is
+# a post in the thread. So each new or changed ballot is a public event (delivered to the vote
+# channel), shaped by the game setting ``vote_display``: ``open`` (who votes for whom, and how
+# many ballots each choice has now), ``count`` (the counts only), ``hidden`` (that a ballot was
+# cast). The live count is of ballots, never of their weights (which may read a secret stat):
+# the weighted totals are the count's business (``publish_tally``).
+BALLOT_EVENTS = ("vote.cast", "vote.changed", "vote.cast_count", "vote.cast_hidden")
+
+
+def live_ballots(g: Game, vote_id: str) -> list[list[Any]]:
+    """How many ballots each choice of ``vote_id`` has now, most first."""
+    heads = Counter(v.choice for v in g.state.votes if v.vote == vote_id and v.choice is not None)
+    return [[k, n] for k, n in sorted(heads.items(), key=lambda kv: (-kv[1], str(kv[0])))]
+
+
+def announce_ballot(g: Game, vdef: Any, v: Vote, changed: bool) -> None:
+    """The public line of a ballot just cast (``changed``: a ballot replaced)."""
+    mode = g.state.settings.get("vote_display", "open")
+    if mode == "count":
+        g.emit("vote.cast_count", "public", vote=vdef.id, ballots=live_ballots(g, vdef.id))
+    elif mode == "hidden":
+        g.emit("vote.cast_hidden", "public", vote=vdef.id)
+    else:
+        g.emit("vote.changed" if changed else "vote.cast", "public", vote=vdef.id, voter=v.pid, target=v.choice,
+               ballots=live_ballots(g, vdef.id))
 
 
 # ---- the public tally ------------------------------------------------------------------------
@@ -135,6 +183,36 @@ def publish_tally(g: Game, vdef: Any, tally: list[list[Any]], ballots: list[Vote
         g.emit("vote.ballots", "public", vote=vdef.id, ballots=heads)
     if gm_tally:
         g.emit("gm.vote_tally", "gm", vote=vdef.id, tally=tally)
+
+
+# ---- an ability used in the open, told in the same thread -----------------------------------
+# «Все дневные действия (способности явных ролей) и голоса нужно писать открыто в комментарии к
+# посту в общей комнате. И то и другое может быть изменено неограниченное число раз» (seed 002):
+# an ability of a slot in the game setting ``public_slots`` is a public post each time it is
+# submitted, replaced or taken back, delivered like a ballot (the vote channel). Which one
+# counts is read out again at the resolve (the book's ``friday_begin``: «засчитываются ... из
+# последнего поста»).
+OPEN_EVENTS = ("open.action", "open.action_alone", "open.cancelled")
+
+
+def used_openly(g: Game, intent: Intent) -> bool:
+    try:
+        slot = g.slot_of(g.ability_def(intent.ability)).id
+    except (KeyError, ValueError):
+        return False
+    return slot in (g.state.settings.get("public_slots") or [])
+
+
+def announce_open_action(g: Game, intent: Intent, cancelled: bool = False) -> None:
+    """The public post of an open ability just submitted (or, ``cancelled``, taken back)."""
+    if not used_openly(g, intent):
+        return
+    if cancelled:
+        g.emit("open.cancelled", "public", player=intent.pid, ability=intent.ability)
+    elif intent.targets:
+        g.emit("open.action", "public", player=intent.pid, ability=intent.ability, targets=list(intent.targets), option=intent.option)
+    else:
+        g.emit("open.action_alone", "public", player=intent.pid, ability=intent.ability, option=intent.option)
 
 
 class Lynch(VoteCounter):

@@ -2,7 +2,7 @@
 
 | audience | channel |
 | --- | --- |
-| public, key ``vote.*`` | the vote channel |
+| public, key ``vote.*`` or ``open.*`` (a ballot, an ability used in the open) | the vote channel |
 | public, anything else | the public game channel |
 | players | each player's hidden channel |
 | faction | the faction's channel (created when first needed) |
@@ -20,7 +20,7 @@ part is then claimed, sent and marked on its own (:meth:`storage.Store.mark_part
 the message id); the rows are delivered with the last part. A retry sends the stored text of
 the unsent parts only; a part claimed before a crash is first looked for in its channel (its
 stored text and nonce, among the last 100 messages). The bot's own messages (role cards,
-reminders, GM log lines, the sender's copy of a PM, ballots, the reveal, the cleanup prompt)
+reminders, GM log lines, the sender's copy of a PM, the reveal, the cleanup prompt)
 go the same way through :meth:`Deliverer.post`, as batches without outbox rows.
 """
 
@@ -49,7 +49,7 @@ LIMIT = 1900  # Discord allows 2000 characters a message; keep room for the head
 def route(d: Delivery) -> str:
     """The key of the channel a delivery goes to (see the module's table)."""
     if d.dest == "public":
-        return "votes" if d.event.key.startswith("vote.") else "public"
+        return "votes" if d.event.key.startswith(("vote.", "open.")) else "public"
     if d.dest == "player":
         return f"player:{d.dest_id}"
     if d.dest == "faction":

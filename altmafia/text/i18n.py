@@ -19,7 +19,7 @@ from engine.state import Event
 
 MESSAGES_DIR = RULESETS_DIR.parent / "messages"
 LANGS = ("ru", "en")
-PLAYER_ARGS = {"player", "target", "actor", "inviter", "sender", "leader", "by"}
+PLAYER_ARGS = {"player", "target", "actor", "inviter", "sender", "leader", "by", "voter"}
 PLAYER_LIST_ARGS = {"players", "targets", "winners"}
 
 

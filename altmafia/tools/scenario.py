@@ -22,16 +22,22 @@ from config.loader import (
     parse_ruleset,
 )
 from engine import ActionError, Game, GameError, PlayerSpec, Ruleset
-from engine.state import Event
+from engine.state import AUDIENCES, Event
+from engine.votes import BALLOT_EVENTS, OPEN_EVENTS
 
 STEP_KEYS = {"phase", "actions", "rejected", "votes", "pms", "anon", "refuse_anon", "faction", "gm", "bonus", "cancel", "expect", "note",
              "resolve", "idle"}
 EXPECT_KEYS = {
     "stats", "true_stats", "status", "faction", "public", "public_absent", "private", "private_absent",
     "gm", "winner", "phase", "end_day", "legal", "not_legal", "gm_tasks", "alive", "dead",
-    "waiting", "owed", "ends_early",
+    "waiting", "owed", "ends_early", "events", "events_absent",
 }
+#: an entry of ``expect.events`` / ``events_absent``: the event key, a subset of its arguments,
+#: its audience, (``players`` / ``faction``) whom it names, and how many such events (``count``)
+EVENT_KEYS = {"key", "args", "audience", "to", "count"}
 
+#: the posts made at the moment of a command, outside the resolve's report
+POSTS = frozenset(BALLOT_EVENTS + OPEN_EVENTS)
 
 TOP_KEYS = {"ruleset", "seed", "settings", "players", "steps"}
 PLAYER_KEYS = {"name", "role", "character", "stats", "status", "statuses", "faction", "leader"}
@@ -170,6 +176,27 @@ def check_shape(data: Any) -> None:
         for key in ("public", "public_absent", "gm", "alive", "dead", "waiting", "owed"):
             if not isinstance(expect.get(key) or [], list):
                 raise ScenarioError(f"{at}: expect.{key}: must be a list, not {_kind(expect[key])}")
+        for key in ("events", "events_absent"):
+            entries = expect.get(key) or []
+            if not isinstance(entries, list):
+                raise ScenarioError(f"{at}: expect.{key}: must be a list, not {_kind(entries)}")
+            for i, ev in enumerate(entries):
+                here = f"{at}: expect.{key}[{i}]"
+                if not isinstance(ev, dict):
+                    raise ScenarioError(f"{here}: must be a mapping such as {{key: vote.cast}}, not {_kind(ev)}")
+                if "key" not in ev:
+                    raise ScenarioError(f"{here}: missing key 'key'")
+                unknown = sorted(map(str, set(ev) - EVENT_KEYS))
+                if unknown:
+                    raise ScenarioError(f"{here}: unknown keys {unknown}")
+                if not isinstance(ev.get("args") or {}, dict):
+                    raise ScenarioError(f"{here}.args: must be a mapping, not {_kind(ev['args'])}")
+                if "audience" in ev and ev["audience"] not in AUDIENCES:
+                    raise ScenarioError(f"{here}.audience: {ev['audience']!r} is not one of {', '.join(AUDIENCES)}")
+                if "count" in ev:
+                    _integer(ev["count"], f"{here}.count")
+                if not isinstance(ev.get("to", []), list):
+                    raise ScenarioError(f"{here}.to: must be a list of names, not {_kind(ev['to'])}")
         for key in ("stats", "true_stats"):
             for name, stats in (expect.get(key) or {}).items():
                 if not isinstance(stats, dict):
@@ -537,7 +564,9 @@ class Runner:
                 if got != sorted(map(str, want["members"])):
                     self.fail(where, f"faction {fid} members: expected {sorted(want['members'])}, got {got}")
         ru = Renderer(g, "ru")
-        public = [ru.event(e) for e in events if e.audience == "public"]
+        # the report: a ballot's or an open ability's post at the moment it is made is not part
+        # of it (assert those with ``events``)
+        public = [ru.event(e) for e in events if e.audience == "public" and e.key not in POSTS]
         gm = [ru.event(e) for e in events if e.audience == "gm"]
         self._substrings(where, "public report", public, expect.get("public") or [], True)
         self._substrings(where, "public report", public, expect.get("public_absent") or [], False)
@@ -547,6 +576,15 @@ class Runner:
                 pid = self.pid(name)
                 mine = [ru.event(e) for e in events if e.audience != "public" and (aud := audience_of(g, e)) and pid in aud]
                 self._substrings(where, f"{name}'s private news", mine, subs or [], present)
+        for want in expect.get("events") or []:
+            found = [e for e in events if self.event_matches(e, want)]
+            if not found or ("count" in want and len(found) != want["count"]):
+                what = "missing" if not found else f"found {len(found)} times"
+                self.fail(where, f"event {self.shown(want)} {what}; the step's events:\n      " + self.listed(events))
+        for want in expect.get("events_absent") or []:
+            found = [e for e in events if self.event_matches(e, want)]
+            if found:
+                self.fail(where, f"event {self.shown(want)} should not be there; found:\n      " + self.listed(found))
         if "winner" in expect:
             want = expect["winner"]
             got = None if not g.state.over else sorted(g.player(w).name for w in g.state.winner or [])
@@ -571,6 +609,58 @@ class Runner:
             for name in expect.get(key) or []:
                 if g.alive(g.player(str(name))) != want_alive:
                     self.fail(where, f"{name} should be {'alive' if want_alive else 'out of the game'}")
+
+    # events ------------------------------------------------------------------------
+    def event_matches(self, e: Event, want: dict[str, Any]) -> bool:
+        """``want`` (an entry of ``expect.events``) fits ``e``: the same key, the audience if
+        given, whom it names if given (``to``), and each argument given (a subset)."""
+        if e.key != str(want["key"]):
+            return False
+        if "audience" in want and e.audience != want["audience"]:
+            return False
+        if "to" in want:
+            names = [self.choice(x) if e.audience == "players" else str(x) for x in want["to"]]
+            if sorted(map(str, names)) != sorted(map(str, e.ids)):
+                return False
+        args = want.get("args") or {}
+        return all(k in e.args and self.arg_matches(k, e.args[k], v) for k, v in args.items())
+
+    def arg_matches(self, key: str, got: Any, want: Any) -> bool:
+        """An argument as written in a scenario: a player by name, «за мир» or a named choice
+        by its word, an ability by its id or name, a stat or status by its id, abbreviation or
+        name; lists element by element (a tally: ``[[Даша, 2]]``)."""
+        if isinstance(want, list):
+            return isinstance(got, (list, tuple)) and len(got) == len(want) and all(
+                self.arg_matches(key, g_, w) for g_, w in zip(got, want, strict=True))
+        if want == got or (want is None) != (got is None):
+            return want == got
+        if isinstance(want, str):
+            if isinstance(got, int) and not isinstance(got, bool):
+                return self.choice(want) == got
+            if self.choice(want) == got:
+                return True
+            if isinstance(got, str) and got.count(":") == 2:  # an ability key: role:<id>:<ability>
+                try:
+                    ab = self.game.ability_def(got)
+                except (KeyError, ValueError):
+                    return got.rsplit(":", 1)[-1] == want
+                return want in (ab.id, ab.name.ru, ab.name.en)
+            for lookup in (self.rules.stat, self.rules.status):
+                try:
+                    if lookup(want).id == got:
+                        return True
+                except KeyError:
+                    continue
+        return False
+
+    @staticmethod
+    def shown(want: dict[str, Any]) -> str:
+        return ", ".join(f"{k}: {v}" for k, v in want.items())
+
+    def listed(self, events: list[Event]) -> str:
+        ru = Renderer(self.game, "ru")
+        lines = [f"{e.key} [{e.audience}{' ' + ','.join(map(str, e.ids)) if e.ids else ''}] {e.args} «{ru.event(e)}»" for e in events]
+        return "\n      ".join(lines) or "(none)"
 
     def _substrings(self, where: str, what: str, texts: list[str], subs: list[str], present: bool) -> None:
         blob = "\n".join(texts)

@@ -146,33 +146,10 @@ class Actions(commands.GroupCog, group_name=N("action"), group_description=D("ac
         if by is not None:
             key_text = text(lng, "action.for_teammate", player=r.player(actor)) + " " + key_text
         await reply(interaction, key_text + "\n" + deadline_text(self.bot.store.info(gid), lng))
-        await self.announce(gid, game, actor, ability_key, targets, option)
         await self.bot.deliverer.flush(gid)
         if game.end_now_requested():  # a riot ends the turn at once
             await self.bot.scheduler.resolve(gid)
         await self.bot.scheduler.end_early(gid)  # the ruleset may end the phase once nobody is waited for
-
-    async def announce(self, gid: str, game: Game, pid: int, ability: str, targets: list[int], option: str | None,
-                       cancelled: bool = False) -> None:
-        """A public ability (``settings.public_slots``: Eternal Friday's day abilities, «нужно
-        писать открыто») is shown in the vote channel each time it is submitted, replaced or
-        cancelled."""
-        try:
-            slot = game.slot_of(game.ability_def(ability)).id
-        except (KeyError, ValueError):
-            return
-        if slot not in game.rules.settings.get("public_slots", []):
-            return
-        lng = self.bot.store.info(gid).meta.get("lang", "ru")
-        r = Renderer(game, lng)
-        if cancelled:
-            line = text(lng, "action.public_cancelled", player=r.player(pid), ability=r.ability(ability))
-        else:
-            opt = f" ({option_label(game, lng, option)})" if option else ""
-            names = ", ".join(r.player(t) for t in targets)
-            line = text(lng, "action.public" if names else "action.public_alone", player=r.player(pid), ability=r.ability(ability),
-                        targets=names, option=opt)
-        await self.bot.deliverer.post(gid, "votes", line)
 
     @submit.autocomplete("for_")
     async def for_ac(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
@@ -275,8 +252,7 @@ class Actions(commands.GroupCog, group_name=N("action"), group_description=D("ac
             await refuse_engine(interaction, game, err)
             return
         await reply(interaction, text(lng, "action.cancelled" if applied.result else "action.not_cancelled"))
-        if applied.result:
-            await self.announce(gid, self.bot.store.game(gid), p.pid, mine.ability, [], None, cancelled=True)
+        if applied.result:  # an ability used in the open is taken back in public (an engine event)
             await self.bot.deliverer.flush(gid)
 
     @cancel.autocomplete("which")

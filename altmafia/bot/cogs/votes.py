@@ -1,17 +1,15 @@
 """/vote: cast (or change, where the ruleset allows) a ballot; see the tally.
 
-A ballot is shown in the vote channel as the ruleset lets players see votes
-(``settings.vote_display``): ``open`` (default: who votes for whom, and how many ballots each
-candidate has), ``count`` (the ballot counts only) or ``hidden`` (that a ballot was cast).
-The live tally counts ballots, never strengths (which may read secret stats); at the count
-the engine's own public tally shows the weighted totals only where ``public_vote_weights``
-allows (engine/votes.py), else the ballots again, and the weights go to the GM. The same
-ballot cast again is not a change: it is acknowledged privately and not posted.
+The engine answers every question: what a voter may choose (``Game.vote_choices``: the
+candidates, «за мир», «против всех», amnesty or execution …), and the public line of a ballot,
+an engine event (``vote.cast``, ``vote.changed``, … in ``engine/votes.py``, shaped by
+``settings.vote_display``) journaled with the command and delivered to the vote channel by the
+outbox, exactly once. This cog only parses, renders the choices and answers the voter
+ephemerally. The same ballot cast again is not a change: acknowledged privately, not posted.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
 import discord
@@ -33,42 +31,22 @@ from altmafia.bot.interact import (
 )
 from altmafia.text.i18n import Renderer, count, text
 from engine import ActionError, Game
-from engine.registry import VOTES
+from engine.votes import live_ballots
 from storage import Command
 
-PEACE = "peace"
 
-
-def candidates(game: Game, vdef: Any, voter: int) -> list[int | str]:
-    out: list[int | str] = []
-    checker = VOTES[vdef.kind]
-    for q in game.state.players:
-        try:
-            checker.check_choice(game, vdef, game.player(voter), q.pid)
-        except ActionError:
-            continue
-        out.append(q.pid)
-    if vdef.params.get("peace"):
-        out.append(PEACE)
-    named = getattr(checker, "named_choices", None)
-    if named is not None:  # «против всех», «амнистия», «казнь»…
-        out += [c for c in named(game, vdef) if c not in out]
-    return out
-
-
-def named_choices(game: Game, vote_id: str | None) -> set[str]:
-    out = {PEACE}
-    for vdef in game.rules.votes:
-        named = getattr(VOTES[vdef.kind], "named_choices", None)
-        if named is not None and vote_id in (None, vdef.id):
-            out |= set(named(game, vdef))
-    return out
+def choices_of(game: Game, pid: int, vote_id: str | None) -> list[int | str]:
+    """The engine's choices, or none where it would refuse the voter (closed, cannot vote)."""
+    try:
+        return game.vote_choices(pid, vote_id)
+    except ActionError:
+        return []
 
 
 def tally_line(game: Game, vote_id: str, lng: str) -> str:
+    """How many ballots each choice has now (the engine's live count: ballots, never weights)."""
     r = Renderer(game, lng)
-    c = Counter(v.choice for v in game.state.votes if v.vote == vote_id and v.choice is not None)
-    parts = [f"{r.player(k)} — {count(n, 'vote', lng)}" for k, n in sorted(c.items(), key=lambda kv: (-kv[1], str(kv[0])))]
+    parts = [f"{r.player(k)} — {count(n, 'vote', lng)}" for k, n in live_ballots(game, vote_id)]
     return text(lng, "vote.tally", tally="; ".join(parts) or "—")
 
 
@@ -92,7 +70,12 @@ class Votes(commands.GroupCog, group_name=N("vote"), group_description=D("vote")
                 await refuse_engine(interaction, game, ActionError("vote_closed", vote=""))
                 return
             vote = open_votes[0].id
-        choice: int | str | None = target if target in named_choices(game, vote) else parse_player(game, target)
+        try:
+            offered = game.vote_choices(p.pid, vote)
+        except ActionError as err:  # closed, or this player may not vote
+            await refuse_engine(interaction, game, err)
+            return
+        choice: int | str | None = target if target in offered else parse_player(game, target)
         if choice is None:
             await refuse(interaction, "err.unknown_player", name=target)
             return
@@ -111,23 +94,8 @@ class Votes(commands.GroupCog, group_name=N("vote"), group_description=D("vote")
             await reply(interaction, text(lng, "vote.same", target=r.player(choice)))
             return
         await reply(interaction, text(lng, "vote.changed" if changed else "vote.cast", target=r.player(choice)))
-        await self.post(gid, game, p.pid, choice, vote, changed)
-        await self.bot.deliverer.flush(gid)
+        await self.bot.deliverer.flush(gid)  # the ballot's public line: an engine event, through the outbox
         await self.bot.scheduler.end_early(gid)  # the ruleset may end the phase once nobody is waited for
-
-    async def post(self, gid: str, game: Game, voter: int, choice: Any, vote_id: str, changed: bool) -> None:
-        info = self.bot.store.info(gid)
-        lng = info.meta.get("lang", "ru")
-        r = Renderer(game, lng)
-        mode = game.rules.settings.get("vote_display", "open")
-        if mode == "open":
-            line = text(lng, "vote.public_changed" if changed else "vote.public", voter=r.player(voter), target=r.player(choice))
-            line += "\n" + tally_line(game, vote_id, lng)
-        elif mode == "count":
-            line = tally_line(game, vote_id, lng)
-        else:
-            line = text(lng, "vote.public_hidden")
-        await self.bot.deliverer.post(gid, "votes", line)
 
     @cast.autocomplete("target")
     async def target_ac(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
@@ -142,7 +110,7 @@ class Votes(commands.GroupCog, group_name=N("vote"), group_description=D("vote")
         votes = [v for v in game.open_votes() if wanted in (None, v.id)][:1]
         if not votes:
             return []
-        pool = candidates(game, votes[0], p.pid)
+        pool = choices_of(game, p.pid, votes[0].id)
         choices = player_choices_any(game, pool, current, lang(interaction))
         return choices[:25]
 
@@ -168,10 +136,10 @@ class Votes(commands.GroupCog, group_name=N("vote"), group_description=D("vote")
             return
         r = Renderer(game, lng)
         lines = []
-        mode = game.rules.settings.get("vote_display", "open")
+        mode = game.state.settings.get("vote_display", "open")  # the same setting the engine shapes ballots by
         for v in votes:
             lines.append(f"**{getattr(v.names, lng)}**")
-            lines.append(text(lng, "vote.candidates", names=", ".join(r.player(c) for c in candidates(game, v, p.pid)) or "—"))
+            lines.append(text(lng, "vote.candidates", names=", ".join(r.player(c) for c in choices_of(game, p.pid, v.id)) or "—"))
             if mode in ("open", "count"):
                 lines.append(tally_line(game, v.id, lng))
             mine = next((b for b in game.state.votes if b.pid == p.pid and b.vote == v.id), None)
