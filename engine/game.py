@@ -353,9 +353,15 @@ class Game(Legality, Mail, Dealing):
         self.emit("gm.end_day", "gm", old=old, new=day)
 
     def gm_settle_task(self, index: int, note: str = "") -> None:
+        """The GM has settled a task: the actor is told privately, with the GM's decision."""
+        if not 0 <= index < len(self.state.gm_tasks):
+            raise ActionError("unknown_task", task=index)
         task = self.state.gm_tasks[index]
         task["settled"] = note or True
         self.emit("gm.task_settled", "gm", index=index)
+        label = self.clock.info(task["tick"]).label
+        self.emit("private.task_settled" if note else "private.task_settled_plain", "players", [task["actor"]],
+                  ability=task["ability"], phase=label, text=note)
 
     # ---- people: a seat handed to another member, a player taken out (issue 16) ------------
     def gm_substitute(self, pid: int, user_id: int, name: str | None = None) -> None:
