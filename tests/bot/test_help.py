@@ -147,3 +147,38 @@ async def test_a_gm_task_shows_its_text_and_command_and_settling_tells_the_playe
     assert not any("поссорились" in m.content for m in t.channel("public").history())
     r = await t.gm.slash(gm, "gm settle", task=5)
     assert r.response.ephemeral and r.response.content.startswith("⛔")
+
+
+@pytest.mark.settings(gm_role="Ведущие")
+async def test_help_for_a_holder_of_the_gm_role(env):
+    t = await gather(env, 5, spectators=0)
+    role = t.guild.create_role("Ведущие")
+    helper = t.guild.add_member(env.create_user("помощник", global_name="Помощник"), roles=[role])
+    await start(t)
+    LOCALES[helper.id] = "ru"
+    body = (await helper.slash(t.channel("gm"), "help")).response.content
+    assert "Памятка ведущему — " + t.info.meta["title"] in body
+    # outside the game's channels: the guide without a game, and how to open a lobby
+    body = (await helper.slash(t.lobby, "help")).response.content
+    assert "Памятка ведущему — без игры" in body and "`/набор создать`" in body
+
+
+async def test_help_in_a_finished_games_channel(env):
+    t = await start(await gather(env, 4, spectators=0))
+    LOCALES[t.gm.id] = "ru"
+    r = await t.gm.slash(t.channel("gm"), "lobby end")
+    await t.gm.click(r.response, label="Завершить игру")
+    assert t.info.status == "over"
+    m = t.member(0)
+    LOCALES[m.id] = "ru"
+    r = await m.slash(t.channel("public"), "help")
+    assert r.response.ephemeral
+    assert r.response.content.startswith("Эта игра окончена.") and "`/набор создать`" in r.response.content
+
+
+async def test_help_for_a_spectator_says_what_they_see(env):
+    t = await start(await gather(env, 5, spectators=1))
+    s = t.spectators[0]
+    LOCALES[s.id] = "ru"
+    body = (await s.slash(t.channel("public"), "help")).response.content
+    assert body.startswith("👀 Вы наблюдаете за игрой «" + t.info.meta["title"] + "»") and "Памятка" not in body

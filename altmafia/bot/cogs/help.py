@@ -1,9 +1,9 @@
 """/help (``/помощь``): what the asker can do now and how, answered ephemerally.
 
 A player of the game here: their phase and its deadline, what the engine allows them now
-(legal actions, open votes, PMs left) and the commands for it. A GM of the game (its creator,
-the server's GM role, or anyone asking in its GM channel who is a GM): the short guide and where
-the full one is. Anyone else: how to open or join a lobby. The texts: ``altmafia.text.guide``.
+(legal actions, open votes, PMs left) and the commands for it. A GM of the game (its creator or
+a holder of the server's GM role): the short guide and where the full one is. A spectator:
+what they see. Anyone else: how to open or join a lobby. The texts: ``altmafia.text.guide``.
 """
 
 from __future__ import annotations
@@ -52,6 +52,8 @@ class Help(commands.Cog):
                 return player_help(game, p.pid, lng, deadline_text(info, lng))
             if is_gm(self.bot, interaction, info.gm_user_ids, info.players):
                 return gm_help(lng, info.meta.get("title", gid))
+            if interaction.user.id in info.meta.get("spectators", []):
+                return "\n".join([text(lng, "help.spectator", title=info.meta.get("title", gid)), outside_help(lng)])
             return outside_help(lng)
         lead = []
         if not gids and channel_game(self.bot, interaction) is not None:
