@@ -226,16 +226,18 @@ def gm_commands(bot: Any) -> list[str]:
 
 async def post_briefing(bot: Any, game_id: str) -> None:
     """The GM channel's briefing at the start (once): the schedule of phases in the game's time
-    zone, the GM commands, what GM tasks are and how to settle them."""
+    zone, the GM commands, what GM tasks are and how to settle them. A start cut short before
+    it posts it at the next start of the bot (``meta.briefed``, still in the first phase)."""
     info = bot.store.info(game_id)
     game = bot.store.game(game_id)
-    if info.deadline is None:
+    if info.meta.get("briefed") or info.deadline is None:
         return
     tz, lang = info.meta.get("tz", bot.settings.tz), info.meta.get("lang", "ru")
     count = min(10, max(4, 2 * len(game.rules.calendar.periods)))
     ends = schedule(game, tz, info.deadline, bot.settings.min_phase_minutes, count)
     body = briefing(game, lang, info.meta.get("title", game_id), tz, ends, gm_commands(bot))
     await bot.deliverer.post(game_id, "gm", body, once="start:briefing")
+    await bot.store.update_meta(game_id, lambda meta: meta.update(briefed=True))
 
 
 async def settle_seats(bot: Any, game_id: str) -> None:

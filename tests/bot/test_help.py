@@ -182,3 +182,22 @@ async def test_help_for_a_spectator_says_what_they_see(env):
     LOCALES[s.id] = "ru"
     body = (await s.slash(t.channel("public"), "help")).response.content
     assert body.startswith("👀 Вы наблюдаете за игрой «" + t.info.meta["title"] + "»") and "Памятка" not in body
+
+
+async def test_a_start_cut_short_before_the_briefing_posts_it_at_the_next_start(env, settings, monkeypatch):
+    import altmafia.bot.lobbies
+
+    from .test_restart import restart
+
+    async def crash_before_briefing(bot, game_id):  # the process died right after the role cards
+        return None
+
+    monkeypatch.setattr(altmafia.bot.lobbies, "post_briefing", crash_before_briefing)
+    t = await start(await gather(env, 5, spectators=0))
+    assert not [m for m in t.channel("gm").history() if "Брифинг ведущего" in m.content]
+    monkeypatch.undo()
+    await restart(env, settings)
+    assert len([m for m in t.channel("gm").history() if "Брифинг ведущего" in m.content]) == 1
+    assert t.info.meta.get("briefed")
+    await restart(env, settings)  # and never again
+    assert len([m for m in t.channel("gm").history() if "Брифинг ведущего" in m.content]) == 1
