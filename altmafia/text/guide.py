@@ -43,9 +43,9 @@ def ability_text(game: Game, key: str, lang: str) -> str | None:
     """The ability's effect in the book's words: ``altmafia.text.cards.ability_text`` where it
     exists, else the ability's own ``text`` or ``description`` in the ruleset; None without one."""
     own = getattr(cards, "ability_text", None)
-    if own is not None:
-        return own(game, key, lang) or None
     try:
+        if own is not None:
+            return own(game, key, lang) or None
         ab = game.ability_def(key)
     except (KeyError, ValueError):
         return None
