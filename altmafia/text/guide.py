@@ -26,8 +26,9 @@ def slash(lang: str, *parts: str, **params: Any) -> str:
     with the value to show."""
     names = catalog(lang)["commands"]
     words = [names.get(".".join(parts[: i + 1]) + ".name", part) for i, part in enumerate(parts)]
-    for name, value in params.items():
-        words.append(f"{names.get(f'{parts[0]}.{name}.name', name)}:{value}")
+    for name, value in params.items():  # a parameter of the command itself, or of its group
+        word = names.get(".".join(parts) + f".{name}.name") or names.get(f"{parts[0]}.{name}.name", name)
+        words.append(f"{word}:{value}")
     return "`/" + " ".join(words) + "`"
 
 
@@ -85,8 +86,9 @@ def task_notice(game: Game, ev: Event, lang: str) -> str:
 
 
 # ---- /help ----------------------------------------------------------------------------------------
-def player_help(game: Game, pid: int, lang: str, deadline: str) -> str:
-    """A player's /help: the phase now and until when, what they may do now and how."""
+def player_help(game: Game, pid: int, lang: str, deadline: str, mates: list[int] | None = None) -> str:
+    """A player's /help: the phase now and until when, what they may do now and how; ``mates``:
+    the teammates whose actions they may order (``factions.orders``)."""
     p = game.player(pid)
     r = Renderer(game, lang)
     lines = [text(lang, "help.player_title", name=p.name, phase=r.label(game.info.label)), deadline]
@@ -104,6 +106,9 @@ def player_help(game: Game, pid: int, lang: str, deadline: str) -> str:
     if pending:
         lines.append(text(lang, "help.pending", pending="; ".join(r.ability(i.ability) for i in pending),
                           submit=slash(lang, "action", "submit"), cancel=slash(lang, "action", "cancel")))
+    if mates:
+        lines.append(text(lang, "help.orders", submit=slash(lang, "action", "submit", **{"for": "…"}),
+                          names=", ".join(r.player(m) for m in mates)))
     lines.extend(vote_lines(game, pid, lang))
     lines.extend(mail_lines(game, pid, lang))
     if game.rules.factions.enabled:

@@ -201,3 +201,23 @@ async def test_a_start_cut_short_before_the_briefing_posts_it_at_the_next_start(
     assert t.info.meta.get("briefed")
     await restart(env, settings)  # and never again
     assert len([m for m in t.channel("gm").history() if "Брифинг ведущего" in m.content]) == 1
+
+
+async def test_help_in_eternal_friday_names_the_teammates_one_may_order(env):
+    from .test_eternal_friday_game import gather_friday
+
+    t = await gather_friday(env)
+    for p in t.players:
+        await p.slash(t.lobby, "lobby join")
+    await start(t)
+    mafia = sorted(t.game.state.factions["mafia"].members)
+    m = t.member(mafia[0])
+    LOCALES[m.id] = "ru"
+    body = (await m.slash(t.hidden(mafia[0]), "help")).response.content
+    assert "ночь 1" in body  # the game starts at night
+    assert "Действие за товарища по команде — `/ход сделать вместо:…`" in body, body
+    assert all(t.game.player(x).name in body.split("товарищи:")[1] for x in mafia[1:])
+    # a town player has no one to order
+    town = next(p.pid for p in t.game.state.players if p.pid not in {x for f in t.game.state.factions.values() for x in f.members})
+    LOCALES[t.member(town).id] = "ru"
+    assert "товарищи:" not in (await t.member(town).slash(t.hidden(town), "help")).response.content
