@@ -22,8 +22,8 @@ from .i18n import Renderer, catalog, text
 
 def slash(lang: str, *parts: str, **params: Any) -> str:
     """A command as its reader types it: ``slash("ru", "gm", "settle", task=3)`` is
-    ``/ведущий решить задача:3``; ``params`` are parameters of the command's group (``gm.task``)
-    with the value to show."""
+    ``/ведущий решить задача:3``; ``params`` are parameters of the command (``action.submit.for``)
+    or of its group (``gm.task``), with the value to show."""
     names = catalog(lang)["commands"]
     words = [names.get(".".join(parts[: i + 1]) + ".name", part) for i, part in enumerate(parts)]
     for name, value in params.items():  # a parameter of the command itself, or of its group
@@ -152,6 +152,7 @@ def mail_lines(game: Game, pid: int, lang: str) -> list[str]:
     if base is None:
         out.append(text(lang, "help.anon_free", cmd=slash(lang, "anon", "post")))
     elif base > 0:
+        # the same sum as the role card's (altmafia/text/cards.py) until the engine answers it
         anon = base + sum(int(x.get("extra", 0)) for x in game.passives(p, "anon_quota"))
         out.append(text(lang, "help.anon_left", left=max(0, anon - p.anon_sent.get(day, 0)), cmd=slash(lang, "anon", "post")))
     return out
