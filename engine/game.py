@@ -325,11 +325,15 @@ class Game(Legality, Mail, Dealing, PhaseEnd):
             self.emit("report.status_off", "public" if sdef.public else "players", [] if sdef.public else [pid], player=pid, status=sdef.id)
 
     def gm_message(self, pid: int, text: str) -> None:
-        if any(f.messages == "hold" for f in self.status_flags(self.player(pid))):  # seed 002's coma
-            self.state.held.setdefault(str(pid), []).append({"key": "gm.message", "args": {"text": text}})
+        self._gm_tells(pid, "gm.message", text=text)
+
+    def _gm_tells(self, pid: int, key: str, **args: Any) -> None:
+        """A GM's word to one player, held while a status holds their messages (seed 002's coma)."""
+        if any(f.messages == "hold" for f in self.status_flags(self.player(pid))):
+            self.state.held.setdefault(str(pid), []).append({"key": key, "args": args})
             self.emit("gm.message_held", "gm", player=pid)
             return
-        self.emit("gm.message", "players", [pid], text=text)
+        self.emit(key, "players", [pid], **args)
 
     def gm_refuse_anon(self, seq: int) -> Anon:
         """«При несоответствии ведущий может отказать»: a queued anonymous post is dropped and
@@ -357,9 +361,17 @@ class Game(Legality, Mail, Dealing, PhaseEnd):
         self.emit("gm.end_day", "gm", old=old, new=day)
 
     def gm_settle_task(self, index: int, note: str = "") -> None:
+        """The GM has settled a task: the actor, if still in play, is told privately with the
+        GM's decision (seed 003: the dead «не может получать игровых сообщений от Мастера»)."""
+        if not 0 <= index < len(self.state.gm_tasks):
+            raise ActionError("unknown_task", task=index)
         task = self.state.gm_tasks[index]
         task["settled"] = note or True
         self.emit("gm.task_settled", "gm", index=index)
+        label = self.clock.info(task["tick"]).label
+        if self.alive(self.player(task["actor"])):
+            self._gm_tells(task["actor"], "private.task_settled" if note else "private.task_settled_plain",
+                           ability=task["ability"], phase=label, text=note)
 
     # ---- people: a seat handed to another member, a player taken out (issue 16) ------------
     def gm_substitute(self, pid: int, user_id: int, name: str | None = None) -> None:

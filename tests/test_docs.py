@@ -28,3 +28,42 @@ def test_doc_example_passes(tmp_path, doc, index, block):
     path.write_text(block, encoding="utf-8")
     result = run_file(path)
     assert result.ok, "\n".join(result.failures)
+
+
+# ---- the GM's guide in both languages -----------------------------------------------------------
+def registered_commands() -> set[str]:
+    """Every slash command the bot registers (qualified names: ``gm resolve``), from its cogs."""
+    import asyncio
+
+    from discord import app_commands
+
+    from altmafia.bot.bot import COGS, create_bot
+    from altmafia.bot.settings import Settings
+
+    settings = Settings(token=None, db_path=Path("unused.sqlite3"), lang="ru", tz="Europe/Moscow", remind_minutes=60,
+                        min_phase_minutes=30, scheduler_seconds=3600.0, db_sync="NORMAL")
+    bot = create_bot(settings)
+
+    async def load() -> None:
+        for ext in COGS:
+            await bot.load_extension(ext)
+
+    asyncio.run(load())
+    return {c.qualified_name for c in bot.tree.walk_commands() if isinstance(c, app_commands.Command)}
+
+
+def test_every_command_is_in_the_guide_in_both_languages():
+    """docs/bot.md and docs/bot.ru.md name every slash command the bot registers (``/gm settle``),
+    and neither names a command the bot does not have."""
+    commands = registered_commands()
+    assert {"help", "gm settle", "lobby start", "action submit"} <= commands
+    groups = {c.split()[0] for c in commands if " " in c}
+    for doc in ("bot.md", "bot.ru.md"):
+        body = (DOCS / doc).read_text(encoding="utf-8")
+        missing = sorted(c for c in commands if not re.search(rf"`/{re.escape(c)}[` ]", body))
+        assert not missing, f"{doc} does not document {missing}"
+        named = set()
+        for group, sub in re.findall(r"`/([a-z]+) ([a-z]+)", body):
+            if group in groups:
+                named.add(f"{group} {sub}")
+        assert named <= commands, f"{doc} names commands the bot lacks: {sorted(named - commands)}"

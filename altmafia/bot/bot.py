@@ -35,7 +35,7 @@ from .settings import Settings
 log = logging.getLogger("altmafia")
 
 COGS = ("altmafia.bot.cogs.lobby", "altmafia.bot.cogs.actions", "altmafia.bot.cogs.votes", "altmafia.bot.cogs.factions",
-        "altmafia.bot.cogs.pms", "altmafia.bot.cogs.anon", "altmafia.bot.cogs.gm")
+        "altmafia.bot.cogs.pms", "altmafia.bot.cogs.anon", "altmafia.bot.cogs.gm", "altmafia.bot.cogs.help")
 
 
 class Tree(discord.app_commands.CommandTree):

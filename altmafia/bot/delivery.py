@@ -37,6 +37,7 @@ from typing import Any
 
 import discord
 
+from altmafia.text.guide import task_notice
 from altmafia.text.i18n import Renderer, text
 from storage import Delivery, Part
 
@@ -162,7 +163,9 @@ class Deliverer:
             if here != label:
                 lines.append(text(lang, "delivery.header", phase=here))
                 label = here
-            lines.append(text(lang, "delivery.line", text=r.event(d.event)))
+            # a GM task shows the ability's text and the command that settles it
+            line = task_notice(game, d.event, lang) if d.event.key == "gm.task" else r.event(d.event)
+            lines.append(text(lang, "delivery.line", text=line))
         if key.startswith("player:") and lines:
             pid = int(key.split(":", 1)[1])
             uid = game.player(pid).user_id

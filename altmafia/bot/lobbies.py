@@ -16,6 +16,7 @@ from typing import Any
 import discord
 
 from altmafia.text.cards import role_card
+from altmafia.text.guide import briefing
 from altmafia.text.i18n import Renderer, count, text
 from config import load_ruleset
 from engine import DEAL, Game, GameError, PlayerSpec
@@ -166,6 +167,7 @@ async def start(bot: Any, lobby_id: str, lobby: dict[str, Any]) -> str:
     await store.delete_lobby(lobby_id)
     await bot.channel_manager.sync(lobby_id)  # channels the ruleset opens from the start (the Mafia's first night)
     await post_cards(bot, lobby_id)
+    await post_briefing(bot, lobby_id)
     bot.scheduler.poke()
     return lobby_id
 
@@ -200,6 +202,42 @@ async def post_cards(bot: Any, game_id: str) -> None:
                              once="start:spectators")
     await store.update_meta(game_id, lambda meta: meta.update(cards=True))
     await bot.deliverer.flush(game_id)
+
+
+def schedule(game: Game, tz: str, first: Any, min_minutes: int, count: int) -> list[tuple[int, Any]]:
+    """The next ``count`` phase ends from the current tick (whose deadline is ``first``), each
+    the end of its period after the one before, as the scheduler will set them if every phase
+    runs to its deadline."""
+    ends = [(game.state.tick, first)]
+    while len(ends) < count:
+        tick, at = ends[-1]
+        ends.append((tick + 1, period_end(game.rules, tick + 1, tz, at, min_minutes)))
+    return ends
+
+
+def gm_commands(bot: Any) -> list[str]:
+    """Every GM command registered by the bot (``/gm …``, and ``/lobby start`` and ``end``),
+    by qualified name (``gm resolve``), in the order they are registered."""
+    lobby = bot.tree.get_command("lobby")
+    group = bot.tree.get_command("gm")
+    return [c.qualified_name for c in getattr(lobby, "commands", []) if c.name in ("start", "end")] + [
+        c.qualified_name for c in getattr(group, "commands", [])]
+
+
+async def post_briefing(bot: Any, game_id: str) -> None:
+    """The GM channel's briefing at the start (once): the schedule of phases in the game's time
+    zone, the GM commands, what GM tasks are and how to settle them. A start cut short before
+    it posts it at the next start of the bot (``meta.briefed``, still in the first phase)."""
+    info = bot.store.info(game_id)
+    game = bot.store.game(game_id)
+    if info.meta.get("briefed") or info.deadline is None:
+        return
+    tz, lang = info.meta.get("tz", bot.settings.tz), info.meta.get("lang", "ru")
+    count = min(10, max(4, 2 * len(game.rules.calendar.periods)))
+    ends = schedule(game, tz, info.deadline, bot.settings.min_phase_minutes, count)
+    body = briefing(game, lang, info.meta.get("title", game_id), tz, ends, gm_commands(bot))
+    await bot.deliverer.post(game_id, "gm", body, once="start:briefing")
+    await bot.store.update_meta(game_id, lambda meta: meta.update(briefed=True))
 
 
 async def settle_seats(bot: Any, game_id: str) -> None:

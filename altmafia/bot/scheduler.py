@@ -36,7 +36,7 @@ from engine import ActionError, Game
 from storage import Command
 
 from .deadlines import now, period_end
-from .lobbies import post_cards, settle_seats
+from .lobbies import post_briefing, post_cards, settle_seats
 
 log = logging.getLogger(__name__)
 
@@ -207,6 +207,9 @@ class Scheduler:
         for info in store.games():
             if info.status == "running" and "channels" in info.meta and not info.meta.get("cards"):
                 await post_cards(self.bot, info.game_id)  # a start cut short before the role cards
+            now_info = store.info(info.game_id)
+            if now_info.status == "running" and now_info.meta.get("cards") and not now_info.meta.get("briefed") and now_info.tick == 0:
+                await post_briefing(self.bot, info.game_id)  # … or before the GM's briefing
         for info in store.games():
             if info.status == "running" and "channels" in info.meta:
                 await settle_seats(self.bot, info.game_id)  # a substitution cut short

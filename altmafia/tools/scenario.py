@@ -62,6 +62,7 @@ GM_OPS = {
     "set_end_day": set(),
     "substitute": {"player", "user"},
     "remove": {"player"},
+    "settle_task": {"task"},
 }
 
 
@@ -494,6 +495,8 @@ class Runner:
             g.gm_substitute(self.pid(arg["player"]), _integer(arg["user"], f"{where}: substitute.user"), arg.get("name"))
         elif op == "remove":
             g.gm_remove(self.pid(arg["player"]), str(arg.get("mode", "modkill")))
+        elif op == "settle_task":
+            g.gm_settle_task(_integer(arg["task"], f"{where}: settle_task.task"), str(arg.get("note") or ""))
         else:
             raise ScenarioError(f"{where}: unknown GM operation {op!r}")
 

@@ -34,7 +34,8 @@ async def test_command_names_and_descriptions_are_localized(env):
     payloads = [e.json for e in env.http_requests if e.method == "PUT" and e.path.endswith("/commands")]
     assert payloads, "commands were synced"
     commands = {c["name"]: c for c in payloads[-1]}
-    assert set(commands) == {"lobby", "action", "vote", "faction", "pm", "anon", "gm"}
+    assert set(commands) == {"lobby", "action", "vote", "faction", "pm", "anon", "gm", "help"}
+    assert commands["help"]["name_localizations"]["ru"] == "помощь"
     for c in payloads[-1]:  # guild-only: not offered in DMs
         assert c["dm_permission"] is False and c["contexts"] == [0], (c["name"], c.get("contexts"))
     lobby = commands["lobby"]

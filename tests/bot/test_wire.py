@@ -57,8 +57,8 @@ async def test_altmafia_run_against_a_loopback_discord(tmp_path):
     assert fake.identify["intents"] == 1, fake.identify["intents"]  # GUILDS only: no messages, no typing
     # the commands were synced, localized
     names = {c["name"] for c in fake.commands}
-    assert names == {"lobby", "action", "vote", "faction", "pm", "anon", "gm"}
-    assert "synced 7 slash commands" in log
+    assert names == {"lobby", "action", "vote", "faction", "pm", "anon", "gm", "help"}
+    assert "synced 8 slash commands" in log
     # the slash command was answered: deferred, then the follow-up, in the language of .env
     methods = [(m, p) for m, p, _, _ in fake.requests]
     assert any(p.endswith("/callback") for _, p in methods)

@@ -37,6 +37,7 @@ from altmafia.bot.interact import (
     reply,
 )
 from altmafia.bot.lobbies import settle_seats
+from altmafia.text.guide import slash
 from altmafia.text.i18n import Renderer, text
 from engine import ActionError, Game
 from storage import Command
@@ -401,6 +402,8 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
             lines.append(text(lng, "gm.task_line", mark=mark, n=i, phase=r.label(game.clock.info(t["tick"]).label), actor=r.player(t["actor"]),
                               ability=r.ability(t["ability"]), targets=", ".join(r.player(x) for x in t["targets"]) or "—",
                               option=t.get("option") or "", note=note))
+        if any(not t.get("settled") for t in game.state.gm_tasks):
+            lines.append(text(lng, "task.settle_hint", settle=slash(lng, "gm", "settle", task="N", note="…")))
         await reply(interaction, "\n".join(lines) or text(lng, "gm.no_tasks"))
 
     @app_commands.command(name=N("gm.settle"), description=D("gm.settle"))
