@@ -65,7 +65,7 @@ def _calendar(game: Game, lang: str, tz: str | None) -> str:
     parts = []
     for per in cal.periods:
         name = _in(per.names, lang) or Renderer(game, lang).word(per.kind).capitalize()
-        parts.append(text(lang, "card.period", name=name, start=per.start, end=per.end))
+        parts.append(text(lang, "card.period", name=name, end=per.end))
     return text(lang, "card.calendar", tz=tz or cal.timezone, periods="; ".join(parts))
 
 
@@ -74,7 +74,8 @@ def _win(game: Game, src_team: str | None, lang: str) -> str | None:
     team = rules.team(src_team) if src_team else None
     if team is not None and team.text is not None:
         return text(lang, "card.win_team", team=getattr(team.names, lang), text=getattr(team.text, lang))
-    return _in(rules.victory.text, lang)
+    what = _in(rules.victory.text, lang)
+    return None if what is None else text(lang, "card.win", text=what)
 
 
 def _quota(kind: str, n: int | None, lang: str) -> str:
@@ -98,12 +99,12 @@ def role_card(game: Game, pid: int, lang: str, tz: str | None = None) -> str:
             lines.append(summary)
     visible = game.visible_stats(p, pid)
     if visible:
-        stats = ", ".join(f"{r.stat(k)} {v}" for k, v in visible.items())
-        lines.append(text(lang, "card.stats", stats=stats))
-        for k in visible:
-            sd = rules.stat(k)
-            if (meaning := _in(sd.text, lang)) is not None:
-                lines.append(text(lang, "card.stat_meaning", stat=r.stat(k), name=getattr(sd.names, lang), text=meaning))
+        lines.append(text(lang, "card.stats", stats=", ".join(f"{r.stat(k)} {v}" for k, v in visible.items())))
+    # what each stat means, a hidden one too (seed 002: «Игроки не знают своих хп», yet health
+    # decides their status): the meaning is no secret, only the value
+    for sd in rules.stats:
+        if (meaning := _in(sd.text, lang)) is not None:
+            lines.append(text(lang, "card.stat_meaning", stat=r.stat(sd.id), name=getattr(sd.names, lang), text=meaning))
     abilities = game.abilities(p)
     if abilities:
         lines.append(text(lang, "card.abilities"))
@@ -121,7 +122,7 @@ def role_card(game: Game, pid: int, lang: str, tz: str | None = None) -> str:
         lines.append(text(lang, "card.bonus", amount=choice["amount"], choices=" / ".join(r.stat(s) for s in choice["choices"]),
                           stat=r.stat(choice["stat"])))
     if (win := _win(game, game.team(p), lang)) is not None:
-        lines.append(text(lang, "card.win", text=win))
+        lines.append(win)
     lines.append(_calendar(game, lang, tz))
     quotas = game.mail_quotas(p)
     if quotas:
