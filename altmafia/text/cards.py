@@ -104,7 +104,11 @@ def role_card(game: Game, pid: int, lang: str, tz: str | None = None) -> str:
     # decides their status): the meaning is no secret, only the value
     for sd in rules.stats:
         if (meaning := _in(sd.text, lang)) is not None:
-            lines.append(text(lang, "card.stat_meaning", stat=r.stat(sd.id), name=getattr(sd.names, lang), text=meaning))
+            abbr, name = r.stat(sd.id), getattr(sd.names, lang)
+            if abbr.casefold() == name.casefold():
+                lines.append(text(lang, "card.stat_meaning_same", stat=abbr, text=meaning))
+            else:
+                lines.append(text(lang, "card.stat_meaning", stat=abbr, name=name, text=meaning))
     abilities = game.abilities(p)
     if abilities:
         lines.append(text(lang, "card.abilities"))
