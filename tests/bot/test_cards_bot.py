@@ -56,3 +56,17 @@ async def test_stats_mafia_start_post_and_cards_speak_of_letters_not_pms(env):
         card = card_of(t, p.pid)
         assert "писем за фазу: 1" in card and "записок на волю за фазу" in card
         assert "приватов в день" not in card.lower() and "анонимок в день" not in card.lower()
+
+
+async def test_action_me_shows_no_pms_left_where_the_ruleset_has_letters(env):
+    t = await start(await gather_stats(env, 6, spectators=0))
+    r = await t.players[0].slash(t.hidden(0), "action me")
+    assert r.response.ephemeral and "Приватов сегодня осталось" not in r.response.content
+    assert "Показатели" in r.response.content
+
+
+async def test_action_me_shows_pms_left_where_the_ruleset_has_pms(env):
+    t = await start(await gather_godfather(env, 4, "Europe/Moscow"))
+    r = await t.players[0].slash(t.hidden(0), "action me")
+    quota = t.game.pm_quota(t.game.player(0))
+    assert f"Приватов сегодня осталось: {quota}" in r.response.content
