@@ -147,7 +147,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
     for kind, steps in r.steps.items():
         print(f"  {kind}: " + " → ".join(s.id for s in steps))
     # imported here: start-up time (the module's docstring)
-    from .tools.coverage import features, gaps, scenario_use, table
+    from .tools.coverage import features, gaps, scenario_use, table, text_gaps
 
     use = scenario_use(r)
     rows = table(r, lang, use)
@@ -158,7 +158,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
     feats = features(r, lang, use)
     for fr in feats:
         print(" | ".join([fr.owner, "feature", ", ".join(fr.kinds), "-", "-", "yes", str(len(fr.scenarios))]))
-    missing = gaps(rows) + [f"{fr.owner}: the feature has no scenario" for fr in feats if not fr.scenarios]
+    missing = gaps(rows) + [f"{fr.owner}: the feature has no scenario" for fr in feats if not fr.scenarios] + text_gaps(r)
     done = sum(1 for row in rows if row.implemented != "NO" and row.scenarios)
     print(f"{done} of {len(rows)} abilities implemented with a scenario; "
           f"{sum(1 for fr in feats if fr.scenarios)} of {len(feats)} character features played")

@@ -18,6 +18,27 @@ class Mail(World):
             return None
         return base + sum(int(x.get("extra", 0)) for x in self.passives(p, "pm_quota"))
 
+    def anon_quota(self, p: Player) -> int | None:
+        """Anonymous posts ``p`` may send a day (None: no limit), their features included."""
+        base = self.rules.quotas.anon_per_day
+        if base is None:
+            return None
+        return base + sum(int(x.get("extra", 0)) for x in self.passives(p, "anon_quota"))
+
+    def mail_quotas(self, p: Player) -> dict[str, int | None]:
+        """Each kind of message the ruleset gives ``p`` and its quota (None: no limit), in the
+        order a card lists them: ``pm_per_day``, ``anon_per_day`` or, with the ruleset's own mail
+        policy, what that policy says (seed 003: ``letters_per_phase``, ``notes_per_phase``).
+        A kind the ruleset does not have (PMs with a quota of 0) is left out."""
+        if self.rules.mail:
+            quotas = getattr(MAIL[self.rules.mail], "quotas", None)
+            return dict(quotas(self, p)) if quotas else {}
+        out: dict[str, int | None] = {}
+        if self.rules.quotas.pm_per_day != 0:
+            out["pm_per_day"] = self.pm_quota(p)
+        out["anon_per_day"] = self.anon_quota(p)
+        return out
+
     def send_pm(self, sender: int, recipient: int, text: str) -> Pm:
         p, r = self.player(sender), self.player(recipient)
         if self.state.over:
@@ -71,9 +92,8 @@ class Mail(World):
         self._check_communicates(p)
         if not text.strip():
             raise ActionError("empty_message")
-        base = self.rules.quotas.anon_per_day
-        if base is not None:
-            quota = base + sum(int(x.get("extra", 0)) for x in self.passives(p, "anon_quota"))
+        quota = self.anon_quota(p)
+        if quota is not None:
             day = str(self.info.day)
             if p.anon_sent.get(day, 0) >= quota:
                 raise ActionError("anon_quota", quota=quota)

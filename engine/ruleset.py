@@ -108,6 +108,8 @@ class StatDef(Strict):
     # step is clamped) or only once the whole resolve is over (seed 002: HP may dip below 0)
     clamp: Literal["step", "resolve"] = "step"
     bands: list[Band] = []
+    # what the stat means, in the book's words (the role card)
+    text: Names | None = None
 
     @model_validator(mode="after")
     def _order(self) -> StatDef:
@@ -151,6 +153,8 @@ class Period(Strict):
     kind: PhaseKind
     start: ClockTime  # "HH:MM" local time
     end: ClockTime
+    # the period's name on the role card's calendar (None: the kind's name, «День» / «Ночь»)
+    names: Names | None = None
 
 
 class Calendar(Strict):
@@ -287,6 +291,9 @@ class AbilityDef(Strict):
     options: dict[str, list[Effect]] = {}
     number: NumberArg | None = None  # the option is a number in this range instead
     description: Names | None = None
+    # what the ability does, in the book's words (Russian) and their translation (the role
+    # card, /help, GM tasks: altmafia.text.cards.ability_text)
+    text: Names | None = None
     # the rule book gives this ability no effect: it is a GM task on purpose, not a gap
     book_undefined: bool = False
     # abilities of one player sharing a lane exclude each other in a turn (seed 003: «если не
@@ -397,6 +404,8 @@ class RoleDef(Strict):
     passives: list[Passive] = []
     # how many of this character a dealt deck holds (seed 003: two Криминалист, three Мирный житель)
     copies: TableSize = 1
+    # the role's or character's summary and passive features in the book's words (the role card)
+    text: Names | None = None
 
 
 class StepDef(Strict):
@@ -459,6 +468,17 @@ class FactionRules(Strict):
 class VictoryDef(Strict):
     kind: str  # registered: "highest_stat", "last_team", "none"
     params: dict[str, Any] = {}
+    # the win condition in the book's words, for everyone (the role card; a team's own: TeamDef)
+    text: Names | None = None
+
+
+class TeamDef(Strict):
+    """A team that roles and characters name (``RoleDef.team``): its name and win condition."""
+
+    id: str
+    names: Names
+    # the team's win condition in the book's words (the role card of each member)
+    text: Names | None = None
 
 
 class Deck(Strict):
@@ -517,6 +537,7 @@ class Ruleset(Strict):
     steps: dict[Literal["day", "night", "start"], list[StepDef]]
     roles: list[RoleDef]
     characters: list[RoleDef] = []
+    teams: list[TeamDef] = []
     votes: list[VoteDef] = []
     inactivity: PenaltyDef = PenaltyDef()
     quotas: Quotas = Quotas()
@@ -594,6 +615,13 @@ class Ruleset(Strict):
             dups = sorted({i for i in ids if ids.count(i) > 1})
             if dups:
                 problems.append(f"{group}: duplicate id {', '.join(map(repr, dups))}")
+        known_teams = {r.team for r in [*self.roles, *self.characters] if r.team}
+        team_ids = [t.id for t in self.teams]
+        for t in sorted({i for i in team_ids if team_ids.count(i) > 1}):
+            problems.append(f"teams: duplicate id {t!r}")
+        for t in team_ids:
+            if t not in known_teams:
+                problems.append(f"teams.{t}: no role or character is of team {t!r}; known: {', '.join(sorted(known_teams)) or 'none'}")
         for sd in self.stats:
             for i, b in enumerate(sd.bands):
                 status_ref(b.status, f"stats.{sd.id}.bands[{i}].status")
@@ -768,6 +796,10 @@ class Ruleset(Strict):
 
     def character(self, key: str) -> RoleDef:
         return self._find("characters", key, "name")
+
+    def team(self, key: str) -> TeamDef | None:
+        """The team ``key`` as the ruleset describes it, or None when it has no entry."""
+        return next((t for t in self.teams if t.id == key), None)
 
 
 DEFAULT_STEP_BY_OP = {

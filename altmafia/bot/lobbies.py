@@ -15,7 +15,7 @@ from typing import Any
 
 import discord
 
-from altmafia.text.cards import role_card
+from altmafia.text.cards import player_commands, role_card
 from altmafia.text.guide import briefing
 from altmafia.text.i18n import Renderer, count, text
 from config import load_ruleset
@@ -184,7 +184,7 @@ async def post_cards(bot: Any, game_id: str) -> None:
     for p in game.state.players:
         plang = info.meta.get("langs", {}).get(str(p.pid)) or lang
         view = f"bonus:{p.pid}:{plang}" if bonus_view(game_id, game, p.pid, plang) is not None else None
-        await bot.deliverer.post(game_id, f"player:{p.pid}", (f"<@{p.user_id}>\n" if p.user_id else "") + role_card(game, p.pid, plang),
+        await bot.deliverer.post(game_id, f"player:{p.pid}", (f"<@{p.user_id}>\n" if p.user_id else "") + role_card(game, p.pid, plang, info.meta.get("tz")),
                                  mention=p.user_id, view=view, once=f"card:{p.pid}")
     r = Renderer(game, lang)
     table = [text(lang, "start.gm_table")]
@@ -196,7 +196,8 @@ async def post_cards(bot: Any, game_id: str) -> None:
     stamp = int(dl.timestamp()) if dl else None
     names = ", ".join(p.name for p in game.state.players)
     intro = text(lang, "start.public", title=info.meta.get("title", ""), players=count(len(game.state.players), "player", lang),
-                 names=names, phase=r.label(game.info.label), deadline=f"<t:{stamp}:f> (<t:{stamp}:R>)" if stamp else "—")
+                 names=names, phase=r.label(game.info.label), deadline=f"<t:{stamp}:f> (<t:{stamp}:R>)" if stamp else "—",
+                 commands=player_commands(game, lang))
     await bot.deliverer.post(game_id, "public", intro, once="start:public")
     await bot.deliverer.post(game_id, "spectators", text(lang, "start.spectators", title=info.meta.get("title", "")),
                              once="start:spectators")
@@ -266,7 +267,7 @@ async def settle_seats(bot: Any, game_id: str) -> None:
         # the newcomer's language is not known: the seat now reads the game's
         view = f"bonus:{p.pid}:{lang}" if bonus_view(game_id, game, p.pid, lang) is not None else None
         # once per holder: a restart that cut the substitution short posts the card only once
-        await bot.deliverer.post(game_id, f"player:{p.pid}", f"<@{p.user_id}>\n" + role_card(game, p.pid, lang),
+        await bot.deliverer.post(game_id, f"player:{p.pid}", f"<@{p.user_id}>\n" + role_card(game, p.pid, lang, info.meta.get("tz")),
                                  mention=p.user_id, view=view, once=f"card:{p.pid}:{p.user_id}")
         def carded(m: dict[str, Any], p: Any = p) -> None:
             m["card_holders"] = {**m.get("card_holders", {}), str(p.pid): p.user_id}

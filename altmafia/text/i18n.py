@@ -280,12 +280,12 @@ def count(n: int, noun: str, lang: str = "ru") -> str:
 
 def option_label(game: Game, lang: str, option: str) -> str:
     """An ability's option as a reader sees it: a stat's abbreviation, a slot's name, a word."""
-    for getter in (game.rules.stat, game.rules.slot):
+    for getter in (game.rules.stat, game.rules.slot, game.rules.character, game.rules.role):
         try:
             obj = getter(option)
         except KeyError:
-            continue
-        return getattr(getattr(obj, "abbr", None) or obj.names, lang)
+            continue  # a secret role named by an option (seed 003: Саботаж, Кара) reads as its name
+        return getattr(getattr(obj, "abbr", None) or getattr(obj, "names", None) or obj.name, lang)
     word = catalog(lang).get("words", {}).get(f"option.{option}")
     return word or option
 

@@ -99,4 +99,21 @@ def gaps(rows: list[Row]) -> list[str]:
             out.append(f"{r.owner}: «{r.ability.name.ru}» has no implementation")
         if not r.scenarios:
             out.append(f"{r.owner}: «{r.ability.name.ru}» has no scenario")
+        if r.ability.text is None:
+            out.append(f"{r.owner}: «{r.ability.name.ru}» has no text (what it does, for the role card)")
+    return out
+
+
+def text_gaps(rules: Ruleset) -> list[str]:
+    """What the role card cannot say of this ruleset: a stat its players see without its
+    meaning (a hidden one is the GM's bookkeeping unless its text says otherwise, seed 002's
+    health), a team without its win condition (and no win condition for everyone)."""
+    out = [f"stat {s.abbr.ru}: no text (what it means)" for s in rules.stats if s.text is None and s.visibility != "hidden"]
+    teams = sorted({r.team for r in [*rules.roles, *rules.characters] if r.team})
+    for t in teams:
+        team = rules.team(t)
+        if (team is None or team.text is None) and rules.victory.text is None:
+            out.append(f"team {t}: no win condition (teams: [{{id: {t}, names: ..., text: ...}}])")
+    if not teams and rules.victory.text is None:
+        out.append("victory: no text (the win condition)")
     return out

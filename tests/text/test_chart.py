@@ -146,7 +146,7 @@ def _share(png: bytes, rgb: tuple[int, int, int]) -> float:
 def test_winners_are_gold_and_the_dead_grey():
     c = chart_mod.Chart(title="ВО по дням", xs=[1.0, 1.5, 2.0], x_label="день", stats=["ВО"], winner_label="победитель")
     c.panels = [chart_mod.Panel("Аня", {"ВО": [0, 1, 2]}, "ВО 2", winner=True, badge="победитель"),
-                chart_mod.Panel("Борис", {"ВО": [0, -1, -1]}, "ВО -1", dead=True, badge="убит")]
+                chart_mod.Panel("Борис", {"ВО": [0, -1, -1]}, "ВО -1", dead=True, badge="смерть")]
     gold, grey = (0xFE, 0xF3, 0xC7), (0xEE, 0xEE, 0xEE)
     png = chart_mod.render(c)
     assert _share(png, gold) > 0.15 and _share(png, grey) > 0.15

@@ -303,10 +303,11 @@ def me_text(game: Game, pid: int, lng: str, info: Any) -> str:
     pend = [f"{r.ability(i.ability)} → {', '.join(r.player(t) for t in i.targets) or '—'}" + (f" ({i.option})" if i.option else "")
             for i in game.pending(pid)]
     lines.append(text(lng, "me.pending", pending="; ".join(pend) or "—"))
-    quota = game.pm_quota(p)
-    day = str(game.info.day)
-    left = "∞" if quota is None else max(0, quota - p.pm_sent.get(day, 0))
-    lines.append(text(lng, "me.pm_left", left=left))
+    if "pm_per_day" in game.mail_quotas(p):  # only a ruleset with PMs (seed 003 has letters)
+        quota = game.pm_quota(p)
+        day = str(game.info.day)
+        left = "∞" if quota is None else max(0, quota - p.pm_sent.get(day, 0))
+        lines.append(text(lng, "me.pm_left", left=left))
     choice = game.bonus_choice(p)
     if choice is not None:  # Стратег's hidden bonus: the stat in force, and whether it may still change
         state = "open_chosen" if choice["open"] and choice["chosen"] else "open_default" if choice["open"] else "locked"

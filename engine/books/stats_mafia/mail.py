@@ -21,6 +21,15 @@ class StatsMafiaMail:
     the Mafia talk freely on the first night (``team_talk: {mafia: [1]}``)."""
 
     @staticmethod
+    def quotas(g: Game, p: Player) -> dict[str, int | None]:
+        """The role card's quotas: letters a phase, and a prisoner's signed notes (None: no limit)."""
+        out: dict[str, int | None] = {}
+        for key, name in (("letters_per_phase", "mail_per_phase"), ("notes_per_phase", "notes_per_phase")):
+            n = int(setting(g, name, 1))
+            out[key] = n or None
+        return out
+
+    @staticmethod
     def _letter(g: Game, p: Player, to: int | None, text: str) -> tuple[int, bool]:
         if not g.alive(p):
             raise ActionError("not_alive")
