@@ -728,6 +728,23 @@ class Ruleset(Strict):
     def lookup_index(self) -> dict[str, tuple[list[Any], int, dict[str, Any]]]:
         return {}
 
+    def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False) -> Ruleset:
+        """A copy (with ``update``) that builds its own lookup caches: the copy's roles may differ."""
+        new = super().model_copy(update=update, deep=deep)
+        for name in ("lookup_index", "ability_cache", "step_cache"):
+            new.__dict__.pop(name, None)
+        return new
+
+    @cached_property
+    def ability_cache(self) -> dict[str, Any]:
+        """Ability key -> AbilityDef, filled by ``World.ability_def`` as keys are asked."""
+        return {}
+
+    @cached_property
+    def step_cache(self) -> dict[tuple[str, str | None], str]:
+        """(ability key, option) -> the resolution step it runs in, filled by ``Ctx.step_of``."""
+        return {}
+
     def _find(self, group: str, key: str, names: str) -> Any:
         items = self.__dict__[group]
         built = self.lookup_index.get(group)

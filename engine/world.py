@@ -75,6 +75,9 @@ class World:
                 "open": self.state.tick == 0 and not self.state.over, "modifier": mod}
 
     def sync_rng(self) -> None:
+        """Copy the generator's state into ``state.rng_state``. Done when the state is written
+        out (``Game.to_dict``, ``Game.copy``), not after every draw: ``state.rng_state`` is
+        current only then."""
         self.state.rng_state = self.rng.getstate()
 
     # ---- lookups --------------------------------------------------------------------
@@ -235,7 +238,15 @@ class World:
         return out
 
     def ability_def(self, key: str) -> AbilityDef:
-        """Any ability of the ruleset by its key ``role|character:<source id>:<ability id>``."""
+        """Any ability of the ruleset by its key ``role|character:<source id>:<ability id>``
+        (looked up once per ruleset and key: asked many times a resolve)."""
+        cache = self.rules.ability_cache
+        found = cache.get(key)
+        if found is None:
+            found = cache[key] = self._find_ability(key)
+        return found
+
+    def _find_ability(self, key: str) -> AbilityDef:
         kind, src_id, ab_id = key.split(":", 2)
         src = self.rules.role(src_id) if kind == "role" else self.rules.character(src_id)
         for ab in src.abilities:
