@@ -731,9 +731,18 @@ class Ruleset(Strict):
     def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False) -> Ruleset:
         """A copy (with ``update``) that builds its own lookup caches: the copy's roles may differ."""
         new = super().model_copy(update=update, deep=deep)
-        for name in ("lookup_index", "ability_cache", "step_cache"):
+        for name in ("lookup_index", "ability_cache", "step_cache", "status_by_id", "gone_status_ids"):
             new.__dict__.pop(name, None)
         return new
+
+    @cached_property
+    def status_by_id(self) -> dict[str, StatusDef]:
+        return {x.id: x for x in self.statuses}
+
+    @cached_property
+    def gone_status_ids(self) -> frozenset[str]:
+        """The statuses that take a player out: dead or out of play."""
+        return frozenset(x.id for x in self.statuses if x.dead or x.out_of_play)
 
     @cached_property
     def ability_cache(self) -> dict[str, Any]:

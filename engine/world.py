@@ -125,13 +125,16 @@ class World:
         return s
 
     def status_flags(self, p: Player) -> list[Any]:
+        """The definitions of ``p``'s statuses in force now (ids the ruleset does not define —
+        a GM's own marks — have none and are left out)."""
+        defs = self.rules.status_by_id
+        t = self.state.tick
         out = []
-        for sid in p.statuses:
-            if self.active(p, sid):
-                try:
-                    out.append(self.rules.status(sid))
-                except KeyError:
-                    continue
+        for sid, s in p.statuses.items():
+            if (s.until is None or s.until > t) and s.since <= t:
+                d = defs.get(sid)
+                if d is not None:
+                    out.append(d)
         return out
 
     def secret_unreachable(self, p: Player, tick: int | None = None) -> str | None:
@@ -155,6 +158,9 @@ class World:
         return any(not f.can_communicate and not f.public for f in self.status_flags(p))
 
     def alive(self, p: Player) -> bool:
+        gone = self.rules.gone_status_ids  # dead or out of play
+        if not gone.intersection(p.statuses):
+            return True
         return not any(s.dead or s.out_of_play for s in self.status_flags(p))
 
     def living(self) -> list[Player]:
