@@ -731,9 +731,20 @@ class Ruleset(Strict):
     def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False) -> Ruleset:
         """A copy (with ``update``) that builds its own lookup caches: the copy's roles may differ."""
         new = super().model_copy(update=update, deep=deep)
-        for name in ("lookup_index", "ability_cache", "step_cache", "status_by_id", "gone_status_ids"):
+        for name in ("lookup_index", "ability_cache", "step_cache", "status_by_id", "gone_status_ids", "derived_cache",
+                     "slot_by_id"):
             new.__dict__.pop(name, None)
         return new
+
+    @cached_property
+    def derived_cache(self) -> dict[tuple[Any, ...], Any]:
+        """Facts derived from the ruleset alone, per role and character (``World.sources``,
+        ``abilities``, ``passives``), filled as they are asked."""
+        return {}
+
+    @cached_property
+    def slot_by_id(self) -> dict[str, SlotDef]:
+        return {x.id: x for x in self.slots}
 
     @cached_property
     def status_by_id(self) -> dict[str, StatusDef]:

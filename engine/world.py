@@ -98,10 +98,16 @@ class World:
         raise GameError(f"no player {ref!r}")
 
     def sources(self, p: Player) -> list[RoleDef]:
-        out = [self.rules.role(p.role)]
-        if p.character:
-            out.append(self.rules.character(p.character))
-        return out
+        """The player's role and character definitions (looked up once per ruleset and pair)."""
+        cache = self.rules.derived_cache
+        key = ("sources", p.role, p.character)
+        found = cache.get(key)
+        if found is None:
+            found = [self.rules.role(p.role)]
+            if p.character:
+                found.append(self.rules.character(p.character))
+            cache[key] = found
+        return list(found)
 
     def team(self, p: Player) -> str | None:
         """A player's team: their character's (the secret role), else their role's."""
@@ -109,7 +115,12 @@ class World:
         return src.team
 
     def passives(self, p: Player, kind: str) -> list[dict[str, Any]]:
-        out = [pas.params for src in self.sources(p) for pas in src.passives if pas.kind == kind]
+        cache = self.rules.derived_cache
+        key = ("passives", p.role, p.character, kind)
+        own = cache.get(key)
+        if own is None:
+            own = cache[key] = [pas.params for src in self.sources(p) for pas in src.passives if pas.kind == kind]
+        out = list(own)
         # the features of another role granted for a while ({"passives": role id}; seed 003:
         # Мародёрство), from ``since`` to ``until`` like granted abilities
         for g in p.grants:
@@ -222,11 +233,14 @@ class World:
     # ---- abilities ------------------------------------------------------------------
     def abilities(self, p: Player, granted: bool = True) -> list[tuple[str, AbilityDef]]:
         """A player's own abilities, then those other abilities granted them for a while."""
-        out = []
-        for kind, src in zip(("role", "character"), self.sources(p), strict=False):
-            for ab in src.abilities:
-                out.append((f"{kind}:{src.id}:{ab.id}", ab))
-        if granted:
+        cache = self.rules.derived_cache
+        ckey = ("abilities", p.role, p.character)
+        own = cache.get(ckey)
+        if own is None:
+            own = cache[ckey] = [(f"{kind}:{src.id}:{ab.id}", ab)
+                                 for kind, src in zip(("role", "character"), self.sources(p), strict=False) for ab in src.abilities]
+        out = list(own)
+        if granted and p.grants:
             # a grant holds from ``since`` (default: at once) to ``until`` (None: the whole game);
             # ``replace`` takes away one's own abilities meanwhile: True all, "role" the role's only
             now = [g for g in p.grants if "key" in g and g.get("since", -1) <= self.state.tick and (g.get("until") is None or g["until"] > self.state.tick)]
@@ -267,7 +281,8 @@ class World:
         raise ActionError("unknown_ability", ability=key)
 
     def slot_of(self, ab: AbilityDef) -> SlotDef:
-        return self.rules.slot(ab.slot)
+        found = self.rules.slot_by_id.get(ab.slot)
+        return found if found is not None else self.rules.slot(ab.slot)
 
     def counts_as_action(self, ab: AbilityDef) -> bool:
         return ab.counts_as_action if ab.counts_as_action is not None else self.slot_of(ab).counts_as_action
