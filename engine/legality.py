@@ -256,18 +256,26 @@ class Legality(World):
                 return err
         return None
 
-    def _target_ok(self, p: Player, ab: AbilityDef, t: Player, via: str | None = None, *, unbound: bool = False) -> ActionError | None:
+    def _target_facts(self, t: Player) -> tuple[bool, bool]:
+        """(alive, publicly unreachable): what every ability asks of a target."""
+        # only a public status refuses: a secret one (seed 000's absent) would be told by the
+        # refusal; such a target is accepted and the action fails at the resolve (resolver)
+        return self.alive(t), any(not f.can_be_targeted and f.public for f in self.status_flags(t))
+
+    def _target_ok(self, p: Player, ab: AbilityDef, t: Player, via: str | None = None, *, unbound: bool = False,
+                   facts: dict[int, tuple[bool, bool]] | None = None) -> ActionError | None:
+        """None when ``p`` may aim ``ab`` at ``t``, else the refusal. ``facts``: the targets'
+        :meth:`_target_facts`, computed once for many abilities (``legal_actions``)."""
         self_ok = ab.self_target if ab.self_target is not None else self.slot_of(ab).self_target
         if t.pid == p.pid and not self_ok and via != "leader":
             return ActionError("self_target")
+        alive, unreachable = facts[t.pid] if facts is not None else self._target_facts(t)
         if ab.dead_targets:  # an ability aimed at the dead only
-            if self.alive(t):
+            if alive:
                 return ActionError("illegal_target", target=t.pid)
-        elif not self.alive(t):
+        elif not alive:
             return ActionError("target_not_alive", target=t.pid)
-        # only a public status refuses: a secret one (seed 000's absent) would be told by the
-        # refusal; such a target is accepted and the action fails at the resolve (resolver)
-        if any(not f.can_be_targeted and f.public for f in self.status_flags(t)):
+        if unreachable:
             return ActionError("target_unreachable", target=t.pid)
         if ab.target_where and not self.matches(t, ab.target_where, actor=p.pid):
             return ActionError("illegal_target", target=t.pid)
@@ -336,12 +344,15 @@ class Legality(World):
         ways += [(k, "leader") for k in self.leader_keys(p)]
         ways += [(k, "extra") for k, ab in self.abilities(p) if ab.slot in self.extra_slots(p)]
         ways += [(k, b) for b in self.borrowers(p) for k in self.borrow_keys(p, b)]
+        facts: dict[int, tuple[bool, bool]] | None = None
         for key, via in ways:
             try:
                 ab = self.check_available(p, key, via)
             except ActionError:
                 continue
-            targets = [t.pid for t in self.state.players if ab.targets and self._target_ok(p, ab, t, via) is None]
+            if ab.targets and facts is None:
+                facts = {t.pid: self._target_facts(t) for t in self.state.players}
+            targets = [t.pid for t in self.state.players if ab.targets and self._target_ok(p, ab, t, via, facts=facts) is None]
             if ab.targets and len(targets) < ab.targets:
                 continue
             options = [o for o in ab.options if not ab.checks or self.run_checks(p, ab, None, o) is None]
