@@ -9,6 +9,7 @@ action per game day and one per night".
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from .ruleset import Calendar
 
@@ -23,13 +24,14 @@ class TickInfo:
     sub: int  # 1-based number among the cycle's periods of the same kind
     subs: int  # how many periods of that kind the cycle has
 
-    @property
+    # computed once: a tick's info is shared (Clock.info) and asked for these many times
+    @cached_property
     def label(self) -> str:
         if self.subs > 1:
             return f"{self.kind} {self.day}.{self.sub}"
         return f"{self.kind} {self.day}"
 
-    @property
+    @cached_property
     def turn(self) -> str:
         return f"{self.kind} {self.day}"
 
