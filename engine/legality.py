@@ -182,19 +182,26 @@ class Legality(World):
             raise ActionError("no_extra_action")
         return ab
 
-    def check_available(self, p: Player, key: str, via: str | None = None, *, unbound: bool = False, borrowing: bool = False) -> AbilityDef:
+    def check_available(self, p: Player, key: str, via: str | None = None, *, unbound: bool = False, borrowing: bool = False,
+                        known: AbilityDef | None = None, flags: list[Any] | None = None) -> AbilityDef:
         """Raise unless ``p`` may use ability ``key`` now (targets aside).
 
         ``unbound``: leave a blackmail obligation aside; ``borrowing``: ``key`` is a borrowing
-        ability checked for use through it (never usable on its own)."""
+        ability checked for use through it (never usable on its own). ``known`` and ``flags``
+        (``legal_actions``, which asks for every way at once): the ability, already found to be
+        the player's by that way with the game running and the player alive and free to act in
+        this period, and the player's status flags."""
         st = self.state
-        if st.over:
-            raise ActionError("game_over")
-        if not self.alive(p):
-            raise ActionError("not_alive")
-        if self.phase_cut():
-            raise ActionError("phase_ended")
-        ab = self._ability_via(p, key, via)
+        if known is None:
+            if st.over:
+                raise ActionError("game_over")
+            if not self.alive(p):
+                raise ActionError("not_alive")
+            if self.phase_cut():
+                raise ActionError("phase_ended")
+            ab = self._ability_via(p, key, via)
+        else:
+            ab = known
         borrow = via not in self.VIAS
         if borrow:
             self.check_available(p, via, unbound=True, borrowing=True)
@@ -205,7 +212,7 @@ class Legality(World):
         any_phase = borrow and self.borrow_params(self.ability_def(via)).get("any_phase")
         if slot.phase != "any" and slot.phase != info.kind and not any_phase:
             raise ActionError("wrong_phase", ability=key, phase=slot.phase)
-        for flag in self.status_flags(p):
+        for flag in self.status_flags(p) if flags is None else flags:
             forbids = "*" in flag.blocks_slots or slot.id in flag.blocks_slots
             if forbids and not self.passives(p, f"acts_in_{flag.id}"):
                 raise ActionError("status_forbids", status=flag.id)
@@ -339,15 +346,25 @@ class Legality(World):
     def legal_actions(self, pid: int) -> list[LegalAction]:
         """What ``pid`` may do now and on whom: the same checks as :meth:`submit`."""
         p = self.player(pid)
-        out = []
-        ways: list[tuple[str, str | None]] = [(k, None) for k, _ in self.abilities(p)]
-        ways += [(k, "leader") for k in self.leader_keys(p)]
-        ways += [(k, "extra") for k, ab in self.abilities(p) if ab.slot in self.extra_slots(p)]
-        ways += [(k, b) for b in self.borrowers(p) for k in self.borrow_keys(p, b)]
+        out: list[LegalAction] = []
+        if self.state.over or not self.alive(p) or self.phase_cut():
+            return out  # what check_available refuses first, for every way at once
+        own = self.abilities(p)
+        extra = self.extra_slots(p)
+        # (key, via, the ability when known without the checks): an ability of another phase
+        # is refused by check_available ("wrong_phase") and skipped here without asking it
+        ways: list[tuple[str, str | None, AbilityDef | None]] = [(k, None, ab) for k, ab in own]
+        ways += [(k, "leader", self.ability_def(k)) for k in self.leader_keys(p)]
+        ways += [(k, "extra", ab) for k, ab in own if ab.slot in extra]
+        ways += [(k, b, None) for b in self.borrowers(p) for k in self.borrow_keys(p, b)]
+        kind = self.info.kind
+        flags = self.status_flags(p)
         facts: dict[int, tuple[bool, bool]] | None = None
-        for key, via in ways:
+        for key, via, known in ways:
+            if known is not None and self.slot_of(known).phase not in ("any", kind):
+                continue
             try:
-                ab = self.check_available(p, key, via)
+                ab = self.check_available(p, key, via, known=known, flags=flags)
             except ActionError:
                 continue
             if ab.targets and facts is None:
