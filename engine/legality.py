@@ -15,6 +15,8 @@ from .ruleset import AbilityDef, Requirement
 from .state import Player
 from .world import World
 
+_ASK = object()  # _target_ok: work the blackmail binding out itself
+
 
 @dataclass(frozen=True)
 class LegalAction:
@@ -270,9 +272,10 @@ class Legality(World):
         return self.alive(t), any(not f.can_be_targeted and f.public for f in self.status_flags(t))
 
     def _target_ok(self, p: Player, ab: AbilityDef, t: Player, via: str | None = None, *, unbound: bool = False,
-                   facts: dict[int, tuple[bool, bool]] | None = None) -> ActionError | None:
+                   facts: dict[int, tuple[bool, bool]] | None = None, bound: Any = _ASK) -> ActionError | None:
         """None when ``p`` may aim ``ab`` at ``t``, else the refusal. ``facts``: the targets'
-        :meth:`_target_facts`, computed once for many abilities (``legal_actions``)."""
+        :meth:`_target_facts`, computed once for many abilities (``legal_actions``); ``bound``:
+        :meth:`_bound_target` of ``(p, ab, via)``, computed once for every target."""
         self_ok = ab.self_target if ab.self_target is not None else self.slot_of(ab).self_target
         if t.pid == p.pid and not self_ok and via != "leader":
             return ActionError("self_target")
@@ -296,7 +299,7 @@ class Legality(World):
                 return err
         if ab.once_per == "target" and p.uses.get(f"once:{ab.id}:{t.pid}"):
             return ActionError("once_per_target", target=t.pid)
-        x = None if unbound else self._bound_target(p, ab, via)
+        x = None if unbound else (self._bound_target(p, ab, via) if bound is _ASK else bound)
         if x is not None and ab.targets == 1 and t.pid != x:
             return ActionError("blackmailed_target", target=x)
         return None
@@ -369,7 +372,10 @@ class Legality(World):
                 continue
             if ab.targets and facts is None:
                 facts = {t.pid: self._target_facts(t) for t in self.state.players}
-            targets = [t.pid for t in self.state.players if ab.targets and self._target_ok(p, ab, t, via, facts=facts) is None]
+            targets = []
+            if ab.targets:
+                bound = self._bound_target(p, ab, via)
+                targets = [t.pid for t in self.state.players if self._target_ok(p, ab, t, via, facts=facts, bound=bound) is None]
             if ab.targets and len(targets) < ab.targets:
                 continue
             options = [o for o in ab.options if not ab.checks or self.run_checks(p, ab, None, o) is None]
