@@ -301,7 +301,7 @@ def build_parser() -> argparse.ArgumentParser:
     be = sub.add_parser("bench", help="measure the engine, scale, storage (and the Discord command path when built)")
     be.add_argument("--json", action="store_true", help="machine-readable rows on stdout")
     be.add_argument("--quick", action="store_true", help="tiny sizes (for tests): the shape, not the figures")
-    be.add_argument("--only", action="append", choices=["engine", "scale", "storage", "discord"], help="run only these sections")
+    be.add_argument("--only", action="append", choices=["engine", "peer", "scale", "storage", "discord"], help="run only these sections")
     be.set_defaults(func=cmd_bench)
     return ap
 

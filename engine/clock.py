@@ -9,6 +9,7 @@ action per game day and one per night".
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from .ruleset import Calendar
 
@@ -23,13 +24,14 @@ class TickInfo:
     sub: int  # 1-based number among the cycle's periods of the same kind
     subs: int  # how many periods of that kind the cycle has
 
-    @property
+    # computed once: a tick's info is shared (Clock.info) and asked for these many times
+    @cached_property
     def label(self) -> str:
         if self.subs > 1:
             return f"{self.kind} {self.day}.{self.sub}"
         return f"{self.kind} {self.day}"
 
-    @property
+    @cached_property
     def turn(self) -> str:
         return f"{self.kind} {self.day}"
 
@@ -38,8 +40,17 @@ class Clock:
     def __init__(self, calendar: Calendar) -> None:
         self.calendar = calendar
         self.per_cycle = len(calendar.periods)
+        # a tick's facts never change: computed once each (asked ~15 times a resolve)
+        self._info: dict[int, TickInfo] = {}
+        self._turn_end: dict[int, bool] = {}
 
     def info(self, tick: int) -> TickInfo:
+        found = self._info.get(tick)
+        if found is None:
+            found = self._info[tick] = self._compute_info(tick)
+        return found
+
+    def _compute_info(self, tick: int) -> TickInfo:
         day, index = divmod(tick, self.per_cycle)
         period = self.calendar.periods[index]
         same = [p for p in self.calendar.periods if p.kind == period.kind]
@@ -86,8 +97,10 @@ class Clock:
 
     def is_turn_end(self, tick: int) -> bool:
         """True when the next tick starts another turn (or another cycle)."""
-        a, b = self.info(tick), self.info(tick + 1)
-        return a.turn != b.turn
+        found = self._turn_end.get(tick)
+        if found is None:
+            found = self._turn_end[tick] = self.info(tick).turn != self.info(tick + 1).turn
+        return found
 
     def end_of(self, tick: int, until: str, cycles: int | None = None) -> int | None:
         """The first tick at which an effect applied at ``tick`` with ``until`` is over."""

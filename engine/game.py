@@ -8,6 +8,7 @@ messages in :mod:`engine.mail`, the deal in :mod:`engine.deal`; resolution in :m
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from .deal import Dealing, PlayerSpec
@@ -135,7 +136,6 @@ class Game(Legality, Mail, Dealing, PhaseEnd):
                 continue
             self.emit("gm.forced_action", "gm", player=p.pid, ability=key, targets=targets)
             self.emit("private.forced_action", "players", [p.pid], ability=key, targets=targets)
-        self.sync_rng()
 
     def _request_end_now(self, p: Player, intent: Intent, ab: AbilityDef) -> None:
         tick = self.state.tick
@@ -444,6 +444,11 @@ class Game(Legality, Mail, Dealing, PhaseEnd):
     def to_dict(self) -> dict[str, Any]:
         self.sync_rng()
         return self.state.to_dict()
+
+    def copy(self) -> Game:
+        """An independent copy of the game (a preview resolves it): the same random draws to come."""
+        self.sync_rng()
+        return Game(self.rules, copy.deepcopy(self.state))
 
     @classmethod
     def from_dict(cls, ruleset: Ruleset, data: dict[str, Any]) -> Game:

@@ -16,6 +16,8 @@ from .state import Player
 from .votes import vote_choices
 from .world import World
 
+_ASK = object()  # _target_ok: work the blackmail binding out itself
+
 
 @dataclass(frozen=True)
 class LegalAction:
@@ -183,19 +185,26 @@ class Legality(World):
             raise ActionError("no_extra_action")
         return ab
 
-    def check_available(self, p: Player, key: str, via: str | None = None, *, unbound: bool = False, borrowing: bool = False) -> AbilityDef:
+    def check_available(self, p: Player, key: str, via: str | None = None, *, unbound: bool = False, borrowing: bool = False,
+                        known: AbilityDef | None = None, flags: list[Any] | None = None) -> AbilityDef:
         """Raise unless ``p`` may use ability ``key`` now (targets aside).
 
         ``unbound``: leave a blackmail obligation aside; ``borrowing``: ``key`` is a borrowing
-        ability checked for use through it (never usable on its own)."""
+        ability checked for use through it (never usable on its own). ``known`` and ``flags``
+        (``legal_actions``, which asks for every way at once): the ability, already found to be
+        the player's by that way with the game running and the player alive and free to act in
+        this period, and the player's status flags."""
         st = self.state
-        if st.over:
-            raise ActionError("game_over")
-        if not self.alive(p):
-            raise ActionError("not_alive")
-        if self.phase_cut():
-            raise ActionError("phase_ended")
-        ab = self._ability_via(p, key, via)
+        if known is None:
+            if st.over:
+                raise ActionError("game_over")
+            if not self.alive(p):
+                raise ActionError("not_alive")
+            if self.phase_cut():
+                raise ActionError("phase_ended")
+            ab = self._ability_via(p, key, via)
+        else:
+            ab = known
         borrow = via not in self.VIAS
         if borrow:
             self.check_available(p, via, unbound=True, borrowing=True)
@@ -206,7 +215,7 @@ class Legality(World):
         any_phase = borrow and self.borrow_params(self.ability_def(via)).get("any_phase")
         if slot.phase != "any" and slot.phase != info.kind and not any_phase:
             raise ActionError("wrong_phase", ability=key, phase=slot.phase)
-        for flag in self.status_flags(p):
+        for flag in self.status_flags(p) if flags is None else flags:
             forbids = "*" in flag.blocks_slots or slot.id in flag.blocks_slots
             if forbids and not self.passives(p, f"acts_in_{flag.id}"):
                 raise ActionError("status_forbids", status=flag.id)
@@ -257,18 +266,27 @@ class Legality(World):
                 return err
         return None
 
-    def _target_ok(self, p: Player, ab: AbilityDef, t: Player, via: str | None = None, *, unbound: bool = False) -> ActionError | None:
+    def _target_facts(self, t: Player) -> tuple[bool, bool]:
+        """(alive, publicly unreachable): what every ability asks of a target."""
+        # only a public status refuses: a secret one (seed 000's absent) would be told by the
+        # refusal; such a target is accepted and the action fails at the resolve (resolver)
+        return self.alive(t), any(not f.can_be_targeted and f.public for f in self.status_flags(t))
+
+    def _target_ok(self, p: Player, ab: AbilityDef, t: Player, via: str | None = None, *, unbound: bool = False,
+                   facts: dict[int, tuple[bool, bool]] | None = None, bound: Any = _ASK) -> ActionError | None:
+        """None when ``p`` may aim ``ab`` at ``t``, else the refusal. ``facts``: the targets'
+        :meth:`_target_facts`, computed once for many abilities (``legal_actions``); ``bound``:
+        :meth:`_bound_target` of ``(p, ab, via)``, computed once for every target."""
         self_ok = ab.self_target if ab.self_target is not None else self.slot_of(ab).self_target
         if t.pid == p.pid and not self_ok and via != "leader":
             return ActionError("self_target")
+        alive, unreachable = facts[t.pid] if facts is not None else self._target_facts(t)
         if ab.dead_targets:  # an ability aimed at the dead only
-            if self.alive(t):
+            if alive:
                 return ActionError("illegal_target", target=t.pid)
-        elif not self.alive(t):
+        elif not alive:
             return ActionError("target_not_alive", target=t.pid)
-        # only a public status refuses: a secret one (seed 000's absent) would be told by the
-        # refusal; such a target is accepted and the action fails at the resolve (resolver)
-        if any(not f.can_be_targeted and f.public for f in self.status_flags(t)):
+        if unreachable:
             return ActionError("target_unreachable", target=t.pid)
         if ab.target_where and not self.matches(t, ab.target_where, actor=p.pid):
             return ActionError("illegal_target", target=t.pid)
@@ -282,7 +300,7 @@ class Legality(World):
                 return err
         if ab.once_per == "target" and p.uses.get(f"once:{ab.id}:{t.pid}"):
             return ActionError("once_per_target", target=t.pid)
-        x = None if unbound else self._bound_target(p, ab, via)
+        x = None if unbound else (self._bound_target(p, ab, via) if bound is _ASK else bound)
         if x is not None and ab.targets == 1 and t.pid != x:
             return ActionError("blackmailed_target", target=x)
         return None
@@ -332,17 +350,33 @@ class Legality(World):
     def legal_actions(self, pid: int) -> list[LegalAction]:
         """What ``pid`` may do now and on whom: the same checks as :meth:`submit`."""
         p = self.player(pid)
-        out = []
-        ways: list[tuple[str, str | None]] = [(k, None) for k, _ in self.abilities(p)]
-        ways += [(k, "leader") for k in self.leader_keys(p)]
-        ways += [(k, "extra") for k, ab in self.abilities(p) if ab.slot in self.extra_slots(p)]
-        ways += [(k, b) for b in self.borrowers(p) for k in self.borrow_keys(p, b)]
-        for key, via in ways:
+        out: list[LegalAction] = []
+        if self.state.over or not self.alive(p) or self.phase_cut():
+            return out  # what check_available refuses first, for every way at once
+        own = self.abilities(p)
+        extra = self.extra_slots(p)
+        # (key, via, the ability when known without the checks): an ability of another phase
+        # is refused by check_available ("wrong_phase") and skipped here without asking it
+        ways: list[tuple[str, str | None, AbilityDef | None]] = [(k, None, ab) for k, ab in own]
+        ways += [(k, "leader", self.ability_def(k)) for k in self.leader_keys(p)]
+        ways += [(k, "extra", ab) for k, ab in own if ab.slot in extra]
+        ways += [(k, b, None) for b in self.borrowers(p) for k in self.borrow_keys(p, b)]
+        kind = self.info.kind
+        flags = self.status_flags(p)
+        facts: dict[int, tuple[bool, bool]] | None = None
+        for key, via, known in ways:
+            if known is not None and self.slot_of(known).phase not in ("any", kind):
+                continue
             try:
-                ab = self.check_available(p, key, via)
+                ab = self.check_available(p, key, via, known=known, flags=flags)
             except ActionError:
                 continue
-            targets = [t.pid for t in self.state.players if ab.targets and self._target_ok(p, ab, t, via) is None]
+            if ab.targets and facts is None:
+                facts = {t.pid: self._target_facts(t) for t in self.state.players}
+            targets = []
+            if ab.targets:
+                bound = self._bound_target(p, ab, via)
+                targets = [t.pid for t in self.state.players if self._target_ok(p, ab, t, via, facts=facts, bound=bound) is None]
             if ab.targets and len(targets) < ab.targets:
                 continue
             options = [o for o in ab.options if not ab.checks or self.run_checks(p, ab, None, o) is None]

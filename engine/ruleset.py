@@ -756,6 +756,43 @@ class Ruleset(Strict):
     def lookup_index(self) -> dict[str, tuple[list[Any], int, dict[str, Any]]]:
         return {}
 
+    def model_copy(self, *, update: dict[str, Any] | None = None, deep: bool = False) -> Ruleset:
+        """A copy (with ``update``) that builds its own lookup caches: the copy's roles may differ."""
+        new = super().model_copy(update=update, deep=deep)
+        for name in ("lookup_index", "ability_cache", "step_cache", "status_by_id", "gone_status_ids", "derived_cache",
+                     "slot_by_id"):
+            new.__dict__.pop(name, None)
+        return new
+
+    @cached_property
+    def derived_cache(self) -> dict[tuple[Any, ...], Any]:
+        """Facts derived from the ruleset alone, per role and character (``World.sources``,
+        ``abilities``, ``passives``), filled as they are asked."""
+        return {}
+
+    @cached_property
+    def slot_by_id(self) -> dict[str, SlotDef]:
+        return {x.id: x for x in self.slots}
+
+    @cached_property
+    def status_by_id(self) -> dict[str, StatusDef]:
+        return {x.id: x for x in self.statuses}
+
+    @cached_property
+    def gone_status_ids(self) -> frozenset[str]:
+        """The statuses that take a player out: dead or out of play."""
+        return frozenset(x.id for x in self.statuses if x.dead or x.out_of_play)
+
+    @cached_property
+    def ability_cache(self) -> dict[str, Any]:
+        """Ability key -> AbilityDef, filled by ``World.ability_def`` as keys are asked."""
+        return {}
+
+    @cached_property
+    def step_cache(self) -> dict[tuple[str, str | None], str]:
+        """(ability key, option) -> the resolution step it runs in, filled by ``Ctx.step_of``."""
+        return {}
+
     def _find(self, group: str, key: str, names: str) -> Any:
         items = self.__dict__[group]
         built = self.lookup_index.get(group)

@@ -75,6 +75,9 @@ class World:
                 "open": self.state.tick == 0 and not self.state.over, "modifier": mod}
 
     def sync_rng(self) -> None:
+        """Copy the generator's state into ``state.rng_state``. Done when the state is written
+        out (``Game.to_dict``, ``Game.copy``), not after every draw: ``state.rng_state`` is
+        current only then."""
         self.state.rng_state = self.rng.getstate()
 
     # ---- lookups --------------------------------------------------------------------
@@ -95,10 +98,16 @@ class World:
         raise GameError(f"no player {ref!r}")
 
     def sources(self, p: Player) -> list[RoleDef]:
-        out = [self.rules.role(p.role)]
-        if p.character:
-            out.append(self.rules.character(p.character))
-        return out
+        """The player's role and character definitions (looked up once per ruleset and pair)."""
+        cache = self.rules.derived_cache
+        key = ("sources", p.role, p.character)
+        found = cache.get(key)
+        if found is None:
+            found = [self.rules.role(p.role)]
+            if p.character:
+                found.append(self.rules.character(p.character))
+            cache[key] = found
+        return list(found)
 
     def team(self, p: Player) -> str | None:
         """A player's team: their character's (the secret role), else their role's."""
@@ -106,7 +115,12 @@ class World:
         return src.team
 
     def passives(self, p: Player, kind: str) -> list[dict[str, Any]]:
-        out = [pas.params for src in self.sources(p) for pas in src.passives if pas.kind == kind]
+        cache = self.rules.derived_cache
+        key = ("passives", p.role, p.character, kind)
+        own = cache.get(key)
+        if own is None:
+            own = cache[key] = [pas.params for src in self.sources(p) for pas in src.passives if pas.kind == kind]
+        out = list(own)
         # the features of another role granted for a while ({"passives": role id}; seed 003:
         # Мародёрство), from ``since`` to ``until`` like granted abilities
         for g in p.grants:
@@ -122,13 +136,16 @@ class World:
         return s
 
     def status_flags(self, p: Player) -> list[Any]:
+        """The definitions of ``p``'s statuses in force now (ids the ruleset does not define —
+        a GM's own marks — have none and are left out)."""
+        defs = self.rules.status_by_id
+        t = self.state.tick
         out = []
-        for sid in p.statuses:
-            if self.active(p, sid):
-                try:
-                    out.append(self.rules.status(sid))
-                except KeyError:
-                    continue
+        for sid, s in p.statuses.items():
+            if (s.until is None or s.until > t) and s.since <= t:
+                d = defs.get(sid)
+                if d is not None:
+                    out.append(d)
         return out
 
     def secret_unreachable(self, p: Player, tick: int | None = None) -> str | None:
@@ -152,6 +169,9 @@ class World:
         return any(not f.can_communicate and not f.public for f in self.status_flags(p))
 
     def alive(self, p: Player) -> bool:
+        gone = self.rules.gone_status_ids  # dead or out of play
+        if not gone.intersection(p.statuses):
+            return True
         return not any(s.dead or s.out_of_play for s in self.status_flags(p))
 
     def living(self) -> list[Player]:
@@ -213,11 +233,14 @@ class World:
     # ---- abilities ------------------------------------------------------------------
     def abilities(self, p: Player, granted: bool = True) -> list[tuple[str, AbilityDef]]:
         """A player's own abilities, then those other abilities granted them for a while."""
-        out = []
-        for kind, src in zip(("role", "character"), self.sources(p), strict=False):
-            for ab in src.abilities:
-                out.append((f"{kind}:{src.id}:{ab.id}", ab))
-        if granted:
+        cache = self.rules.derived_cache
+        ckey = ("abilities", p.role, p.character)
+        own = cache.get(ckey)
+        if own is None:
+            own = cache[ckey] = [(f"{kind}:{src.id}:{ab.id}", ab)
+                                 for kind, src in zip(("role", "character"), self.sources(p), strict=False) for ab in src.abilities]
+        out = list(own)
+        if granted and p.grants:
             # a grant holds from ``since`` (default: at once) to ``until`` (None: the whole game);
             # ``replace`` takes away one's own abilities meanwhile: True all, "role" the role's only
             now = [g for g in p.grants if "key" in g and g.get("since", -1) <= self.state.tick and (g.get("until") is None or g["until"] > self.state.tick)]
@@ -235,7 +258,15 @@ class World:
         return out
 
     def ability_def(self, key: str) -> AbilityDef:
-        """Any ability of the ruleset by its key ``role|character:<source id>:<ability id>``."""
+        """Any ability of the ruleset by its key ``role|character:<source id>:<ability id>``
+        (looked up once per ruleset and key: asked many times a resolve)."""
+        cache = self.rules.ability_cache
+        found = cache.get(key)
+        if found is None:
+            found = cache[key] = self._find_ability(key)
+        return found
+
+    def _find_ability(self, key: str) -> AbilityDef:
         kind, src_id, ab_id = key.split(":", 2)
         src = self.rules.role(src_id) if kind == "role" else self.rules.character(src_id)
         for ab in src.abilities:
@@ -250,7 +281,8 @@ class World:
         raise ActionError("unknown_ability", ability=key)
 
     def slot_of(self, ab: AbilityDef) -> SlotDef:
-        return self.rules.slot(ab.slot)
+        found = self.rules.slot_by_id.get(ab.slot)
+        return found if found is not None else self.rules.slot(ab.slot)
 
     def counts_as_action(self, ab: AbilityDef) -> bool:
         return ab.counts_as_action if ab.counts_as_action is not None else self.slot_of(ab).counts_as_action

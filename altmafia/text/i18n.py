@@ -23,6 +23,9 @@ PLAYER_ARGS = {"player", "target", "actor", "inviter", "sender", "leader", "by",
 PLAYER_LIST_ARGS = {"players", "targets", "winners"}
 
 
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the C parser when PyYAML has it
+
+
 @lru_cache(maxsize=4)
 def catalog(lang: str) -> dict[str, dict[str, str]]:
     """``<lang>.yaml`` merged with every ``<lang>.<part>.yaml`` beside it (one part per family
@@ -32,7 +35,7 @@ def catalog(lang: str) -> dict[str, dict[str, str]]:
     files = [MESSAGES_DIR / f"{lang}.yaml", *sorted(MESSAGES_DIR.glob(f"{lang}.*.yaml"))]
     merged: dict[str, dict[str, str]] = {}
     for f in files:
-        data = yaml.safe_load(f.read_text(encoding="utf-8")) or {}
+        data = yaml.load(f.read_text(encoding="utf-8"), Loader=_LOADER) or {}
         for section, entries in data.items():
             target = merged.setdefault(section, {})
             twice = set(target) & set(entries)

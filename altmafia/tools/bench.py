@@ -34,9 +34,10 @@ from engine import DEAL, ActionError, Game, PlayerSpec, Ruleset
 from storage import Command, Store
 from storage.store import destinations
 
+from . import peer
 from .simulate.table import Table, play_game
 
-SECTIONS = ("engine", "scale", "storage", "discord")
+SECTIONS = ("engine", "peer", "scale", "storage", "discord")
 # the tools never import the bot: ``altmafia bench`` (the command line, above both) hands
 # the Discord section a factory of the real bot
 BotFactory = Callable[[Path], Any]  # a SQLite file -> the bot, not started (create_bot)
@@ -53,6 +54,7 @@ SIZES = {
     "scale_runs": (3, 1),  # passes over all the games at once (the median is reported)
     "storage_ticks": (6, 2),
     "discord_repeats": (40, 3),
+    "peer_games": (300, 3),  # fresh games per table size, in each engine
 }
 SCALING = (8, 16, 32, 64)
 
@@ -221,6 +223,31 @@ def bench_engine(b: Bench, say: Callable[[str], None]) -> None:
     b.add("engine", "engine.scaling_exponent", "fitted exponent of resolve time against players (8, 16, 32, 64)", k, "",
           goal="close to linear: ≤ 1.2", ratio=k, ok=k <= 1.2,
           note="time ~ players^k; " + ", ".join(f"{n}: {t * 1000:.2f} ms" for n, t in zip(SCALING, medians, strict=True)))
+
+
+def bench_peer(b: Bench, say: Callable[[str], None]) -> None:
+    """The same vanilla night in ours and in calder/mafia (altmafia/tools/peer.py), side by side."""
+    have = peer.peer_available()
+    n_games = size("peer_games", b.quick)
+    for n in SCALING:
+        say(f"peer: the classic night at {n} players")
+        mine, theirs = [], []
+        for seed in range(n_games):  # alternate, so that the machine's drifting load falls on both
+            night = peer.plan(n, seed)
+            mine.append(peer.ours(night, seed))
+            if have:
+                theirs.append(peer.theirs(night, seed))
+        m = statistics.median(mine)
+        b.add("peer", f"peer.ours_{n}", f"our classic night, {n} players, every player acting (median of {n_games} fresh games)",
+              m * 1000, "ms", note="resolution only; ruleset classic with action_order: dependencies (the peer's rule)")
+        if not have:
+            b.add("peer", f"peer.ratio_{n}", f"ours ÷ calder/mafia, {n} players", None, "", goal="≤ 0.1",
+                  not_measured="not measured: the peer is not installed (pip install -e '.[bench]')")
+            continue
+        t = statistics.median(theirs)
+        b.add("peer", f"peer.theirs_{n}", f"calder/mafia's night, {n} players (median of {n_games} fresh games)", t * 1000, "ms",
+              note="Game.resolve(night) only")
+        b.add("peer", f"peer.ratio_{n}", f"ours ÷ calder/mafia, {n} players", m / t, "×", goal="≤ 0.1", ratio=m / t, ok=m / t <= 0.1)
 
 
 def bench_scale(b: Bench, say: Callable[[str], None]) -> None:
@@ -551,7 +578,7 @@ def run_bench(quick: bool = False, only: list[str] | None = None, progress: bool
         if s == "discord":
             bench_discord(b, say, make_bot)
         else:
-            {"engine": bench_engine, "scale": bench_scale, "storage": bench_storage}[s](b, say)
+            {"engine": bench_engine, "peer": bench_peer, "scale": bench_scale, "storage": bench_storage}[s](b, say)
     return b
 
 

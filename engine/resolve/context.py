@@ -36,8 +36,13 @@ class Ctx:
         return self.game.ability_def(intent.ability)
 
     def step_of(self, intent: Intent) -> str:
-        ab = self.ability(intent)
-        return ab.step or default_step(ab, intent.option)
+        cache = self.game.rules.step_cache
+        key = (intent.ability, intent.option)
+        found = cache.get(key)
+        if found is None:
+            ab = self.ability(intent)
+            found = cache[key] = ab.step or default_step(ab, intent.option)
+        return found
 
     def is_blocked(self, intent: Intent) -> bool:
         ab = self.ability(intent)

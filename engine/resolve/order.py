@@ -56,22 +56,27 @@ def run_in_order(ctx: Ctx, step: StepDef, intents: list[Intent], run) -> None:
         for i in by_ops(ctx, step, intents):
             run(ctx, i)
         return
+    # dependencies: only blocks and swaps make another action wait, so each round looks at the
+    # waiting blocks and swaps alone (a table of 64 has a handful), by seat
+    ops = {i.seq: first_op(ctx, i) for i in intents}
     waiting = list(intents)
     while waiting:
-        def waits_for(x: Intent, y: Intent) -> bool:
-            if y.seq == x.seq or ctx.outcome.get(y.seq) == "blocked":
-                return False
-            op = first_op(ctx, y)
-            if op == "block":
-                return any(swap_pid(ctx, y, t) == x.pid for t in y.targets)
-            if op == "swap":
-                real = {swap_pid(ctx, x, t) for t in x.targets}
-                return bool(real & {swap_pid(ctx, y, t) for t in y.targets})
+        movers = [y for y in waiting if ops[y.seq] in ("block", "swap") and ctx.outcome.get(y.seq) != "blocked"]
+
+        def waits(x: Intent, movers: list[Intent] = movers) -> bool:
+            for y in movers:
+                if y.seq == x.seq:
+                    continue
+                if ops[y.seq] == "block":
+                    if any(swap_pid(ctx, y, t) == x.pid for t in y.targets):
+                        return True
+                elif {swap_pid(ctx, x, t) for t in x.targets} & {swap_pid(ctx, y, t) for t in y.targets}:
+                    return True
             return False
 
-        free = [x for x in waiting if not any(waits_for(x, y) for y in waiting)]
-        nxt = free[0] if free else waiting[0]
-        if not free:
+        nxt = next((x for x in waiting if not waits(x)), None)
+        if nxt is None:  # every action waits: a loop
+            nxt = waiting[0]
             ctx.note(nxt, "loop_lowest_seat")
         waiting.remove(nxt)
         run(ctx, nxt)

@@ -82,7 +82,6 @@ def resolve_tick(game: Game) -> list[Event]:
         del st.memo["end_now"]  # the turn a riot ended early is over
     _check_end(ctx)
     _after_resolve(game)
-    game.sync_rng()
     return st.events[first_event:]
 
 
@@ -201,7 +200,6 @@ def _random_actions(game: Game) -> None:
         game.emit("gm.random_action", "gm", player=p.pid, ability=a.key, targets=list(intent.targets), option=option)
         told = "private.random_action" if intent.targets else "private.random_action_untargeted"
         game.emit(told, "players", [p.pid], ability=a.key, targets=list(intent.targets))
-    game.sync_rng()
 
 
 def _inactivity(ctx: Ctx) -> None:

@@ -38,7 +38,7 @@ def test_every_row_has_a_number_or_a_reason(quick):
     assert len(ids) == len(set(ids))
     assert set(ids) >= EXPECTED
     for r in quick["rows"]:
-        assert r["section"] in ("engine", "scale", "storage", "discord")
+        assert r["section"] in ("engine", "peer", "scale", "storage", "discord")
         if r["not_measured"] is None:
             assert isinstance(r["value"], int | float) and math.isfinite(r["value"]), r
             assert r["value"] >= 0, r

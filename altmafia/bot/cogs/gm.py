@@ -9,7 +9,6 @@ settle (the GM tasks the book leaves open), endday (move the game's last day), e
 
 from __future__ import annotations
 
-import copy
 import io
 from datetime import timedelta
 from typing import Any
@@ -55,7 +54,7 @@ class Refused(Exception):
 
 def preview_text(game: Game, lng: str) -> str:
     """The resolve of the current tick as it would go now, on a copy of the game."""
-    dry = Game(game.rules, copy.deepcopy(game.state))
+    dry = game.copy()
     events = dry.resolve()
     r = Renderer(dry, lng)
     lines = [text(lng, "gm.preview_title", phase=r.label(game.info.label))]
