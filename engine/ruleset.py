@@ -256,7 +256,8 @@ class NumberArg(Strict):
     """A number the player names when using the ability (e.g. which anonymous post)."""
 
     min: StatValue = 1
-    max: StatValue | None = None
+    max: StatValue | None = None  # None: no upper bound
+    step: Annotated[int, bounded(1, STAT_LIMIT, "the step between the numbers one may name")] = 1
 
     @model_validator(mode="after")
     def _order(self) -> NumberArg:

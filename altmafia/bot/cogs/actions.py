@@ -238,13 +238,8 @@ class Actions(commands.GroupCog, group_name=N("action"), group_description=D("ac
             return []
         game, pid, la = found
         lng = lang(interaction)
-        num = la.ability.number
-        if num is not None:
-            hi = num.max if num.max is not None else max(num.min, len(game.state.memo.get("anons", [])))
-            values = [str(n) for n in range(num.min, hi + 1)]
-            if current.strip().isdigit() and current.strip() not in values:
-                values.insert(0, current.strip())
-            return [app_commands.Choice(name=v, value=v) for v in values if not current or v.startswith(current.strip())][:25]
+        if la.number is not None:  # the engine's range: every number offered is one it accepts
+            return [app_commands.Choice(name=v, value=v) for v in la.number.suggestions(current)]
         out = []
         for o in la.options:
             label = option_label(game, lng, o)
