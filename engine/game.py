@@ -189,7 +189,7 @@ class Game(Legality, Mail, Dealing):
             raise ActionError("game_over")
         if not self.alive(self.player(by)):
             raise ActionError("not_alive")
-        if not {f.fid for f in self.factions_of(by)} & {f.fid for f in self.factions_of(p.pid)}:
+        if p.pid not in self.teammates(by):
             raise ActionError("not_teammate", target=p.pid)
 
     def _order_ahead(self, p: Player, ability: str, targets: list[int], option: str | None, by: int | None, tick: int) -> Intent:

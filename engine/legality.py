@@ -204,6 +204,13 @@ class Legality(World):
             return data
         return None
 
+    def order_targets(self, pid: int) -> list[int]:
+        """Whom ``pid`` may give an order for (``FactionRules.orders``): the living other
+        members of their factions; nobody when the ruleset has no orders or ``pid`` is out."""
+        if not self.rules.factions.orders or self.state.over or not self.alive(self.player(pid)):
+            return []
+        return self.teammates(pid, living=True)
+
     def leader_keys(self, p: Player) -> list[str]:
         keys: list[str] = []
         slots = set(self.rules.settings.get("leader_slots", ["day", "night"]))

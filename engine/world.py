@@ -160,6 +160,13 @@ class World:
     def factions_of(self, pid: int) -> list[Faction]:
         return [f for f in self.state.factions.values() if pid in f.members]
 
+    def teammates(self, pid: int, *, living: bool = False) -> list[int]:
+        """The other members of ``pid``'s factions (any of them), by seat; ``living``: only the
+        living ones. The one answer to "who is on my team" (orders, kicks, the books' faction
+        features)."""
+        mates = sorted({m for f in self.factions_of(pid) for m in f.members if m != pid})
+        return [m for m in mates if self.alive(self.player(m))] if living else mates
+
     def faction_of(self, pid: int) -> Faction | None:
         fs = self.factions_of(pid)
         return fs[0] if fs else None

@@ -92,7 +92,7 @@ def faction_acts(g: Game, viewer: int, cycles: int = 1) -> dict[int, list[int]]:
     in the last ``cycles`` cycles of resolved ticks. Reads the state only; the Discord layer
     may call it at any time (``engine.books.godfather.info.faction_acts``)."""
     first = g.state.tick - g.clock.cycles(cycles)
-    members = sorted({m for f in g.factions_of(viewer) for m in f.members if m != viewer})
+    members = g.teammates(viewer)
     out: dict[int, list[int]] = {m: [] for m in members}
     for r in visible_acts(g, first, viewer):
         if r["actor"] in out:
@@ -212,7 +212,7 @@ def counter_strike(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> 
 def faction_watch(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
     """Внимательный's feature on request: whom each member of his factions acted on in 24 hours."""
     g = ctx.game
-    members = sorted({m for f in g.factions_of(intent.pid) for m in f.members if m != intent.pid})
+    members = g.teammates(intent.pid)
     found: dict[int, list[int]] = {m: [] for m in members}
     for r in visible_acts(g, _first_of_window(ctx), intent.pid, ctx):
         if r["actor"] in found:
