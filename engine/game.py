@@ -44,9 +44,9 @@ class Game(Legality, Mail, Dealing):
         state = GameState(ruleset=ruleset.id, seed=seed, rng_state=new_rng_state(seed), end_day=ruleset.calendar.days)
         state.settings = {**ruleset.settings, **(settings or {})}
         check_settings(state.settings)
-        if "days" in state.settings:
-            state.end_day = int(state.settings["days"])
         game = cls(ruleset, state)
+        if game.settings.days is not None:
+            state.end_day = game.settings.days
         players = game._deal(players)
         names = set()
         for seat, spec in enumerate(players):
@@ -337,7 +337,7 @@ class Game(Legality, Mail, Dealing):
             published = any(x.get("seq") == seq for x in self.state.memo.get("anons", []))
             raise ActionError("anon_published" if published else "unknown_anon", seq=seq)
         self.state.anons.remove(a)
-        spends = bool(self.state.settings.get("refused_anon_spends", False))
+        spends = self.settings.refused_anon_spends
         p, day = self.player(a.pid), str(self.clock.info(a.tick).day)
         if not spends and p.anon_sent.get(day):
             p.anon_sent[day] -= 1

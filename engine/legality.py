@@ -213,7 +213,7 @@ class Legality(World):
 
     def leader_keys(self, p: Player) -> list[str]:
         keys: list[str] = []
-        slots = set(self.rules.settings.get("leader_slots", ["day", "night"]))
+        slots = set(self.settings.leader_slots)
         for f in self.factions_of(p.pid):
             if f.leader != p.pid:
                 continue

@@ -17,7 +17,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validat
 
 from . import registry
 from .errors import GameError
-from .settings import check_settings
+from .settings import GameSettings, check_settings
 
 PhaseKind = Literal["day", "night"]
 
@@ -536,6 +536,11 @@ class Ruleset(Strict):
     public_vote_weights: Literal["auto", "shown", "hidden"] = "auto"
     # the game settings (engine/settings.py: every key, its type, default and meaning)
     settings: dict[str, Annotated[Any, Field()]] = {}
+
+    @cached_property
+    def game_settings(self) -> GameSettings:
+        """The ruleset's own settings, typed (a game's merged ones: ``World.settings``)."""
+        return GameSettings.model_validate(self.settings)
 
     @field_validator("settings")
     @classmethod

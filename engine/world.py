@@ -15,6 +15,7 @@ from .clock import Clock, TickInfo
 from .errors import ActionError, GameError
 from .registry import VOTES
 from .ruleset import AbilityDef, RoleDef, Ruleset, Selector, SlotDef
+from .settings import GameSettings
 from .state import AUDIENCES, Audience, Event, Faction, GameState, Player, Status
 
 PM_WAITING = "pm_waiting"  # GameState.memo key: PMs to players secretly cut off, until they are back
@@ -47,12 +48,21 @@ class World:
         }
         self.rng = random.Random()
         self.rng.setstate(state.rng_state)
+        self._settings: tuple[dict[str, Any], GameSettings] | None = None
+
+    @property
+    def settings(self) -> GameSettings:
+        """The game's settings, typed (``GameState.settings`` read through the schema)."""
+        raw = self.state.settings
+        if self._settings is None or self._settings[0] is not raw:
+            self._settings = (raw, GameSettings.model_validate(raw))
+        return self._settings[1]
 
     def practice_table(self) -> bool:
         """The GM's setting ``practice_table``: a table below the book's minimum
         (``table.practice_min`` … ``table.min - 1`` seats). Only ``true`` or ``false``, and only
         where the ruleset has a practice table."""
-        value = self.state.settings.get("practice_table", False)
+        value = self.settings.practice_table
         if not isinstance(value, bool):
             raise GameError(f"setting practice_table={value!r}: use true or false")
         if value and self.rules.table.practice_min is None:
@@ -70,7 +80,7 @@ class World:
             return None
         choices = [self.rules.stat(c).id for c in params["choices"]]
         mod = next((m for m in p.modifiers if m.source == "choice"), None)
-        chosen = str(p.pid) in self.state.memo.get("bonus_choice", {}) or p.name in self.state.settings.get("hidden_bonus_choice", {})
+        chosen = str(p.pid) in self.state.memo.get("bonus_choice", {}) or p.name in self.settings.hidden_bonus_choice
         return {"choices": choices, "amount": int(params["amount"]), "stat": mod.stat if mod else choices[0], "chosen": chosen,
                 "open": self.state.tick == 0 and not self.state.over, "modifier": mod}
 

@@ -52,7 +52,7 @@ def resolve_tick(game: Game) -> list[Event]:
     for intent in intents:
         # setting ``blocked_spends: false`` (seed 003: the blocked actions «не учитываются»): a
         # blocked action spends no use, cooldown or lane, as if it had not been submitted
-        if ctx.outcome.get(intent.seq) != "blocked" or st.settings.get("blocked_spends", True):
+        if ctx.outcome.get(intent.seq) != "blocked" or game.settings.blocked_spends:
             _spend(game, intent)
         ctx.outcome.setdefault(intent.seq, "applied")
         game.emit(
@@ -60,7 +60,7 @@ def resolve_tick(game: Game) -> list[Event]:
             actor=intent.pid, ability=intent.ability, targets=list(intent.targets), option=intent.option,
             result=ctx.outcome[intent.seq], reasons=ctx.reasons.get(intent.seq, []),
         )
-        if ctx.outcome[intent.seq] == "blocked" and st.settings.get("tell_blocked", True):
+        if ctx.outcome[intent.seq] == "blocked" and game.settings.tell_blocked:
             game.emit("private.no_effect", "players", [intent.pid], ability=intent.ability)
     st.history.extend(ctx.acted)
 

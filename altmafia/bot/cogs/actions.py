@@ -161,7 +161,7 @@ class Actions(commands.GroupCog, group_name=N("action"), group_description=D("ac
             slot = game.slot_of(game.ability_def(ability)).id
         except (KeyError, ValueError):
             return
-        if slot not in game.rules.settings.get("public_slots", []):
+        if slot not in game.settings.public_slots:
             return
         lng = self.bot.store.info(gid).meta.get("lang", "ru")
         r = Renderer(game, lng)

@@ -46,7 +46,7 @@ def scratch(ctx: Ctx) -> dict[str, Any]:
 
 
 def words(g: Game) -> list[dict[str, Any]]:
-    return g.state.settings.get("health_words") or DEFAULT_WORDS
+    return g.settings.health_words or DEFAULT_WORDS
 
 
 def word_ids(g: Game) -> set[str]:
@@ -81,7 +81,7 @@ PSYCHO_KNIFE_MASKS = ("partial", "ignore")
 def psycho_knife_masks(g: Game) -> str:
     """How the psycho's knife reads masks: the setting ``psycho_knife_masks`` (``partial``: the
     book, change 33; ``ignore``: true roles only)."""
-    mode = g.state.settings.get("psycho_knife_masks", "partial")
+    mode = g.settings.psycho_knife_masks
     if mode not in PSYCHO_KNIFE_MASKS:
         raise GameError(f"setting psycho_knife_masks={mode!r}: use one of {', '.join(PSYCHO_KNIFE_MASKS)}")
     return str(mode)
@@ -104,7 +104,7 @@ def next_night(g: Game, tick: int) -> int:
 
 def only_civilians_left(g: Game) -> bool:
     """«мертва вся мафия и якудза, а из законников живы только мирные жители»."""
-    civilians = set(g.state.settings.get("civilians", ["civilian"]))
+    civilians = set(g.settings.civilians)
     for p in g.living():
         team = team_of(g, p)
         if team in ("mafia", "yakuza") or (team == "law" and p.character not in civilians):

@@ -45,7 +45,7 @@ def medic_heal(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None
     damage) died of it and is not healed back.
     """
     g = ctx.game
-    hp = g.state.settings.get("hp_stat", "hp")
+    hp = g.settings.hp_stat or "hp"
     for t in people:
         if not g.alive(t) or t.stats.get(hp, 0) <= 0:
             continue

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...registry import impl, step
 from ...state import Player
-from .core import free, memo, seen_role, setting, stat, team
+from .core import free, memo, seen_role, stat, team
 
 if TYPE_CHECKING:
     from ...game import Game
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 def read_table(g: Game, diff: int, role: str | None) -> str | None:
     """The book's table: the secret role at 5+, the answers by team at 4, by role at 3 and
     1–2; a role a row does not name, and 0 or less, fail."""
-    for row in setting(g, "check_table", []):
+    for row in g.settings.check_table:
         if row.get("min", -99) <= diff <= row.get("max", 99):
             if row.get("answer") == "role":
                 return role

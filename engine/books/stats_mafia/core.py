@@ -20,10 +20,6 @@ def memo(g: Game) -> dict[str, Any]:
     return g.state.memo.setdefault("stats_mafia", {})
 
 
-def setting(g: Game, key: str, default: Any) -> Any:
-    return g.state.settings.get(key, default)
-
-
 # ---- reading the table --------------------------------------------------------------------
 def stat(g: Game, p: Player, sid: str) -> int:
     """A stat as contests read it: with every bonus, the hidden ones («Google-fu») too."""
@@ -46,7 +42,7 @@ def seen_role(g: Game, p: Player, test: str = "check") -> str | None:
     """The secret role a test of ``p`` reads: the Maniac's disguise («Двойная жизнь») fools the
     checks, and with ``settings.disguise_scope: all`` every test of his role or team."""
     d = memo(g).get("disguise", {}).get(str(p.pid))
-    if d and (test == "check" or setting(g, "disguise_scope", "checks") == "all"):
+    if d and (test == "check" or g.settings.disguise_scope == "all"):
         return d
     return p.character
 
@@ -72,7 +68,7 @@ def out_of_play(g: Game, p: Player) -> bool:
     game with no way out of it."""
     if not g.alive(p):
         return True
-    return bool(setting(g, "life_prisoners_out", True)) and g.active(p, LIFE) is not None and not may_escape(g, p)
+    return g.settings.life_prisoners_out and g.active(p, LIFE) is not None and not may_escape(g, p)
 
 
 # ---- hospital, death, prison ---------------------------------------------------------------
@@ -122,12 +118,12 @@ def jail(ctx: Ctx, p: Player, life: bool, cause: str) -> bool:
         p.statuses[PRISON] = Status(id=PRISON, since=old.since if old else since, until=None, data={"cause": cause})
         p.statuses[LIFE] = Status(id=LIFE, since=since, until=None, data={"cause": cause})
     else:
-        until = since + g.clock.cycles(int(setting(g, "prison_term_cycles", 2)))
+        until = since + g.clock.cycles(g.settings.prison_term_cycles)
         if old is not None and old.until is not None and old.until >= until:
             return False
         p.statuses[PRISON] = Status(id=PRISON, since=old.since if old else since, until=until, data={"cause": cause})
     # «Находящийся в Тюрьме Джокер может применить Ва-Банк на следующую фазу после попадания в Тюрьму»
-    window = setting(g, "jail_window_status", "all_in_ready")
+    window = g.settings.jail_window_status
     if any(window in r.status for _, ab in g.abilities(p) for r in ab.requires):
         p.statuses[window] = Status(id=window, since=since, until=since + 1, data={})
     ctx.emit("sm.gm_jailed", "gm", player=p.pid, cause=cause)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...registry import early_end
-from .core import in_prison, setting
+from .core import in_prison
 from .vote import _instead_of_vote
 
 if TYPE_CHECKING:
@@ -29,7 +29,7 @@ def waiting_for(g: Game, declared: set[int] | frozenset[int] = frozenset()) -> l
             if not any(v.pid == p.pid for v in g.state.votes) and not _instead_of_vote(g, p.pid, tick):
                 out.append(p.pid)
         elif (
-            not g.active(p, setting(g, "slowpoke_status", "slowpoke"))
+            not g.active(p, g.settings.slowpoke_status)
             and not any(i.pid == p.pid for i in g.state.intents) and g.legal_actions(p.pid)
         ):
             out.append(p.pid)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from ...errors import ActionError
 from ...registry import mail
 from ...state import Anon, Player, Pm
-from .core import free, in_prison, memo, setting, team
+from .core import free, in_prison, memo, team
 
 if TYPE_CHECKING:
     from ...game import Game
@@ -36,7 +36,7 @@ class StatsMafiaMail:
                 raise ActionError("target_unreachable", target=to)
         signed = in_prison(g, p)
         kind = "notes" if signed else "letters"
-        quota = int(setting(g, "notes_per_phase" if signed else "mail_per_phase", 1))
+        quota = g.settings.notes_per_phase if signed else g.settings.mail_per_phase
         sent = memo(g).setdefault("sent", {}).setdefault(str(g.state.tick), {}).setdefault(kind, {})
         if quota and sent.get(str(p.pid), 0) >= quota:
             raise ActionError("mail_quota", quota=quota)
@@ -48,7 +48,7 @@ class StatsMafiaMail:
     @staticmethod
     def send(g: Game, p: Player, r: Player, text: str) -> Pm:
         info = g.info
-        talk = setting(g, "mafia_talk_nights", [1])
+        talk = g.settings.mafia_talk_nights
         if (
             info.kind == "night" and info.day in talk and free(g, p) and free(g, r) and p.pid != r.pid
             and team(g, p.character) == "mafia" and team(g, r.character) == "mafia" and text.strip()

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...registry import step
 from ...state import Modifier, Player
-from .core import STATS, memo, setting, team
+from .core import STATS, memo, team
 from .steps import upkeep
 
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ def start(ctx: Ctx, sd: Any) -> None:
 
 def random_bonus(g: Game, p: Player, x: dict[str, Any]) -> None:
     """«Google-fu - имеет +1 к случайному стату, к какому - не знает даже сам Гик»."""
-    picked = setting(g, "random_bonus_choice", {}).get(p.name)  # the GM's (or a scenario's) pick
+    picked = g.settings.random_bonus_choice.get(p.name)  # the GM's (or a scenario's) pick
     stat_id = picked or g.rng.choice(sorted(x.get("stats", STATS)))
     amount = int(x.get("amount", 1))
     p.modifiers.append(Modifier(stat=stat_id, amount=amount, source="random_bonus", scope="contest"))

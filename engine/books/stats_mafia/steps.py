@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...registry import step
 from ...state import Modifier, Status
-from .core import HOSPITAL, die, free, jail, memo, setting
+from .core import HOSPITAL, die, free, jail, memo
 
 if TYPE_CHECKING:
     from ...resolve.context import Ctx
@@ -18,7 +18,7 @@ def hospital_death(ctx: Ctx, sd: Any) -> None:
     """«Если наутро оказывается, что персонаж должен пробыть в Госпитале не мене 5 суток, он
     умирает»: the сутки still owed from the morning on."""
     g = ctx.game
-    limit = int(setting(g, "hospital_death_days", 5))
+    limit = g.settings.hospital_death_days
     morning = ctx.tick + 1
     for p in g.living():
         s = p.statuses.get(HOSPITAL)

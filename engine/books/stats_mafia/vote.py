@@ -9,7 +9,7 @@ from ...errors import ActionError
 from ...registry import VOTES
 from ...state import Player
 from ...votes import VoteCounter, publish_tally, secret_passives
-from .core import jail, memo, setting, stat
+from .core import jail, memo, stat
 
 if TYPE_CHECKING:
     from ...game import Game
@@ -128,7 +128,7 @@ class StatsPrisonVote(VoteCounter):
             g.emit("sm.bribe", "public", player=p.pid)
             return
         day = g.clock.info(ctx.tick).day
-        life = day not in setting(g, "prison_term_days", [1, 2])
+        life = day not in g.settings.prison_term_days
         if not jail(ctx, p, life, f"vote:{vdef.id}"):
             g.emit("sm.vote_already", "public", player=p.pid)
             return
