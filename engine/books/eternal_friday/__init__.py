@@ -14,4 +14,4 @@ counterattack. What lasts between ticks is in ``GameState.memo["friday"]``, in s
 scratch.
 """
 
-from . import attacks, checks, core, day, info, lynch, medicine, mini, steps, traps, tricks  # noqa: F401  (register)
+from . import attacks, checks, core, day, info, lynch, medicine, steps, traps, tricks  # noqa: F401  (register)

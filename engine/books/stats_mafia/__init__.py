@@ -12,4 +12,4 @@ Stats in contests are read with the purpose ``contest``: a bonus nobody knows of
 counts there and nowhere else.
 """
 
-from . import attacks, boosts, checks, core, day, early_end, mail, mini, start, steps, victory, vote  # noqa: F401  (register)
+from . import attacks, boosts, checks, core, day, early_end, mail, start, steps, victory, vote  # noqa: F401  (register)
