@@ -22,6 +22,7 @@ from .ruleset import AbilityDef, Ruleset
 from .settings import check_settings
 from .state import (
     Anon,
+    EndNow,
     Event,
     Faction,
     FactionOp,
@@ -97,7 +98,7 @@ class Game(Legality, Mail, Dealing):
         if sid not in ch["choices"]:
             raise ActionError("bad_bonus_stat", stats=ch["choices"])
         ch["modifier"].stat = sid
-        self.state.memo.setdefault("bonus_choice", {})[str(pid)] = sid
+        self.state.core.bonus_choice[str(pid)] = sid
         self.emit("private.bonus_chosen", "players", [pid], stat=sid, amount=ch["amount"])
         self.emit("gm.bonus_chosen", "gm", player=pid, stat=sid, amount=ch["amount"])
         return sid
@@ -139,12 +140,13 @@ class Game(Legality, Mail, Dealing):
         tick = self.state.tick
         if blocked_by_status(self, p, intent.ability, ab.slot, tick):
             return  # a block already in force when it is announced: the announcement has no force
-        if self.state.memo.get("end_now", {}).get("tick") == tick:
+        cut = self.state.core.end_now
+        if cut is not None and cut.tick == tick:
             return  # ended already
         last = tick
         while self.clock.info(last + 1).turn == self.clock.info(tick).turn:
             last += 1
-        self.state.memo["end_now"] = {"seq": intent.seq, "by": p.pid, "tick": tick, "last": last}
+        self.state.core.end_now = EndNow(seq=intent.seq, by=p.pid, tick=tick, last=last)
         self.emit("phase.end_now", "gm", by=p.pid, phase=self.info.turn)
 
     # ---- submissions ----------------------------------------------------------------
@@ -231,8 +233,8 @@ class Game(Legality, Mail, Dealing):
             self.state.intents.append(i)
 
     def cancel(self, pid: int, lane: str = "action") -> bool:
-        cut = self.state.memo.get("end_now")
-        if cut and cut["tick"] == self.state.tick and cut["by"] == pid and lane == "action":
+        cut = self.state.core.end_now
+        if cut and cut.tick == self.state.tick and cut.by == pid and lane == "action":
             return False  # a riot that ended the turn cannot be taken back
         before = len(self.state.intents)
         self.state.intents = [
@@ -334,7 +336,7 @@ class Game(Legality, Mail, Dealing):
             raise ActionError("game_over")
         a = next((a for a in self.state.anons if a.seq == seq), None)
         if a is None:
-            published = any(x.get("seq") == seq for x in self.state.memo.get("anons", []))
+            published = any(x.seq == seq for x in self.state.core.anons)
             raise ActionError("anon_published" if published else "unknown_anon", seq=seq)
         self.state.anons.remove(a)
         spends = self.settings.refused_anon_spends

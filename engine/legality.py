@@ -285,8 +285,8 @@ class Legality(World):
         for i in st.intents:  # an irrevocable submission («в любой момент») holds its lane
             if i.pid == p.pid and i.lane == lane and self.ability_def(i.ability).irrevocable:
                 raise ActionError("irrevocable", ability=i.ability)
-        cut = st.memo.get("end_now")
-        if cut and cut["tick"] == st.tick and cut["by"] == p.pid and lane == "action":
+        cut = st.core.end_now
+        if cut and cut.tick == st.tick and cut.by == p.pid and lane == "action":
             raise ActionError("turn_used")  # the riot that ended this turn cannot be taken back
         ob = self.obligation(p) if lane == "action" and not unbound else None
         if ob:

@@ -144,6 +144,89 @@ class Pm:
     tick: int
 
 
+# ---- the core's memory between ticks ---------------------------------------------------------
+@dataclass
+class EndNow:
+    """A turn ended early by an action («Спровоцировать бунт»): the intent that asked it, its
+    actor, the tick it was asked in and the last tick of that turn."""
+
+    seq: int
+    by: int
+    tick: int
+    last: int
+
+
+@dataclass
+class Able:
+    """Who could act in at least one period of ``turn`` (recorded as each period resolves)."""
+
+    turn: str
+    pids: list[int] = field(default_factory=list)
+
+
+@dataclass
+class WaitingPm:
+    """A PM to a player secretly cut off, kept until they are back."""
+
+    sender: int
+    recipient: int
+    text: str
+
+
+@dataclass
+class PublishedAnon:
+    """A published anonymous post: its number for the game (``n``), author, the tick it was
+    written and published in, and the queued post's ``seq``."""
+
+    n: int
+    pid: int
+    tick: int
+    published: int
+    seq: int = -1  # -1: a post of a snapshot from before posts kept it
+
+
+def _typed(cls: type, value: Any) -> Any:
+    return value if isinstance(value, cls) else cls(**value)
+
+
+@dataclass
+class CoreMemory:
+    """What the shared core remembers between ticks, each in a typed place. A snapshot keeps
+    each field under the ``memo`` key of its name (the keys of the free ``memo`` dict it
+    replaces, so old snapshots load); a field at its default is left out."""
+
+    end_now: EndNow | None = None
+    able: Able | None = None
+    bonus_choice: dict[str, str] = field(default_factory=dict)  # str(pid) -> the stat picked (seed 000's Стратег)
+    pm_waiting: list[WaitingPm] = field(default_factory=list)
+    anons: list[PublishedAnon] = field(default_factory=list)
+    faction_freeze_until: int = -1  # no faction change before this tick («Стратегический триумф»)
+    lesser_winners: list[int] | None = None  # seed 001: the faction's members who win less
+
+    KEYS = ("end_now", "able", "bonus_choice", "pm_waiting", "anons", "faction_freeze_until", "lesser_winners")
+
+    def to_memo(self) -> dict[str, Any]:
+        blank = CoreMemory()
+        return {k: _plain(getattr(self, k)) for k in self.KEYS if getattr(self, k) != getattr(blank, k)}
+
+    @classmethod
+    def from_memo(cls, memo: dict[str, Any]) -> tuple[CoreMemory, dict[str, Any]]:
+        """The core's places read from a snapshot's ``memo``, and the rest (the books')."""
+        core = cls()
+        rest = {k: v for k, v in memo.items() if k not in cls.KEYS}
+        if memo.get("end_now"):
+            core.end_now = _typed(EndNow, memo["end_now"])
+        if memo.get("able"):
+            core.able = _typed(Able, memo["able"])
+        core.bonus_choice = {str(k): str(v) for k, v in (memo.get("bonus_choice") or {}).items()}
+        core.pm_waiting = [_typed(WaitingPm, w) for w in memo.get("pm_waiting") or []]
+        core.anons = [_typed(PublishedAnon, a) for a in memo.get("anons") or []]
+        core.faction_freeze_until = int(memo.get("faction_freeze_until", -1))
+        if memo.get("lesser_winners") is not None:
+            core.lesser_winners = [int(x) for x in memo["lesser_winners"]]
+        return core, rest
+
+
 @dataclass
 class GameState:
     ruleset: str
@@ -167,7 +250,11 @@ class GameState:
     next_faction: int = 1
     # per-resolve memory the rules read later (who acted on whom, by tick)
     history: list[dict[str, Any]] = field(default_factory=list)
-    # rule-specific memory kept between ticks (the day's prison list, vote strengths...)
+    # the core's memory kept between ticks, typed (a riot's early end, who could act, …)
+    core: CoreMemory = field(default_factory=CoreMemory)
+    # each book's memory kept between ticks, under the book's own keys (``memo["friday"]``,
+    # ``memo["stats_mafia"]``, seed 000's prison lists …); the snapshot's ``memo`` holds these
+    # and the core's places side by side
     memo: dict[str, Any] = field(default_factory=dict)
     # private news kept for a player while a status with ``messages: hold`` holds (str(pid) ->
     # [{key, args}], oldest first); delivered by the ``messages`` step once it is over
@@ -175,8 +262,9 @@ class GameState:
 
     # ---- serialisation -------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
-        d = {f.name: _plain(getattr(self, f.name)) for f in fields(self) if f.name != "rng_state"}
+        d = {f.name: _plain(getattr(self, f.name)) for f in fields(self) if f.name not in ("rng_state", "core")}
         d["rng_state"] = _rng_to_json(self.rng_state)
+        d["memo"] = {**d["memo"], **self.core.to_memo()}
         for p in d["players"]:
             p["statuses"] = list(p["statuses"].values())
         for f in d["factions"].values():
@@ -186,6 +274,7 @@ class GameState:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> GameState:
         d = dict(d)
+        core, memo = CoreMemory.from_memo(d.pop("memo", {}) or {})
         players = []
         for p in d.pop("players"):
             p = dict(p)
@@ -207,6 +296,8 @@ class GameState:
             anons=[Anon(**a) for a in d.pop("anons")],
             pms=[Pm(**m) for m in d.pop("pms")],
             events=[Event(**e) for e in d.pop("events")],
+            core=core,
+            memo=memo,
             **d,
         )
 

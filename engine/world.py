@@ -18,8 +18,6 @@ from .ruleset import AbilityDef, RoleDef, Ruleset, Selector, SlotDef
 from .settings import GameSettings
 from .state import AUDIENCES, Audience, Event, Faction, GameState, Player, Status
 
-PM_WAITING = "pm_waiting"  # GameState.memo key: PMs to players secretly cut off, until they are back
-
 
 def blocked_by_status(game: World, p: Player, key: str, slot: str, tick: int) -> bool:
     """Whether a block status of ``p`` in force at ``tick`` covers ability ``key`` (of ``slot``):
@@ -80,7 +78,7 @@ class World:
             return None
         choices = [self.rules.stat(c).id for c in params["choices"]]
         mod = next((m for m in p.modifiers if m.source == "choice"), None)
-        chosen = str(p.pid) in self.state.memo.get("bonus_choice", {}) or p.name in self.settings.hidden_bonus_choice
+        chosen = str(p.pid) in self.state.core.bonus_choice or p.name in self.settings.hidden_bonus_choice
         return {"choices": choices, "amount": int(params["amount"]), "stat": mod.stat if mod else choices[0], "chosen": chosen,
                 "open": self.state.tick == 0 and not self.state.over, "modifier": mod}
 
@@ -285,12 +283,12 @@ class World:
         """True while an ability that ends the turn at once («Спровоцировать бунт») has cut the
         current day or night short: the scheduler resolves the current tick now, and each
         remaining tick of that turn right after it (nobody can act in them)."""
-        e = self.state.memo.get("end_now")
-        return bool(e) and self.state.tick <= e["last"]
+        e = self.state.core.end_now
+        return e is not None and self.state.tick <= e.last
 
     def phase_cut(self) -> bool:
-        e = self.state.memo.get("end_now")
-        return bool(e) and e["tick"] < self.state.tick <= e["last"]
+        e = self.state.core.end_now
+        return e is not None and e.tick < self.state.tick <= e.last
 
     def matches(self, t: Player, sel: Selector, stats: dict[str, int] | None = None, actor: int | None = None) -> bool:
         """Whether ``t`` fits ``sel``; ``stats`` stands in for ``t``'s current base stats."""

@@ -178,8 +178,8 @@ def op_end_phase(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> No
     """«Спровоцировать бунт»: the turn ended when the action was announced
     (:meth:`engine.game.Game.submit`); at the resolve the public learns that it ended early,
     never by whom. A block already in force at the announcement took its force away."""
-    cut = ctx.game.state.memo.get("end_now")
-    if not cut or cut.get("tick") != ctx.tick:
+    cut = ctx.game.state.core.end_now
+    if not cut or cut.tick != ctx.tick:
         ctx.outcome[intent.seq] = "blocked"
         ctx.note(intent, "blocked_when_announced")
         return

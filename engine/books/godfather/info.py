@@ -12,7 +12,7 @@ hidden. Nobody is hidden from themself, and a masquerade does not hide its guest
 other. Decisions: docs/rules/godfather.md.
 
 Memory: ``memo["info"]`` holds the masquerades (``masks``) and the armed PM taps (``taps``);
-``memo["anons"]`` (written by the resolver) numbers the published anonymous posts.
+``GameState.core.anons`` (written by the resolver) numbers the published anonymous posts.
 """
 
 from __future__ import annotations
@@ -311,11 +311,11 @@ def guess_author(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> No
         n = int(str(intent.option))
     except ValueError:
         n = 0
-    post = next((a for a in g.state.memo.get("anons", []) if a["n"] == n), None)
+    post = next((a for a in g.state.core.anons if a.n == n), None)
     if post is None:
         ctx.emit("info.guess_none", "players", [intent.pid], n=n)
     else:
-        ctx.emit("info.guess", "players", [intent.pid], n=n, player=post["pid"])
+        ctx.emit("info.guess", "players", [intent.pid], n=n, player=post.pid)
 
 
 @impl("end_day_query")
