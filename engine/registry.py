@@ -12,6 +12,8 @@
   (is the choice open now), and with the whole submission.
 - ``EARLY_ENDS``: whom a phase still waits for (``settings.early_end`` names one):
   ``fn(game, declared)`` returns the pids; the bot ends a phase early when it names nobody.
+- ``BOOK_MEMORY``: a book's typed memory between ticks (a dataclass, ``@book_memory(key)``),
+  kept in the snapshot's ``memo[key]`` (``engine.state.GameState.place``).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ VICTORIES: dict[str, Callable[..., Any]] = {}
 MAIL: dict[str, Any] = {}
 CHECKS: dict[str, Callable[..., Any]] = {}
 EARLY_ENDS: dict[str, Callable[..., Any]] = {}
+BOOK_MEMORY: dict[str, type] = {}
 
 
 def _register(table: dict[str, Callable[..., Any]], name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -69,3 +72,16 @@ def check(name: str):
 
 def early_end(name: str):
     return _register(EARLY_ENDS, name)
+
+
+def book_memory(key: str) -> Callable[[type], type]:
+    """Register a dataclass as a book's memory between ticks, kept under ``memo[key]``."""
+
+    def deco(cls: type) -> type:
+        if key in BOOK_MEMORY:
+            raise ValueError(f"book memory {key!r} registered twice")
+        cls.KEY = key  # type: ignore[attr-defined]
+        BOOK_MEMORY[key] = cls
+        return cls
+
+    return deco

@@ -7,8 +7,12 @@ random generator's state is part of it, so a stored game replays exactly.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field, fields, is_dataclass
-from typing import Any, Literal
+from dataclasses import MISSING, dataclass, field, fields, is_dataclass
+from typing import Any, Literal, TypeVar
+
+from .registry import BOOK_MEMORY
+
+T = TypeVar("T")
 
 # What an effect's own status is (``Status.kind``); "" for a status of the ruleset's list
 # (``Ruleset.statuses``, looked up by id). The readers ask the kind, never the id.
@@ -227,6 +231,26 @@ class CoreMemory:
         return core, rest
 
 
+def _default(f: Any) -> Any:
+    return f.default_factory() if f.default_factory is not MISSING else f.default
+
+
+def place_to_memo(place: Any) -> dict[str, Any]:
+    """A book's typed memory as its snapshot dict: each field at its name, those at their
+    default left out."""
+    return {f.name: _plain(getattr(place, f.name)) for f in fields(place) if getattr(place, f.name) != _default(f)}
+
+
+def place_from_memo(cls: type[T], data: dict[str, Any]) -> T:
+    """A book's typed memory read from its snapshot dict; a key it does not know is an error
+    (it would be lost at the next save)."""
+    known = {f.name for f in fields(cls)}  # type: ignore[arg-type]
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise ValueError(f"memo[{getattr(cls, 'KEY', cls.__name__)!r}]: unknown keys {unknown} (known: {sorted(known)})")
+    return cls(**data)
+
+
 @dataclass
 class GameState:
     ruleset: str
@@ -256,15 +280,27 @@ class GameState:
     # ``memo["stats_mafia"]``, seed 000's prison lists …); the snapshot's ``memo`` holds these
     # and the core's places side by side
     memo: dict[str, Any] = field(default_factory=dict)
+    # the books' typed memory (``engine.registry.BOOK_MEMORY``), by key: ``place(cls)``
+    books: dict[str, Any] = field(default_factory=dict)
     # private news kept for a player while a status with ``messages: hold`` holds (str(pid) ->
     # [{key, args}], oldest first); delivered by the ``messages`` step once it is over
     held: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
+    def place(self, cls: type[T]) -> T:
+        """A book's typed memory (a dataclass registered with ``@book_memory``), made empty the
+        first time it is asked for."""
+        key = cls.KEY  # type: ignore[attr-defined]
+        got = self.books.get(key)
+        if got is None:
+            got = self.books[key] = cls()
+        return got
+
     # ---- serialisation -------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
-        d = {f.name: _plain(getattr(self, f.name)) for f in fields(self) if f.name not in ("rng_state", "core")}
+        d = {f.name: _plain(getattr(self, f.name)) for f in fields(self) if f.name not in ("rng_state", "core", "books")}
         d["rng_state"] = _rng_to_json(self.rng_state)
-        d["memo"] = {**d["memo"], **self.core.to_memo()}
+        books = {k: place_to_memo(v) for k, v in self.books.items()}
+        d["memo"] = {**d["memo"], **books, **self.core.to_memo()}
         for p in d["players"]:
             p["statuses"] = list(p["statuses"].values())
         for f in d["factions"].values():
@@ -275,6 +311,7 @@ class GameState:
     def from_dict(cls, d: dict[str, Any]) -> GameState:
         d = dict(d)
         core, memo = CoreMemory.from_memo(d.pop("memo", {}) or {})
+        books = {k: place_from_memo(BOOK_MEMORY[k], memo.pop(k)) for k in sorted(memo) if k in BOOK_MEMORY}
         players = []
         for p in d.pop("players"):
             p = dict(p)
@@ -298,6 +335,7 @@ class GameState:
             events=[Event(**e) for e in d.pop("events")],
             core=core,
             memo=memo,
+            books=books,
             **d,
         )
 

@@ -3,10 +3,12 @@ keeps it under the ``memo`` keys of the free dict it replaced: old snapshots loa
 
 from __future__ import annotations
 
+import contextlib
 import json
 
 from config import load_ruleset
-from engine import DEAL, Game, PlayerSpec
+from engine import DEAL, ActionError, Game, PlayerSpec
+from engine.books.eternal_friday.core import FridayMemory
 from engine.state import Able, CoreMemory, EndNow, GameState, PublishedAnon, WaitingPm
 
 OLD_MEMO = {
@@ -37,7 +39,8 @@ def test_an_old_snapshot_loads_into_typed_places():
     assert st.core.pm_waiting == [WaitingPm(sender=1, recipient=2, text="жду")]
     assert st.core.anons == [PublishedAnon(n=1, pid=0, tick=0, published=0, seq=5)]
     assert st.core.faction_freeze_until == 4 and st.core.lesser_winners == []
-    assert st.memo == {"friday": {"marks": {"1": 2}}, "prison": {"1": {"opened": True}}}  # the books' own
+    assert st.memo == {"prison": {"1": {"opened": True}}}  # a book's memory not typed yet: as it was
+    assert st.place(FridayMemory).marks == {"1": 2}  # a book's typed memory
 
 
 def test_the_snapshot_keeps_the_old_keys():
@@ -55,3 +58,62 @@ def test_a_fresh_game_stores_no_core_keys():
     g = Game.new(load_ruleset("classic"), 1, [PlayerSpec(f"P{i}", DEAL) for i in range(6)])
     assert g.state.core == CoreMemory()
     assert not set(g.to_dict()["memo"]) & set(CoreMemory.KEYS)
+
+
+# ---- a book's typed memory ---------------------------------------------------------------------
+def stats_snapshot(memo: dict) -> dict:
+    g = Game.new(load_ruleset("stats_mafia"), 3, [PlayerSpec(f"P{i}", DEAL) for i in range(10)])
+    d = json.loads(json.dumps(g.to_dict()))
+    d["memo"] = json.loads(json.dumps(memo))
+    return d
+
+
+OLD_STATS_MEMO = {"stats_mafia": {
+    "disguise": {"4": "civilian"},
+    "bank": {"2": 1},
+    "bank_spend": {"3": {"2": 1}},
+    "mail": [{"seq": 9, "from": 1, "to": None, "text": "привет", "tick": 3, "signed": False}],
+    "vote_reprieves": {"5": 1},
+}}
+
+
+def test_a_books_old_memory_loads_into_its_typed_place():
+    from engine.books.stats_mafia.core import StatsMafiaMemory
+
+    st = GameState.from_dict(stats_snapshot(OLD_STATS_MEMO))
+    m = st.place(StatsMafiaMemory)
+    assert m.disguise == {"4": "civilian"} and m.bank == {"2": 1} and m.bank_spend == {"3": {"2": 1}}
+    assert m.mail[0]["text"] == "привет" and m.vote_reprieves == {"5": 1} and m.half_winners == []
+    assert "stats_mafia" not in st.memo  # typed, not in the free dict
+    assert json.loads(json.dumps(st.to_dict()))["memo"] == OLD_STATS_MEMO
+
+
+def test_an_unknown_key_of_a_books_memory_is_an_error_naming_it():
+    import pytest
+
+    with pytest.raises(ValueError, match="stats_mafia.*bnak"):
+        GameState.from_dict(stats_snapshot({"stats_mafia": {"bnak": {}}}))
+
+
+def test_a_played_stats_game_round_trips_its_memory():
+    import random
+
+    rnd = random.Random(4)
+    kept: set[str] = set()
+    g = Game.new(load_ruleset("stats_mafia"), 4, [PlayerSpec(f"P{i}", DEAL, DEAL) for i in range(15)])
+    for _ in range(24):
+        if g.state.over:
+            break
+        for p in g.living():
+            acts = g.legal_actions(p.pid)
+            if acts:
+                a = rnd.choice(acts)
+                with contextlib.suppress(ActionError):  # a refusal: this test is about the memory
+                    g.send_pm(p.pid, rnd.randrange(15), "письмо")
+                with contextlib.suppress(ActionError):
+                    g.submit(p.pid, a.key, rnd.sample(a.targets, min(a.ability.targets, len(a.targets))), a.any_option(rnd), via=a.via)
+        g.resolve()
+        d = json.loads(json.dumps(g.to_dict()))
+        assert Game.from_dict(g.rules, d).to_dict() == d
+        kept |= set(d["memo"].get("stats_mafia", {}))
+    assert kept, "the game remembered nothing: the round trip proved nothing"

@@ -37,12 +37,12 @@ class StatsMafiaMail:
         signed = in_prison(g, p)
         kind = "notes" if signed else "letters"
         quota = g.settings.notes_per_phase if signed else g.settings.mail_per_phase
-        sent = memo(g).setdefault("sent", {}).setdefault(str(g.state.tick), {}).setdefault(kind, {})
+        sent = memo(g).sent.setdefault(str(g.state.tick), {}).setdefault(kind, {})
         if quota and sent.get(str(p.pid), 0) >= quota:
             raise ActionError("mail_quota", quota=quota)
         sent[str(p.pid)] = sent.get(str(p.pid), 0) + 1
         seq = g.next_seq()
-        memo(g).setdefault("mail", []).append({"seq": seq, "from": p.pid, "to": to, "text": text, "tick": g.state.tick, "signed": signed})
+        memo(g).mail.append({"seq": seq, "from": p.pid, "to": to, "text": text, "tick": g.state.tick, "signed": signed})
         return seq, signed
 
     @staticmethod

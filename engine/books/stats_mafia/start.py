@@ -30,7 +30,7 @@ def start(ctx: Ctx, sd: Any) -> None:
             for effs in ab.options.values():
                 for e in effs:
                     if e.impl == "sm_disguise" and e.params.get("default"):
-                        memo(g).setdefault("disguise", {})[str(p.pid)] = e.params["default"]
+                        memo(g).disguise[str(p.pid)] = e.params["default"]
     upkeep(ctx, sd)
 
 
