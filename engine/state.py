@@ -295,6 +295,12 @@ class GameState:
             got = self.books[key] = cls()
         return got
 
+    def peek(self, cls: type[T]) -> T:
+        """A book's typed memory for reading only: an empty one, not stored, when it has none
+        (a read leaves the state as it was)."""
+        got = self.books.get(cls.KEY)  # type: ignore[attr-defined]
+        return got if got is not None else cls()
+
     # ---- serialisation -------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         d = {f.name: _plain(getattr(self, f.name)) for f in fields(self) if f.name not in ("rng_state", "core", "books")}
