@@ -241,14 +241,12 @@ def place_to_memo(place: Any) -> dict[str, Any]:
     return {f.name: _plain(getattr(place, f.name)) for f in fields(place) if getattr(place, f.name) != _default(f)}
 
 
-def place_from_memo(cls: type[T], data: dict[str, Any]) -> T:
-    """A book's typed memory read from its snapshot dict; a key it does not know is an error
-    (it would be lost at the next save)."""
+def place_from_memo(cls: type[T], data: dict[str, Any]) -> tuple[T, dict[str, Any]]:
+    """A book's typed memory read from its snapshot dict, and the keys it does not know (an
+    older build's): those stay as they were, in ``GameState.memo[key]``, and are saved again
+    with the place, so a snapshot loses nothing and always loads."""
     known = {f.name for f in fields(cls)}  # type: ignore[arg-type]
-    unknown = sorted(set(data) - known)
-    if unknown:
-        raise ValueError(f"memo[{getattr(cls, 'KEY', cls.__name__)!r}]: unknown keys {unknown} (known: {sorted(known)})")
-    return cls(**data)
+    return cls(**{k: v for k, v in data.items() if k in known}), {k: v for k, v in data.items() if k not in known}
 
 
 @dataclass
@@ -276,11 +274,11 @@ class GameState:
     history: list[dict[str, Any]] = field(default_factory=list)
     # the core's memory kept between ticks, typed (a riot's early end, who could act, …)
     core: CoreMemory = field(default_factory=CoreMemory)
-    # each book's memory kept between ticks, under the book's own keys (``memo["friday"]``,
-    # ``memo["stats_mafia"]``, seed 000's prison lists …); the snapshot's ``memo`` holds these
-    # and the core's places side by side
+    # the books' memory not typed yet, under each book's own keys (seed 000's prison lists by
+    # the vote's id, its sentences), and what a typed place does not know of an older build's
     memo: dict[str, Any] = field(default_factory=dict)
-    # the books' typed memory (``engine.registry.BOOK_MEMORY``), by key: ``place(cls)``
+    # the books' typed memory (``engine.registry.BOOK_MEMORY``), by key: ``place(cls)``; the
+    # snapshot's ``memo`` holds the core's places, these and the free ``memo`` side by side
     books: dict[str, Any] = field(default_factory=dict)
     # private news kept for a player while a status with ``messages: hold`` holds (str(pid) ->
     # [{key, args}], oldest first); delivered by the ``messages`` step once it is over
@@ -305,7 +303,7 @@ class GameState:
     def to_dict(self) -> dict[str, Any]:
         d = {f.name: _plain(getattr(self, f.name)) for f in fields(self) if f.name not in ("rng_state", "core", "books")}
         d["rng_state"] = _rng_to_json(self.rng_state)
-        books = {k: place_to_memo(v) for k, v in self.books.items()}
+        books = {k: {**d["memo"].get(k, {}), **place_to_memo(v)} for k, v in self.books.items()}
         d["memo"] = {**d["memo"], **books, **self.core.to_memo()}
         for p in d["players"]:
             p["statuses"] = list(p["statuses"].values())
@@ -317,7 +315,12 @@ class GameState:
     def from_dict(cls, d: dict[str, Any]) -> GameState:
         d = dict(d)
         core, memo = CoreMemory.from_memo(d.pop("memo", {}) or {})
-        books = {k: place_from_memo(BOOK_MEMORY[k], memo.pop(k)) for k in sorted(memo) if k in BOOK_MEMORY}
+        books = {}
+        for k in sorted(memo):
+            if k in BOOK_MEMORY and isinstance(memo[k], dict):
+                books[k], rest = place_from_memo(BOOK_MEMORY[k], memo.pop(k))
+                if rest:
+                    memo[k] = rest
         players = []
         for p in d.pop("players"):
             p = dict(p)

@@ -88,11 +88,15 @@ def test_a_books_old_memory_loads_into_its_typed_place():
     assert json.loads(json.dumps(st.to_dict()))["memo"] == OLD_STATS_MEMO
 
 
-def test_an_unknown_key_of_a_books_memory_is_an_error_naming_it():
-    import pytest
+def test_a_key_of_an_older_build_is_kept_as_it_was():
+    from engine.books.stats_mafia.core import StatsMafiaMemory
 
-    with pytest.raises(ValueError, match="stats_mafia.*bnak"):
-        GameState.from_dict(stats_snapshot({"stats_mafia": {"bnak": {}}}))
+    old = {"stats_mafia": {"bank": {"2": 1}, "retired_key": {"1": [3]}}}
+    st = GameState.from_dict(stats_snapshot(old))
+    assert st.place(StatsMafiaMemory).bank == {"2": 1}
+    assert st.memo == {"stats_mafia": {"retired_key": {"1": [3]}}}
+    st.place(StatsMafiaMemory).bank["3"] = 2
+    assert st.to_dict()["memo"] == {"stats_mafia": {"bank": {"2": 1, "3": 2}, "retired_key": {"1": [3]}}}
 
 
 def test_a_played_stats_game_round_trips_its_memory():
