@@ -109,6 +109,6 @@ class Dealing(World):
     def _hidden_bonus(self, p: Player, params: dict[str, Any]) -> None:
         stat, source = params.get("stat"), "passive"
         if stat is None:  # a bonus whose stat the player picks at the start (Стратег): see choose_bonus
-            picks = self.state.settings.get("hidden_bonus_choice", {})
+            picks = self.settings.hidden_bonus_choice
             stat, source = picks.get(p.name) or params["choices"][0], "choice"
         p.modifiers.append(Modifier(stat=self.rules.stat(stat).id, amount=int(params["amount"]), source=source, scope=params.get("scope", "all")))

@@ -56,7 +56,7 @@ def rule(g: Game, p: Player, key: str, default: Any = None) -> Any:
 
 def frozen(g: Game, tick: int) -> bool:
     """Whether faction membership is frozen at ``tick`` (Стратег's «Стратегический триумф»)."""
-    until = max(int(g.state.memo.get("faction_freeze_until", -1)), int(g.state.settings.get("faction_changes_blocked_until", -1)))
+    until = max(g.state.core.faction_freeze_until, g.settings.faction_changes_blocked_until)
     return until > tick
 
 

@@ -14,8 +14,8 @@ from typing import Any
 from .deal import Dealing, PlayerSpec
 from .errors import ActionError, GameError
 from .factions import check_op
-from .legality import Legality
 from .mail import Mail
+from .orders import Orders
 from .phase_end import PhaseEnd
 from .registry import VOTES
 from .resolve.pipeline import resolve_tick, run_start
@@ -24,6 +24,7 @@ from .ruleset import AbilityDef, Ruleset
 from .settings import check_settings
 from .state import (
     Anon,
+    EndNow,
     Event,
     Faction,
     FactionOp,
@@ -38,7 +39,7 @@ from .votes import announce_ballot, announce_open_action
 from .world import blocked_by_status
 
 
-class Game(Legality, Mail, Dealing, PhaseEnd):
+class Game(Orders, Mail, Dealing, PhaseEnd):
     """A game: the commands (new, submit, vote, faction_op, gm_*, resolve) over the world."""
 
     # ---- creation -------------------------------------------------------------------
@@ -47,9 +48,9 @@ class Game(Legality, Mail, Dealing, PhaseEnd):
         state = GameState(ruleset=ruleset.id, seed=seed, rng_state=new_rng_state(seed), end_day=ruleset.calendar.days)
         state.settings = {**ruleset.settings, **(settings or {})}
         check_settings(state.settings)
-        if "days" in state.settings:
-            state.end_day = int(state.settings["days"])
         game = cls(ruleset, state)
+        if game.settings.days is not None:
+            state.end_day = game.settings.days
         players = game._deal(players)
         names = set()
         for seat, spec in enumerate(players):
@@ -100,7 +101,7 @@ class Game(Legality, Mail, Dealing, PhaseEnd):
         if sid not in ch["choices"]:
             raise ActionError("bad_bonus_stat", stats=ch["choices"])
         ch["modifier"].stat = sid
-        self.state.memo.setdefault("bonus_choice", {})[str(pid)] = sid
+        self.state.core.bonus_choice[str(pid)] = sid
         self.emit("private.bonus_chosen", "players", [pid], stat=sid, amount=ch["amount"])
         self.emit("gm.bonus_chosen", "gm", player=pid, stat=sid, amount=ch["amount"])
         return sid
@@ -141,12 +142,13 @@ class Game(Legality, Mail, Dealing, PhaseEnd):
         tick = self.state.tick
         if blocked_by_status(self, p, intent.ability, ab.slot, tick):
             return  # a block already in force when it is announced: the announcement has no force
-        if self.state.memo.get("end_now", {}).get("tick") == tick:
+        cut = self.state.core.end_now
+        if cut is not None and cut.tick == tick:
             return  # ended already
         last = tick
         while self.clock.info(last + 1).turn == self.clock.info(tick).turn:
             last += 1
-        self.state.memo["end_now"] = {"seq": intent.seq, "by": p.pid, "tick": tick, "last": last}
+        self.state.core.end_now = EndNow(seq=intent.seq, by=p.pid, tick=tick, last=last)
         self.emit("phase.end_now", "gm", by=p.pid, phase=self.info.turn)
 
     # ---- submissions ----------------------------------------------------------------
@@ -185,57 +187,9 @@ class Game(Legality, Mail, Dealing, PhaseEnd):
             self._request_end_now(p, intent, ab)
         return intent
 
-    def _check_order(self, by: int, p: Player) -> None:
-        if not self.rules.factions.orders:
-            raise ActionError("orders_not_allowed")
-        if self.state.over:
-            raise ActionError("game_over")
-        if not self.alive(self.player(by)):
-            raise ActionError("not_alive")
-        if not {f.fid for f in self.factions_of(by)} & {f.fid for f in self.factions_of(p.pid)}:
-            raise ActionError("not_teammate", target=p.pid)
-
-    def _order_ahead(self, p: Player, ability: str, targets: list[int], option: str | None, by: int | None, tick: int) -> Intent:
-        """An order for a later phase: its shape is checked now, the rest when it resolves."""
-        if by is None or tick < self.state.tick:
-            raise ActionError("wrong_phase", ability=ability, phase=self.clock.info(max(tick, 0)).kind)
-        key = self.find_ability(p, ability)
-        ab = self.ability_def(key)
-        kind = self.clock.info(tick).kind
-        if self.slot_of(ab).phase not in (kind, "any"):
-            raise ActionError("wrong_phase", ability=key, phase=self.slot_of(ab).phase)
-        if not ab.takes_targets(len(targets)):
-            raise ActionError("wrong_target_count", need=ab.targets)
-        if len(set(targets)) != len(targets) and not ab.repeat_targets:
-            raise ActionError("duplicate_target")
-        if any(not 0 <= t < len(self.state.players) for t in targets):
-            raise ActionError("unknown_player")
-        if ab.options and option not in ab.options:
-            raise ActionError("bad_option", options=list(ab.options))
-        lane = self.lane_of(key, ab)
-        self.state.intents = [i for i in self.state.intents if not (i.pid == p.pid and i.lane == lane and i.tick == tick)]
-        intent = Intent(seq=self.next_seq(), pid=p.pid, ability=key, targets=targets, option=option, tick=tick, lane=lane, by=by)
-        self.state.intents.append(intent)
-        return intent
-
-    def settle_orders(self) -> None:
-        """The orders given for this tick are checked as if their actor submitted them now; one
-        that no longer holds (the actor is in hospital, the target died) lapses, and the
-        teammate who gave it is told."""
-        tick = self.state.tick
-        for i in [i for i in self.state.intents if i.tick == tick and i.by is not None]:
-            self.state.intents.remove(i)
-            try:
-                self.check_submission(self.player(i.pid), i.ability, list(i.targets), i.option, i.via)
-            except ActionError as err:
-                self.emit("gm.order_lapsed", "gm", player=i.pid, by=i.by, ability=i.ability, reason=err.key)
-                self.emit("private.order_lapsed", "players", [i.by], player=i.pid, ability=i.ability)
-                continue
-            self.state.intents.append(i)
-
     def cancel(self, pid: int, lane: str = "action") -> bool:
-        cut = self.state.memo.get("end_now")
-        if cut and cut["tick"] == self.state.tick and cut["by"] == pid and lane == "action":
+        cut = self.state.core.end_now
+        if cut and cut.tick == self.state.tick and cut.by == pid and lane == "action":
             return False  # a riot that ended the turn cannot be taken back
         gone = [i for i in self.state.intents if i.pid == pid and i.lane == lane and not self.ability_def(i.ability).irrevocable]
         self.state.intents = [i for i in self.state.intents if all(i is not x for x in gone)]
@@ -342,10 +296,10 @@ class Game(Legality, Mail, Dealing, PhaseEnd):
             raise ActionError("game_over")
         a = next((a for a in self.state.anons if a.seq == seq), None)
         if a is None:
-            published = any(x.get("seq") == seq for x in self.state.memo.get("anons", []))
+            published = any(x.seq == seq for x in self.state.core.anons)
             raise ActionError("anon_published" if published else "unknown_anon", seq=seq)
         self.state.anons.remove(a)
-        spends = bool(self.state.settings.get("refused_anon_spends", False))
+        spends = self.settings.refused_anon_spends
         p, day = self.player(a.pid), str(self.clock.info(a.tick).day)
         if not spends and p.anon_sent.get(day):
             p.anon_sent[day] -= 1

@@ -20,18 +20,78 @@ _ASK = object()  # _target_ok: work the blackmail binding out itself
 
 
 @dataclass(frozen=True)
+class NumberRange:
+    """The numbers an ability takes as its option (``AbilityDef.number``): ``min``, ``min +
+    step`` … up to ``max`` (None: no upper bound). The one answer both a submission and the
+    bot's suggestions read."""
+
+    min: int
+    max: int | None
+    step: int = 1
+
+    SUGGEST_SPAN = 1000  # how far past ``min`` suggestions of an unbounded range look
+
+    @staticmethod
+    def parse(option: Any) -> int | None:
+        """The number written in ``option`` (ASCII digits after any ``+``), else None."""
+        if not isinstance(option, str):
+            return None
+        digits = option.lstrip("+")
+        return int(digits) if digits.isascii() and digits.isdigit() else None
+
+    def accepts(self, option: Any) -> bool:
+        n = self.parse(option)
+        return n is not None and self.min <= n and (self.max is None or n <= self.max) and (n - self.min) % self.step == 0
+
+    def error(self) -> ActionError:
+        top = self.max if self.max is not None else "…"
+        if self.step != 1:
+            return ActionError("bad_number_step", min=self.min, max=top, step=self.step)
+        return ActionError("bad_number", min=self.min, max=top)
+
+    def suggestions(self, typed: str = "", limit: int = 25) -> list[str]:
+        """Numbers to offer for what the player has typed so far: the typed number first when
+        it is accepted, then the range's numbers beginning with it, in order; each accepted."""
+        typed = typed.strip()
+        out: list[str] = []
+        if typed and self.accepts(typed):
+            out.append(str(self.parse(typed)))
+        top = self.max if self.max is not None else self.min + self.step * (self.SUGGEST_SPAN - 1)
+        for n in range(self.min, top + 1, self.step):
+            if len(out) >= limit:
+                break
+            v = str(n)
+            if v.startswith(typed.lstrip("+")) and v not in out:
+                out.append(v)
+        return out[:limit]
+
+    def pick(self, rnd: Any) -> str:
+        """A random accepted number (an unbounded range: one of its first ten)."""
+        if self.step == 1:  # the draw of old games, kept so that they replay the same
+            return str(rnd.randint(self.min, self.max if self.max is not None else self.min + 9))
+        top = self.max if self.max is not None else self.min + 9 * self.step
+        return str(self.min + self.step * rnd.randint(0, (top - self.min) // self.step))
+
+
+def number_range(ab: AbilityDef) -> NumberRange | None:
+    """The numbers ``ab`` takes as its option, or None when it takes none."""
+    num = ab.number
+    return None if num is None else NumberRange(min=num.min, max=num.max, step=num.step)
+
+
+@dataclass(frozen=True)
 class LegalAction:
     key: str
     ability: AbilityDef
     targets: list[int]  # every player this ability may be aimed at now (empty: no target)
     options: list[str]
     via: str | None = None
+    number: NumberRange | None = None  # the numbers it takes as its option, if it takes one
 
     def any_option(self, rnd: Any) -> str | None:
         """A legal choice: one of the options, a number in range, or None."""
-        num = self.ability.number
-        if num is not None:
-            return str(rnd.randint(num.min, num.max if num.max is not None else num.min + 9))
+        if self.number is not None:
+            return self.number.pick(rnd)
         return rnd.choice(self.options) if self.options else None
 
 
@@ -147,9 +207,16 @@ class Legality(World):
             return data
         return None
 
+    def order_targets(self, pid: int) -> list[int]:
+        """Whom ``pid`` may give an order for (``FactionRules.orders``): the living other
+        members of their factions; nobody when the ruleset has no orders or ``pid`` is out."""
+        if not self.rules.factions.orders or self.state.over or not self.alive(self.player(pid)):
+            return []
+        return self.teammates(pid, living=True)
+
     def leader_keys(self, p: Player) -> list[str]:
         keys: list[str] = []
-        slots = set(self.rules.settings.get("leader_slots", ["day", "night"]))
+        slots = set(self.settings.leader_slots)
         for f in self.factions_of(p.pid):
             if f.leader != p.pid:
                 continue
@@ -228,8 +295,8 @@ class Legality(World):
         for i in st.intents:  # an irrevocable submission («в любой момент») holds its lane
             if i.pid == p.pid and i.lane == lane and self.ability_def(i.ability).irrevocable:
                 raise ActionError("irrevocable", ability=i.ability)
-        cut = st.memo.get("end_now")
-        if cut and cut["tick"] == st.tick and cut["by"] == p.pid and lane == "action":
+        cut = st.core.end_now
+        if cut and cut.tick == st.tick and cut.by == p.pid and lane == "action":
             raise ActionError("turn_used")  # the riot that ended this turn cannot be taken back
         ob = self.obligation(p) if lane == "action" and not unbound else None
         if ob:
@@ -327,11 +394,10 @@ class Legality(World):
             err = self._target_ok(p, ab, self.state.players[t], via)
             if err:
                 raise err
-        if ab.number is not None:
-            lo, hi = ab.number.min, ab.number.max
-            n = int(option) if isinstance(option, str) and option.lstrip("+").isascii() and option.lstrip("+").isdigit() else None
-            if n is None or n < lo or (hi is not None and n > hi):
-                raise ActionError("bad_number", min=lo, max=hi if hi is not None else "…")
+        numbers = number_range(ab)
+        if numbers is not None:
+            if not numbers.accepts(option):
+                raise numbers.error()
             return ab
         if ab.options and option not in ab.options:
             raise ActionError("bad_option", options=list(ab.options))
@@ -382,7 +448,7 @@ class Legality(World):
             options = [o for o in ab.options if not ab.checks or self.run_checks(p, ab, None, o) is None]
             if ab.options and not options:
                 continue
-            out.append(LegalAction(key=key, ability=ab, targets=targets, options=options, via=via))
+            out.append(LegalAction(key=key, ability=ab, targets=targets, options=options, via=via, number=number_range(ab)))
         return out
 
     # ---- votes: who may vote, and for what ------------------------------------------------

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from .errors import ActionError
 from .registry import MAIL
-from .state import Anon, Player, Pm
-from .world import PM_WAITING, World
+from .state import Anon, Player, Pm, WaitingPm
+from .world import World
 
 
 class Mail(World):
@@ -67,7 +67,7 @@ class Mail(World):
         pm = Pm(seq=self.next_seq(), sender=sender, recipient=recipient, text=text, tick=self.state.tick)
         self.state.pms.append(pm)
         if self.cut_off_secretly(r):  # away: it waits for them (resolver), the sender is told nothing
-            self.state.memo.setdefault(PM_WAITING, []).append({"sender": sender, "recipient": recipient, "text": text})
+            self.state.core.pm_waiting.append(WaitingPm(sender=sender, recipient=recipient, text=text))
             self.emit("gm.pm_waiting", "gm", player=recipient, sender=sender)
             return pm
         self.emit("pm.received", "players", [recipient], sender=sender, text=text)

@@ -139,7 +139,7 @@ class PhaseEnd(World):
 
     # ---- the early end ------------------------------------------------------------------
     def early_end_rule(self) -> type[EarlyEnd] | None:
-        name = self.state.settings.get("early_end")
+        name = self.settings.early_end
         return EARLY_ENDS[name] if name else None
 
     def waiting_for(self, declared: Iterable[int] = ()) -> list[int] | None:

@@ -13,6 +13,8 @@
 - ``EARLY_ENDS``: a book's early end of a phase (``settings.early_end`` names one): a
   subclass of :class:`EarlyEnd`, registered with ``@early_end(name)``; its hooks refine whom
   the phase waits for, and :mod:`engine.phase_end` answers the question itself.
+- ``BOOK_MEMORY``: a book's typed memory between ticks (a dataclass, ``@book_memory(key)``),
+  kept in the snapshot's ``memo[key]`` (``engine.state.GameState.place``).
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ class EarlyEnd:
     @staticmethod
     def excused_vote(g: Any, p: Any) -> bool:
         return False
+BOOK_MEMORY: dict[str, type] = {}
 
 
 def _register(table: dict[str, Callable[..., Any]], name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -97,6 +100,19 @@ def early_end(name: str) -> Callable[[type[EarlyEnd]], type[EarlyEnd]]:
         if not issubclass(cls, EarlyEnd):
             raise TypeError(f"early end {name!r} must subclass EarlyEnd")
         EARLY_ENDS[name] = cls
+        return cls
+
+    return deco
+
+
+def book_memory(key: str) -> Callable[[type], type]:
+    """Register a dataclass as a book's memory between ticks, kept under ``memo[key]``."""
+
+    def deco(cls: type) -> type:
+        if key in BOOK_MEMORY:
+            raise ValueError(f"book memory {key!r} registered twice")
+        cls.KEY = key  # type: ignore[attr-defined]
+        BOOK_MEMORY[key] = cls
         return cls
 
     return deco

@@ -17,7 +17,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validat
 
 from . import registry
 from .errors import GameError
-from .settings import check_settings
+from .settings import GameSettings, check_settings
 
 PhaseKind = Literal["day", "night"]
 
@@ -260,7 +260,8 @@ class NumberArg(Strict):
     """A number the player names when using the ability (e.g. which anonymous post)."""
 
     min: StatValue = 1
-    max: StatValue | None = None
+    max: StatValue | None = None  # None: no upper bound
+    step: Annotated[int, bounded(1, STAT_LIMIT, "the step between the numbers one may name")] = 1
 
     @model_validator(mode="after")
     def _order(self) -> NumberArg:
@@ -556,6 +557,11 @@ class Ruleset(Strict):
     public_vote_weights: Literal["auto", "shown", "hidden"] = "auto"
     # the game settings (engine/settings.py: every key, its type, default and meaning)
     settings: dict[str, Annotated[Any, Field()]] = {}
+
+    @cached_property
+    def game_settings(self) -> GameSettings:
+        """The ruleset's own settings, typed (a game's merged ones: ``World.settings``)."""
+        return GameSettings.model_validate(self.settings)
 
     @field_validator("settings")
     @classmethod

@@ -7,8 +7,10 @@ know (a misspelt one) is an error naming the key: in a ruleset file like every o
 error of that file, for a game's own settings a :class:`~engine.errors.GameError` from
 :meth:`engine.game.Game.new`.
 
-The state keeps the plain mapping (snapshots store it as is); the defaults here are the ones
-the readers use when a key is absent.
+The state keeps the plain mapping (snapshots store it as is); every reader reads the typed
+model instead: ``World.settings`` (a game's, the ruleset's merged with the game's own) or
+``Ruleset.game_settings`` (the ruleset's alone, before there is a game), so a key is spelt
+once, here, with its default.
 """
 
 from __future__ import annotations

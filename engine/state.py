@@ -7,8 +7,12 @@ random generator's state is part of it, so a stored game replays exactly.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field, fields, is_dataclass
-from typing import Any, Literal
+from dataclasses import MISSING, dataclass, field, fields, is_dataclass
+from typing import Any, Literal, TypeVar
+
+from .registry import BOOK_MEMORY
+
+T = TypeVar("T")
 
 # What an effect's own status is (``Status.kind``); "" for a status of the ruleset's list
 # (``Ruleset.statuses``, looked up by id). The readers ask the kind, never the id.
@@ -144,6 +148,107 @@ class Pm:
     tick: int
 
 
+# ---- the core's memory between ticks ---------------------------------------------------------
+@dataclass
+class EndNow:
+    """A turn ended early by an action («Спровоцировать бунт»): the intent that asked it, its
+    actor, the tick it was asked in and the last tick of that turn."""
+
+    seq: int
+    by: int
+    tick: int
+    last: int
+
+
+@dataclass
+class Able:
+    """Who could act in at least one period of ``turn`` (recorded as each period resolves)."""
+
+    turn: str
+    pids: list[int] = field(default_factory=list)
+
+
+@dataclass
+class WaitingPm:
+    """A PM to a player secretly cut off, kept until they are back."""
+
+    sender: int
+    recipient: int
+    text: str
+
+
+@dataclass
+class PublishedAnon:
+    """A published anonymous post: its number for the game (``n``), author, the tick it was
+    written and published in, and the queued post's ``seq``."""
+
+    n: int
+    pid: int
+    tick: int
+    published: int
+    seq: int = -1  # -1: a post of a snapshot from before posts kept it
+
+
+def _typed(cls: type, value: Any) -> Any:
+    return value if isinstance(value, cls) else cls(**value)
+
+
+@dataclass
+class CoreMemory:
+    """What the shared core remembers between ticks, each in a typed place. A snapshot keeps
+    each field under the ``memo`` key of its name (the keys of the free ``memo`` dict it
+    replaces, so old snapshots load); a field at its default is left out."""
+
+    end_now: EndNow | None = None
+    able: Able | None = None
+    bonus_choice: dict[str, str] = field(default_factory=dict)  # str(pid) -> the stat picked (seed 000's Стратег)
+    pm_waiting: list[WaitingPm] = field(default_factory=list)
+    anons: list[PublishedAnon] = field(default_factory=list)
+    faction_freeze_until: int = -1  # no faction change before this tick («Стратегический триумф»)
+    lesser_winners: list[int] | None = None  # seed 001: the faction's members who win less
+
+    KEYS = ("end_now", "able", "bonus_choice", "pm_waiting", "anons", "faction_freeze_until", "lesser_winners")
+
+    def to_memo(self) -> dict[str, Any]:
+        blank = CoreMemory()
+        return {k: _plain(getattr(self, k)) for k in self.KEYS if getattr(self, k) != getattr(blank, k)}
+
+    @classmethod
+    def from_memo(cls, memo: dict[str, Any]) -> tuple[CoreMemory, dict[str, Any]]:
+        """The core's places read from a snapshot's ``memo``, and the rest (the books')."""
+        core = cls()
+        rest = {k: v for k, v in memo.items() if k not in cls.KEYS}
+        if memo.get("end_now"):
+            core.end_now = _typed(EndNow, memo["end_now"])
+        if memo.get("able"):
+            core.able = _typed(Able, memo["able"])
+        core.bonus_choice = {str(k): str(v) for k, v in (memo.get("bonus_choice") or {}).items()}
+        core.pm_waiting = [_typed(WaitingPm, w) for w in memo.get("pm_waiting") or []]
+        core.anons = [_typed(PublishedAnon, a) for a in memo.get("anons") or []]
+        core.faction_freeze_until = int(memo.get("faction_freeze_until", -1))
+        if memo.get("lesser_winners") is not None:
+            core.lesser_winners = [int(x) for x in memo["lesser_winners"]]
+        return core, rest
+
+
+def _default(f: Any) -> Any:
+    return f.default_factory() if f.default_factory is not MISSING else f.default
+
+
+def place_to_memo(place: Any) -> dict[str, Any]:
+    """A book's typed memory as its snapshot dict: each field at its name, those at their
+    default left out."""
+    return {f.name: _plain(getattr(place, f.name)) for f in fields(place) if getattr(place, f.name) != _default(f)}
+
+
+def place_from_memo(cls: type[T], data: dict[str, Any]) -> tuple[T, dict[str, Any]]:
+    """A book's typed memory read from its snapshot dict, and the keys it does not know (an
+    older build's): those stay as they were, in ``GameState.memo[key]``, and are saved again
+    with the place, so a snapshot loses nothing and always loads."""
+    known = {f.name for f in fields(cls)}  # type: ignore[arg-type]
+    return cls(**{k: v for k, v in data.items() if k in known}), {k: v for k, v in data.items() if k not in known}
+
+
 @dataclass
 class GameState:
     ruleset: str
@@ -167,8 +272,14 @@ class GameState:
     next_faction: int = 1
     # per-resolve memory the rules read later (who acted on whom, by tick)
     history: list[dict[str, Any]] = field(default_factory=list)
-    # rule-specific memory kept between ticks (the day's prison list, vote strengths...)
+    # the core's memory kept between ticks, typed (a riot's early end, who could act, …)
+    core: CoreMemory = field(default_factory=CoreMemory)
+    # the books' memory not typed yet, under each book's own keys (seed 000's prison lists by
+    # the vote's id, its sentences), and what a typed place does not know of an older build's
     memo: dict[str, Any] = field(default_factory=dict)
+    # the books' typed memory (``engine.registry.BOOK_MEMORY``), by key: ``place(cls)``; the
+    # snapshot's ``memo`` holds the core's places, these and the free ``memo`` side by side
+    books: dict[str, Any] = field(default_factory=dict)
     # private news kept for a player while a status with ``messages: hold`` holds (str(pid) ->
     # [{key, args}], oldest first); delivered by the ``messages`` step once it is over
     held: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
@@ -176,10 +287,27 @@ class GameState:
     # emptied when the tick advances
     idle: list[int] = field(default_factory=list)
 
+    def place(self, cls: type[T]) -> T:
+        """A book's typed memory (a dataclass registered with ``@book_memory``), made empty the
+        first time it is asked for."""
+        key = cls.KEY  # type: ignore[attr-defined]
+        got = self.books.get(key)
+        if got is None:
+            got = self.books[key] = cls()
+        return got
+
+    def peek(self, cls: type[T]) -> T:
+        """A book's typed memory for reading only: an empty one, not stored, when it has none
+        (a read leaves the state as it was)."""
+        got = self.books.get(cls.KEY)  # type: ignore[attr-defined]
+        return got if got is not None else cls()
+
     # ---- serialisation -------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
-        d = {f.name: _plain(getattr(self, f.name)) for f in fields(self) if f.name != "rng_state"}
+        d = {f.name: _plain(getattr(self, f.name)) for f in fields(self) if f.name not in ("rng_state", "core", "books")}
         d["rng_state"] = _rng_to_json(self.rng_state)
+        books = {k: {**d["memo"].get(k, {}), **place_to_memo(v)} for k, v in self.books.items()}
+        d["memo"] = {**d["memo"], **books, **self.core.to_memo()}
         for p in d["players"]:
             p["statuses"] = list(p["statuses"].values())
         for f in d["factions"].values():
@@ -189,6 +317,13 @@ class GameState:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> GameState:
         d = dict(d)
+        core, memo = CoreMemory.from_memo(d.pop("memo", {}) or {})
+        books = {}
+        for k in sorted(memo):
+            if k in BOOK_MEMORY and isinstance(memo[k], dict):
+                books[k], rest = place_from_memo(BOOK_MEMORY[k], memo.pop(k))
+                if rest:
+                    memo[k] = rest
         players = []
         for p in d.pop("players"):
             p = dict(p)
@@ -210,6 +345,9 @@ class GameState:
             anons=[Anon(**a) for a in d.pop("anons")],
             pms=[Pm(**m) for m in d.pop("pms")],
             events=[Event(**e) for e in d.pop("events")],
+            core=core,
+            memo=memo,
+            books=books,
             **d,
         )
 

@@ -32,7 +32,7 @@ def highest_stat(g: Game, params: dict[str, Any], final: bool) -> list[int] | No
 
     ``members_win: lesser`` (seed 001: «ее члены становятся победителями, но в меньшей
     степени»): the winning faction's other living members who may win are its lesser winners,
-    announced and kept in ``GameState.memo["lesser_winners"]``; the winners stay the claim's.
+    announced and kept in ``GameState.core.lesser_winners``; the winners stay the claim's.
     """
     if not final:
         return None
@@ -84,7 +84,7 @@ def highest_stat(g: Game, params: dict[str, Any], final: bool) -> list[int] | No
     if params.get("members_win") == "lesser" and fid is not None:
         f = g.state.factions[fid]
         lesser = [m for m in sorted(f.members) if m not in won and g.alive(g.player(m)) and may_win(m, True) is None]
-        g.state.memo["lesser_winners"] = lesser
+        g.state.core.lesser_winners = lesser
         if lesser:
             g.emit("game.lesser_winners", "public", players=lesser)
     return won

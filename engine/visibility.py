@@ -62,25 +62,25 @@ def may_talk(w: World, pid: int, where: str = "public") -> bool:
         return False
     if w.state.over:
         return True
-    silenced = set(w.rules.settings.get("silenced_statuses", []))
+    silenced = set(w.settings.silenced_statuses)
     for flag in w.status_flags(p):
         if not flag.can_communicate or flag.id in silenced:
             return False
-    return not (where == "public" and w.rules.settings.get("public_chat") == "day" and w.info.kind != "day")
+    return not (where == "public" and w.settings.public_chat == "day" and w.info.kind != "day")
 
 
 def faction_channels_on(w: World) -> bool:
     """Factions get a channel of their own unless ``settings.faction_channels: false`` (or the
     game has no factions): player-made factions, or the teams a ruleset makes at the start
     (Eternal Friday's Mafia and Yakuza) when players cannot make factions."""
-    if not w.rules.settings.get("faction_channels", True):
+    if not w.settings.faction_channels:
         return False
     return w.rules.factions.enabled or bool(w.state.factions)
 
 
 def talk_teams(w: World) -> dict[str, list[int]]:
     """The teams with a channel of their own (``settings.team_talk``): team -> its nights."""
-    return {team: list(nights) for team, nights in (w.state.settings.get("team_talk") or {}).items() if nights}
+    return {team: list(nights) for team, nights in (w.settings.team_talk or {}).items() if nights}
 
 
 def team_members(w: World, team: str) -> list[int]:

@@ -111,7 +111,7 @@ def live_ballots(g: Game, vote_id: str) -> list[list[Any]]:
 
 def announce_ballot(g: Game, vdef: Any, v: Vote, changed: bool) -> None:
     """The public line of a ballot just cast (``changed``: a ballot replaced)."""
-    mode = g.state.settings.get("vote_display", "open")
+    mode = g.settings.vote_display
     if mode == "count":
         g.emit("vote.cast_count", "public", vote=vdef.id, ballots=live_ballots(g, vdef.id))
     elif mode == "hidden":
@@ -200,7 +200,7 @@ def used_openly(g: Game, intent: Intent) -> bool:
         slot = g.slot_of(g.ability_def(intent.ability)).id
     except (KeyError, ValueError):
         return False
-    return slot in (g.state.settings.get("public_slots") or [])
+    return slot in g.settings.public_slots
 
 
 def announce_open_action(g: Game, intent: Intent, cancelled: bool = False) -> None:

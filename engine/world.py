@@ -15,9 +15,8 @@ from .clock import Clock, TickInfo
 from .errors import ActionError, GameError
 from .registry import VOTES
 from .ruleset import AbilityDef, RoleDef, Ruleset, Selector, SlotDef
+from .settings import GameSettings
 from .state import AUDIENCES, Audience, Event, Faction, GameState, Player, Status
-
-PM_WAITING = "pm_waiting"  # GameState.memo key: PMs to players secretly cut off, until they are back
 
 
 def blocked_by_status(game: World, p: Player, key: str, slot: str, tick: int) -> bool:
@@ -47,12 +46,21 @@ class World:
         }
         self.rng = random.Random()
         self.rng.setstate(state.rng_state)
+        self._settings: tuple[dict[str, Any], GameSettings] | None = None
+
+    @property
+    def settings(self) -> GameSettings:
+        """The game's settings, typed (``GameState.settings`` read through the schema)."""
+        raw = self.state.settings
+        if self._settings is None or self._settings[0] is not raw:
+            self._settings = (raw, GameSettings.model_validate(raw))
+        return self._settings[1]
 
     def practice_table(self) -> bool:
         """The GM's setting ``practice_table``: a table below the book's minimum
         (``table.practice_min`` … ``table.min - 1`` seats). Only ``true`` or ``false``, and only
         where the ruleset has a practice table."""
-        value = self.state.settings.get("practice_table", False)
+        value = self.settings.practice_table
         if not isinstance(value, bool):
             raise GameError(f"setting practice_table={value!r}: use true or false")
         if value and self.rules.table.practice_min is None:
@@ -70,7 +78,7 @@ class World:
             return None
         choices = [self.rules.stat(c).id for c in params["choices"]]
         mod = next((m for m in p.modifiers if m.source == "choice"), None)
-        chosen = str(p.pid) in self.state.memo.get("bonus_choice", {}) or p.name in self.state.settings.get("hidden_bonus_choice", {})
+        chosen = str(p.pid) in self.state.core.bonus_choice or p.name in self.settings.hidden_bonus_choice
         return {"choices": choices, "amount": int(params["amount"]), "stat": mod.stat if mod else choices[0], "chosen": chosen,
                 "open": self.state.tick == 0 and not self.state.over, "modifier": mod}
 
@@ -179,6 +187,13 @@ class World:
 
     def factions_of(self, pid: int) -> list[Faction]:
         return [f for f in self.state.factions.values() if pid in f.members]
+
+    def teammates(self, pid: int, *, living: bool = False) -> list[int]:
+        """The other members of ``pid``'s factions (any of them), by seat; ``living``: only the
+        living ones. The one answer to "who is on my team" (orders, kicks, the books' faction
+        features)."""
+        mates = sorted({m for f in self.factions_of(pid) for m in f.members if m != pid})
+        return [m for m in mates if self.alive(self.player(m))] if living else mates
 
     def faction_of(self, pid: int) -> Faction | None:
         fs = self.factions_of(pid)
@@ -300,12 +315,12 @@ class World:
         """True while an ability that ends the turn at once («Спровоцировать бунт») has cut the
         current day or night short: the scheduler resolves the current tick now, and each
         remaining tick of that turn right after it (nobody can act in them)."""
-        e = self.state.memo.get("end_now")
-        return bool(e) and self.state.tick <= e["last"]
+        e = self.state.core.end_now
+        return e is not None and self.state.tick <= e.last
 
     def phase_cut(self) -> bool:
-        e = self.state.memo.get("end_now")
-        return bool(e) and e["tick"] < self.state.tick <= e["last"]
+        e = self.state.core.end_now
+        return e is not None and e.tick < self.state.tick <= e.last
 
     def matches(self, t: Player, sel: Selector, stats: dict[str, int] | None = None, actor: int | None = None) -> bool:
         """Whether ``t`` fits ``sel``; ``stats`` stands in for ``t``'s current base stats."""

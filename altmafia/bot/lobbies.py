@@ -103,7 +103,7 @@ def specs(lobby: dict[str, Any]) -> list[PlayerSpec]:
 def free_roles(rules: Any, lobby: dict[str, Any]) -> list[str]:
     """The public roles a player may still claim at sign-up (one each with
     ``table.distinct_roles``); none unless the ruleset says ``settings.claim_roles: true``."""
-    if not rules.settings.get("claim_roles"):
+    if not rules.game_settings.claim_roles:
         return []
     taken = {p.get("role") for p in lobby["players"]} if rules.table.distinct_roles else set()
     return [r.id for r in rules.roles if r.id not in taken]

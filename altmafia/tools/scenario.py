@@ -472,7 +472,7 @@ class Runner:
             return int(e["seq"])
         pid = self.pid(e["by"])
         queued = [a.seq for a in self.game.state.anons if a.pid == pid and ("text" not in e or a.text == str(e["text"]))]
-        published = [x.get("seq", -1) for x in self.game.state.memo.get("anons", []) if x["pid"] == pid]
+        published = [x.seq for x in self.game.state.core.anons if x.pid == pid]
         found = queued or published
         if not found:
             raise ScenarioError(f"{e['by']} has no anonymous post to refuse")

@@ -178,8 +178,8 @@ def op_end_phase(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> No
     """«Спровоцировать бунт»: the turn ended when the action was announced
     (:meth:`engine.game.Game.submit`); at the resolve the public learns that it ended early,
     never by whom. A block already in force at the announcement took its force away."""
-    cut = ctx.game.state.memo.get("end_now")
-    if not cut or cut.get("tick") != ctx.tick:
+    cut = ctx.game.state.core.end_now
+    if not cut or cut.tick != ctx.tick:
         ctx.outcome[intent.seq] = "blocked"
         ctx.note(intent, "blocked_when_announced")
         return
@@ -198,7 +198,7 @@ def poison_status(g: Any) -> str:
 
 @effect("poison")
 def op_poison(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
-    cycles = eff.cycles or int(ctx.game.state.settings.get("poison_cycles", 2))
+    cycles = eff.cycles or ctx.game.settings.poison_cycles
     for t in people:
         if _stopped(ctx, intent, t, ["poison", "negative", *eff.labels]):
             continue
@@ -218,20 +218,20 @@ def op_cure(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
 
 @effect("heal")
 def op_heal(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
-    stat = eff.stat or ctx.game.state.settings.get("hp_stat", "hp")
+    stat = eff.stat or ctx.game.settings.hp_stat or "hp"
     for t in people:
         change_stat(ctx, None, t, stat, eff.amount or 0)
 
 
 @effect("damage")
 def op_damage(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
-    stat = eff.stat or ctx.game.state.settings.get("hp_stat", "hp")
+    stat = eff.stat or ctx.game.settings.hp_stat or "hp"
     for t in people:
         deal_damage(ctx, intent, t, eff.amount or 0, stat, eff.labels)
 
 
 def deal_damage(ctx: Ctx, intent: Intent | None, t: Player, amount: int, stat: str | None = None, labels: list[str] = ()) -> int:
-    stat = stat or ctx.game.state.settings.get("hp_stat", "hp")
+    stat = stat or ctx.game.settings.hp_stat or "hp"
     factor = 1.0
     prot = ctx.protection(t, ["damage", *labels], intent.pid if intent else None)
     if prot is not None:
@@ -275,13 +275,13 @@ def kill(ctx: Ctx, t: Player, cause: str, status: str | None = None) -> None:
         t.statuses.pop(poison, None)
     for sid in ddef.clears:
         t.statuses.pop(sid, None)
-    hp = g.state.settings.get("hp_stat")
+    hp = g.settings.hp_stat
     if hp:
         t.stats[hp] = min(0, t.stats.get(hp, 0))
     for f in list(g.factions_of(t.pid)):
         remove_member(g, f, t.pid, reason="death")
     ctx.emit("gm.death", "gm", player=t.pid, cause=cause)
-    for fact in g.state.settings.get("death_reveals") or []:
+    for fact in g.settings.death_reveals or []:
         if reveal[fact] is not None:  # a player dealt no character has none to reveal
             ctx.emit(f"death.{fact}", "public", player=t.pid, value=reveal[fact])
 
@@ -303,7 +303,7 @@ def op_reveal(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
         elif fact == "in_faction":
             value = bool(g.factions_of(t.pid))
         elif fact == "hp":
-            value = t.stats.get(g.state.settings.get("hp_stat", "hp"))
+            value = t.stats.get(g.settings.hp_stat or "hp")
         else:
             value = None
         ctx.emit(f"check.{fact}", "players", [intent.pid], target=t.pid, value=value)

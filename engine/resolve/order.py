@@ -29,7 +29,7 @@ ORDERS = ("seat", "ops", "dependencies")
 
 
 def mode(ctx: Ctx, step: StepDef) -> str:
-    m = ctx.game.state.settings.get("action_order") or step.params.get("order") or "seat"
+    m = ctx.game.settings.action_order or step.params.get("order") or "seat"
     if m not in ORDERS:
         raise ValueError(f"unknown action order {m!r}; known: {', '.join(ORDERS)}")
     return m

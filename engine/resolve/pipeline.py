@@ -12,8 +12,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import ActionError, GameError
 from ..registry import EFFECTS, STEPS, VICTORIES, VOTES
-from ..state import Event, Intent
-from ..world import PM_WAITING
+from ..state import Event, Intent, PublishedAnon
 from . import effects as _effects  # noqa: F401  (registers the primitives)
 from . import steps as _steps  # noqa: F401  (registers the built-in steps)
 from .context import Ctx
@@ -52,7 +51,7 @@ def resolve_tick(game: Game) -> list[Event]:
     for intent in intents:
         # setting ``blocked_spends: false`` (seed 003: the blocked actions «не учитываются»): a
         # blocked action spends no use, cooldown or lane, as if it had not been submitted
-        if ctx.outcome.get(intent.seq) != "blocked" or st.settings.get("blocked_spends", True):
+        if ctx.outcome.get(intent.seq) != "blocked" or game.settings.blocked_spends:
             _spend(game, intent)
         ctx.outcome.setdefault(intent.seq, "applied")
         game.emit(
@@ -60,7 +59,7 @@ def resolve_tick(game: Game) -> list[Event]:
             actor=intent.pid, ability=intent.ability, targets=list(intent.targets), option=intent.option,
             result=ctx.outcome[intent.seq], reasons=ctx.reasons.get(intent.seq, []),
         )
-        if ctx.outcome[intent.seq] == "blocked" and st.settings.get("tell_blocked", True):
+        if ctx.outcome[intent.seq] == "blocked" and game.settings.tell_blocked:
             game.emit("private.no_effect", "players", [intent.pid], ability=intent.ability)
     st.history.extend(ctx.acted)
 
@@ -78,8 +77,8 @@ def resolve_tick(game: Game) -> list[Event]:
 
     st.intents = [i for i in st.intents if i.tick != tick]
     st.tick += 1
-    if st.memo.get("end_now") and st.tick > st.memo["end_now"]["last"]:
-        del st.memo["end_now"]  # the turn a riot ended early is over
+    if st.core.end_now and st.tick > st.core.end_now.last:
+        st.core.end_now = None  # the turn a riot ended early is over
     _check_end(ctx)
     _after_resolve(game)
     return st.events[first_event:]
@@ -114,19 +113,19 @@ def _thresholds_at_once(ctx: Ctx) -> None:
 def _deliver_waiting_pms(game: Game) -> None:
     """PMs sent to a player secretly cut off (``Game.send_pm``) reach them with the resolve after
     which they are back; one whose recipient is out of the game by then is lost."""
-    waiting = game.state.memo.get(PM_WAITING)
+    waiting = game.state.core.pm_waiting
     if not waiting:
         return
     keep = []
     for w in waiting:
-        r = game.player(w["recipient"])
+        r = game.player(w.recipient)
         if not game.alive(r):
-            game.emit("gm.pm_lost", "gm", player=r.pid, sender=w["sender"])
+            game.emit("gm.pm_lost", "gm", player=r.pid, sender=w.sender)
         elif game.cut_off_secretly(r):
             keep.append(w)
         else:
-            game.emit("pm.received", "players", [r.pid], sender=w["sender"], text=w["text"])
-    game.state.memo[PM_WAITING] = keep
+            game.emit("pm.received", "players", [r.pid], sender=w.sender, text=w.text)
+    game.state.core.pm_waiting = keep
 
 
 def run_start(game: Game) -> None:
@@ -172,8 +171,8 @@ def _random_actions(game: Game) -> None:
     it was ended in: the actions are drawn there. An ability that ends the phase is left out:
     ending it at its end would tell the public a false early end."""
     st = game.state
-    cut = st.memo.get("end_now")
-    last = game.clock.is_turn_end(st.tick) or bool(cut and cut["tick"] == st.tick)
+    cut = st.core.end_now
+    last = game.clock.is_turn_end(st.tick) or bool(cut and cut.tick == st.tick)
     if game.rules.inactivity.mode != "random_action" or st.over or not last:
         return
     turn = game.info.turn
@@ -224,9 +223,9 @@ def _inactivity(ctx: Ctx) -> None:
 def _publish_anons(game: Game) -> None:
     st = game.state
     # published posts are numbered for the game; authors are kept for abilities that reveal them
-    log = st.memo.setdefault("anons", [])
+    log = st.core.anons
     for a in sorted(st.anons, key=lambda a: a.seq):
-        log.append({"n": len(log) + 1, "pid": a.pid, "tick": a.tick, "published": st.tick, "seq": a.seq})
+        log.append(PublishedAnon(n=len(log) + 1, pid=a.pid, tick=a.tick, published=st.tick, seq=a.seq))
         game.emit("anon.post", "public", text=a.text, n=len(log))
         game.emit("gm.anon_author", "gm", player=a.pid, text=a.text, n=len(log))
     st.anons = []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..state import Intent, Player, Status
+from ..state import Able, Intent, Player, Status
 
 if TYPE_CHECKING:
     from ..game import Game
@@ -84,17 +84,17 @@ def able_now(game: Game, p: Player) -> bool:
 
 
 def record_able(game: Game) -> None:
-    """Note, as the period is resolved, who could act in it (engine memo ``able``: the turn and
-    its pids). A period after a riot ended the day early («Спровоцировать бунт») is nobody's."""
+    """Note, as the period is resolved, who could act in it (``GameState.core.able``: the turn
+    and its pids). A period after a riot ended the day early («Спровоцировать бунт») is nobody's."""
     st = game.state
     turn = game.info.turn
-    memo = st.memo.get("able")
-    if not memo or memo.get("turn") != turn:
-        memo = st.memo["able"] = {"turn": turn, "pids": []}
-    cut = st.memo.get("end_now")
-    if cut and cut["tick"] < st.tick <= cut["last"]:
+    able = st.core.able
+    if able is None or able.turn != turn:
+        able = st.core.able = Able(turn=turn)
+    cut = st.core.end_now
+    if cut and cut.tick < st.tick <= cut.last:
         return
-    memo["pids"] = sorted(set(memo["pids"]) | {p.pid for p in st.players if able_now(game, p)})
+    able.pids = sorted(set(able.pids) | {p.pid for p in st.players if able_now(game, p)})
 
 
 def owes_turn(game: Game, p: Player) -> bool:
@@ -108,7 +108,7 @@ def owes_turn(game: Game, p: Player) -> bool:
         return False
     if any(i.pid == p.pid and i.lane == "action" and i.tick == st.tick for i in st.intents):
         return False
-    memo = st.memo.get("able") or {}
-    if memo.get("turn") != turn:
+    able = st.core.able
+    if able is None or able.turn != turn:
         return able_now(game, p)
-    return p.pid in memo["pids"]
+    return p.pid in able.pids

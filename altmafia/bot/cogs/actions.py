@@ -91,7 +91,7 @@ class Actions(commands.GroupCog, group_name=N("action"), group_description=D("ac
             return None
         game, pid = found
         mate = parse_player(game, getattr(interaction.namespace, "for", None))
-        return (game, mate) if mate is not None and mate in teammates(game, pid) else found
+        return (game, mate) if mate is not None and mate in game.order_targets(pid) else found
 
     # ---- submit -----------------------------------------------------------------------------
     @app_commands.command(name=N("action.submit"), description=D("action.submit"))
@@ -157,7 +157,7 @@ class Actions(commands.GroupCog, group_name=N("action"), group_description=D("ac
         if found is None:
             return []
         game, pid = found
-        return player_choices(game, teammates(game, pid), current)
+        return player_choices(game, game.order_targets(pid), current)
 
     @submit.autocomplete("ability")
     async def ability_ac(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
@@ -215,13 +215,8 @@ class Actions(commands.GroupCog, group_name=N("action"), group_description=D("ac
             return []
         game, pid, la = found
         lng = lang(interaction)
-        num = la.ability.number
-        if num is not None:
-            hi = num.max if num.max is not None else max(num.min, len(game.state.memo.get("anons", [])))
-            values = [str(n) for n in range(num.min, hi + 1)]
-            if current.strip().isdigit() and current.strip() not in values:
-                values.insert(0, current.strip())
-            return [app_commands.Choice(name=v, value=v) for v in values if not current or v.startswith(current.strip())][:25]
+        if la.number is not None:  # the engine's range: every number offered is one it accepts
+            return [app_commands.Choice(name=v, value=v) for v in la.number.suggestions(current)]
         out = []
         for o in la.options:
             label = option_label(game, lng, o)
@@ -272,14 +267,6 @@ class Actions(commands.GroupCog, group_name=N("action"), group_description=D("ac
             return
         gid, game, p = found
         await reply(interaction, me_text(game, p.pid, lang(interaction), self.bot.store.info(gid)))
-
-
-def teammates(game: Game, pid: int) -> list[int]:
-    """Whom this player may give orders for (``factions.orders``: the living of their teams)."""
-    if not game.rules.factions.orders:
-        return []
-    mates = {m for f in game.factions_of(pid) for m in f.members if m != pid}
-    return [m for m in sorted(mates) if game.alive(game.player(m))]
 
 
 def me_text(game: Game, pid: int, lng: str, info: Any) -> str:

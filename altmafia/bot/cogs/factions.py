@@ -87,7 +87,7 @@ class Factions(commands.GroupCog, group_name=N("faction"), group_description=D("
         if found is None:
             return []
         game, pid = found
-        pool = sorted({m for f in game.factions_of(pid) for m in f.members if m != pid})
+        pool = game.teammates(pid)
         return player_choices(game, pool, current)
 
     async def my_factions(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:

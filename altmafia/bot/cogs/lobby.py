@@ -139,7 +139,7 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
             return
         rules = load_ruleset(lobby["ruleset"])
         if role is not None:  # a public role claimed at sign-up: one each, first come
-            if not rules.settings.get("claim_roles"):
+            if not rules.game_settings.claim_roles:
                 await refuse(interaction, "err.roles_not_claimed")
                 return
             found_role = lobbies.find_role(rules, role, lobby["lang"])

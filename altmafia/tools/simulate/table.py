@@ -326,7 +326,7 @@ class View:
         self.barred = set(vdef.params.get("no_win_status", []))
         self.ignored = {f"team:{t}" for t in vdef.params.get("ignore_teams", [])}
         hidden = [s for s in g.rules.stats if s.visibility == "hidden"]
-        hp = g.rules.settings.get("hp_stat") or (hidden[0].id if hidden else None)
+        hp = g.settings.hp_stat or (hidden[0].id if hidden else None)
         self.hp = hp
         self.weights: dict[str, float] = {}
         for s in g.rules.stats:

@@ -9,9 +9,9 @@ Every HP change goes through :func:`hurt` and :func:`heal`, which apply the book
 in one place: the contract's and the failed message's doubling, self-defence and protection
 (25 % of each attack), the chief doctor's half in hospital, damage that cannot be reduced,
 the student's 1.5× healing, the false HP of «Помутнение разума» and the paratrooper's
-counterattack. What lasts between ticks is in ``GameState.memo["friday"]``, in statuses
+counterattack. What lasts between ticks is in ``core.FridayMemory`` (the snapshot's ``memo["friday"]``), in statuses
 (``friday_*`` ids, never reported) and in grants; what lasts one resolve is in the context's
 scratch.
 """
 
-from . import attacks, checks, core, day, info, lynch, medicine, mini, steps, traps, tricks  # noqa: F401  (register)
+from . import attacks, checks, core, day, info, lynch, medicine, steps, traps, tricks  # noqa: F401  (register)

@@ -48,7 +48,7 @@ def friday_attack(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> N
         if prm.get("share_of_hp"):
             amount = max(0, math.ceil(s["hp0"].get(tid, 0) / int(prm["share_of_hp"])))
         elif prm.get("damage_by_use"):
-            shots = memo(g).setdefault("shots_fired", {})
+            shots = memo(g).shots_fired
             n = shots.get(f"{intent.pid}:{intent.ability}", 0)
             table = prm["damage_by_use"]
             amount = int(table[min(n, len(table) - 1)])

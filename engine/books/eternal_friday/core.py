@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ...errors import GameError
+from ...registry import book_memory
 from ...state import Status
 
 if TYPE_CHECKING:
@@ -27,9 +29,25 @@ DEFAULT_WORDS = [
 
 
 # ---- state -------------------------------------------------------------------------------
-def memo(g: Game) -> dict[str, Any]:
+@book_memory("friday")
+@dataclass
+class FridayMemory:
+    """What this book keeps between ticks (the snapshot's ``memo["friday"]``); players by seat
+    as a string."""
+
+    marks: dict[str, int] = field(default_factory=dict)  # the sensei's marks on each player
+    masks: dict[str, str] = field(default_factory=dict)  # «Маскировка»: the secret role checks see
+    shots_fired: dict[str, int] = field(default_factory=dict)  # "pid:ability" -> shots of a weapon by use
+    nagans: list[dict[str, Any]] = field(default_factory=list)  # the boss's message with its revolver, by night
+    stood: dict[str, int] = field(default_factory=dict)  # the avenger's last stand: the tick it began
+    revenged: dict[str, int] = field(default_factory=dict)  # the sensei's revenge used: the tick
+    revenge_due: list[int] = field(default_factory=list)  # a dying sensei's revenge, after the night
+    inherited: dict[str, int] = field(default_factory=dict)  # "pid:from" -> the tick a role's weapon passed
+
+
+def memo(g: Game) -> FridayMemory:
     """What this book keeps between ticks: marks, masks, revolver shots, messages, flags."""
-    return g.state.memo.setdefault("friday", {})
+    return g.state.place(FridayMemory)
 
 
 def scratch(ctx: Ctx) -> dict[str, Any]:
@@ -46,7 +64,7 @@ def scratch(ctx: Ctx) -> dict[str, Any]:
 
 
 def words(g: Game) -> list[dict[str, Any]]:
-    return g.state.settings.get("health_words") or DEFAULT_WORDS
+    return g.settings.health_words or DEFAULT_WORDS
 
 
 def word_ids(g: Game) -> set[str]:
@@ -72,7 +90,7 @@ def team_of(g: Game, p: Player) -> str | None:
 def seen_character(g: Game, p: Player) -> str | None:
     """The secret role a check sees: the mask, if the Shinobi put one on («любая проверка цели
     будет просчитываться для этой роли и соответствующей фракции»)."""
-    return memo(g).get("masks", {}).get(str(p.pid), p.character)
+    return memo(g).masks.get(str(p.pid), p.character)
 
 
 PSYCHO_KNIFE_MASKS = ("partial", "ignore")
@@ -81,7 +99,7 @@ PSYCHO_KNIFE_MASKS = ("partial", "ignore")
 def psycho_knife_masks(g: Game) -> str:
     """How the psycho's knife reads masks: the setting ``psycho_knife_masks`` (``partial``: the
     book, change 33; ``ignore``: true roles only)."""
-    mode = g.state.settings.get("psycho_knife_masks", "partial")
+    mode = g.settings.psycho_knife_masks
     if mode not in PSYCHO_KNIFE_MASKS:
         raise GameError(f"setting psycho_knife_masks={mode!r}: use one of {', '.join(PSYCHO_KNIFE_MASKS)}")
     return str(mode)
@@ -104,7 +122,7 @@ def next_night(g: Game, tick: int) -> int:
 
 def only_civilians_left(g: Game) -> bool:
     """«мертва вся мафия и якудза, а из законников живы только мирные жители»."""
-    civilians = set(g.state.settings.get("civilians", ["civilian"]))
+    civilians = set(g.settings.civilians)
     for p in g.living():
         team = team_of(g, p)
         if team in ("mafia", "yakuza") or (team == "law" and p.character not in civilians):
@@ -226,7 +244,7 @@ def will_die(ctx: Ctx, p: Player) -> bool:
     if w is not None:
         return w.since < ctx.tick
     down = p.stats.get(HP, 0) <= 0 or p.pid in scratch(ctx)["lynched"]
-    return down and not (g.passives(p, "last_stand") and not memo(g).get("stood", {}).get(str(p.pid)))
+    return down and not (g.passives(p, "last_stand") and not memo(g).stood.get(str(p.pid)))
 
 
 def die(ctx: Ctx, p: Player, cause: str) -> None:
@@ -243,9 +261,9 @@ def die(ctx: Ctx, p: Player, cause: str) -> None:
         elif f.leader == p.pid:
             f.leader = min(f.members)
     ctx.emit("gm.death", "gm", player=p.pid, cause=cause)
-    if owns_impl(g, p, "friday_revenge") and not memo(g).get("revenged", {}).get(str(p.pid)):
+    if owns_impl(g, p, "friday_revenge") and not memo(g).revenged.get(str(p.pid)):
         # died by day: «урон пройдёт после всех ночных способностей, даже если сэнсэй умрёт днём»
-        memo(g).setdefault("revenge_due", []).append(p.pid)
+        memo(g).revenge_due.append(p.pid)
 
 
 # ---- the night ----------------------------------------------------------------------------

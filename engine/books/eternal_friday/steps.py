@@ -44,7 +44,7 @@ def friday_health(ctx: Ctx, intent: Intent | None, sd: Any, people: list[Player]
                 down = p.stats.get(HP, 0) <= 0 or p.pid in scratch(ctx)["lynched"]
                 if w and down:  # killed, but the avenger lives one more day or night
                     x = g.passives(p, "last_stand")[0]
-                    memo(g).setdefault("stood", {})[str(p.pid)] = ctx.tick
+                    memo(g).stood[str(p.pid)] = ctx.tick
                     for sid in word_ids(g):
                         p.statuses.pop(sid, None)
                     p.statuses[x.get("status", WOUND)] = Status(id=x.get("status", WOUND), since=ctx.tick)
@@ -70,7 +70,7 @@ def friday_health(ctx: Ctx, intent: Intent | None, sd: Any, people: list[Player]
 def _inherit(ctx: Ctx) -> None:
     """The katana passes to the sensei, the pistol with its saved shots to the thug."""
     g = ctx.game
-    done = memo(g).setdefault("inherited", {})
+    done = memo(g).inherited
     for p in g.living():
         for x in g.passives(p, "inherits"):
             key = f"{p.pid}:{x['from']}"
@@ -124,7 +124,7 @@ def friday_morning(ctx: Ctx, intent: Intent | None, sd: Any, people: list[Player
     for pid, keys in s["observations"]:
         ctx.emit("friday.observation", "players", [pid], ability=keys[0], value=any(k in used for k in keys))
     m = memo(g)
-    for n in [x for x in m.get("nagans", []) if x["night"] == ctx.tick]:
+    for n in [x for x in m.nagans if x["night"] == ctx.tick]:
         shot = s["nagan_shots"].get(n["holder"])
         boss = g.player(n["boss"])
         if g.alive(boss):
@@ -136,7 +136,7 @@ def friday_morning(ctx: Ctx, intent: Intent | None, sd: Any, people: list[Player
         if shot != n["victim"] and g.alive(holder):
             holder.statuses[DOUBLE] = Status(id=DOUBLE, since=ctx.tick + 1)
             ctx.emit("friday.gm_doubled", "gm", player=holder.pid)
-        m["nagans"].remove(n)
+        m.nagans.remove(n)
     for p in g.living():
         if g.passives(p, "hp_report"):
             ctx.emit("friday.hp_report", "players", [p.pid], value=effective_hp(g, p))

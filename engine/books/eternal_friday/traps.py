@@ -43,7 +43,7 @@ def activate_marks(ctx: Ctx, by: int, tell: bool) -> None:
     """«Месть – активирует все метки в игре. Каждая метка наносит 45 урона.» Marks on the dead
     are not activated; all marks are gone afterwards."""
     g = ctx.game
-    marks = memo(g).get("marks", {})
+    marks = memo(g).marks
     p = g.player(by)
     damage = next((int(e.params.get("damage", 45)) for ab in g.rules.character(p.character).abilities
                    for e in ab.effects if e.impl == "friday_revenge"), 45) if p.character else 45
@@ -55,7 +55,7 @@ def activate_marks(ctx: Ctx, by: int, tell: bool) -> None:
         for _ in range(int(n)):
             hurt(ctx, t, damage, by=by, labels=["revenge"], ability="character:sensei:revenge")
         hit = hit or n > 0
-    memo(g)["marks"] = {}
+    memo(g).marks = {}
     scratch(ctx)["auto_used"].add("character:sensei:revenge")
     if tell:
         ctx.emit("friday.revenge", "players", [by], value=hit)
@@ -74,10 +74,10 @@ def friday_dying_revenge(ctx: Ctx, intent: Intent | None, sd: Any, people: list[
     ночных способностей, даже если сэнсэй умрёт днём)»."""
     g = ctx.game
     m = memo(g)
-    due = list(m.pop("revenge_due", []))
+    due, m.revenge_due = list(m.revenge_due), []
     for p in g.state.players:
         if owns_impl(g, p, "friday_revenge") and will_die(ctx, p):
             due.append(p.pid)
     for pid in due:
-        m.setdefault("revenged", {})[str(pid)] = ctx.tick
+        m.revenged[str(pid)] = ctx.tick
         activate_marks(ctx, pid, tell=False)

@@ -21,7 +21,7 @@ def meditate(ctx: Ctx, sensei: int) -> None:
     if sensei in s["meditated"]:
         return
     s["meditated"].add(sensei)
-    marks = memo(g).setdefault("marks", {})
+    marks = memo(g).marks
     for i in ctx.intents:
         if i.pid == sensei or sensei not in i.targets or team_of(g, g.player(i.pid)) == "yakuza":
             continue
@@ -52,7 +52,7 @@ def friday_auto_meditation(ctx: Ctx, intent: Intent | None, sd: Any, people: lis
 def friday_mask(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
     """«Маскировка действует вечно. Можно замаскировать одну цель дважды, при этом первая
     маскировка спадает.»"""
-    masks = memo(ctx.game).setdefault("masks", {})
+    masks = memo(ctx.game).masks
     for tid in _each(intent):
         masks[str(tid)] = intent.option
 
@@ -67,7 +67,7 @@ def friday_message(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> 
     p = g.player(holder)
     p.statuses[NAGAN] = Status(id=NAGAN, since=nxt, until=nxt + 1)
     p.grants.append({"key": "character:boss:nagan", "since": nxt, "until": nxt + 1})
-    memo(g).setdefault("nagans", []).append({"holder": holder, "victim": victim, "boss": intent.pid, "night": nxt})
+    memo(g).nagans.append({"holder": holder, "victim": victim, "boss": intent.pid, "night": nxt})
     ctx.emit("friday.nagan_found", "players", [holder], value=g.player(victim).role)
 
 

@@ -230,5 +230,5 @@ def freeze_factions(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) ->
     (engine/factions.py: frozen): no invitation, acceptance, leaving, kick, exclusion."""
     g = ctx.game
     until = _until(ctx, eff, "night") or 0
-    g.state.memo["faction_freeze_until"] = max(int(g.state.memo.get("faction_freeze_until", -1)), until)
+    g.state.core.faction_freeze_until = max(g.state.core.faction_freeze_until, until)
     ctx.emit("factions.gm_frozen", "gm", player=intent.pid)

@@ -11,15 +11,17 @@ published. Hidden things are left out silently, so a result never tells that som
 hidden. Nobody is hidden from themself, and a masquerade does not hide its guests from each
 other. Decisions: docs/rules/godfather.md.
 
-Memory: ``memo["info"]`` holds the masquerades (``masks``) and the armed PM taps (``taps``);
-``memo["anons"]`` (written by the resolver) numbers the published anonymous posts.
+Memory: :class:`InfoMemory` (the snapshot's ``memo["info"]``) holds the masquerades
+(``masks``) and the armed PM taps (``taps``);
+``GameState.core.anons`` (written by the resolver) numbers the published anonymous posts.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ...registry import impl
+from ...registry import book_memory, impl
 from ...state import Intent, Player, Pm
 
 if TYPE_CHECKING:
@@ -28,15 +30,21 @@ if TYPE_CHECKING:
 
 
 # ---- memory and secrecy ------------------------------------------------------------------
-def _memo(g: Game) -> dict[str, Any]:
-    m = g.state.memo.setdefault("info", {})
-    m.setdefault("masks", [])
-    m.setdefault("taps", [])
-    return m
+@book_memory("info")
+@dataclass
+class InfoMemory:
+    """Seed 000's information features between ticks."""
+
+    masks: list[dict[str, Any]] = field(default_factory=list)  # «Маскарад»: pids hidden together, since, until, by
+    taps: list[dict[str, Any]] = field(default_factory=list)  # armed PM taps: by, the last PM seq read, copies left
+
+
+def _memo(g: Game) -> InfoMemory:
+    return g.state.place(InfoMemory)
 
 
 def _masked(g: Game, pid: int, tick: int, viewer: int | None) -> bool:
-    for m in g.state.memo.get("info", {}).get("masks", []):
+    for m in g.state.peek(InfoMemory).masks:
         if pid in m["pids"] and m["since"] <= tick < m["until"] and viewer not in m["pids"]:
             return True
     return False
@@ -92,7 +100,7 @@ def faction_acts(g: Game, viewer: int, cycles: int = 1) -> dict[int, list[int]]:
     in the last ``cycles`` cycles of resolved ticks. Reads the state only; the Discord layer
     may call it at any time (``engine.books.godfather.info.faction_acts``)."""
     first = g.state.tick - g.clock.cycles(cycles)
-    members = sorted({m for f in g.factions_of(viewer) for m in f.members if m != viewer})
+    members = g.teammates(viewer)
     out: dict[int, list[int]] = {m: [] for m in members}
     for r in visible_acts(g, first, viewer):
         if r["actor"] in out:
@@ -128,7 +136,7 @@ def masquerade(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None
     cycles = int(eff.params.get("cycles", 1))
     for f in g.factions_of(intent.pid):
         pids = sorted(f.members)
-        _memo(g)["masks"].append({"pids": pids, "since": ctx.tick, "until": g.clock.lasts_until(ctx.tick, cycles), "by": intent.pid})
+        _memo(g).masks.append({"pids": pids, "since": ctx.tick, "until": g.clock.lasts_until(ctx.tick, cycles), "by": intent.pid})
         ctx.emit("info.masquerade", "faction", [f.fid], by=intent.pid)
 
 
@@ -212,7 +220,7 @@ def counter_strike(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> 
 def faction_watch(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
     """Внимательный's feature on request: whom each member of his factions acted on in 24 hours."""
     g = ctx.game
-    members = sorted({m for f in g.factions_of(intent.pid) for m in f.members if m != intent.pid})
+    members = g.teammates(intent.pid)
     found: dict[int, list[int]] = {m: [] for m in members}
     for r in visible_acts(g, _first_of_window(ctx), intent.pid, ctx):
         if r["actor"] in found:
@@ -250,7 +258,7 @@ def open_letters(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> No
     him as they pass (delivered at each resolve by the ``info_features`` step)."""
     g = ctx.game
     count = int(eff.params.get("count", 3))
-    _memo(g)["taps"].append({"by": intent.pid, "after": g.state.seq, "left": count})
+    _memo(g).taps.append({"by": intent.pid, "after": g.state.seq, "left": count})
     ctx.emit("info.letters_armed", "players", [intent.pid], count=count)
 
 
@@ -311,11 +319,11 @@ def guess_author(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> No
         n = int(str(intent.option))
     except ValueError:
         n = 0
-    post = next((a for a in g.state.memo.get("anons", []) if a["n"] == n), None)
+    post = next((a for a in g.state.core.anons if a.n == n), None)
     if post is None:
         ctx.emit("info.guess_none", "players", [intent.pid], n=n)
     else:
-        ctx.emit("info.guess", "players", [intent.pid], n=n, player=post["pid"])
+        ctx.emit("info.guess", "players", [intent.pid], n=n, player=post.pid)
 
 
 @impl("end_day_query")
@@ -340,11 +348,11 @@ def info_features(ctx: Ctx, intent: Intent | None, sd: Any, people: list[Player]
 
 def _deliver_taps(ctx: Ctx) -> None:
     g = ctx.game
-    memo = g.state.memo.get("info")
-    if not memo or not memo.get("taps"):
+    memo = g.state.peek(InfoMemory)
+    if not memo.taps:
         return
     kept = []
-    for tap in memo["taps"]:
+    for tap in memo.taps:
         owner = g.player(tap["by"])
         if not g.alive(owner):
             continue
@@ -358,7 +366,7 @@ def _deliver_taps(ctx: Ctx) -> None:
             tap["left"] -= 1
         if tap["left"] > 0:
             kept.append(tap)
-    memo["taps"] = kept
+    memo.taps = kept
 
 
 def _pm_leak(ctx: Ctx, p: Player, turn: str, params: dict[str, Any]) -> None:

@@ -45,7 +45,7 @@ def value(g: Game, p: Player, stat: str) -> int:
     """The value the prison reads. Setting ``prison_reads``: ``public`` (default) the ВО
     everyone sees, so the public list and the ±6 rule never betray a hidden bonus; ``true``
     with the faction and personal hidden bonuses (not threshold-only ones)."""
-    if g.state.settings.get("prison_reads", "public") == "true":
+    if g.settings.prison_reads == "true":
         return g.true_stat(p, stat, "prison")
     return p.stats[stat]
 
@@ -93,7 +93,7 @@ def execute(ctx: Ctx, p: Player, cause: str, actor: int | None = None) -> bool:
     """An execution: the player is dead (the public report says so) unless protected."""
     if not ctx.game.alive(p) or _shielded(ctx, p, ["negative", "kill", "execution"], actor):
         return False
-    kill(ctx, p, cause, ctx.game.state.settings.get("execution_status"))  # its own dead status, if any
+    kill(ctx, p, cause, ctx.game.settings.execution_status)  # its own dead status, if any
     return True
 
 

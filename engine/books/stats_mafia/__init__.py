@@ -7,9 +7,10 @@ in the Morgue, the jailed in Prison (``life_sentence`` on top for the rest of th
 vote («Вече») is the vote kind ``stats_prison``; letters («Почта», «Записка на волю») are the
 mail policy ``stats_mafia``; victory is the kind ``stats_mafia``.
 
-Everything this module remembers between resolves is in ``GameState.memo["stats_mafia"]``.
+Everything this book remembers between resolves is in its typed memory ``core.StatsMafiaMemory``
+(the snapshot's ``memo["stats_mafia"]``).
 Stats in contests are read with the purpose ``contest``: a bonus nobody knows of (the Гик's)
 counts there and nowhere else.
 """
 
-from . import attacks, boosts, checks, core, day, early_end, mail, mini, start, steps, victory, vote  # noqa: F401  (register)
+from . import attacks, boosts, checks, core, day, early_end, mail, start, steps, victory, vote  # noqa: F401  (register)

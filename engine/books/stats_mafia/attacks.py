@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...registry import impl
 from ...state import Modifier, Player
-from .core import die, hospitalize, in_prison, next_day, parts, seen_role, setting, stat, team
+from .core import die, hospitalize, in_prison, next_day, parts, seen_role, stat, team
 from .start import random_bonus
 
 if TYPE_CHECKING:
@@ -26,7 +26,7 @@ def attack(ctx: Ctx, intent: Intent, t: Player, *, initiative: int | None = None
     d = stat(g, t, "defense") if defense is None else defense
     diff = a - d
     ctx.emit("sm.gm_attack", "gm", actor=actor.pid, target=t.pid, ability=intent.ability, count=diff)
-    if diff >= int(setting(g, "kill_at", 4)):
+    if diff >= g.settings.kill_at:
         die(ctx, t, intent.ability)
     elif diff >= 1:
         hospitalize(ctx, t, diff, next_day(g, ctx.tick))

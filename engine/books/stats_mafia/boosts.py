@@ -51,5 +51,5 @@ def sabotage(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
 @impl("sm_disguise")
 def disguise(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
     """«Двойная жизнь - в любой момент может выбрать Тайную роль, кроме Маньяка»."""
-    memo(ctx.game).setdefault("disguise", {})[str(intent.pid)] = intent.option
+    memo(ctx.game).disguise[str(intent.pid)] = intent.option
     ctx.emit("sm.disguised", "players", [intent.pid], value=intent.option)

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...registry import impl, step
 from ...state import Player
-from .core import free, memo, seen_role, setting, stat, team
+from .core import free, memo, seen_role, stat, team
 
 if TYPE_CHECKING:
     from ...game import Game
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 def read_table(g: Game, diff: int, role: str | None) -> str | None:
     """The book's table: the secret role at 5+, the answers by team at 4, by role at 3 and
     1–2; a role a row does not name, and 0 or less, fail."""
-    for row in setting(g, "check_table", []):
+    for row in g.settings.check_table:
         if row.get("min", -99) <= diff <= row.get("max", 99):
             if row.get("answer") == "role":
                 return role
@@ -61,7 +61,7 @@ def investigate(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> Non
     while g.clock.info(night).kind != "night":
         night += 1
     for t in people:
-        memo(g).setdefault("investigations", []).append({"by": intent.pid, "target": t.pid, "night": night, **eff.params})
+        memo(g).investigations.append({"by": intent.pid, "target": t.pid, "night": night, **eff.params})
         ctx.emit("sm.investigation", "players", [intent.pid], target=t.pid)
 
 
@@ -71,7 +71,7 @@ def journalist(ctx: Ctx, sd: Any) -> None:
     проверяет её ночью с инициативой 2, иначе с инициативой 0», ignoring the target's temporary
     stealth increases."""
     g = ctx.game
-    todo = memo(g).get("investigations", [])
+    todo = memo(g).investigations
     slots = set(sd.params.get("night_slots", ["night", "night_role"]))
     for inv in [x for x in todo if x["night"] == ctx.tick]:
         actor, t = g.player(inv["by"]), g.player(inv["target"])
@@ -81,4 +81,4 @@ def journalist(ctx: Ctx, sd: Any) -> None:
             i.pid == t.pid and g.ability_def(i.ability).slot in slots and ctx.outcome.get(i.seq) != "blocked" for i in ctx.intents
         )
         check(ctx, actor, t, int(inv.get("active", 2) if acted else inv.get("idle", 0)), steady=True)
-    memo(g)["investigations"] = [x for x in todo if x["night"] > ctx.tick]
+    memo(g).investigations = [x for x in todo if x["night"] > ctx.tick]

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ...registry import book_memory
 from ...resolve.effects import kill
 from ...state import Player, Status
 
@@ -16,12 +18,29 @@ STATS = ("initiative", "defense", "stealth")
 PRISON, LIFE, HOSPITAL = "prison", "life_sentence", "hospital"
 
 
-def memo(g: Game) -> dict[str, Any]:
-    return g.state.memo.setdefault("stats_mafia", {})
+@book_memory("stats_mafia")
+@dataclass
+class StatsMafiaMemory:
+    """What the stats mafia remembers between resolves (the snapshot's ``memo["stats_mafia"]``).
+    Per-phase records are keyed by the tick (as a string), players by the seat (as a string)."""
+
+    disguise: dict[str, str] = field(default_factory=dict)  # the Maniac's «Двойная жизнь»: the role checks see
+    investigations: list[dict[str, Any]] = field(default_factory=list)  # the Журналист's checks of the next night
+    reprieve: dict[str, int] = field(default_factory=dict)  # «Незавершенное дело»: the tick of the jailing
+    bank: dict[str, int] = field(default_factory=dict)  # «Компромат»: votes in the bank
+    bank_spend: dict[str, dict[str, int]] = field(default_factory=dict)  # banked votes spent, by tick
+    vote_extra: dict[str, dict[str, int]] = field(default_factory=dict)  # «Обвинительный приговор»: votes against, by tick
+    vote_void: dict[str, list[int]] = field(default_factory=dict)  # voters whose vote does not count, by tick
+    sent: dict[str, dict[str, dict[str, int]]] = field(default_factory=dict)  # letters and notes sent, by tick and kind
+    mail: list[dict[str, Any]] = field(default_factory=list)  # letters waiting for the next phase
+    vote_reprieves: dict[str, int] = field(default_factory=dict)  # «Взятка»: reprieves from the vote used
+    half_winners: list[int] = field(default_factory=list)  # the half victories at the end
+
+    PER_PHASE = ("sent", "vote_extra", "vote_void", "bank_spend")
 
 
-def setting(g: Game, key: str, default: Any) -> Any:
-    return g.state.settings.get(key, default)
+def memo(g: Game) -> StatsMafiaMemory:
+    return g.state.place(StatsMafiaMemory)
 
 
 # ---- reading the table --------------------------------------------------------------------
@@ -45,8 +64,8 @@ def team(g: Game, role: str | None) -> str | None:
 def seen_role(g: Game, p: Player, test: str = "check") -> str | None:
     """The secret role a test of ``p`` reads: the Maniac's disguise («Двойная жизнь») fools the
     checks, and with ``settings.disguise_scope: all`` every test of his role or team."""
-    d = memo(g).get("disguise", {}).get(str(p.pid))
-    if d and (test == "check" or setting(g, "disguise_scope", "checks") == "all"):
+    d = memo(g).disguise.get(str(p.pid))
+    if d and (test == "check" or g.settings.disguise_scope == "all"):
         return d
     return p.character
 
@@ -72,7 +91,7 @@ def out_of_play(g: Game, p: Player) -> bool:
     game with no way out of it."""
     if not g.alive(p):
         return True
-    return bool(setting(g, "life_prisoners_out", True)) and g.active(p, LIFE) is not None and not may_escape(g, p)
+    return g.settings.life_prisoners_out and g.active(p, LIFE) is not None and not may_escape(g, p)
 
 
 # ---- hospital, death, prison ---------------------------------------------------------------
@@ -101,7 +120,7 @@ def die(ctx: Ctx, t: Player, cause: str) -> None:
     if not g.alive(t):
         return
     if g.passives(t, "reprieve") and g.clock.info(ctx.tick).kind == "night":
-        due = memo(g).setdefault("reprieve", {})
+        due = memo(g).reprieve
         if str(t.pid) not in due and g.active(t, LIFE) is None:
             due[str(t.pid)] = next_day(g, ctx.tick)
             ctx.emit("sm.reprieve", "players", [t.pid])
@@ -122,12 +141,12 @@ def jail(ctx: Ctx, p: Player, life: bool, cause: str) -> bool:
         p.statuses[PRISON] = Status(id=PRISON, since=old.since if old else since, until=None, data={"cause": cause})
         p.statuses[LIFE] = Status(id=LIFE, since=since, until=None, data={"cause": cause})
     else:
-        until = since + g.clock.cycles(int(setting(g, "prison_term_cycles", 2)))
+        until = since + g.clock.cycles(g.settings.prison_term_cycles)
         if old is not None and old.until is not None and old.until >= until:
             return False
         p.statuses[PRISON] = Status(id=PRISON, since=old.since if old else since, until=until, data={"cause": cause})
     # «Находящийся в Тюрьме Джокер может применить Ва-Банк на следующую фазу после попадания в Тюрьму»
-    window = setting(g, "jail_window_status", "all_in_ready")
+    window = g.settings.jail_window_status
     if any(window in r.status for _, ab in g.abilities(p) for r in ab.requires):
         p.statuses[window] = Status(id=window, since=since, until=since + 1, data={})
     ctx.emit("sm.gm_jailed", "gm", player=p.pid, cause=cause)

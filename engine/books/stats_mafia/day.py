@@ -55,16 +55,16 @@ def indict(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
     m = memo(ctx.game)
     n = int(eff.params.get("votes", 3))
     for t in people:
-        extra = m.setdefault("vote_extra", {}).setdefault(str(ctx.tick), {})
+        extra = m.vote_extra.setdefault(str(ctx.tick), {})
         extra[str(t.pid)] = extra.get(str(t.pid), 0) + n
-        m.setdefault("vote_void", {}).setdefault(str(ctx.tick), []).append(t.pid)
+        m.vote_void.setdefault(str(ctx.tick), []).append(t.pid)
         ctx.emit("sm.indicted", "public", actor=intent.pid, target=t.pid, count=n)
 
 
 @impl("sm_bank_save")
 def bank_save(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
     """«Компромат - вместо голосования может сохранить голос "в копилку"»."""
-    bank = memo(ctx.game).setdefault("bank", {})
+    bank = memo(ctx.game).bank
     bank[str(intent.pid)] = bank.get(str(intent.pid), 0) + 1
     ctx.emit("sm.bank_saved", "players", [intent.pid], count=bank[str(intent.pid)])
 
@@ -73,7 +73,7 @@ def bank_save(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
 def bank_spend(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
     """«Голоса из "копилки" могут быть использованы в любой день вместе с обычным»: added to
     today's ballot when it is counted (step ``vote``)."""
-    spend = memo(ctx.game).setdefault("bank_spend", {}).setdefault(str(ctx.tick), {})
+    spend = memo(ctx.game).bank_spend.setdefault(str(ctx.tick), {})
     spend[str(intent.pid)] = int(intent.option or 0)
 
 

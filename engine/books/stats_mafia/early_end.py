@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...registry import EarlyEnd, early_end
-from .core import in_prison, setting
+from .core import in_prison
 from .vote import _instead_of_vote
 
 if TYPE_CHECKING:
@@ -28,7 +28,7 @@ class StatsMafiaEarlyEnd(EarlyEnd):
     def holds_up(g: Game, p: Player) -> bool:
         if in_prison(g, p):
             return False
-        return g.info.kind == "day" or not g.active(p, setting(g, "slowpoke_status", "slowpoke"))
+        return g.info.kind == "day" or not g.active(p, g.settings.slowpoke_status)
 
     @staticmethod
     def excused_vote(g: Game, p: Player) -> bool:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from ...errors import ActionError
 from ...registry import mail
 from ...state import Anon, Player, Pm
-from .core import free, in_prison, memo, setting, team
+from .core import free, in_prison, memo, team
 
 if TYPE_CHECKING:
     from ...game import Game
@@ -25,7 +25,7 @@ class StatsMafiaMail:
         """The role card's quotas: letters a phase, and a prisoner's signed notes (None: no limit)."""
         out: dict[str, int | None] = {}
         for key, name in (("letters_per_phase", "mail_per_phase"), ("notes_per_phase", "notes_per_phase")):
-            n = int(setting(g, name, 1))
+            n = int(getattr(g.settings, name))
             out[key] = n or None
         return out
 
@@ -45,20 +45,20 @@ class StatsMafiaMail:
                 raise ActionError("target_unreachable", target=to)
         signed = in_prison(g, p)
         kind = "notes" if signed else "letters"
-        quota = int(setting(g, "notes_per_phase" if signed else "mail_per_phase", 1))
-        sent = memo(g).setdefault("sent", {}).setdefault(str(g.state.tick), {}).setdefault(kind, {})
+        quota = g.settings.notes_per_phase if signed else g.settings.mail_per_phase
+        sent = memo(g).sent.setdefault(str(g.state.tick), {}).setdefault(kind, {})
         if quota and sent.get(str(p.pid), 0) >= quota:
             raise ActionError("mail_quota", quota=quota)
         sent[str(p.pid)] = sent.get(str(p.pid), 0) + 1
         seq = g.next_seq()
-        memo(g).setdefault("mail", []).append({"seq": seq, "from": p.pid, "to": to, "text": text, "tick": g.state.tick, "signed": signed})
+        memo(g).mail.append({"seq": seq, "from": p.pid, "to": to, "text": text, "tick": g.state.tick, "signed": signed})
         return seq, signed
 
     @staticmethod
     def send(g: Game, p: Player, r: Player, text: str) -> Pm:
         info = g.info
         side = team(g, p.character)
-        talk = (setting(g, "team_talk", {}) or {}).get(side or "", [])  # {mafia: [1]}
+        talk = (g.settings.team_talk or {}).get(side or "", [])  # {mafia: [1]}
         if (
             info.kind == "night" and info.day in talk and free(g, p) and free(g, r) and p.pid != r.pid
             and team(g, r.character) == side and text.strip()

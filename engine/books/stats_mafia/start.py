@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...registry import step
 from ...state import Modifier, Player
-from .core import STATS, memo, setting, team
+from .core import STATS, memo, team
 from .steps import upkeep
 
 if TYPE_CHECKING:
@@ -30,13 +30,13 @@ def start(ctx: Ctx, sd: Any) -> None:
             for effs in ab.options.values():
                 for e in effs:
                     if e.impl == "sm_disguise" and e.params.get("default"):
-                        memo(g).setdefault("disguise", {})[str(p.pid)] = e.params["default"]
+                        memo(g).disguise[str(p.pid)] = e.params["default"]
     upkeep(ctx, sd)
 
 
 def random_bonus(g: Game, p: Player, x: dict[str, Any]) -> None:
     """«Google-fu - имеет +1 к случайному стату, к какому - не знает даже сам Гик»."""
-    picked = setting(g, "random_bonus_choice", {}).get(p.name)  # the GM's (or a scenario's) pick
+    picked = g.settings.random_bonus_choice.get(p.name)  # the GM's (or a scenario's) pick
     stat_id = picked or g.rng.choice(sorted(x.get("stats", STATS)))
     amount = int(x.get("amount", 1))
     p.modifiers.append(Modifier(stat=stat_id, amount=amount, source="random_bonus", scope="contest"))

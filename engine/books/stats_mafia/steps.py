@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...registry import step
 from ...state import Modifier, Status
-from .core import HOSPITAL, die, free, jail, memo, setting
+from .core import HOSPITAL, die, free, jail, memo
 
 if TYPE_CHECKING:
     from ...resolve.context import Ctx
@@ -18,7 +18,7 @@ def hospital_death(ctx: Ctx, sd: Any) -> None:
     """«Если наутро оказывается, что персонаж должен пробыть в Госпитале не мене 5 суток, он
     умирает»: the сутки still owed from the morning on."""
     g = ctx.game
-    limit = int(setting(g, "hospital_death_days", 5))
+    limit = g.settings.hospital_death_days
     morning = ctx.tick + 1
     for p in g.living():
         s = p.statuses.get(HOSPITAL)
@@ -33,7 +33,7 @@ def hospital_death(ctx: Ctx, sd: Any) -> None:
 def reprieve_step(ctx: Ctx, sd: Any) -> None:
     """«... вместо этого в конце следующего дня попадает в Тюрьму до конца игры»."""
     g = ctx.game
-    due = memo(g).get("reprieve", {})
+    due = memo(g).reprieve
     for pid, tick in sorted(due.items()):
         p = g.player(int(pid))
         if tick == ctx.tick:
@@ -78,7 +78,7 @@ def upkeep(ctx: Ctx, sd: Any) -> None:
 def deliver_mail(ctx: Ctx, sd: Any) -> None:
     """Letters of this phase reach their readers «в начале следующей фазы», with its report."""
     g = ctx.game
-    box = memo(g).get("mail", [])
+    box = memo(g).mail
     for m in [x for x in box if x["tick"] <= ctx.tick]:
         # an anonymous letter carries no author, not even in the event's data; a note is signed
         author = {"sender": m["from"]} if m["signed"] else {}
@@ -92,7 +92,8 @@ def deliver_mail(ctx: Ctx, sd: Any) -> None:
             continue
         ctx.emit("sm.note" if author else "sm.mail", "players", [r.pid], text=m["text"], **author)
         ctx.emit("sm.gm_mail", "gm", sender=m["from"], target=r.pid, text=m["text"])
-    memo(g)["mail"] = [x for x in box if x["tick"] > ctx.tick]
-    for key in ("sent", "vote_extra", "vote_void", "bank_spend"):  # per-phase records, now read
-        for t in [t for t in memo(g).get(key, {}) if int(t) <= ctx.tick]:
-            del memo(g)[key][t]
+    memo(g).mail = [x for x in box if x["tick"] > ctx.tick]
+    for key in memo(g).PER_PHASE:  # per-phase records, now read
+        record = getattr(memo(g), key)
+        for t in [t for t in record if int(t) <= ctx.tick]:
+            del record[t]

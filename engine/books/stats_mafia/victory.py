@@ -40,5 +40,5 @@ def victory(g: Game, params: dict[str, Any], final: bool) -> list[int] | None:
     for p in g.living():
         if any(x.get("half_at_end") for x in g.passives(p, "victory")) and not in_prison(g, p):
             g.emit("sm.half_win", "public", player=p.pid)
-            memo(g).setdefault("half_winners", []).append(p.pid)
+            memo(g).half_winners.append(p.pid)
     return []

@@ -9,7 +9,7 @@ from ...errors import ActionError
 from ...registry import VOTES
 from ...state import Player
 from ...votes import VoteCounter, publish_tally, secret_passives
-from .core import jail, memo, setting, stat
+from .core import jail, memo, stat
 
 if TYPE_CHECKING:
     from ...game import Game
@@ -68,9 +68,9 @@ class StatsPrisonVote(VoteCounter):
         g = ctx.game
         m = memo(g)
         tick = str(ctx.tick)
-        void = set(m.get("vote_void", {}).get(tick, []))
-        spend = m.get("bank_spend", {}).get(tick, {})
-        bank = m.setdefault("bank", {})
+        void = set(m.vote_void.get(tick, []))
+        spend = m.bank_spend.get(tick, {})
+        bank = m.bank
         tally: dict[int, int] = defaultdict(int)
         for b in sorted(ballots, key=lambda b: b.pid):
             voter = g.player(b.pid)
@@ -99,7 +99,7 @@ class StatsPrisonVote(VoteCounter):
                 bank[str(b.pid)] -= saved
                 ctx.emit("sm.bank_spent", "players", [b.pid], count=saved, left=bank[str(b.pid)])
             tally[target.pid] += weight
-        for pid, n in m.get("vote_extra", {}).get(tick, {}).items():
+        for pid, n in m.vote_extra.get(tick, {}).items():
             tally[int(pid)] += n
         shown = sorted(((k, n) for k, n in tally.items() if n > 0), key=lambda kv: (-kv[1], kv[0]))
         if shown:
@@ -122,13 +122,13 @@ class StatsPrisonVote(VoteCounter):
             return
         p = g.player(leaders[0])
         reprieves = [x for x in g.passives(p, "vote_reprieve")]
-        used = m.setdefault("vote_reprieves", {})
+        used = m.vote_reprieves
         if reprieves and used.get(str(p.pid), 0) < sum(int(x.get("uses", 1)) for x in reprieves):
             used[str(p.pid)] = used.get(str(p.pid), 0) + 1
             g.emit("sm.bribe", "public", player=p.pid)
             return
         day = g.clock.info(ctx.tick).day
-        life = day not in setting(g, "prison_term_days", [1, 2])
+        life = day not in g.settings.prison_term_days
         if not jail(ctx, p, life, f"vote:{vdef.id}"):
             g.emit("sm.vote_already", "public", player=p.pid)
             return

@@ -123,7 +123,7 @@ def test_random_council_games_run_to_the_end(chunk):
         winners = g.state.winner
         loyal = [w for w in winners if any(x.get("as_member") for x in g.passives(g.player(w), "victory"))]
         assert len(winners) - len(loyal) <= 1, f"seed {seed}: winners {winners}"
-        lesser = g.state.memo.get("lesser_winners", [])
+        lesser = g.state.to_dict()["memo"].get("lesser_winners", [])
         assert not set(lesser) & set(winners)
         if lesser:
             f = next(f for f in g.state.factions.values() if set(winners) <= set(f.members))

@@ -22,7 +22,7 @@ def test_riot_asks_the_scheduler_to_end_the_day_now(godfather):
     g.submit(1, "day", [2])
     g.submit(0, "Спровоцировать бунт")
     assert g.end_now_requested()
-    assert g.state.memo["end_now"] == {"seq": 2, "by": 0, "tick": 0, "last": 1}
+    assert g.state.to_dict()["memo"]["end_now"] == {"seq": 2, "by": 0, "tick": 0, "last": 1}
     assert [e.key for e in g.state.events][-1] == "phase.end_now"
     assert not g.cancel(0)  # announced: cannot be taken back
     with pytest.raises(ActionError) as e:
@@ -40,7 +40,7 @@ def test_riot_asks_the_scheduler_to_end_the_day_now(godfather):
     data = json.loads(json.dumps(g.to_dict()))
     assert Game.from_dict(godfather, data).end_now_requested()
     g.resolve()
-    assert g.info.label == "night 1" and not g.end_now_requested() and "end_now" not in g.state.memo
+    assert g.info.label == "night 1" and not g.end_now_requested() and "end_now" not in g.state.to_dict()["memo"]
     assert g.legal_actions(1)
 
 
@@ -53,7 +53,7 @@ def test_riot_at_night_ends_only_the_night(godfather):
     g.resolve()
     assert g.info.label == "night 1"
     g.submit(0, "Спровоцировать бунт")
-    assert g.state.memo["end_now"]["last"] == g.state.tick
+    assert g.state.to_dict()["memo"]["end_now"]["last"] == g.state.tick
     g.resolve()
     assert g.info.label == "day 2.1" and not g.end_now_requested()
 
