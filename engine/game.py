@@ -16,6 +16,7 @@ from .factions import check_op
 from .legality import Legality
 from .mail import Mail
 from .registry import VOTES
+from .resolve.notices import tell
 from .resolve.pipeline import resolve_tick, run_start
 from .resolve.upkeep import apply_bands
 from .ruleset import AbilityDef, Ruleset
@@ -312,6 +313,8 @@ class Game(Legality, Mail, Dealing):
             p.statuses.pop(sid, None)
         self.emit("gm.set_status", "gm", player=pid, status=sdef.id)
         self.emit("report.status_on", "public" if sdef.public else "players", [] if sdef.public else [pid], player=pid, status=sdef.id)
+        if sdef.public:  # the player's own line (engine/resolve/notices.py); a secret one is theirs above
+            tell(self, pid, "notice.status_on", status=sdef.id)
 
     def gm_clear_status(self, pid: int, status: str) -> None:
         p = self.player(pid)
@@ -319,6 +322,8 @@ class Game(Legality, Mail, Dealing):
         if p.statuses.pop(sdef.id, None) is not None:
             self.emit("gm.clear_status", "gm", player=pid, status=sdef.id)
             self.emit("report.status_off", "public" if sdef.public else "players", [] if sdef.public else [pid], player=pid, status=sdef.id)
+            if sdef.public:
+                tell(self, pid, "notice.status_off", status=sdef.id)
 
     def gm_message(self, pid: int, text: str) -> None:
         if any(f.messages == "hold" for f in self.status_flags(self.player(pid))):  # seed 002's coma
