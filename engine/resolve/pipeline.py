@@ -85,6 +85,9 @@ def resolve_tick(game: Game) -> list[Event]:
         del st.memo["end_now"]  # the turn a riot ended early is over
     _check_end(ctx)
     _after_resolve(game)
+    if not st.over:
+        # what comes now, in the public report (the bot adds the deadline it keeps)
+        game.emit("notice.phase", "public", phase=game.info.label, tick=st.tick).tick = tick
     game.sync_rng()
     return st.events[first_event:]
 
