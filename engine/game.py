@@ -395,6 +395,8 @@ class Game(Legality, Mail, Dealing):
             raise ActionError("seat_out", player=pid)
         ddef = next((s for s in self.rules.statuses if s.dead), None)
         dead = ddef.id if ddef else "dead"
+        if ddef is not None:  # told while the seat still reads its news (the dead's are dropped)
+            tell(self, pid, "notice.status_on", status=dead)
         p.statuses[dead] = Status(id=dead, since=self.state.tick, data={"cause": f"gm_{mode}"})
         for sid in ddef.clears if ddef else []:
             p.statuses.pop(sid, None)
