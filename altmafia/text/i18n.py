@@ -130,10 +130,9 @@ class Renderer:
         quotes, a vote by its name, another word of the catalog; a step the catalog has no word
         for is «the rules of the game»."""
         v = str(value)
-        if v.startswith(("role:", "character:")):
-            return f"«{self.ability(v)}»" if self.lang == "ru" else f"“{self.ability(v)}”"
-        if v.startswith("vote:"):
-            return self.cause(v)
+        if v.startswith(("role:", "character:", "vote:")):
+            name = self.ability(v) if not v.startswith("vote:") else self.cause(v)
+            return f"«{name}»" if self.lang == "ru" else f"“{name}”"
         rep = self.cat.get("report", {})
         return rep.get(f"cause.{v}") or rep.get("cause.rules", v)
 

@@ -2,19 +2,20 @@
 
 One mechanism for every ruleset, derived from the diff of the state, never a line per ability:
 
-- :class:`Ledger` credits every change of a base stat to its cause while the resolve runs: an
+- :func:`tracked` credits every change of a player's own stats (as they know them: with the
+  hidden and timed bonuses) to its cause while the resolve runs, in a ledger: an
   action (the ability's key and its actor), a step (its kind, or ``vote:<id>``), the inactivity
   penalty, a clamp, a change «на сутки» given back. :func:`stat_causes` reads it for one player
   and stat, in the words the player may know: their own ability by its name, another player's
   action only as ``action`` (the book never tells a target who acted on them, nor how: seed
   000's «Цель узнает факт вскрытия своей роли» is the exception that proves it), and the part
-  of the change the base stats do not explain (a timed or hidden bonus) as ``bonus``.
+  of the change the ledger does not explain (a timed bonus running out with the period, a
+  faction's bonus) as ``bonus``.
 - :func:`status_notices` tells a player privately each public status they gained or lost
   (the public report says it to all; their hidden channel says it to them), and that they were
   blocked (a ``blocked`` status put on them this resolve, setting ``tell_blocked``).
-- :func:`action_results` tells the performer the result of each of their actions as far as the
-  ruleset lets them know it (setting ``tell_results``; a blocked one is told under
-  ``tell_blocked`` as before).
+- :func:`action_result` tells the performer of an action aimed at others that it went out
+  (setting ``tell_results``; a blocked one is told under ``tell_blocked`` as before).
 
 Every event here has the audience of that one player and a key under ``notice.``.
 """
@@ -32,24 +33,27 @@ if TYPE_CHECKING:
 LEDGER = "ledger"  # Ctx.scratch key: [(pid, stat, delta, cause, actor)]
 
 
-def base_stats(game: Game) -> dict[int, dict[str, int]]:
-    return {p.pid: dict(p.stats) for p in game.state.players}
+def own_stats(game: Game) -> dict[int, dict[str, int]]:
+    """Every player's stats as they know them (:meth:`World.true_stat`: with every hidden and
+    timed bonus), so that a timed bonus an ability gives is credited to it like a base change."""
+    ids = [s.id for s in game.rules.stats]
+    return {p.pid: {sid: game.true_stat(p, sid) for sid in ids} for p in game.state.players}
 
 
 def credit(ctx: Ctx, before: dict[int, dict[str, int]], cause: str, actor: int | None = None) -> None:
-    """Credit every base-stat change since ``before`` to ``cause`` (done by ``actor``)."""
+    """Credit every change of a player's own stats since ``before`` to ``cause`` (done by ``actor``)."""
     book = ctx.scratch.setdefault(LEDGER, [])
-    for p in ctx.game.state.players:
-        old = before.get(p.pid, {})
-        for sid, v in p.stats.items():
+    for pid, now in own_stats(ctx.game).items():
+        old = before.get(pid, {})
+        for sid, v in now.items():
             d = v - old.get(sid, 0)
             if d:
-                book.append((p.pid, sid, d, cause, actor))
+                book.append((pid, sid, d, cause, actor))
 
 
 def tracked(ctx: Ctx, cause: str, work: Callable[[], Any], actor: int | None = None) -> Any:
-    """Run ``work`` and credit the base-stat changes it made to ``cause``."""
-    before = base_stats(ctx.game)
+    """Run ``work`` and credit the changes of the players' own stats it made to ``cause``."""
+    before = own_stats(ctx.game)
     try:
         return work()
     finally:
@@ -70,8 +74,8 @@ def step_cause(game: Game, step: Any) -> str:
 
 def stat_causes(ctx: Ctx, pid: int, sid: str, true_delta: int) -> list[list[Any]]:
     """[[cause, delta], …] of one player's change of one stat, in the order they came, one
-    entry per cause (another player's action: ``action``; the rest of the true change that no
-    base change explains: ``bonus``)."""
+    entry per cause (another player's action: ``action``; the rest of the change that the
+    ledger does not explain: ``bonus``)."""
     out: dict[str, int] = {}
     for who, stat, d, cause, actor in ctx.scratch.get(LEDGER, []):
         if who != pid or stat != sid:
