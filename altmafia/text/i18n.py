@@ -131,10 +131,15 @@ class Renderer:
         for is «the rules of the game»."""
         v = str(value)
         if v.startswith(("role:", "character:", "vote:")):
-            name = self.ability(v) if not v.startswith("vote:") else self.cause(v)
+            name = self.cause(v)  # an ability or a vote by its name
             return f"«{name}»" if self.lang == "ru" else f"“{name}”"
         rep = self.cat.get("report", {})
-        return rep.get(f"cause.{v}") or rep.get("cause.rules", v)
+        if f"cause.{v}" in rep:
+            return rep[f"cause.{v}"]
+        name = self.status(v)  # a status that came or went («в Госпитале»)
+        if name == v:
+            return rep.get("cause.rules", v)
+        return f"«{name}»" if self.lang == "ru" else f"“{name}”"
 
     def option(self, option: Any) -> str:
         """An action's option in words (a stat, a slot, a character, a word of the catalog)."""

@@ -72,10 +72,13 @@ def step_cause(game: Game, step: Any) -> str:
     return step.kind
 
 
-def stat_causes(ctx: Ctx, pid: int, sid: str, true_delta: int) -> list[list[Any]]:
+def stat_causes(ctx: Ctx, pid: int, sid: str, true_delta: int, gained: set[str] = frozenset(),
+                lost: set[str] = frozenset()) -> list[list[Any]]:
     """[[cause, delta], …] of one player's change of one stat, in the order they came, one
-    entry per cause (another player's action: ``action``; the rest of the change that the
-    ledger does not explain: ``bonus``)."""
+    entry per cause (another player's action: ``action``). The rest of the change that the
+    ledger does not explain is a status that came or went with the period (seed 003's
+    «Госпиталь - -2 к инициативе, защите и скрытности», from the next day: the status by its
+    id), else ``bonus``."""
     out: dict[str, int] = {}
     for who, stat, d, cause, actor in ctx.scratch.get(LEDGER, []):
         if who != pid or stat != sid:
@@ -84,6 +87,21 @@ def stat_causes(ctx: Ctx, pid: int, sid: str, true_delta: int) -> list[list[Any]
             cause = "action"
         out[cause] = out.get(cause, 0) + d
     rest = true_delta - sum(out.values())
+    known = {s.id: s for s in ctx.rules.statuses}
+    for st_id, sign in [*((x, 1) for x in sorted(gained)), *((x, -1) for x in sorted(lost))]:
+        amount = sign * known[st_id].stat_modifiers.get(sid, 0) if st_id in known else 0
+        # what the status gave or took: out of the rest, or out of what ran out with it
+        for pool in ("rest", "expired"):
+            have = rest if pool == "rest" else out.get("expired", 0)
+            if not amount or not have or (amount > 0) != (have > 0):
+                continue
+            part = amount if abs(amount) <= abs(have) else have
+            out[st_id] = out.get(st_id, 0) + part
+            amount -= part
+            if pool == "rest":
+                rest -= part
+            else:
+                out["expired"] -= part
     if rest:
         out["bonus"] = out.get("bonus", 0) + rest
     return [[c, d] for c, d in out.items() if d]

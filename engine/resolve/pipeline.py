@@ -284,7 +284,7 @@ def _report(ctx: Ctx, before: dict[int, tuple[dict[str, int], dict[str, int], se
         was_out = any(known[sid].dead or known[sid].out_of_play for sid in stat0 if sid in known)
         for s in game.rules.stats:
             delta = true1[s.id] - true0[s.id]
-            causes = stat_causes(ctx, p.pid, s.id, delta) if s.visibility != "hidden" and delta else []
+            causes = stat_causes(ctx, p.pid, s.id, delta, stat1 - stat0, stat0 - stat1) if s.visibility != "hidden" and delta else []
             if s.visibility == "public" and base1[s.id] != base0[s.id]:
                 game.emit("report.stat", "public", player=p.pid, stat=s.id, delta=base1[s.id] - base0[s.id], value=base1[s.id])
             if s.visibility == "secret" and delta:
