@@ -297,6 +297,7 @@ class Game(Legality, Mail, Dealing):
             pass
         elif sdef.visibility == "public":
             self.emit("report.stat", "public", player=pid, stat=sid, delta=value - old, value=value, correction=True)
+            tell(self, pid, "notice.stat", stat=sid, delta=value - old, value=self.true_stat(p, sid), correction=True)
         elif sdef.visibility == "secret":
             self.emit("private.stat", "players", [pid], stat=sid, delta=value - old, value=self.true_stat(p, sid), correction=True)
         self._apply_bands()
