@@ -70,8 +70,8 @@ async def test_full_godfather_game(env):
     winners = [game.player(w).name for w in game.state.winner or []]
 
     # issue 15 §1: no moment where a player is not told what happened to them — every status
-    # change of the game's log (and every listing for the prison vote) has its line in that
-    # player's hidden channel, in the player's language
+    # change of the game's log, every listing for the prison vote and every change of their
+    # own stats (with its cause) has its line in that player's hidden channel, in their language
     checked = 0
     for p in game.state.players:
         lang = reader_lang(t.info.meta, f"player:{p.pid}")
@@ -83,13 +83,21 @@ async def test_full_godfather_game(env):
                 told = ev if ev.audience == "players" else Event(ev.tick, "notice." + ev.key.split(".")[1], {"status": ev.args["status"]}, "players", [p.pid])
             elif ev.key == "vote.listed" and ev.args.get("player") == p.pid:
                 told = Event(ev.tick, "notice.listed", {"vote": ev.args["vote"]}, "players", [p.pid])
+            elif ev.key in ("notice.stat", "private.stat") and ev.ids == [p.pid]:
+                told = ev  # a change of their own stat, with its cause
+                assert ev.args.get("causes") or ev.args.get("correction"), ev
             else:
                 continue
             want[text(lang, "delivery.line", text=rd.event(told))] += 1
+        # every change of their ВО in the public report came with its private line and cause
+        for ev in game.state.events:
+            if ev.key == "report.stat" and ev.args.get("player") == p.pid and not ev.args.get("correction"):
+                assert any(e.key == "notice.stat" and e.tick == ev.tick and e.ids == [p.pid] and e.args["stat"] == ev.args["stat"]
+                           for e in game.state.events), (p.name, ev)
         missing = want - got
         assert not missing, (p.name, dict(missing))
         checked += sum(want.values())
-    print(f"{checked} status changes and listings told")
+    print(f"{checked} status changes, listings and stat changes told")
     assert checked >= 5, checked
 
     # the reveal: who was who, the winners, the chart and the timeline
