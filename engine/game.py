@@ -18,6 +18,7 @@ from .mail import Mail
 from .orders import Orders
 from .phase_end import PhaseEnd
 from .registry import VOTES
+from .resolve.notices import tell
 from .resolve.pipeline import resolve_tick, run_start
 from .resolve.upkeep import apply_bands
 from .ruleset import AbilityDef, Ruleset
@@ -254,6 +255,7 @@ class Game(Orders, Mail, Dealing, PhaseEnd):
             pass
         elif sdef.visibility == "public":
             self.emit("report.stat", "public", player=pid, stat=sid, delta=value - old, value=value, correction=True)
+            tell(self, pid, "notice.stat", stat=sid, delta=value - old, value=self.true_stat(p, sid), correction=True)
         elif sdef.visibility == "secret":
             self.emit("private.stat", "players", [pid], stat=sid, delta=value - old, value=self.true_stat(p, sid), correction=True)
         self._apply_bands()
@@ -270,6 +272,8 @@ class Game(Orders, Mail, Dealing, PhaseEnd):
             p.statuses.pop(sid, None)
         self.emit("gm.set_status", "gm", player=pid, status=sdef.id)
         self.emit("report.status_on", "public" if sdef.public else "players", [] if sdef.public else [pid], player=pid, status=sdef.id)
+        if sdef.public:  # the player's own line (engine/resolve/notices.py); a secret one is theirs above
+            tell(self, pid, "notice.status_on", status=sdef.id)
 
     def gm_clear_status(self, pid: int, status: str) -> None:
         p = self.player(pid)
@@ -277,6 +281,8 @@ class Game(Orders, Mail, Dealing, PhaseEnd):
         if p.statuses.pop(sdef.id, None) is not None:
             self.emit("gm.clear_status", "gm", player=pid, status=sdef.id)
             self.emit("report.status_off", "public" if sdef.public else "players", [] if sdef.public else [pid], player=pid, status=sdef.id)
+            if sdef.public:
+                tell(self, pid, "notice.status_off", status=sdef.id)
 
     def gm_message(self, pid: int, text: str) -> None:
         self._gm_tells(pid, "gm.message", text=text)
@@ -360,6 +366,8 @@ class Game(Orders, Mail, Dealing, PhaseEnd):
             raise ActionError("seat_out", player=pid)
         ddef = next((s for s in self.rules.statuses if s.dead), None)
         dead = ddef.id if ddef else "dead"
+        if ddef is not None:  # told while the seat still reads its news (the dead's are dropped)
+            tell(self, pid, "notice.status_on", status=dead)
         p.statuses[dead] = Status(id=dead, since=self.state.tick, data={"cause": f"gm_{mode}"})
         for sid in ddef.clears if ddef else []:
             p.statuses.pop(sid, None)

@@ -33,6 +33,7 @@ class GameSettings(BaseModel):
         None, description="the order of an `actions` step's actions for every step (None: each step's `params.order`)")
     blocked_spends: bool = Field(True, description="a blocked action still spends its turn, cooldown and use («считаются ходом»)")
     tell_blocked: bool = Field(True, description="a player whose action was blocked is told so")
+    tell_results: bool = Field(False, description="a performer is told whether each of their actions was carried out or had no effect (never why)")
     refused_anon_spends: bool = Field(False, description="an anonymous post the GM refused still counts against the day's quota")
     death_reveals: list[str] | None = Field(None, description="what a death reveals publicly: `role`, `character`, `in_faction`")
     poison_cycles: int = Field(2, description="cycles a poison takes to kill when its effect gives none")

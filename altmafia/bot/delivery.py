@@ -34,6 +34,7 @@ import logging
 import secrets
 from collections import Counter
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import discord
 
@@ -163,6 +164,11 @@ class Deliverer:
             if here != label:
                 lines.append(text(lang, "delivery.header", phase=here))
                 label = here
+            if d.event.key == "notice.phase":  # what comes now, with the deadline the bot keeps
+                if d.event.args.get("tick") != game.state.tick:
+                    continue  # a turn cut short resolved on at once: only the last one stands
+                lines.append(text(lang, "delivery.line", text=self.phase_line(gid, r, meta)))
+                continue
             # a GM task shows the ability's text and the command that settles it
             line = task_notice(game, d.event, lang) if d.event.key == "gm.task" else r.event(d.event)
             lines.append(text(lang, "delivery.line", text=line))
@@ -172,6 +178,18 @@ class Deliverer:
             if uid:
                 lines.insert(0, f"<@{uid}>")
         return chunks(lines)
+
+    def phase_line(self, gid: str, r: Renderer, meta: dict[str, Any]) -> str:
+        """«Сейчас: день 1.2. Ходы и голоса — до 21:00, 02.12 (Europe/Moscow), <in 6 hours>»:
+        the phase in words and its deadline in the game's time zone (none while paused)."""
+        phase = r.label(r.game.info.label)
+        deadline = self.bot.store.deadline(gid)
+        if deadline is None or meta.get("paused"):
+            return text(r.lang, "notice.next_phase_open", phase=phase)
+        tz = meta.get("tz") or self.bot.settings.tz
+        local = deadline.astimezone(ZoneInfo(tz))
+        return text(r.lang, "notice.next_phase", phase=phase, deadline=local.strftime("%H:%M, %d.%m"), tz=tz,
+                    left=f"<t:{int(deadline.timestamp())}:R>")
 
     async def _stage(self, gid: str, info: Any, key: str, batch: list[Delivery], extra: list[str],
                      view: str | None = None) -> list[Part]:

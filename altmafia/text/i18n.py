@@ -128,6 +128,22 @@ class Renderer:
             return rep[f"cause.{v}"]
         return self.status(v)  # a status (hospital, coma…) by its name, else as it is
 
+    def notice_cause(self, value: Any) -> str:
+        """A cause of a player's own change (engine/resolve/notices.py): their own ability in
+        quotes, a vote by its name, another word of the catalog; a step the catalog has no word
+        for is «the rules of the game»."""
+        v = str(value)
+        if v.startswith(("role:", "character:", "vote:")):
+            name = self.cause(v)  # an ability or a vote by its name
+            return f"«{name}»" if self.lang == "ru" else f"“{name}”"
+        rep = self.cat.get("report", {})
+        if f"cause.{v}" in rep:
+            return rep[f"cause.{v}"]
+        name = self.status(v)  # a status that came or went («в Госпитале»)
+        if name == v:
+            return rep.get("cause.rules", v)
+        return f"«{name}»" if self.lang == "ru" else f"“{name}”"
+
     def option(self, option: Any) -> str:
         """An action's option in words (a stat, a slot, a character, a word of the catalog)."""
         if option is None or option == "":
@@ -195,6 +211,10 @@ class Renderer:
             return self.faction(v)
         if key in ("cause", "reason"):
             return self.cause(v)
+        if key == "causes":  # [[cause, delta], …]: ««Рассказать слух» +1; голосование −2»
+            if not isinstance(v, list):
+                return self.cause(v)
+            return "; ".join(f"{self.notice_cause(c)} {d:+d}" for c, d in v) or self.word("nobody")
         if key == "cycles" and isinstance(v, int):
             return count(v, "cycle", self.lang)
         if key in ("turn", "ready", "phase") and isinstance(v, str):
@@ -225,6 +245,8 @@ class Renderer:
         template = self.cat["event"].get(ev.key)
         if ev.args.get("correction"):  # a GM's correction of a stat: told as a correction
             template = self.cat["event"].get(f"{ev.key}_correction", template)
+        elif ev.args.get("causes"):  # a change told with its causes (engine/resolve/notices.py)
+            template = self.cat["event"].get(f"{ev.key}_why", template)
         if template is None:
             return f"{ev.key} {ev.args}"
         try:

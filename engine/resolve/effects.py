@@ -14,6 +14,7 @@ from ..errors import GameError
 from ..factions import remove_member
 from ..registry import IMPLS, effect
 from ..state import Intent, Modifier, Player, Status
+from .notices import LEDGER
 from .targeting import reroute
 
 if TYPE_CHECKING:
@@ -66,6 +67,10 @@ def reflect(ctx: Ctx, intent: Intent, target: Player, sid: str, delta: int) -> N
         if back and ctx.protection(actor, labels, s.data.get("by"), back) is None:
             actor.stats[sid] = actor.stats.get(sid, 0) - back
             ctx.scratch.setdefault("stat_changes", []).append({"actor": s.data.get("by"), "target": actor.pid, "stat": sid, "delta": -back})
+            # told to the actor as another's doing, not as their own action's (notices.LEDGER:
+            # the action's own credit of this change is cancelled)
+            ctx.scratch.setdefault(LEDGER, []).extend([(actor.pid, sid, -back, "action", s.data.get("by")),
+                                                       (actor.pid, sid, back, intent.ability, intent.pid)])
             ctx.emit("gm.reflected", "gm", player=actor.pid, target=target.pid, stat=sid, delta=-back, ability=s.data.get("ability", ""))
 
 

@@ -16,6 +16,7 @@ from ..state import Event, Intent, PublishedAnon
 from . import effects as _effects  # noqa: F401  (registers the primitives)
 from . import steps as _steps  # noqa: F401  (registers the built-in steps)
 from .context import Ctx
+from .notices import action_result, stat_causes, status_notices, step_cause, tell, tracked
 from .order import run_in_order
 from .targeting import recipients
 from .upkeep import _spend, apply_bands, clamp, owes_turn, record_able
@@ -43,10 +44,10 @@ def resolve_tick(game: Game) -> list[Event]:
     for step in game.rules.steps[info.kind]:
         if step.kind == "actions":
             ctx.step_stats = {p.pid: dict(p.stats) for p in st.players}
-            run_in_order(ctx, step, [i for i in intents if ctx.step_of(i) == step.id], run_intent)
+            run_in_order(ctx, step, [i for i in intents if ctx.step_of(i) == step.id], _run_tracked)
         else:
-            STEPS[step.kind](ctx, step)
-        clamp(game, "step")
+            tracked(ctx, step_cause(game, step), lambda step=step: STEPS[step.kind](ctx, step))
+        tracked(ctx, "limit", lambda: clamp(game, "step"))
 
     for intent in intents:
         # setting ``blocked_spends: false`` (seed 003: the blocked actions «не учитываются»): a
@@ -61,19 +62,21 @@ def resolve_tick(game: Game) -> list[Event]:
         )
         if ctx.outcome[intent.seq] == "blocked" and game.settings.tell_blocked:
             game.emit("private.no_effect", "players", [intent.pid], ability=intent.ability)
+        action_result(game, intent, ctx.outcome[intent.seq])
     st.history.extend(ctx.acted)
 
     if game.clock.is_turn_end(tick):
-        _inactivity(ctx)
-    clamp(game, "resolve")
+        tracked(ctx, "inactive", lambda: _inactivity(ctx))
+    tracked(ctx, "limit", lambda: clamp(game, "resolve"))
     apply_bands(game, announce=False)
     _publish_anons(game)
     restored = {p.pid: dict(p.stats) for p in st.players}
-    _expire(game, tick + 1)
+    held = {p.pid: {s.kind for sid, s in p.statuses.items() if sid not in before[p.pid][2]} for p in st.players}
+    tracked(ctx, "expired", lambda: _expire(game, tick + 1))
     if any(p.stats != restored[p.pid] for p in st.players):
-        _thresholds_at_once(ctx)
+        tracked(ctx, "prison_thresholds", lambda: _thresholds_at_once(ctx))
     _deliver_waiting_pms(game)
-    _report(game, before)
+    _report(ctx, before, held)
 
     st.intents = [i for i in st.intents if i.tick != tick]
     st.tick += 1
@@ -81,6 +84,9 @@ def resolve_tick(game: Game) -> list[Event]:
         st.core.end_now = None  # the turn a riot ended early is over
     _check_end(ctx)
     _after_resolve(game)
+    if not st.over:
+        # what comes now, in the public report (the bot adds the deadline it keeps)
+        game.emit("notice.phase", "public", phase=game.info.label, tick=st.tick).tick = tick
     return st.events[first_event:]
 
 
@@ -135,6 +141,11 @@ def run_start(game: Game) -> None:
     for step in game.rules.steps.get("start", []):
         STEPS[step.kind](ctx, step)
     clamp(game, "resolve")
+
+
+def _run_tracked(ctx: Ctx, intent: Intent) -> None:
+    """:func:`run_intent`, its stat changes credited to its ability and actor."""
+    tracked(ctx, intent.ability, lambda: run_intent(ctx, intent), intent.pid)
 
 
 def run_intent(ctx: Ctx, intent: Intent) -> None:
@@ -251,8 +262,12 @@ def _snapshot(game: Game) -> dict[int, tuple[dict[str, int], dict[str, int], set
     return out
 
 
-def _report(game: Game, before: dict[int, tuple[dict[str, int], dict[str, int], set[str]]]) -> None:
-    """The public report (public stats, public statuses) and each player's private news."""
+def _report(ctx: Ctx, before: dict[int, tuple[dict[str, int], dict[str, int], set[str]]],
+            new_kinds: dict[int, set[str]]) -> None:
+    """The public report (public stats, public statuses) and each player's private news: their
+    own changes with their causes (:mod:`engine.resolve.notices`). ``new_kinds``: the kinds of
+    the statuses each player got in this resolve, those that ran out at its end included."""
+    game = ctx.game
     known = {s.id: s for s in game.rules.statuses}
     st = game.state
     st.tick += 1  # bonuses read at the start of the next tick
@@ -263,12 +278,20 @@ def _report(game: Game, before: dict[int, tuple[dict[str, int], dict[str, int], 
     for p in st.players:
         base0, true0, stat0 = before[p.pid]
         base1, true1, stat1 = after[p.pid]
+        was_out = any(known[sid].dead or known[sid].out_of_play for sid in stat0 if sid in known)
         for s in game.rules.stats:
+            delta = true1[s.id] - true0[s.id]
+            causes = stat_causes(ctx, p.pid, s.id, delta, stat1 - stat0, stat0 - stat1) if s.visibility != "hidden" and delta else []
             if s.visibility == "public" and base1[s.id] != base0[s.id]:
                 game.emit("report.stat", "public", player=p.pid, stat=s.id, delta=base1[s.id] - base0[s.id], value=base1[s.id])
-            elif s.visibility == "secret" and true1[s.id] != true0[s.id]:
-                game.emit("private.stat", "players", [p.pid], stat=s.id, delta=true1[s.id] - true0[s.id], value=true1[s.id])
-            elif s.visibility == "hidden" and base1[s.id] != base0[s.id]:
+            if s.visibility == "secret" and delta:
+                game.emit("private.stat", "players", [p.pid], stat=s.id, delta=delta, value=true1[s.id], causes=causes)
+            elif s.visibility == "public" and delta and base1[s.id] != base0[s.id] and not was_out:
+                # the report above tells everyone the base change; the player learns why, and
+                # their own value (with every hidden bonus; a change of the bonus alone stays
+                # as silent as before)
+                tell(game, p.pid, "notice.stat", stat=s.id, delta=delta, value=true1[s.id], causes=causes)
+            if s.visibility == "hidden" and base1[s.id] != base0[s.id]:
                 game.emit("gm.stat", "gm", player=p.pid, stat=s.id, delta=base1[s.id] - base0[s.id], value=base1[s.id])
         for sid in sorted(stat1 - stat0):
             if sid in known:
@@ -279,6 +302,8 @@ def _report(game: Game, before: dict[int, tuple[dict[str, int], dict[str, int], 
             if sid in known and not died:  # death says it all: no "no longer poisoned"
                 pub = known[sid].public
                 game.emit("report.status_off", "public" if pub else "players", [] if pub else [p.pid], player=p.pid, status=sid)
+        if not was_out:
+            status_notices(game, p.pid, sorted(stat1 - stat0), sorted(stat0 - stat1), new_kinds[p.pid])
 
 
 def _after_resolve(game: Game) -> None:

@@ -56,7 +56,7 @@ class Table:
 
 
 async def gather(env: simcord.Env, n: int = 13, *, spectators: int = 1, others: int = 1, days: int | None = None,
-                 language: str | None = None) -> Table:
+                 language: str | None = None, timezone: str | None = None) -> Table:
     guild = env.create_guild("Мафия")
     lobby = guild.create_text_channel("набор")
     gm = guild.add_member(env.create_user("ведущий"))
@@ -68,6 +68,8 @@ async def gather(env: simcord.Env, n: int = 13, *, spectators: int = 1, others: 
         opts["days"] = days
     if language:
         opts["language"] = language
+    if timezone:
+        opts["timezone"] = timezone
     r = await gm.slash(lobby, "lobby create", **opts)
     assert r.response is not None and not r.ephemeral, r
     for p in players:

@@ -5,6 +5,11 @@ resolves, the end, the reveal with its chart, and the archive."""
 from __future__ import annotations
 
 import random
+from collections import Counter
+
+from altmafia.bot.delivery import reader_lang
+from altmafia.text.i18n import Renderer, text
+from engine.state import Event
 
 from .conftest import LOCALES, perms
 from .helpers import act, force_resolve, gather, start
@@ -63,6 +68,37 @@ async def test_full_godfather_game(env):
     print(f"{resolves} resolves, {votes} votes, {pms} PMs, {anons} anonymous posts, {invites} invitations")
     game = t.game
     winners = [game.player(w).name for w in game.state.winner or []]
+
+    # issue 15 §1: no moment where a player is not told what happened to them — every status
+    # change of the game's log, every listing for the prison vote and every change of their
+    # own stats (with its cause) has its line in that player's hidden channel, in their language
+    checked = 0
+    for p in game.state.players:
+        lang = reader_lang(t.info.meta, f"player:{p.pid}")
+        rd = Renderer(game, lang)
+        got = Counter(line for m in t.hidden(p.pid).history() for line in m.content.split("\n"))
+        want: Counter[str] = Counter()
+        for ev in game.state.events:
+            if ev.key in ("report.status_on", "report.status_off") and ev.args.get("player") == p.pid:
+                told = ev if ev.audience == "players" else Event(ev.tick, "notice." + ev.key.split(".")[1], {"status": ev.args["status"]}, "players", [p.pid])
+            elif ev.key == "vote.listed" and ev.args.get("player") == p.pid:
+                told = Event(ev.tick, "notice.listed", {"vote": ev.args["vote"]}, "players", [p.pid])
+            elif ev.key in ("notice.stat", "private.stat") and ev.ids == [p.pid]:
+                told = ev  # a change of their own stat, with its cause
+                assert ev.args.get("causes") or ev.args.get("correction"), ev
+            else:
+                continue
+            want[text(lang, "delivery.line", text=rd.event(told))] += 1
+        # every change of their ВО in the public report came with its private line and cause
+        for ev in game.state.events:
+            if ev.key == "report.stat" and ev.args.get("player") == p.pid and not ev.args.get("correction"):
+                assert any(e.key == "notice.stat" and e.tick == ev.tick and e.ids == [p.pid] and e.args["stat"] == ev.args["stat"]
+                           for e in game.state.events), (p.name, ev)
+        missing = want - got
+        assert not missing, (p.name, dict(missing))
+        checked += sum(want.values())
+    print(f"{checked} status changes, listings and stat changes told")
+    assert checked >= 5, checked
 
     # the reveal: who was who, the winners, the chart and the timeline
     public = t.channel("public").history()

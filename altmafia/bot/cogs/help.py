@@ -14,7 +14,6 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from altmafia.bot.cogs.actions import teammates
 from altmafia.bot.interact import (
     D,
     N,
@@ -50,7 +49,7 @@ class Help(commands.Cog):
             p = player_of(game, interaction.user.id)
             if p is not None:  # a player is never a GM of their game
                 await remember_lang(self.bot, gid, p.pid, interaction)
-                return player_help(game, p.pid, lng, deadline_text(info, lng), teammates(game, p.pid))
+                return player_help(game, p.pid, lng, deadline_text(info, lng), game.order_targets(p.pid))
             if is_gm(self.bot, interaction, info.gm_user_ids, info.players):
                 return gm_help(lng, info.meta.get("title", gid))
             if interaction.user.id in info.meta.get("spectators", []):

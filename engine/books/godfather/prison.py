@@ -169,6 +169,7 @@ class PrisonVote(VoteCounter):
             if p.pid not in memo["list"] and not p.has("prison") and value(g, p, stat) < 0:
                 memo["list"].append(p.pid)
                 g.emit("vote.listed", "public", vote=vdef.id, player=p.pid)
+                g.emit("notice.listed", "players", [p.pid], vote=vdef.id)
         if memo["list"] and not was_open:
             step_ = vdef.params.get("strength_step", 5)
             tv = g.rules.stat(vdef.params.get("strength_stat", "tv")).id

@@ -1,0 +1,153 @@
+"""Each player's own news (issue 15 §1): what happened to their stats and statuses, and why.
+
+One mechanism for every ruleset, derived from the diff of the state, never a line per ability:
+
+- :func:`tracked` credits every change of a player's own stats (as they know them: with the
+  hidden and timed bonuses) to its cause while the resolve runs, in a ledger: an
+  action (the ability's key and its actor), a step (its kind, or ``vote:<id>``), the inactivity
+  penalty, a clamp, a change «на сутки» given back. :func:`stat_causes` reads it for one player
+  and stat, in the words the player may know: their own ability by its name, another player's
+  action only as ``action`` (the book never tells a target who acted on them, nor how: seed
+  000's «Цель узнает факт вскрытия своей роли» is the exception that proves it), and the part
+  of the change the ledger does not explain (a timed bonus running out with the period, a
+  faction's bonus) as ``bonus``.
+- :func:`status_notices` tells a player privately each public status they gained or lost
+  (the public report says it to all; their hidden channel says it to them), and that they were
+  blocked (a ``blocked`` status put on them this resolve, setting ``tell_blocked``).
+- :func:`action_result` tells the performer of an action aimed at others that it went out
+  (setting ``tell_results``; a blocked one is told under ``tell_blocked`` as before).
+
+Every event here has the audience of that one player and a key under ``notice.``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..game import Game
+    from ..state import Intent
+    from .context import Ctx
+
+LEDGER = "ledger"  # Ctx.scratch key: [(pid, stat, delta, cause, actor)]
+
+
+def own_stats(game: Game) -> dict[int, dict[str, int]]:
+    """Every player's stats as they know them (:meth:`World.true_stat`: with every hidden and
+    timed bonus), so that a timed bonus an ability gives is credited to it like a base change."""
+    ids = [s.id for s in game.rules.stats]
+    return {p.pid: {sid: game.true_stat(p, sid) for sid in ids} for p in game.state.players}
+
+
+def credit(ctx: Ctx, before: dict[int, dict[str, int]], cause: str, actor: int | None = None) -> None:
+    """Credit every change of a player's own stats since ``before`` to ``cause`` (done by ``actor``)."""
+    book = ctx.scratch.setdefault(LEDGER, [])
+    for pid, now in own_stats(ctx.game).items():
+        old = before.get(pid, {})
+        for sid, v in now.items():
+            d = v - old.get(sid, 0)
+            if d:
+                book.append((pid, sid, d, cause, actor))
+
+
+def tracked(ctx: Ctx, cause: str, work: Callable[[], Any], actor: int | None = None) -> Any:
+    """Run ``work`` and credit the changes of the players' own stats it made to ``cause``."""
+    before = own_stats(ctx.game)
+    try:
+        return work()
+    finally:
+        credit(ctx, before, cause, actor)
+
+
+def step_cause(game: Game, step: Any) -> str:
+    """A step as a cause: a vote step is its vote (``vote:<id>``), any other its kind."""
+    if step.kind == "vote":
+        vote = next((v for v in game.rules.votes if v.step == step.id), None)
+        if vote is not None:
+            return f"vote:{vote.id}"
+        return "vote"
+    if step.kind == "impl":
+        return str(step.params.get("impl", "rules"))
+    return step.kind
+
+
+def stat_causes(ctx: Ctx, pid: int, sid: str, true_delta: int, gained: set[str] = frozenset(),
+                lost: set[str] = frozenset()) -> list[list[Any]]:
+    """[[cause, delta], …] of one player's change of one stat, in the order they came, one
+    entry per cause (another player's action: ``action``). The rest of the change that the
+    ledger does not explain is a status that came or went with the period (seed 003's
+    «Госпиталь - -2 к инициативе, защите и скрытности», from the next day: the status by its
+    id), else ``bonus``."""
+    out: dict[str, int] = {}
+    for who, stat, d, cause, actor in ctx.scratch.get(LEDGER, []):
+        if who != pid or stat != sid:
+            continue
+        if cause.startswith(("role:", "character:")) and actor != pid:
+            cause = "action"
+        out[cause] = out.get(cause, 0) + d
+    rest = true_delta - sum(out.values())
+    known = {s.id: s for s in ctx.rules.statuses}
+    for st_id, sign in [*((x, 1) for x in sorted(gained)), *((x, -1) for x in sorted(lost))]:
+        amount = sign * known[st_id].stat_modifiers.get(sid, 0) if st_id in known else 0
+        # what the status gave or took: out of the rest, or out of what ran out with it
+        for pool in ("rest", "expired"):
+            have = rest if pool == "rest" else out.get("expired", 0)
+            if not amount or not have or (amount > 0) != (have > 0):
+                continue
+            part = amount if abs(amount) <= abs(have) else have
+            out[st_id] = out.get(st_id, 0) + part
+            amount -= part
+            if pool == "rest":
+                rest -= part
+            else:
+                out["expired"] -= part
+    if rest:
+        out["bonus"] = out.get("bonus", 0) + rest
+    return [[c, d] for c, d in out.items() if d]
+
+
+def message_mode(game: Game, pid: int) -> str:
+    """How a player's news travels now (``StatusDef.messages``; seed 002: «персонажам, которые
+    умерли в эту ночь или впали в кому, ничего не сообщается»): ``drop`` (the dead), ``hold``
+    (the coma), or ``deliver``."""
+    p = game.player(pid)
+    have = {f.messages for f in game.status_flags(p)}
+    return "drop" if "drop" in have else "hold" if "hold" in have else "deliver"
+
+
+def tell(game: Game, pid: int, key: str, **args: Any) -> None:
+    """One notice to one player, unless their message mode is not ``deliver``: the dead get
+    none; one in a coma gets none of the changes they went through while out of it (they
+    are not held like the coma's other news: waking, the player is told the statuses of that
+    resolve, «Статус снят: в коме» among them)."""
+    if message_mode(game, pid) == "deliver":
+        game.emit(key, "players", [pid], **args)
+
+
+def status_notices(game: Game, pid: int, gained: list[str], lost: list[str], new_kinds: set[str]) -> None:
+    """A player's own public statuses gained and lost, and a block put on them (the secret
+    statuses already reach them as ``report.status_*`` with their own audience)."""
+    known = {s.id: s for s in game.rules.statuses}
+    died = any(known[sid].dead for sid in gained if sid in known)
+    for sid in gained:
+        if sid in known and known[sid].public:
+            tell(game, pid, "notice.status_on", status=sid)
+    for sid in lost:
+        if sid in known and known[sid].public and not died:
+            tell(game, pid, "notice.status_off", status=sid)
+    if "blocked" in new_kinds and not died and game.settings.tell_blocked:
+        tell(game, pid, "notice.blocked")
+
+
+def action_result(game: Game, intent: Intent, outcome: str) -> None:
+    """The performer of an action aimed at other players learns that it went out (it was not
+    blocked), where the ruleset tells it (``tell_results``): never whether a protection stopped
+    it on its way (the target's secret; the GM trace says it). A blocked action is told as
+    before (``private.no_effect`` under ``tell_blocked``); a targetless one (on oneself, one's
+    faction, everyone) shows in the performer's own notices, its name as the cause."""
+    if not game.settings.tell_results or outcome in ("blocked", "superseded", "gm_task"):
+        return
+    if not intent.targets or intent.targets == [intent.pid] or not game.alive(game.player(intent.pid)):
+        return
+    tell(game, intent.pid, "notice.action_done", ability=intent.ability)
