@@ -81,53 +81,13 @@ class Votes(commands.GroupCog, group_name=N("vote"), group_description=D("vote")
     @app_commands.rename(target=N("vote.cast.target"), vote=N("vote.cast.vote"))
     @app_commands.describe(target=D("vote.cast.target"), vote=D("vote.cast.vote"))
     async def cast(self, interaction: discord.Interaction, target: str, vote: str | None = None) -> None:
-        found = await as_player(self.bot, interaction)
-        if found is None:
-            return
-        gid, game, p = found
-        lng = lang(interaction)
-        open_votes = game.open_votes()
-        if vote is None:
-            if not open_votes:
-                await refuse_engine(interaction, game, ActionError("vote_closed", vote=""))
-                return
-            vote = open_votes[0].id
-        choice: int | str | None = target if target in named_choices(game, vote) else parse_player(game, target)
-        if choice is None:
-            await refuse(interaction, "err.unknown_player", name=target)
-            return
-        await defer(interaction)
-        mine = next((v for v in game.state.votes if v.pid == p.pid and v.vote == vote), None)
-        changed = mine is not None
-        same = changed and mine.choice == choice  # the same ballot again: not a change (nothing spent)
-        try:
-            await self.bot.store.apply(gid, Command.vote(p.pid, vote, choice, user_id=interaction.user.id, request_id=str(interaction.id)))
-        except ActionError as err:
-            await refuse_engine(interaction, game, err)
-            return
-        game = self.bot.store.game(gid)
-        r = Renderer(game, lng)
-        if same:
-            await reply(interaction, text(lng, "vote.same", target=r.player(choice)))
-            return
-        await reply(interaction, text(lng, "vote.changed" if changed else "vote.cast", target=r.player(choice)))
-        await self.post(gid, game, p.pid, choice, vote, changed)
-        await self.bot.deliverer.flush(gid)
-        await self.bot.scheduler.end_early(gid)  # the ruleset may end the phase once nobody is waited for
+        await cast_vote(self.bot, interaction, target, vote)
 
-    async def post(self, gid: str, game: Game, voter: int, choice: Any, vote_id: str, changed: bool) -> None:
-        info = self.bot.store.info(gid)
-        lng = info.meta.get("lang", "ru")
-        r = Renderer(game, lng)
-        mode = game.rules.settings.get("vote_display", "open")
-        if mode == "open":
-            line = text(lng, "vote.public_changed" if changed else "vote.public", voter=r.player(voter), target=r.player(choice))
-            line += "\n" + tally_line(game, vote_id, lng)
-        elif mode == "count":
-            line = tally_line(game, vote_id, lng)
-        else:
-            line = text(lng, "vote.public_hidden")
-        await self.bot.deliverer.post(gid, "votes", line)
+    @app_commands.command(name=N("vote.remove"), description=D("vote.remove"))
+    @app_commands.rename(vote=N("vote.remove.vote"))
+    @app_commands.describe(vote=D("vote.remove.vote"))
+    async def remove(self, interaction: discord.Interaction, vote: str | None = None) -> None:
+        await withdraw_vote(self.bot, interaction, vote)
 
     @cast.autocomplete("target")
     async def target_ac(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
@@ -155,6 +115,10 @@ class Votes(commands.GroupCog, group_name=N("vote"), group_description=D("vote")
         lng = lang(interaction)
         return [app_commands.Choice(name=getattr(v.names, lng)[:100], value=v.id) for v in game.open_votes()][:25]
 
+    @remove.autocomplete("vote")
+    async def remove_vote_ac(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+        return await self.vote_ac(interaction, current)
+
     @app_commands.command(name=N("vote.show"), description=D("vote.show"))
     async def show(self, interaction: discord.Interaction) -> None:
         found = await as_player(self.bot, interaction)
@@ -177,6 +141,89 @@ class Votes(commands.GroupCog, group_name=N("vote"), group_description=D("vote")
             mine = next((b for b in game.state.votes if b.pid == p.pid and b.vote == v.id), None)
             lines.append(text(lng, "vote.mine", target=r.player(mine.choice) if mine else "—"))
         await reply(interaction, "\n".join(lines))
+
+
+async def cast_vote(bot: Any, interaction: discord.Interaction, target: str, vote: str | None = None) -> bool:
+    """Cast (or change) a ballot as ``/vote cast`` does, whatever control asked; True if taken."""
+    found = await as_player(bot, interaction)
+    if found is None:
+        return False
+    gid, game, p = found
+    lng = lang(interaction)
+    open_votes = game.open_votes()
+    if vote is None:
+        if not open_votes:
+            await refuse_engine(interaction, game, ActionError("vote_closed", vote=""))
+            return False
+        vote = open_votes[0].id
+    choice: int | str | None = target if target in named_choices(game, vote) else parse_player(game, target)
+    if choice is None:
+        await refuse(interaction, "err.unknown_player", name=target)
+        return False
+    await defer(interaction)
+    mine = next((v for v in game.state.votes if v.pid == p.pid and v.vote == vote), None)
+    changed = mine is not None
+    same = changed and mine.choice == choice  # the same ballot again: not a change (nothing spent)
+    try:
+        await bot.store.apply(gid, Command.vote(p.pid, vote, choice, user_id=interaction.user.id, request_id=str(interaction.id)))
+    except ActionError as err:
+        await refuse_engine(interaction, game, err)
+        return False
+    game = bot.store.game(gid)
+    r = Renderer(game, lng)
+    if same:
+        await reply(interaction, text(lng, "vote.same", target=r.player(choice)))
+        return True
+    await reply(interaction, text(lng, "vote.changed" if changed else "vote.cast", target=r.player(choice)))
+    await post_ballot(bot, gid, game, p.pid, choice, vote, changed)
+    await bot.deliverer.flush(gid)
+    await bot.scheduler.end_early(gid)  # the ruleset may end the phase once nobody is waited for
+    return True
+
+
+async def withdraw_vote(bot: Any, interaction: discord.Interaction, vote: str | None = None) -> bool:
+    """Take one's ballot back where the vote allows it (the engine's ``unvote`` decides)."""
+    found = await as_player(bot, interaction)
+    if found is None:
+        return False
+    gid, game, p = found
+    lng = lang(interaction)
+    if vote is None:
+        mine = [v.vote for v in game.state.votes if v.pid == p.pid and v.vote in {o.id for o in game.open_votes()}]
+        if not mine and not game.open_votes():
+            await refuse_engine(interaction, game, ActionError("vote_closed", vote=""))
+            return False
+        vote = mine[0] if mine else game.open_votes()[0].id
+    await defer(interaction)
+    try:
+        await bot.store.apply(gid, Command.unvote(p.pid, vote, user_id=interaction.user.id, request_id=str(interaction.id)))
+    except ActionError as err:
+        await refuse_engine(interaction, game, err)
+        return False
+    game = bot.store.game(gid)
+    await reply(interaction, text(lng, "vote.withdrawn"))
+    await post_ballot(bot, gid, game, p.pid, None, vote, True)
+    await bot.deliverer.flush(gid)
+    return True
+
+
+async def post_ballot(bot: Any, gid: str, game: Game, voter: int, choice: Any, vote_id: str, changed: bool) -> None:
+    """The vote channel's line for a ballot (``choice`` None: a ballot taken back)."""
+    info = bot.store.info(gid)
+    lng = info.meta.get("lang", "ru")
+    r = Renderer(game, lng)
+    mode = game.rules.settings.get("vote_display", "open")
+    if mode == "open":
+        if choice is None:
+            line = text(lng, "vote.public_withdrawn", voter=r.player(voter))
+        else:
+            line = text(lng, "vote.public_changed" if changed else "vote.public", voter=r.player(voter), target=r.player(choice))
+        line += "\n" + tally_line(game, vote_id, lng)
+    elif mode == "count":
+        line = tally_line(game, vote_id, lng)
+    else:
+        line = text(lng, "vote.public_hidden_withdrawn" if choice is None else "vote.public_hidden")
+    await bot.deliverer.post(gid, "votes", line)
 
 
 def player_choices_any(game: Game, pool: list[int | str], current: str, lng: str) -> list[app_commands.Choice[str]]:
