@@ -6,8 +6,9 @@ view spec ``panel:<seat>:<tick>:<lang>``, :meth:`altmafia.bot.delivery.Deliverer
 Its controls are dynamic items whose custom id names the game, the seat and the tick, so they
 answer after a restart: selects ``amx:<kind>:<game>:<seat>:<tick>`` (``ab`` the ability, ``t0``…
 ``t2`` its targets, ``op`` its option, ``v<n>`` the ballot of the ruleset's n-th vote) and
-buttons ``amy:<kind>:<game>:<seat>:<tick>`` (``go`` submit, ``pm`` / ``an`` the PM and anonymous
-post forms, ``u<n>`` take the ballot of the n-th vote back). Every choice offered comes from the
+buttons ``amy:<kind>:<game>:<seat>:<tick>`` (``go`` submit, ``cx`` cancel the submission of the
+action lane, ``pm`` / ``an`` the PM and anonymous post forms, ``u<n>`` take the ballot of the
+n-th vote back). Every choice offered comes from the
 engine (``Game.legal_actions``, the vote's candidates, ``Game.vote_withdrawable``); the choice
 being made (the draft) is kept in the game's meta (``panel``), so it survives a restart too.
 Submitting goes through the same function as the slash command (the same journal command).
@@ -25,7 +26,14 @@ from altmafia.text.cards import option_label
 from altmafia.text.i18n import Renderer, text
 from engine import ActionError, Game, LegalAction
 
-from .cogs.actions import ability_label, ability_value, find_legal, number_values, submit_action
+from .cogs.actions import (
+    ability_label,
+    ability_value,
+    cancel_action,
+    find_legal,
+    number_values,
+    submit_action,
+)
 from .cogs.anon import open_anon_form
 from .cogs.pms import open_pm_form
 from .cogs.votes import candidates, cast_vote, withdraw_vote
@@ -115,7 +123,9 @@ def panel_view(game_id: str, game: Game, pid: int, tick: int, lng: str, draft: d
     row = min(rows, ROWS - 1)
     if legal:
         view.add_item(PanelButton("go", game_id, pid, tick, text(lng, "panel.submit"), discord.ButtonStyle.primary, row))
-    for idx, name in withdraw[:2]:
+    if any(i.lane == "action" for i in game.pending(pid)):
+        view.add_item(PanelButton("cx", game_id, pid, tick, text(lng, "panel.cancel"), discord.ButtonStyle.secondary, row))
+    for idx, name in withdraw[:1 if legal else 2]:
         label = text(lng, "panel.unvote") if len(withdraw) == 1 else text(lng, "panel.unvote_of", vote=name)
         view.add_item(PanelButton(f"u{idx}", game_id, pid, tick, label, discord.ButtonStyle.danger, row))
     view.add_item(PanelButton("pm", game_id, pid, tick, text(lng, "panel.pm"), discord.ButtonStyle.secondary, row))
@@ -252,7 +262,7 @@ class PanelSelect(discord.ui.DynamicItem[discord.ui.Select], template=r"amx:(?P<
         await _redraw(interaction, self.game_id, self.pid, self.tick, draft)
 
 
-class PanelButton(discord.ui.DynamicItem[discord.ui.Button], template=r"amy:(?P<kind>go|pm|an|u\d{1,2}):" + ID):
+class PanelButton(discord.ui.DynamicItem[discord.ui.Button], template=r"amy:(?P<kind>go|cx|pm|an|u\d{1,2}):" + ID):
     def __init__(self, kind: str, game_id: str, pid: int, tick: int, label: str = "OK",
                  style: discord.ButtonStyle = discord.ButtonStyle.secondary, row: int | None = None) -> None:
         self.kind, self.game_id, self.pid, self.tick = kind, game_id, pid, tick
@@ -274,6 +284,10 @@ class PanelButton(discord.ui.DynamicItem[discord.ui.Button], template=r"amy:(?P<
             await open_anon_form(bot, interaction)
             return
         draft = draft_of(bot.store.info(self.game_id).meta, self.pid, self.tick)
+        if self.kind == "cx":
+            if await cancel_action(bot, interaction):
+                await _redraw(interaction, self.game_id, self.pid, self.tick, draft)
+            return
         if self.kind.startswith("u"):
             idx = int(self.kind[1:])
             if idx >= len(game.rules.votes):

@@ -77,6 +77,12 @@ async def test_submit_through_the_panel_is_the_slash_command(env):
     assert by_panel["seq"] != by_slash["seq"]
     assert (by_panel["kind"], by_panel["args"], by_panel["user_id"]) == (by_slash["kind"], by_slash["args"], by_slash["user_id"])
     assert by_panel["kind"] == "submit" and by_panel["args"]["targets"] == [int(target)]
+    # and taken back by the panel's cancel button, as by /action cancel
+    msg = panel(t, 0)
+    r = await m.click(msg, custom_id=cid(msg, "amy:cx"))
+    assert r.ephemeral and not t.game.pending(0), r.response.content
+    assert (await t.store.journal(t.game_id))[-1]["kind"] == "cancel"
+    assert not [i for i in ids(panel(t, 0)) if i.startswith("amy:cx")]
 
 
 async def test_the_panel_answers_after_a_restart(env, settings):

@@ -185,26 +185,7 @@ class Actions(commands.GroupCog, group_name=N("action"), group_description=D("ac
     @app_commands.rename(which=N("action.cancel.which"))
     @app_commands.describe(which=D("action.cancel.which"))
     async def cancel(self, interaction: discord.Interaction, which: str | None = None) -> None:
-        found = await as_player(self.bot, interaction)
-        if found is None:
-            return
-        gid, game, p = found
-        lng = lang(interaction)
-        lane = which or "action"
-        mine = next((i for i in game.pending(p.pid) if i.lane == lane), None)
-        if mine is None:
-            await refuse(interaction, "err.nothing_to_cancel")
-            return
-        await defer(interaction)
-        try:
-            applied = await self.bot.store.apply(gid, Command.cancel(p.pid, lane, user_id=interaction.user.id, request_id=str(interaction.id)))
-        except ActionError as err:
-            await refuse_engine(interaction, game, err)
-            return
-        await reply(interaction, text(lng, "action.cancelled" if applied.result else "action.not_cancelled"))
-        if applied.result:
-            await announce(self.bot, gid, self.bot.store.game(gid), p.pid, mine.ability, [], None, cancelled=True)
-            await self.bot.deliverer.flush(gid)
+        await cancel_action(self.bot, interaction, which)
 
     @cancel.autocomplete("which")
     async def cancel_ac(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
@@ -280,6 +261,31 @@ async def submit_action(bot: Any, interaction: discord.Interaction, ability: str
         await bot.scheduler.resolve(gid)
     await bot.scheduler.end_early(gid)  # the ruleset may end the phase once nobody is waited for
     return True
+
+
+async def cancel_action(bot: Any, interaction: discord.Interaction, which: str | None = None) -> bool:
+    """Take a submitted action back as ``/action cancel`` does, whatever control asked."""
+    found = await as_player(bot, interaction)
+    if found is None:
+        return False
+    gid, game, p = found
+    lng = lang(interaction)
+    lane = which or "action"
+    mine = next((i for i in game.pending(p.pid) if i.lane == lane), None)
+    if mine is None:
+        await refuse(interaction, "err.nothing_to_cancel")
+        return False
+    await defer(interaction)
+    try:
+        applied = await bot.store.apply(gid, Command.cancel(p.pid, lane, user_id=interaction.user.id, request_id=str(interaction.id)))
+    except ActionError as err:
+        await refuse_engine(interaction, game, err)
+        return False
+    await reply(interaction, text(lng, "action.cancelled" if applied.result else "action.not_cancelled"))
+    if applied.result:
+        await announce(bot, gid, bot.store.game(gid), p.pid, mine.ability, [], None, cancelled=True)
+        await bot.deliverer.flush(gid)
+    return bool(applied.result)
 
 
 async def announce(bot: Any, gid: str, game: Game, pid: int, ability: str, targets: list[int], option: str | None,
