@@ -190,3 +190,37 @@ async def test_no_remove_button_where_the_book_forbids_it(env):
     r = await t.member(0).slash(t.hidden(0), "vote remove", ballot="prison")
     assert r.ephemeral and "cannot be taken back" in r.response.content, r.response.content
     assert not [i for i in ids(panel(t, 0)) if i.startswith("amy:u")]
+
+
+async def test_an_option_is_chosen_on_the_panel(env):
+    t = await start(await gather(env, 6, spectators=1))
+    pid, la = next((p.pid, la) for p in t.game.living() for la in t.game.legal_actions(p.pid)
+                   if la.options and not la.via and la.ability.targets <= 1 and (la.targets or not la.ability.targets))
+    m = t.member(pid)
+    msg = panel(t, pid)
+    await m.select(msg, [la.key], custom_id=cid(msg, "amx:ab"))
+    args = {"ability": la.key}
+    if la.ability.targets:
+        msg = panel(t, pid)
+        await m.select(msg, [str(la.targets[0])], custom_id=cid(msg, "amx:t0"))
+        args["target"] = str(la.targets[0])
+    msg = panel(t, pid)
+    offered = [o.value for row in msg.components for c in row.children if c.custom_id.startswith("amx:op") for o in c.options]
+    assert offered == la.options[:25]
+    await m.select(msg, [la.options[-1]], custom_id=cid(msg, "amx:op"))
+    msg = panel(t, pid)
+    r = await m.click(msg, custom_id=cid(msg, "amy:go"))
+    assert r.response.content.startswith("✅"), r.response.content
+    assert [(i.ability, i.option) for i in t.game.pending(pid)] == [(la.key, la.options[-1])]
+
+
+async def test_a_seat_out_of_the_game_is_refused(env):
+    t = await start(await gather(env, 6, spectators=1))
+    old = panel(t, 4)
+    r = await t.gm.slash(t.channel("gm"), "gm remove", player="4", mode="modkill")
+    assert r.response is not None, r
+    assert not t.game.alive(t.game.player(4))
+    r = await t.member(4).click(old, custom_id=cid(old, "amy:pm"))
+    assert r.ephemeral and r.modal is None and "out of the game" in r.response.content, r.response.content
+    await force_resolve(t)
+    assert len(panels(t, 4)) == 1  # no new panel for a seat out of the game
