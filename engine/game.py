@@ -251,7 +251,7 @@ class Game(Legality, Mail, Dealing):
         if not votes or self.phase_cut():
             raise ActionError("vote_closed", vote=vote_id)
         vdef = votes[0]
-        if not self.alive(p) or any(not f.can_vote for f in self.status_flags(p)):
+        if not self.can_vote(p):
             raise ActionError("cannot_vote")
         VOTES[vdef.kind].check_choice(self, vdef, p, choice)
         existing = [v for v in self.state.votes if v.pid == pid and v.vote == vote_id]

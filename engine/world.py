@@ -310,6 +310,10 @@ class World:
         steps = {s.id for s in self.rules.steps.get(kind, [])}
         return [v for v in self.rules.votes if v.step in steps and self._vote_open(v)]
 
+    def can_vote(self, p: Player) -> bool:
+        """Whether this player may cast a ballot now at all (alive, no status that forbids it)."""
+        return self.alive(p) and all(f.can_vote for f in self.status_flags(p))
+
     def vote_withdrawable(self, vote_id: str) -> bool:
         """Whether a ballot of this vote may be taken back before the count (the vote's
         ``params.withdraw``; docs/rules/<ruleset>.md says which book allows it)."""

@@ -6,8 +6,8 @@ view spec ``panel:<seat>:<tick>:<lang>``, :meth:`altmafia.bot.delivery.Deliverer
 Its controls are dynamic items whose custom id names the game, the seat and the tick, so they
 answer after a restart: selects ``amx:<kind>:<game>:<seat>:<tick>`` (``ab`` the ability, ``t0``…
 ``t2`` its targets, ``op`` its option, ``v<n>`` the ballot of the ruleset's n-th vote) and
-buttons ``amy:<kind>:<game>:<seat>:<tick>`` (``go`` submit, ``cx`` cancel the submission of the
-action lane, ``pm`` / ``an`` the PM and anonymous post forms, ``u<n>`` take the ballot of the
+buttons ``amy:<kind>:<game>:<seat>:<tick>`` (``go`` submit, ``cx.<lane>`` cancel the newest
+submission, in its lane, ``pm`` / ``an`` the PM and anonymous post forms, ``u<n>`` take the ballot of the
 n-th vote back). Every choice offered comes from the
 engine (``Game.legal_actions``, the vote's candidates, ``Game.vote_withdrawable``); the choice
 being made (the draft) is kept in the game's meta (``panel``), so it survives a restart too.
@@ -112,7 +112,7 @@ def panel_view(game_id: str, game: Game, pid: int, tick: int, lng: str, draft: d
     for v in game.open_votes() if tick == game.state.tick else []:
         idx = game.rules.votes.index(v)
         mine = next((b for b in game.state.votes if b.pid == pid and b.vote == v.id), None)
-        pool = vote_choices(game, v, pid)
+        pool = vote_choices(game, v, pid) if game.can_vote(game.player(pid)) else []
         if pool and rows < ROWS - 1:
             options = [discord.SelectOption(label=r.player(c)[:100], value=str(c), default=mine is not None and mine.choice == c)
                        for c in pool[:MAX_OPTIONS]]
@@ -123,8 +123,11 @@ def panel_view(game_id: str, game: Game, pid: int, tick: int, lng: str, draft: d
     row = min(rows, ROWS - 1)
     if legal:
         view.add_item(PanelButton("go", game_id, pid, tick, text(lng, "panel.submit"), discord.ButtonStyle.primary, row))
-    if any(i.lane == "action" for i in game.pending(pid)):
-        view.add_item(PanelButton("cx", game_id, pid, tick, text(lng, "panel.cancel"), discord.ButtonStyle.secondary, row))
+    pending = game.pending(pid) if tick == game.state.tick else []
+    if pending:  # the newest submission (a ruleset with lanes has several: the slash command names the rest)
+        last = max(pending, key=lambda i: i.seq)
+        view.add_item(PanelButton(f"cx.{last.lane}", game_id, pid, tick, text(lng, "panel.cancel", ability=r.ability(last.ability)),
+                                  discord.ButtonStyle.secondary, row))
     for idx, name in withdraw[:1 if legal else 2]:
         label = text(lng, "panel.unvote") if len(withdraw) == 1 else text(lng, "panel.unvote_of", vote=name)
         view.add_item(PanelButton(f"u{idx}", game_id, pid, tick, label, discord.ButtonStyle.danger, row))
@@ -262,7 +265,7 @@ class PanelSelect(discord.ui.DynamicItem[discord.ui.Select], template=r"amx:(?P<
         await _redraw(interaction, self.game_id, self.pid, self.tick, draft)
 
 
-class PanelButton(discord.ui.DynamicItem[discord.ui.Button], template=r"amy:(?P<kind>go|cx|pm|an|u\d{1,2}):" + ID):
+class PanelButton(discord.ui.DynamicItem[discord.ui.Button], template=r"amy:(?P<kind>go|pm|an|u\d{1,2}|cx\.[a-z0-9_]{1,40}):" + ID):
     def __init__(self, kind: str, game_id: str, pid: int, tick: int, label: str = "OK",
                  style: discord.ButtonStyle = discord.ButtonStyle.secondary, row: int | None = None) -> None:
         self.kind, self.game_id, self.pid, self.tick = kind, game_id, pid, tick
@@ -284,8 +287,8 @@ class PanelButton(discord.ui.DynamicItem[discord.ui.Button], template=r"amy:(?P<
             await open_anon_form(bot, interaction)
             return
         draft = draft_of(bot.store.info(self.game_id).meta, self.pid, self.tick)
-        if self.kind == "cx":
-            if await cancel_action(bot, interaction):
+        if self.kind.startswith("cx."):
+            if await cancel_action(bot, interaction, self.kind[3:]):
                 await _redraw(interaction, self.game_id, self.pid, self.tick, draft)
             return
         if self.kind.startswith("u"):
