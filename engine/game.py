@@ -36,7 +36,7 @@ from .state import (
     Vote,
     new_rng_state,
 )
-from .votes import announce_ballot, announce_open_action
+from .votes import announce_ballot, announce_open_action, announce_withdrawn
 from .world import blocked_by_status
 
 
@@ -234,6 +234,22 @@ class Game(Orders, Mail, Dealing, PhaseEnd):
         VOTES[vdef.kind].on_ballot(self, vdef, v)
         announce_ballot(self, vdef, v, changed=False)
         return v
+
+    def unvote(self, pid: int, vote_id: str) -> Vote:
+        """Take one's ballot back where the vote allows it (``vote_withdrawable``)."""
+        p = self.player(pid)
+        if self.state.over:
+            raise ActionError("game_over")
+        if not self.vote_withdrawable(vote_id):
+            raise ActionError("vote_no_withdraw")
+        if vote_id not in {v.id for v in self.open_votes()} or self.phase_cut():
+            raise ActionError("vote_closed", vote=vote_id)
+        mine = [v for v in self.state.votes if v.pid == p.pid and v.vote == vote_id]
+        if not mine:
+            raise ActionError("no_ballot")
+        self.state.votes.remove(mine[0])
+        announce_withdrawn(self, self.open_vote(vote_id), p.pid)
+        return mine[0]
 
     # ---- factions -------------------------------------------------------------------
     def faction_op(self, pid: int, op: str, target: int | None = None, fid: str | None = None) -> FactionOp:

@@ -100,7 +100,8 @@ def vote_choices(g: Game, vdef: Any, p: Player) -> list[int | str]:
 # many ballots each choice has now), ``count`` (the counts only), ``hidden`` (that a ballot was
 # cast). The live count is of ballots, never of their weights (which may read a secret stat):
 # the weighted totals are the count's business (``publish_tally``).
-BALLOT_EVENTS = ("vote.cast", "vote.changed", "vote.cast_count", "vote.cast_hidden")
+BALLOT_EVENTS = ("vote.cast", "vote.changed", "vote.cast_count", "vote.cast_hidden", "vote.withdrawn", "vote.withdrawn_count",
+                 "vote.withdrawn_hidden")
 
 
 def live_ballots(g: Game, vote_id: str) -> list[list[Any]]:
@@ -119,6 +120,17 @@ def announce_ballot(g: Game, vdef: Any, v: Vote, changed: bool) -> None:
     else:
         g.emit("vote.changed" if changed else "vote.cast", "public", vote=vdef.id, voter=v.pid, target=v.choice,
                ballots=live_ballots(g, vdef.id))
+
+
+def announce_withdrawn(g: Game, vdef: Any, pid: int) -> None:
+    """The public line of a ballot taken back (where the vote allows it: ``Game.unvote``)."""
+    mode = g.settings.vote_display
+    if mode == "count":
+        g.emit("vote.withdrawn_count", "public", vote=vdef.id, ballots=live_ballots(g, vdef.id))
+    elif mode == "hidden":
+        g.emit("vote.withdrawn_hidden", "public", vote=vdef.id)
+    else:
+        g.emit("vote.withdrawn", "public", vote=vdef.id, voter=pid, ballots=live_ballots(g, vdef.id))
 
 
 # ---- the public tally ------------------------------------------------------------------------

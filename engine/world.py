@@ -357,6 +357,16 @@ class World:
         steps = {s.id for s in self.rules.steps.get(kind, [])}
         return [v for v in self.rules.votes if v.step in steps and self._vote_open(v)]
 
+    def can_vote(self, p: Player) -> bool:
+        """Whether this player may cast a ballot now at all (alive, no status that forbids it)."""
+        return self.alive(p) and all(f.can_vote for f in self.status_flags(p))
+
+    def vote_withdrawable(self, vote_id: str) -> bool:
+        """Whether a ballot of this vote may be taken back before the count (the vote's
+        ``params.withdraw``; docs/rules/<ruleset>.md says which book allows it)."""
+        vdef = next((v for v in self.rules.votes if v.id == vote_id), None)
+        return bool(vdef is not None and vdef.params.get("withdraw"))
+
     def _vote_open(self, v: Any) -> bool:
         checker = VOTES[v.kind]
         return checker.is_open(self, v)

@@ -20,6 +20,7 @@ ENGINE_KINDS = (
     "submit",
     "cancel",
     "vote",
+    "unvote",
     "send_pm",
     "post_anon",
     "faction_op",
@@ -87,6 +88,10 @@ class Command:
     @classmethod
     def vote(cls, pid: int, vote_id: str, choice: int | str | None, **kw: Any) -> Command:
         return cls("vote", {"pid": pid, "vote_id": vote_id, "choice": choice}, **kw)
+
+    @classmethod
+    def unvote(cls, pid: int, vote_id: str, **kw: Any) -> Command:
+        return cls("unvote", {"pid": pid, "vote_id": vote_id}, **kw)
 
     @classmethod
     def send_pm(cls, sender: int, recipient: int, text: str, **kw: Any) -> Command:

@@ -25,6 +25,7 @@ from altmafia.text.reveal import chart_png, public_timeline, summary, timeline
 from storage import Store
 from storage.commands import replay
 
+from . import panel
 from .buttons import DYNAMIC_ITEMS, FULL_TIMELINE, PUBLIC_TIMELINE
 from .channels import ChannelManager
 from .delivery import Deliverer
@@ -68,7 +69,7 @@ class AltMafiaBot(commands.Bot):
         await self.tree.set_translator(CatalogTranslator())
         for ext in COGS:
             await self.load_extension(ext)
-        self.add_dynamic_items(*DYNAMIC_ITEMS)
+        self.add_dynamic_items(*DYNAMIC_ITEMS, *panel.DYNAMIC_ITEMS)
         # every command is for a server's channels: none is offered in DMs
         self.tree.allowed_contexts = discord.app_commands.AppCommandContext(guild=True, dm_channel=False, private_channel=False)
         for cmd in self.tree.get_commands():
@@ -99,6 +100,10 @@ class AltMafiaBot(commands.Bot):
         lang = self.store.info(game_id).meta.get("lang", "ru")
         line = text(lang, "gm.log", gm=interaction.user.display_name, action=action)
         await self.deliverer.flush(game_id, extra={"gm": [line]})
+
+    async def post_panels(self, game_id: str) -> None:
+        """Each living seat's action panel of the current phase, once (altmafia/bot/panel.py)."""
+        await panel.post_panels(self, game_id)
 
     async def finish(self, game_id: str) -> None:
         """The end of a game. The public channel gets the reveal (who was who, the factions,

@@ -42,6 +42,7 @@ from altmafia.text.guide import task_notice
 from altmafia.text.i18n import Renderer, text
 from storage import Delivery, Part
 
+from . import panel
 from .buttons import GameButton, PublishButton, bonus_view, event_view
 
 log = logging.getLogger(__name__)
@@ -277,7 +278,7 @@ class Deliverer:
 
     def build_view(self, part: Part) -> discord.ui.View | None:
         """The buttons of a stored part, rebuilt from its spec (``event:IDX:LANG``,
-        ``bonus:PID:LANG``, ``cleanup:LANG``, ``publish:LANG``)."""
+        ``bonus:PID:LANG``, ``cleanup:LANG``, ``publish:LANG``, ``panel:PID:TICK:LANG``)."""
         kind, _, rest = part.view.partition(":")
         gid = part.game_id
         if kind == "cleanup":
@@ -289,6 +290,8 @@ class Deliverer:
             view = discord.ui.View(timeout=None)
             view.add_item(PublishButton(gid, text(rest, "btn.publish")))
             return view
+        if kind == "panel":  # a seat's action panel (altmafia/bot/panel.py)
+            return panel.build(self.bot, gid, rest)
         if not self.bot.store.has(gid):
             return None
         game = self.bot.store.game(gid)

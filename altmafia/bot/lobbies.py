@@ -203,6 +203,7 @@ async def post_cards(bot: Any, game_id: str) -> None:
                              once="start:spectators")
     await store.update_meta(game_id, lambda meta: meta.update(cards=True))
     await bot.deliverer.flush(game_id)
+    await bot.post_panels(game_id)  # the first phase's action panels (altmafia/bot/panel.py)
 
 
 def schedule(game: Game, tz: str, first: Any, min_minutes: int, count: int) -> list[tuple[int, Any]]:

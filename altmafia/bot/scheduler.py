@@ -178,6 +178,7 @@ class Scheduler:
             await self.mark_phase_start(game_id)
         extra = {"gm": [gm_line]} if gm_line else None
         await bot.deliverer.flush(game_id, extra=extra)
+        await bot.post_panels(game_id)  # the new phase's panel in each hidden channel
         if bot.store.info(game_id).status == "over":
             await bot.finish(game_id)
             await bot.offer_cleanup(game_id)
@@ -229,6 +230,9 @@ class Scheduler:
             if info.status == "over" and not info.meta.get("revealed"):
                 await self.bot.finish(info.game_id)
         await self.bot.deliverer.flush()
+        for info in store.games():
+            if info.status == "running" and info.meta.get("cards"):
+                await self.bot.post_panels(info.game_id)  # a phase's panels cut short (each posted once)
 
     async def _iteration(self) -> None:
         try:

@@ -26,7 +26,7 @@ from engine.state import AUDIENCES, Event
 from engine.votes import BALLOT_EVENTS, OPEN_EVENTS
 
 STEP_KEYS = {"phase", "actions", "rejected", "votes", "pms", "anon", "refuse_anon", "faction", "gm", "bonus", "cancel", "expect", "note",
-             "resolve", "idle"}
+             "resolve", "idle", "withdraw"}
 EXPECT_KEYS = {
     "stats", "true_stats", "status", "faction", "public", "public_absent", "private", "private_absent",
     "gm", "winner", "phase", "end_day", "legal", "not_legal", "gm_tasks", "alive", "dead",
@@ -45,8 +45,10 @@ PLAYER_KEYS = {"name", "role", "character", "stats", "status", "statuses", "fact
 ACTION_KEYS = {"by", "ability", "target", "targets", "option", "lane", "via", "for", "at"}
 ENTRY_KEYS: dict[str, tuple[set[str], set[str]]] = {
     "actions": ({"by", "ability"}, ACTION_KEYS),
-    "rejected": (set(), ACTION_KEYS | {"reason", "vote", "op", "to", "from", "text", "fid", "bonus", "refuse_anon", "idle"}),
+    "rejected": (set(), ACTION_KEYS | {"reason", "vote", "op", "to", "from", "text", "fid", "bonus", "refuse_anon", "idle",
+                                      "withdraw"}),
     "votes": ({"by"}, {"by", "for", "vote"}),
+    "withdraw": ({"by"}, {"by", "vote"}),
     "pms": ({"from", "to", "text"}, {"from", "to", "text"}),
     "anon": ({"by", "text"}, {"by", "text"}),
     "faction": ({"by", "op"}, {"by", "op", "target", "fid"}),
@@ -376,6 +378,12 @@ class Runner:
                 g.vote(self.pid(e["by"]), e.get("vote") or self.default_vote(), self.choice(e.get("for")))
             except ActionError as err:
                 self.fail(where, f"{e['by']}: vote was refused: {err}")
+        for i, e in enumerate(step.get("withdraw") or []):
+            self.at = f"withdraw[{i}]"
+            try:
+                g.unvote(self.pid(e["by"]), e.get("vote") or self.default_vote())
+            except ActionError as err:
+                self.fail(where, f"{e['by']}: taking the vote back was refused: {err}")
         for i, e in enumerate(step.get("pms") or []):
             self.at = f"pms[{i}]"
             try:
@@ -443,6 +451,8 @@ class Runner:
         try:
             if "ability" in e:
                 self.submit_action(e)
+            elif e.get("withdraw"):
+                g.unvote(self.pid(e["by"]), e.get("vote") or self.default_vote())
             elif "for" in e:
                 g.vote(self.pid(e["by"]), e.get("vote") or self.default_vote(), self.choice(e["for"]))
             elif "op" in e:

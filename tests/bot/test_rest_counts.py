@@ -1,6 +1,7 @@
 """REST calls counted from SimCord's request log: one call per channel created (overwrites
 included), and a resolve posts at most one message per channel: each player with news, the
-public report, the vote channel, the GM channel."""
+public report, the vote channel, the GM channel; besides, each phase posts one action panel
+in the hidden channel of each living seat (altmafia/bot/panel.py)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,19 @@ def since(env, n):
     return env.http_requests[n:]
 
 
+def is_panel(call) -> bool:
+    """A post of an action panel (its buttons' custom ids start with ``amy:``)."""
+    rows = (call.json or {}).get("components") or []
+    return any(str(c.get("custom_id", "")).startswith("amy:") for row in rows for c in row.get("components", []))
+
+
+def split_posts(calls) -> tuple[Counter, Counter]:
+    """Messages posted by channel id: the panels apart from everything else."""
+    posts = [c for c in calls if c.method == "POST" and MSG.match(c.path)]
+    return (Counter(MSG.match(c.path).group(1) for c in posts if not is_panel(c)),
+            Counter(MSG.match(c.path).group(1) for c in posts if is_panel(c)))
+
+
 async def test_channel_creation_costs_one_call_each(env):
     t = await gather(env, 13, spectators=2)
     n0 = len(env.http_requests)
@@ -30,7 +44,7 @@ async def test_channel_creation_costs_one_call_each(env):
     assert all(c.json.get("permission_overwrites") for c in created)
     assert not [c for c in calls if c.path.startswith("/channels/") and "/permissions/" in c.path]
     assert not [c for c in calls if c.method == "PATCH" and c.path.startswith("/channels/")]
-    posts = Counter(MSG.match(c.path).group(1) for c in calls if c.method == "POST" and MSG.match(c.path))
+    posts, panels = split_posts(calls)
     # one intro per shared channel; one role card per hidden channel, in as few parts as
     # Discord's limit allows (issue 15 §3: the card says what every ability does, so a long
     # card is the delivery's parts of ≤2000 characters)
@@ -45,6 +59,8 @@ async def test_channel_creation_costs_one_call_each(env):
             assert posts[str(cid)] == len(gm_posts) <= 3 and sum(c.startswith("📋") for c in gm_posts) == 1, gm_posts
         elif str(cid) in posts:
             assert posts[str(cid)] == 1, key
+    hidden = {str(v) for k, v in t.info.meta["channels"].items() if k.startswith("player:")}
+    assert set(panels) == hidden and set(panels.values()) == {1}  # and one panel in each hidden channel
     print(f"start: {len(created)} channel creations, {sum(posts.values())} messages, {len(calls)} REST calls in all")
 
 
@@ -60,8 +76,9 @@ async def test_a_resolve_posts_at_most_one_message_per_channel(env):
         n0 = len(env.http_requests)
         await force_resolve(t)
         calls = since(env, n0)
-        posts = Counter(MSG.match(c.path).group(1) for c in calls if c.method == "POST" and MSG.match(c.path))
+        posts, panels = split_posts(calls)
         by_key = {str(v): k for k, v in t.info.meta["channels"].items()}
+        assert Counter({by_key[cid]: n for cid, n in panels.items()}) == Counter({f"player:{p.pid}": 1 for p in t.game.living()})
         named = Counter({by_key.get(cid, cid): n for cid, n in posts.items()})
         assert all(n == 1 for n in named.values()), named
         players_with_news = sum(1 for k in named if k.startswith("player:"))

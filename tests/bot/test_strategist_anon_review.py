@@ -13,7 +13,9 @@ STRATEGIST = 5  # the seat the fixed seed deals Стратег to at a table of 
 
 
 def with_buttons(channel) -> list:
-    return [m for m in channel.history() if m.components]
+    """Messages with buttons, the action panels (altmafia/bot/panel.py, ``amx:``/``amy:``) excepted."""
+    return [m for m in channel.history() if m.components
+            and not any(getattr(c, "custom_id", "").startswith(("amx:", "amy:")) for row in m.components for c in row.children)]
 
 
 async def test_strategist_chooses_the_bonus_with_buttons_until_the_first_resolve(env, settings):

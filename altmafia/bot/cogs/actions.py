@@ -101,55 +101,7 @@ class Actions(commands.GroupCog, group_name=N("action"), group_description=D("ac
                            target3=D("action.submit.target3"), option=D("action.submit.option"), for_=D("action.submit.for"))
     async def submit(self, interaction: discord.Interaction, ability: str, target: str | None = None, target2: str | None = None,
                      target3: str | None = None, option: str | None = None, for_: str | None = None) -> None:
-        found = await as_player(self.bot, interaction)
-        if found is None:
-            return
-        gid, game, p = found
-        lng = lang(interaction)
-        actor, by = p.pid, None
-        if for_ is not None:  # a teammate's order (the engine checks the team and the rules)
-            mate = parse_player(game, for_)
-            if mate is None:
-                await refuse(interaction, "err.unknown_player", name=for_)
-                return
-            if mate != p.pid:
-                actor, by = mate, p.pid
-        via, key = parse_ability(ability)
-        targets = []
-        for t in (target, target2, target3):
-            if t is None:
-                continue
-            pid = parse_player(game, t)
-            if pid is None:
-                await refuse(interaction, "err.unknown_player", name=t)
-                return
-            targets.append(pid)
-        await defer(interaction)
-        before = {i.lane for i in game.pending(actor)}
-        args: dict[str, Any] = {"pid": actor, "ability": key, "targets": targets, "option": option, "via": via}
-        if by is not None:
-            args["by"] = by
-        cmd = Command("submit", args, user_id=interaction.user.id, request_id=str(interaction.id))
-        try:
-            applied = await self.bot.store.apply(gid, cmd)
-        except ActionError as err:
-            await refuse_engine(interaction, game, err)
-            return
-        game = self.bot.store.game(gid)
-        r = Renderer(game, lng)
-        lane = (applied.result or {}).get("lane", "action")
-        ability_key = (applied.result or {}).get("ability", key)
-        names = ", ".join(r.player(t) for t in targets) or "—"
-        opt = f" ({option_label(game, lng, option)})" if option else ""
-        key_text = text(lng, "action.replaced" if lane in before else "action.accepted", ability=r.ability(ability_key), targets=names,
-                        option=opt)
-        if by is not None:
-            key_text = text(lng, "action.for_teammate", player=r.player(actor)) + " " + key_text
-        await reply(interaction, key_text + "\n" + deadline_text(self.bot.store.info(gid), lng))
-        await self.bot.deliverer.flush(gid)
-        if game.end_now_requested():  # a riot ends the turn at once
-            await self.bot.scheduler.resolve(gid)
-        await self.bot.scheduler.end_early(gid)  # the ruleset may end the phase once nobody is waited for
+        await submit_action(self.bot, interaction, ability, [target, target2, target3], option, for_)
 
     @submit.autocomplete("for_")
     async def for_ac(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
@@ -230,25 +182,7 @@ class Actions(commands.GroupCog, group_name=N("action"), group_description=D("ac
     @app_commands.rename(which=N("action.cancel.which"))
     @app_commands.describe(which=D("action.cancel.which"))
     async def cancel(self, interaction: discord.Interaction, which: str | None = None) -> None:
-        found = await as_player(self.bot, interaction)
-        if found is None:
-            return
-        gid, game, p = found
-        lng = lang(interaction)
-        lane = which or "action"
-        mine = next((i for i in game.pending(p.pid) if i.lane == lane), None)
-        if mine is None:
-            await refuse(interaction, "err.nothing_to_cancel")
-            return
-        await defer(interaction)
-        try:
-            applied = await self.bot.store.apply(gid, Command.cancel(p.pid, lane, user_id=interaction.user.id, request_id=str(interaction.id)))
-        except ActionError as err:
-            await refuse_engine(interaction, game, err)
-            return
-        await reply(interaction, text(lng, "action.cancelled" if applied.result else "action.not_cancelled"))
-        if applied.result:  # an ability used in the open is taken back in public (an engine event)
-            await self.bot.deliverer.flush(gid)
+        await cancel_action(self.bot, interaction, which)
 
     @cancel.autocomplete("which")
     async def cancel_ac(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
@@ -267,6 +201,92 @@ class Actions(commands.GroupCog, group_name=N("action"), group_description=D("ac
             return
         gid, game, p = found
         await reply(interaction, me_text(game, p.pid, lang(interaction), self.bot.store.info(gid)))
+
+
+async def submit_action(bot: Any, interaction: discord.Interaction, ability: str, targets_given: list[str | None],
+                        option: str | None = None, for_: str | None = None) -> bool:
+    """Submit (or replace) an action as ``/action submit`` does, whatever control asked (the
+    slash command, the panel): the same engine command, the same answers. True if accepted."""
+    found = await as_player(bot, interaction)
+    if found is None:
+        return False
+    gid, game, p = found
+    lng = lang(interaction)
+    actor, by = p.pid, None
+    if for_ is not None:  # a teammate's order (the engine checks the team and the rules)
+        mate = parse_player(game, for_)
+        if mate is None:
+            await refuse(interaction, "err.unknown_player", name=for_)
+            return False
+        if mate != p.pid:
+            actor, by = mate, p.pid
+    via, key = parse_ability(ability)
+    targets = []
+    for t in targets_given:
+        if t is None:
+            continue
+        pid = parse_player(game, t)
+        if pid is None:
+            await refuse(interaction, "err.unknown_player", name=t)
+            return False
+        targets.append(pid)
+    await defer(interaction)
+    before = {i.lane for i in game.pending(actor)}
+    args: dict[str, Any] = {"pid": actor, "ability": key, "targets": targets, "option": option, "via": via}
+    if by is not None:
+        args["by"] = by
+    cmd = Command("submit", args, user_id=interaction.user.id, request_id=str(interaction.id))
+    try:
+        applied = await bot.store.apply(gid, cmd)
+    except ActionError as err:
+        await refuse_engine(interaction, game, err)
+        return False
+    game = bot.store.game(gid)
+    r = Renderer(game, lng)
+    lane = (applied.result or {}).get("lane", "action")
+    ability_key = (applied.result or {}).get("ability", key)
+    names = ", ".join(r.player(t) for t in targets) or "—"
+    opt = f" ({option_label(game, lng, option)})" if option else ""
+    key_text = text(lng, "action.replaced" if lane in before else "action.accepted", ability=r.ability(ability_key), targets=names,
+                    option=opt)
+    if by is not None:
+        key_text = text(lng, "action.for_teammate", player=r.player(actor)) + " " + key_text
+    await reply(interaction, key_text + "\n" + deadline_text(bot.store.info(gid), lng))
+    await bot.deliverer.flush(gid)
+    if game.end_now_requested():  # a riot ends the turn at once
+        await bot.scheduler.resolve(gid)
+    await bot.scheduler.end_early(gid)  # the ruleset may end the phase once nobody is waited for
+    return True
+
+
+async def cancel_action(bot: Any, interaction: discord.Interaction, which: str | None = None) -> bool:
+    """Take a submitted action back as ``/action cancel`` does, whatever control asked."""
+    found = await as_player(bot, interaction)
+    if found is None:
+        return False
+    gid, game, p = found
+    lng = lang(interaction)
+    lane = which or "action"
+    mine = next((i for i in game.pending(p.pid) if i.lane == lane), None)
+    if mine is None:
+        await refuse(interaction, "err.nothing_to_cancel")
+        return False
+    await defer(interaction)
+    try:
+        applied = await bot.store.apply(gid, Command.cancel(p.pid, lane, user_id=interaction.user.id, request_id=str(interaction.id)))
+    except ActionError as err:
+        await refuse_engine(interaction, game, err)
+        return False
+    await reply(interaction, text(lng, "action.cancelled" if applied.result else "action.not_cancelled"))
+    if applied.result:  # an ability used in the open is taken back in public (an engine event)
+        await bot.deliverer.flush(gid)
+    return bool(applied.result)
+
+
+def number_values(game: Game, la: LegalAction) -> list[str]:
+    """The numbers an ability's option may take now: the one place the bot reads a number's
+    range (the autocomplete and the panel)."""
+    return la.number.suggestions("") if la.number is not None else []
 
 
 def me_text(game: Game, pid: int, lng: str, info: Any) -> str:

@@ -1,6 +1,9 @@
 """/pm: a private message to another player, relayed into the recipient's hidden channel
 (the engine's ``pm.received`` event) with a copy in the sender's; the engine counts the daily
-quota and refuses a player deprived of PMs, out of quota or cut off."""
+quota and refuses a player deprived of PMs, out of quota or cut off.
+
+``/pm form`` (and the panel's button) opens :class:`PmForm`, a modal whose text may span
+several lines; it goes through :func:`send_pm`, like ``/pm send``."""
 
 from __future__ import annotations
 
@@ -25,8 +28,79 @@ from altmafia.bot.interact import (
     reply,
 )
 from altmafia.text.i18n import Renderer, text
-from engine import ActionError
+from engine import ActionError, Game
 from storage import Command
+
+#: the longest message a player may send (a slash option, a form's text)
+MAX_TEXT = 1500
+
+
+async def send_pm(bot: Any, interaction: discord.Interaction, to: str, message: str) -> bool:
+    """Send a PM as ``/pm send`` does, whatever control asked; True if the engine took it."""
+    found = await as_player(bot, interaction)
+    if found is None:
+        return False
+    gid, game, p = found
+    recipient = parse_player(game, to)
+    if recipient is None:
+        await refuse(interaction, "err.unknown_player", name=to)
+        return False
+    await defer(interaction)
+    relayed = len(game.state.pms)
+    try:
+        await bot.store.apply(gid, Command.send_pm(p.pid, recipient, message, user_id=interaction.user.id,
+                                                   request_id=str(interaction.id)))
+    except ActionError as err:
+        await refuse_engine(interaction, game, err)
+        return False
+    game = bot.store.game(gid)
+    me = game.player(p.pid)
+    quota = game.pm_quota(me)
+    left = "∞" if quota is None else max(0, quota - me.pm_sent.get(str(game.info.day), 0))
+    lng = lang(interaction)
+    r = Renderer(game, lng)
+    if game.rules.mail and len(game.state.pms) == relayed:  # the ruleset's mail: a letter, read next phase
+        await reply(interaction, text(lng, "pm.letter", to=r.player(recipient)))
+    else:
+        await reply(interaction, text(lng, "pm.sent", to=r.player(recipient), left=left))
+    plang = bot.store.info(gid).meta.get("langs", {}).get(str(p.pid)) or lng
+    await bot.deliverer.post(gid, f"player:{p.pid}", text(plang, "pm.copy", to=Renderer(game, plang).player(recipient), text=message))
+    await bot.deliverer.flush(gid)
+    return True
+
+
+def recipients(game: Game, pid: int) -> list[int]:
+    """Whom the PM controls offer: the living, oneself excepted (the engine decides the rest)."""
+    return [q.pid for q in game.living() if q.pid != pid]
+
+
+class PmForm(discord.ui.Modal):
+    """A PM in a form: the recipient (a select) and the text (several lines)."""
+
+    def __init__(self, bot: Any, game: Game, pid: int, lng: str) -> None:
+        super().__init__(title=text(lng, "form.pm_title")[:45], timeout=None)
+        self.bot = bot
+        options = [discord.SelectOption(label=game.player(q).name[:100], value=str(q)) for q in recipients(game, pid)][:25]
+        self.to: discord.ui.Select[Any] = discord.ui.Select(custom_id="to", options=options or [discord.SelectOption(label="—", value="-")])
+        self.body: discord.ui.TextInput[Any] = discord.ui.TextInput(custom_id="text", style=discord.TextStyle.paragraph,
+                                                                    max_length=MAX_TEXT)
+        self.add_item(discord.ui.Label(text=text(lng, "form.pm_to")[:45], component=self.to))
+        self.add_item(discord.ui.Label(text=text(lng, "form.text")[:45], component=self.body))
+
+    async def on_submit(self, interaction: discord.Interaction) -> None:  # type: ignore[override]
+        await send_pm(self.bot, interaction, self.to.values[0], self.body.value)
+
+
+async def open_pm_form(bot: Any, interaction: discord.Interaction) -> None:
+    """Open the PM form for the player who asked (refused, like ``/pm send``, to anyone else)."""
+    found = await as_player(bot, interaction)
+    if found is None:
+        return
+    _, game, p = found
+    if not recipients(game, p.pid):
+        await refuse(interaction, "err.no_recipient")
+        return
+    await interaction.response.send_modal(PmForm(bot, game, p.pid, lang(interaction)))
 
 
 class Pms(commands.GroupCog, group_name=N("pm"), group_description=D("pm")):
@@ -37,36 +111,12 @@ class Pms(commands.GroupCog, group_name=N("pm"), group_description=D("pm")):
     @app_commands.command(name=N("pm.send"), description=D("pm.send"))
     @app_commands.rename(to=N("pm.send.to"), message=N("pm.send.message"))
     @app_commands.describe(to=D("pm.send.to"), message=D("pm.send.message"))
-    async def send(self, interaction: discord.Interaction, to: str, message: app_commands.Range[str, 1, 1500]) -> None:
-        found = await as_player(self.bot, interaction)
-        if found is None:
-            return
-        gid, game, p = found
-        recipient = parse_player(game, to)
-        if recipient is None:
-            await refuse(interaction, "err.unknown_player", name=to)
-            return
-        await defer(interaction)
-        relayed = len(game.state.pms)
-        try:
-            await self.bot.store.apply(gid, Command.send_pm(p.pid, recipient, message, user_id=interaction.user.id,
-                                                            request_id=str(interaction.id)))
-        except ActionError as err:
-            await refuse_engine(interaction, game, err)
-            return
-        game = self.bot.store.game(gid)
-        me = game.player(p.pid)
-        quota = game.pm_quota(me)
-        left = "∞" if quota is None else max(0, quota - me.pm_sent.get(str(game.info.day), 0))
-        lng = lang(interaction)
-        r = Renderer(game, lng)
-        if game.rules.mail and len(game.state.pms) == relayed:  # the ruleset's mail: a letter, read next phase
-            await reply(interaction, text(lng, "pm.letter", to=r.player(recipient)))
-        else:
-            await reply(interaction, text(lng, "pm.sent", to=r.player(recipient), left=left))
-        plang = self.bot.store.info(gid).meta.get("langs", {}).get(str(p.pid)) or lng
-        await self.bot.deliverer.post(gid, f"player:{p.pid}", text(plang, "pm.copy", to=Renderer(game, plang).player(recipient), text=message))
-        await self.bot.deliverer.flush(gid)
+    async def send(self, interaction: discord.Interaction, to: str, message: app_commands.Range[str, 1, MAX_TEXT]) -> None:
+        await send_pm(self.bot, interaction, to, message)
+
+    @app_commands.command(name=N("pm.form"), description=D("pm.form"))
+    async def form(self, interaction: discord.Interaction) -> None:
+        await open_pm_form(self.bot, interaction)
 
     @send.autocomplete("to")
     async def to_ac(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
@@ -77,7 +127,7 @@ class Pms(commands.GroupCog, group_name=N("pm"), group_description=D("pm")):
         p = player_of(game, interaction.user.id)
         if p is None:
             return []
-        return player_choices(game, [q.pid for q in game.living() if q.pid != p.pid], current)
+        return player_choices(game, recipients(game, p.pid), current)
 
 
 async def setup(bot: Any) -> None:

@@ -59,43 +59,13 @@ class Votes(commands.GroupCog, group_name=N("vote"), group_description=D("vote")
     @app_commands.rename(target=N("vote.cast.target"), vote=N("vote.cast.vote"))
     @app_commands.describe(target=D("vote.cast.target"), vote=D("vote.cast.vote"))
     async def cast(self, interaction: discord.Interaction, target: str, vote: str | None = None) -> None:
-        found = await as_player(self.bot, interaction)
-        if found is None:
-            return
-        gid, game, p = found
-        lng = lang(interaction)
-        open_votes = game.open_votes()
-        if vote is None:
-            if not open_votes:
-                await refuse_engine(interaction, game, ActionError("vote_closed", vote=""))
-                return
-            vote = open_votes[0].id
-        try:
-            offered = game.vote_choices(p.pid, vote)
-        except ActionError as err:  # closed, or this player may not vote
-            await refuse_engine(interaction, game, err)
-            return
-        choice: int | str | None = target if target in offered else parse_player(game, target)
-        if choice is None:
-            await refuse(interaction, "err.unknown_player", name=target)
-            return
-        await defer(interaction)
-        mine = next((v for v in game.state.votes if v.pid == p.pid and v.vote == vote), None)
-        changed = mine is not None
-        same = changed and mine.choice == choice  # the same ballot again: not a change (nothing spent)
-        try:
-            await self.bot.store.apply(gid, Command.vote(p.pid, vote, choice, user_id=interaction.user.id, request_id=str(interaction.id)))
-        except ActionError as err:
-            await refuse_engine(interaction, game, err)
-            return
-        game = self.bot.store.game(gid)
-        r = Renderer(game, lng)
-        if same:
-            await reply(interaction, text(lng, "vote.same", target=r.player(choice)))
-            return
-        await reply(interaction, text(lng, "vote.changed" if changed else "vote.cast", target=r.player(choice)))
-        await self.bot.deliverer.flush(gid)  # the ballot's public line: an engine event, through the outbox
-        await self.bot.scheduler.end_early(gid)  # the ruleset may end the phase once nobody is waited for
+        await cast_vote(self.bot, interaction, target, vote)
+
+    @app_commands.command(name=N("vote.remove"), description=D("vote.remove"))
+    @app_commands.rename(vote=N("vote.remove.vote"))
+    @app_commands.describe(vote=D("vote.remove.vote"))
+    async def remove(self, interaction: discord.Interaction, vote: str | None = None) -> None:
+        await withdraw_vote(self.bot, interaction, vote)
 
     @cast.autocomplete("target")
     async def target_ac(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
@@ -123,6 +93,10 @@ class Votes(commands.GroupCog, group_name=N("vote"), group_description=D("vote")
         lng = lang(interaction)
         return [app_commands.Choice(name=getattr(v.names, lng)[:100], value=v.id) for v in game.open_votes()][:25]
 
+    @remove.autocomplete("vote")
+    async def remove_vote_ac(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+        return await self.vote_ac(interaction, current)
+
     @app_commands.command(name=N("vote.show"), description=D("vote.show"))
     async def show(self, interaction: discord.Interaction) -> None:
         found = await as_player(self.bot, interaction)
@@ -136,7 +110,7 @@ class Votes(commands.GroupCog, group_name=N("vote"), group_description=D("vote")
             return
         r = Renderer(game, lng)
         lines = []
-        mode = game.state.settings.get("vote_display", "open")  # the same setting the engine shapes ballots by
+        mode = game.settings.vote_display  # the same setting the engine shapes ballots by
         for v in votes:
             lines.append(f"**{getattr(v.names, lng)}**")
             lines.append(text(lng, "vote.candidates", names=", ".join(r.player(c) for c in choices_of(game, p.pid, v.id)) or "—"))
@@ -145,6 +119,79 @@ class Votes(commands.GroupCog, group_name=N("vote"), group_description=D("vote")
             mine = next((b for b in game.state.votes if b.pid == p.pid and b.vote == v.id), None)
             lines.append(text(lng, "vote.mine", target=r.player(mine.choice) if mine else "—"))
         await reply(interaction, "\n".join(lines))
+
+
+async def cast_vote(bot: Any, interaction: discord.Interaction, target: str, vote: str | None = None) -> bool:
+    """Cast (or change) a ballot as ``/vote cast`` does, whatever control asked; True if taken.
+    Its public line is the engine's event, delivered by the outbox."""
+    found = await as_player(bot, interaction)
+    if found is None:
+        return False
+    gid, game, p = found
+    lng = lang(interaction)
+    open_votes = game.open_votes()
+    if vote is None:
+        if not open_votes:
+            await refuse_engine(interaction, game, ActionError("vote_closed", vote=""))
+            return False
+        vote = open_votes[0].id
+    try:
+        offered = game.vote_choices(p.pid, vote)
+    except ActionError as err:  # closed, or this player may not vote
+        await refuse_engine(interaction, game, err)
+        return False
+    choice: int | str | None = target if target in offered else parse_player(game, target)
+    if choice is None:
+        await refuse(interaction, "err.unknown_player", name=target)
+        return False
+    await defer(interaction)
+    mine = next((v for v in game.state.votes if v.pid == p.pid and v.vote == vote), None)
+    changed = mine is not None
+    same = changed and mine.choice == choice  # the same ballot again: not a change (nothing spent)
+    try:
+        await bot.store.apply(gid, Command.vote(p.pid, vote, choice, user_id=interaction.user.id, request_id=str(interaction.id)))
+    except ActionError as err:
+        await refuse_engine(interaction, game, err)
+        return False
+    game = bot.store.game(gid)
+    r = Renderer(game, lng)
+    if same:
+        await reply(interaction, text(lng, "vote.same", target=r.player(choice)))
+        return True
+    await reply(interaction, text(lng, "vote.changed" if changed else "vote.cast", target=r.player(choice)))
+    await bot.deliverer.flush(gid)  # the ballot's public line: an engine event, through the outbox
+    await bot.scheduler.end_early(gid)  # the ruleset may end the phase once nobody is waited for
+    return True
+
+
+def candidates(game: Game, vdef: Any, pid: int) -> list[int | str]:
+    """What ``pid`` may choose in ``vdef`` now (the engine's ``vote_choices``; none where it refuses)."""
+    return choices_of(game, pid, vdef.id)
+
+
+async def withdraw_vote(bot: Any, interaction: discord.Interaction, vote: str | None = None) -> bool:
+    """Take one's ballot back where the vote allows it (the engine's ``unvote`` decides)."""
+    found = await as_player(bot, interaction)
+    if found is None:
+        return False
+    gid, game, p = found
+    lng = lang(interaction)
+    if vote is None:
+        mine = [v.vote for v in game.state.votes if v.pid == p.pid and v.vote in {o.id for o in game.open_votes()}]
+        if not mine and not game.open_votes():
+            await refuse_engine(interaction, game, ActionError("vote_closed", vote=""))
+            return False
+        vote = mine[0] if mine else game.open_votes()[0].id
+    await defer(interaction)
+    try:
+        await bot.store.apply(gid, Command.unvote(p.pid, vote, user_id=interaction.user.id, request_id=str(interaction.id)))
+    except ActionError as err:
+        await refuse_engine(interaction, game, err)
+        return False
+    game = bot.store.game(gid)
+    await reply(interaction, text(lng, "vote.withdrawn"))
+    await bot.deliverer.flush(gid)  # the public line: the engine's vote.withdrawn, through the outbox
+    return True
 
 
 def player_choices_any(game: Game, pool: list[int | str], current: str, lng: str) -> list[app_commands.Choice[str]]:

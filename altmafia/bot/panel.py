@@ -1,0 +1,321 @@
+"""The action panel in each player's hidden channel: what the slash commands do, by selects
+and buttons (docs/bot.md, *The action panel*).
+
+One panel message per seat per phase, posted through the outbox (``once=panel:<tick>:<seat>``,
+view spec ``panel:<seat>:<tick>:<lang>``, :meth:`altmafia.bot.delivery.Deliverer.build_view`).
+Its controls are dynamic items whose custom id names the game, the seat and the tick, so they
+answer after a restart: selects ``amx:<kind>:<game>:<seat>:<tick>`` (``ab`` the ability, ``t0``…
+``t2`` its targets, ``op`` its option, ``v<n>`` the ballot of the ruleset's n-th vote) and
+buttons ``amy:<kind>:<game>:<seat>:<tick>`` (``go`` submit, ``cx.<lane>`` cancel the newest
+submission, in its lane, ``pm`` / ``an`` the PM and anonymous post forms, ``u<n>`` take the ballot of the
+n-th vote back). Every choice offered comes from the
+engine (``Game.legal_actions``, the vote's candidates, ``Game.vote_withdrawable``); the choice
+being made (the draft) is kept in the game's meta (``panel``), so it survives a restart too.
+Submitting goes through the same function as the slash command (the same journal command).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from typing import Any
+
+import discord
+
+from altmafia.text.cards import option_label
+from altmafia.text.i18n import Renderer, text
+from engine import ActionError, Game, LegalAction
+
+from .cogs.actions import (
+    ability_label,
+    ability_value,
+    cancel_action,
+    find_legal,
+    number_values,
+    submit_action,
+)
+from .cogs.anon import open_anon_form
+from .cogs.pms import open_pm_form
+from .cogs.votes import candidates, cast_vote, withdraw_vote
+from .interact import deadline_text, lang, refuse, refuse_engine
+
+ID = r"(?P<game>[0-9a-zA-Z_-]+):(?P<pid>\d+):(?P<tick>-?\d+)"
+MAX_OPTIONS = 25  # Discord's limit of a select's options
+ROWS = 5  # Discord's limit of rows of a message
+
+
+def vote_choices(game: Game, vdef: Any, pid: int) -> list[int | str]:
+    """The ballots this player may cast in this vote: the ONE place the panel asks (the same
+    answer as ``/vote cast``'s autocomplete)."""
+    return candidates(game, vdef, pid)
+
+
+def option_values(game: Game, la: LegalAction) -> list[str]:
+    """The options of an ability now: its named options, or the numbers it takes."""
+    return number_values(game, la) if la.ability.number is not None else list(la.options)
+
+
+def draft_of(meta: dict[str, Any], pid: int, tick: int) -> dict[str, Any]:
+    """The choice a seat is making on its panel of this tick (empty on a new phase)."""
+    d = meta.get("panel", {}).get(str(pid))
+    return dict(d) if d and d.get("tick") == tick else {"tick": tick}
+
+
+def panel_content(game: Game, pid: int, lng: str, info: Any, draft: dict[str, Any]) -> str:
+    """The panel's text: the phase, what is submitted, the ballots, the choice being made."""
+    r = Renderer(game, lng)
+    lines = [text(lng, "panel.title", phase=r.label(game.info.label))]
+    pend = [f"{r.ability(i.ability)} → {', '.join(r.player(t) for t in i.targets) or '—'}"
+            + (f" ({option_label(game, lng, i.option)})" if i.option else "") for i in game.pending(pid)]
+    lines.append(text(lng, "panel.pending", pending="; ".join(pend) or "—"))
+    for v in game.open_votes():
+        mine = next((b for b in game.state.votes if b.pid == pid and b.vote == v.id), None)
+        lines.append(text(lng, "panel.ballot", vote=getattr(v.names, lng), target=r.player(mine.choice) if mine else "—"))
+    la = find_legal(game, pid, draft.get("ability"))
+    if la is not None:
+        names = ", ".join(r.player(int(t)) for t in draft.get("targets", []) if t is not None) or "—"
+        opt = f" ({option_label(game, lng, draft['option'])})" if draft.get("option") else ""
+        lines.append(text(lng, "panel.draft", ability=r.ability(la.key), targets=names, option=opt))
+    lines.append(deadline_text(info, lng))
+    return "\n".join(lines)
+
+
+def panel_view(game_id: str, game: Game, pid: int, tick: int, lng: str, draft: dict[str, Any]) -> discord.ui.View:
+    """The panel's controls for this seat now, the draft's choices selected."""
+    r = Renderer(game, lng)
+    view = discord.ui.View(timeout=None)
+    rows = 0
+    legal = game.legal_actions(pid) if tick == game.state.tick else []
+    if legal:
+        options = [discord.SelectOption(label=ability_label(game, la, lng), value=ability_value(la),
+                                        default=ability_value(la) == draft.get("ability")) for la in legal[:MAX_OPTIONS]]
+        view.add_item(PanelSelect("ab", game_id, pid, tick, options, text(lng, "panel.pick_ability"), rows))
+        rows += 1
+    la = find_legal(game, pid, draft.get("ability"))
+    if la is not None:
+        chosen = list(draft.get("targets", []))
+        for i in range(min(la.ability.targets, 3)):
+            if not la.targets:
+                break
+            mine = chosen[i] if i < len(chosen) else None
+            options = [discord.SelectOption(label=r.player(t)[:100], value=str(t), default=str(t) == mine)
+                       for t in la.targets[:MAX_OPTIONS]]
+            view.add_item(PanelSelect(f"t{i}", game_id, pid, tick, options, text(lng, "panel.pick_target", n=i + 1), rows))
+            rows += 1
+        values = option_values(game, la)
+        if values and rows < ROWS - 1:
+            options = [discord.SelectOption(label=option_label(game, lng, o)[:100], value=o, default=o == draft.get("option"))
+                       for o in values[:MAX_OPTIONS]]
+            view.add_item(PanelSelect("op", game_id, pid, tick, options, text(lng, "panel.pick_option"), rows))
+            rows += 1
+    withdraw = []
+    for v in game.open_votes() if tick == game.state.tick else []:
+        idx = game.rules.votes.index(v)
+        mine = next((b for b in game.state.votes if b.pid == pid and b.vote == v.id), None)
+        pool = vote_choices(game, v, pid) if game.can_vote(game.player(pid)) else []
+        if pool and rows < ROWS - 1:
+            options = [discord.SelectOption(label=r.player(c)[:100], value=str(c), default=mine is not None and mine.choice == c)
+                       for c in pool[:MAX_OPTIONS]]
+            view.add_item(PanelSelect(f"v{idx}", game_id, pid, tick, options, getattr(v.names, lng)[:150], rows))
+            rows += 1
+        if mine is not None and game.vote_withdrawable(v.id):
+            withdraw.append((idx, getattr(v.names, lng)))
+    row = min(rows, ROWS - 1)
+    if legal:
+        view.add_item(PanelButton("go", game_id, pid, tick, text(lng, "panel.submit"), discord.ButtonStyle.primary, row))
+    pending = game.pending(pid) if tick == game.state.tick else []
+    if pending:  # the newest submission (a ruleset with lanes has several: the slash command names the rest)
+        last = max(pending, key=lambda i: i.seq)
+        view.add_item(PanelButton(f"cx.{last.lane}", game_id, pid, tick, text(lng, "panel.cancel", ability=r.ability(last.ability)),
+                                  discord.ButtonStyle.secondary, row))
+    for idx, name in withdraw[:1 if legal else 2]:
+        label = text(lng, "panel.unvote") if len(withdraw) == 1 else text(lng, "panel.unvote_of", vote=name)
+        view.add_item(PanelButton(f"u{idx}", game_id, pid, tick, label, discord.ButtonStyle.danger, row))
+    view.add_item(PanelButton("pm", game_id, pid, tick, text(lng, "panel.pm"), discord.ButtonStyle.secondary, row))
+    view.add_item(PanelButton("an", game_id, pid, tick, text(lng, "panel.anon"), discord.ButtonStyle.secondary, row))
+    return view
+
+
+def panel_batch(game_id: str, tick: int, pid: int) -> str:
+    """The outbox batch of a seat's panel of one tick (its key for ``Deliverer.post``)."""
+    return f"{game_id}/panel:{tick}:{pid}>player:{pid}"
+
+
+async def post_panels(bot: Any, game_id: str) -> None:
+    """Each living seat's panel of the current phase, once (a restart or a second call posts
+    nothing new)."""
+    store = bot.store
+    if not store.has(game_id) or store.info(game_id).status != "running":
+        return
+    info = store.info(game_id)
+    game = store.game(game_id)
+    tick = game.state.tick
+    for p in game.state.players:
+        if not p.user_id or not game.alive(p):
+            continue
+        plang = info.meta.get("langs", {}).get(str(p.pid)) or info.meta.get("lang", "ru")
+        content = panel_content(game, p.pid, plang, info, {"tick": tick})
+        await bot.deliverer.post(game_id, f"player:{p.pid}", content, view=f"panel:{p.pid}:{tick}:{plang}",
+                                 once=f"panel:{tick}:{p.pid}")
+
+
+async def _seat(interaction: discord.Interaction, game_id: str, pid: int, tick: int) -> Game | None:
+    """The game of a panel control, or None after refusing: no such game, over, not this seat's
+    member (another player, a spectator), out of the game, or a panel of an old phase."""
+    bot: Any = interaction.client
+    store = bot.store
+    if not store.has(game_id):
+        await refuse(interaction, "err.no_game")
+        return None
+    if store.info(game_id).status != "running":
+        await refuse(interaction, "err.game_over")
+        return None
+    game = store.game(game_id)
+    if not 0 <= pid < len(game.state.players) or game.player(pid).user_id != interaction.user.id:
+        await refuse(interaction, "panel.not_yours")
+        return None
+    if not game.alive(game.player(pid)):
+        await refuse_engine(interaction, game, ActionError("not_alive"))
+        return None
+    if tick != game.state.tick:
+        info = store.info(game_id)
+        now = await store.parts(panel_batch(game_id, game.state.tick, pid))
+        mid = next((q.message_id for q in reversed(now) if q.message_id), None)
+        cid = info.meta.get("channels", {}).get(f"player:{pid}")
+        if mid and cid:
+            link = f"https://discord.com/channels/{info.guild_id}/{cid}/{mid}"
+            await refuse(interaction, "panel.stale", phase=Renderer(game, lang(interaction)).label(game.info.label), link=link)
+        else:
+            await refuse(interaction, "panel.stale_none", phase=Renderer(game, lang(interaction)).label(game.info.label))
+        return None
+    return game
+
+
+async def _redraw(interaction: discord.Interaction, game_id: str, pid: int, tick: int, draft: dict[str, Any]) -> None:
+    """Show the panel as it is now (after a choice: its response; after a command: an edit)."""
+    bot: Any = interaction.client
+    if not bot.store.has(game_id) or bot.store.info(game_id).status != "running" or bot.store.game(game_id).state.tick != tick:
+        return  # the phase ended meanwhile (an early end): the new phase has its own panel
+    game = bot.store.game(game_id)
+    lng = lang(interaction)
+    content = panel_content(game, pid, lng, bot.store.info(game_id), draft)
+    view = panel_view(game_id, game, pid, tick, lng, draft)
+    if not interaction.response.is_done():
+        await interaction.response.edit_message(content=content, view=view)
+    elif interaction.message is not None:
+        with contextlib.suppress(discord.HTTPException):  # the panel is gone: the command itself was answered
+            await interaction.message.edit(content=content, view=view)
+
+
+async def _save(bot: Any, game_id: str, pid: int, draft: dict[str, Any] | None) -> None:
+    def put(meta: dict[str, Any]) -> None:
+        panels = meta.setdefault("panel", {})
+        if draft is None:
+            panels.pop(str(pid), None)
+        else:
+            panels[str(pid)] = draft
+
+    await bot.store.update_meta(game_id, put)
+
+
+class PanelSelect(discord.ui.DynamicItem[discord.ui.Select], template=r"amx:(?P<kind>ab|t[0-2]|op|v\d{1,2}):" + ID):
+    def __init__(self, kind: str, game_id: str, pid: int, tick: int, options: list[discord.SelectOption] | None = None,
+                 placeholder: str | None = None, row: int | None = None) -> None:
+        self.kind, self.game_id, self.pid, self.tick = kind, game_id, pid, tick
+        super().__init__(discord.ui.Select(custom_id=f"amx:{kind}:{game_id}:{pid}:{tick}", options=options or [],
+                                           placeholder=placeholder, row=row))
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Select, match: re.Match[str]) -> PanelSelect:
+        return cls(match["kind"], match["game"], int(match["pid"]), int(match["tick"]), item.options, item.placeholder)
+
+    async def callback(self, interaction: discord.Interaction) -> None:  # type: ignore[override]
+        bot: Any = interaction.client
+        game = await _seat(interaction, self.game_id, self.pid, self.tick)
+        if game is None:
+            return
+        value = (interaction.data or {}).get("values", [None])[0]  # type: ignore[union-attr]
+        draft = draft_of(bot.store.info(self.game_id).meta, self.pid, self.tick)
+        if self.kind.startswith("v"):
+            idx = int(self.kind[1:])
+            if idx >= len(game.rules.votes) or value is None:
+                await refuse(interaction, "panel.not_offered")
+                return
+            if await cast_vote(bot, interaction, str(value), game.rules.votes[idx].id):
+                await _redraw(interaction, self.game_id, self.pid, self.tick, draft)
+            return
+        if self.kind == "ab":
+            la = find_legal(game, self.pid, value)
+            if la is None:  # no longer legal (a cooldown, a status since the panel was drawn)
+                await refuse(interaction, "panel.not_offered")
+                return
+            draft = {"tick": self.tick, "ability": value, "targets": [], "option": None}
+        elif find_legal(game, self.pid, draft.get("ability")) is None:
+            await refuse(interaction, "panel.no_ability")
+            return
+        elif self.kind == "op":
+            draft["option"] = value
+        else:
+            i = int(self.kind[1:])
+            targets = list(draft.get("targets", []))
+            targets += [None] * (i + 1 - len(targets))
+            targets[i] = value
+            draft["targets"] = targets
+        await _save(bot, self.game_id, self.pid, draft)
+        await _redraw(interaction, self.game_id, self.pid, self.tick, draft)
+
+
+class PanelButton(discord.ui.DynamicItem[discord.ui.Button], template=r"amy:(?P<kind>go|pm|an|u\d{1,2}|cx\.[a-z0-9_]{1,40}):" + ID):
+    def __init__(self, kind: str, game_id: str, pid: int, tick: int, label: str = "OK",
+                 style: discord.ButtonStyle = discord.ButtonStyle.secondary, row: int | None = None) -> None:
+        self.kind, self.game_id, self.pid, self.tick = kind, game_id, pid, tick
+        super().__init__(discord.ui.Button(label=label[:80], style=style, custom_id=f"amy:{kind}:{game_id}:{pid}:{tick}", row=row))
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]) -> PanelButton:
+        return cls(match["kind"], match["game"], int(match["pid"]), int(match["tick"]), item.label or "OK", item.style)
+
+    async def callback(self, interaction: discord.Interaction) -> None:  # type: ignore[override]
+        bot: Any = interaction.client
+        game = await _seat(interaction, self.game_id, self.pid, self.tick)
+        if game is None:
+            return
+        if self.kind == "pm":
+            await open_pm_form(bot, interaction)
+            return
+        if self.kind == "an":
+            await open_anon_form(bot, interaction)
+            return
+        draft = draft_of(bot.store.info(self.game_id).meta, self.pid, self.tick)
+        if self.kind.startswith("cx."):
+            if await cancel_action(bot, interaction, self.kind[3:]):
+                await _redraw(interaction, self.game_id, self.pid, self.tick, draft)
+            return
+        if self.kind.startswith("u"):
+            idx = int(self.kind[1:])
+            if idx >= len(game.rules.votes):
+                await refuse(interaction, "panel.not_offered")
+                return
+            if await withdraw_vote(bot, interaction, game.rules.votes[idx].id):
+                await _redraw(interaction, self.game_id, self.pid, self.tick, draft)
+            return
+        if not draft.get("ability"):
+            await refuse(interaction, "panel.no_ability")
+            return
+        targets = [t for t in draft.get("targets", []) if t is not None]
+        if await submit_action(bot, interaction, draft["ability"], targets, draft.get("option")):
+            await _save(bot, self.game_id, self.pid, None)
+            await _redraw(interaction, self.game_id, self.pid, self.tick, {"tick": self.tick})
+
+
+def build(bot: Any, game_id: str, spec: str) -> discord.ui.View | None:
+    """The panel view of a stored part's spec ``<seat>:<tick>:<lang>`` (delivery's build_view)."""
+    if not bot.store.has(game_id):
+        return None
+    pid, tick, lng = spec.split(":", 2)
+    game = bot.store.game(game_id)
+    draft = draft_of(bot.store.info(game_id).meta, int(pid), int(tick))
+    return panel_view(game_id, game, int(pid), int(tick), lng, draft)
+
+
+DYNAMIC_ITEMS = (PanelSelect, PanelButton)
