@@ -15,10 +15,12 @@ from .store import (
     Due,
     GameInfo,
     Part,
+    Post,
     Resolved,
     StartReport,
     Store,
     default_db_path,
+    part_nonce,
 )
 
 __all__ = [
@@ -31,10 +33,12 @@ __all__ = [
     "Due",
     "GameInfo",
     "Part",
+    "Post",
     "Resolved",
     "StartReport",
     "StorageError",
     "Store",
     "default_db_path",
+    "part_nonce",
     "latest_version",
 ]

@@ -172,6 +172,23 @@ class Part:
         return f"{self.batch_id}#{self.part_idx}"
 
 
+def part_nonce(batch_id: str, idx: int) -> str:
+    """The 25-character nonce of a batch's part (Discord's ``nonce``)."""
+    return hashlib.sha256(f"{batch_id}#{idx}".encode()).hexdigest()[:25]
+
+
+@dataclass(frozen=True)
+class Post:
+    """A message of the bot itself, rendered by the caller, to stage in the transaction of the
+    command it belongs to (``Store.apply(…, posts=…)``): nothing can commit the command and
+    lose its message. ``parts``: the part specs of :meth:`Store.stage` (``content`` and
+    optional ``mention``, ``view``, ``files``; the nonce is derived from the batch id)."""
+
+    channel_key: str
+    channel_id: int | None
+    parts: tuple[dict[str, Any], ...]
+
+
 @dataclass(frozen=True)
 class Applied:
     game_id: str
@@ -511,15 +528,19 @@ class Store:
         return info
 
     # ---- commands -----------------------------------------------------------------------
-    async def apply(self, game_id: str, command: Command) -> Applied:
+    async def apply(self, game_id: str, command: Command, *, posts: Any = ()) -> Applied:
         """Validate ``command`` through the engine and commit it; return only once committed.
+
+        ``posts``: the bot's own messages that belong to the command (:class:`Post`s, or a
+        function of the game after the command and the engine's result returning them: a PM's copy to its sender, the
+        GM's log line), staged in the same transaction as batches ``<game>/cmd:<seq>:<n>>…``.
 
         Raises :class:`engine.ActionError` when the engine refuses (nothing is written), and
         :class:`StorageError` when the database cannot take it (nothing changes either).
         """
-        return await _uncancellable(self._apply(game_id, command))
+        return await _uncancellable(self._apply(game_id, command, posts))
 
-    async def _apply(self, game_id: str, command: Command) -> Applied:
+    async def _apply(self, game_id: str, command: Command, posts: Any = ()) -> Applied:
         live = self._live(game_id)
         async with live.lock:
             if command.request_id is not None:
@@ -538,6 +559,7 @@ class Store:
             seq = live.info.version + 1
             stamp = self._stamp()
             info = self._next_info(live.info, game, seq, stamp)
+            bot_posts = list(posts(game, result) if callable(posts) else posts)
             async with self._tx("apply") as db:
                 await db.execute(
                     db.sql(
@@ -550,6 +572,7 @@ class Store:
                 if command.is_gm:
                     await self._gm_action(db, game_id, seq, tick, command.user_id, command.kind, command.args, stamp)
                 await self._update_game(db, live.info, info, text)
+                await self._write_posts(db, game_id, f"cmd:{seq}", bot_posts, stamp)
                 self._point("apply.before_commit")
             self._point("apply.after_commit")
             live.game, live.text, live.info = game, text, info
@@ -649,7 +672,8 @@ class Store:
             return True
 
     # ---- the bot's own data: a game's meta, lobbies ---------------------------------------
-    async def update_meta(self, game_id: str, fn: Callable[[dict[str, Any]], dict[str, Any] | None]) -> GameInfo:
+    async def update_meta(self, game_id: str, fn: Callable[[dict[str, Any]], dict[str, Any] | None], *,
+                          posts: Any = (), key: str | None = None) -> GameInfo:
         """Change a game's ``meta`` (the caller's data: channel ids, language, a pause…) by a
         function, in one transaction under the game's lock.
 
@@ -659,8 +683,12 @@ class Store:
         writing back a copy it held across an await. Not a journal entry (the engine never
         reads it). Works for finished games too. Channel ids under ``meta["channels"]`` are
         recorded as the game's (:meth:`game_of_channel`).
+
+        ``posts`` (:class:`Post`s, or a function of the new meta returning them) are staged in
+        the same transaction when the meta changes, as batches ``<game>/<key>:<n>>…`` (``key``
+        required with posts: the command's idempotency key, e.g. its interaction id).
         """
-        return await _uncancellable(self._update_meta(game_id, fn))
+        return await _uncancellable(self._update_meta(game_id, fn, posts, key))
 
     async def set_meta(self, game_id: str, meta: dict[str, Any]) -> GameInfo:
         """Replace a game's ``meta`` whole (a fresh record, e.g. in a test); the bot changes meta
@@ -672,7 +700,8 @@ class Store:
         live = self._games.get(game_id)
         return live.lock if live is not None else self._meta_locks.setdefault(game_id, asyncio.Lock())
 
-    async def _update_meta(self, game_id: str, fn: Callable[[dict[str, Any]], dict[str, Any] | None]) -> GameInfo:
+    async def _update_meta(self, game_id: str, fn: Callable[[dict[str, Any]], dict[str, Any] | None],
+                           posts: Any = (), key: str | None = None) -> GameInfo:
         async with self._meta_lock(game_id):
             stamp = self._stamp()
             async with self._tx("meta") as db:
@@ -681,6 +710,9 @@ class Store:
                     raise KeyError(f"no game {game_id!r}")
                 old, version = json.loads(rows[0][0]), rows[0][1]
                 meta = await self._meta_write(db, game_id, old, version, fn, stamp)
+                if meta is not None and posts:
+                    await self._write_posts(db, game_id, key or f"meta:{version + 1}",
+                                            list(posts(meta) if callable(posts) else posts), stamp)
             live = self._games.get(game_id)
             if live is not None and meta is not None:
                 live.info = replace(live.info, meta=meta, meta_version=version + 1, updated_at=stamp)
@@ -735,6 +767,7 @@ class Store:
         user_id: int | None = None,
         key: str | None = None,
         window: timedelta = REPEAT_WINDOW,
+        posts: Any = (),
     ) -> DeadlineChange:
         """A GM's change of the current tick's deadline (and of meta with it), in one transaction
         under the game's lock, computed from the game as it is now.
@@ -745,10 +778,13 @@ class Store:
         with the same key was committed in the last ``window``, nothing is done and the result
         says ``duplicate`` (a retry after a lost reply is a new interaction: its key, not its
         id, shows it is the same command). The journal row's ``request_id`` is ``key#seq``.
+        ``posts``: a function of the game's new :class:`GameInfo` returning the :class:`Post`s
+        of the change (the public notice, the GM's log line), staged in the same transaction.
         """
-        return await _uncancellable(self._change_deadline(game_id, fn, user_id, key, window))
+        return await _uncancellable(self._change_deadline(game_id, fn, user_id, key, window, posts))
 
-    async def _change_deadline(self, game_id: str, fn: Any, user_id: int | None, key: str | None, window: timedelta) -> DeadlineChange:
+    async def _change_deadline(self, game_id: str, fn: Any, user_id: int | None, key: str | None, window: timedelta,
+                               posts: Any = ()) -> DeadlineChange:
         live = self._live(game_id)
         async with live.lock:
             info = live.info
@@ -785,6 +821,10 @@ class Store:
                     if user_id is not None:
                         await self._gm_action(db, game_id, seq, info.tick, user_id, "deadline", args, stamp)
                     await self._update_game(db, info, new, None)
+                if posts and (moves or meta is not None):
+                    after = replace(new, meta=meta, meta_version=info.meta_version + 1) if meta is not None else new
+                    await self._write_posts(db, game_id, f"deadline:{seq}:{info.meta_version + 1}",
+                                            list(posts(after) if callable(posts) else posts), stamp)
                 self._point("deadline.before_commit")
             if meta is not None:
                 new = replace(new, meta=meta, meta_version=info.meta_version + 1, updated_at=stamp)
@@ -928,20 +968,51 @@ class Store:
                            "WHERE delivery_key = ? AND delivered_at IS NULL AND batch_id IS NULL"),
                     (batch_id, stamp, key),
                 )
-            out = []
-            for i, p in enumerate(parts):
-                files = p.get("files") or None
-                attempts = 1 if p.get("uncertain") else 0  # claimed by an older build: look before sending
-                await db.execute(
-                    db.sql("INSERT INTO outbox_parts (batch_id, part_idx, batch_ord, game_id, channel_key, channel_id, content, "
-                           "nonce, mention, view, files, created_at, attempts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
-                    (batch_id, i, order, game_id, channel_key, channel_id, p["content"], p["nonce"], p.get("mention"),
-                     p.get("view"), dumps(files) if files else None, stamp, attempts),
-                )
-                out.append(Part(batch_id, i, game_id, channel_key, channel_id, p["content"], p["nonce"], p.get("mention"),
-                                p.get("view"), files, attempts))
+            out = await self._insert_parts(db, game_id, batch_id, order, channel_key, channel_id, parts, stamp)
             self._point("stage.before_commit")
         self._point("stage.after_commit")
+        return out
+
+    async def stage_posts(self, game_id: str, key: str, posts: list[Post]) -> list[Part]:
+        """Stage several bot messages together in one transaction, as batches
+        ``<game>/<key>:<n>>…`` (``key``: the idempotency key of what they belong to, e.g.
+        ``ia:<interaction id>``); a key already staged stages nothing again."""
+        async with self._tx("stage") as db:
+            out = await self._write_posts(db, game_id, key, posts, self._stamp())
+            self._point("stage.before_commit")
+        self._point("stage.after_commit")
+        return out
+
+    async def _write_posts(self, db: Backend, game_id: str, key: str, posts: list[Post], stamp: str) -> list[Part]:
+        """Stage ``posts`` inside a transaction (the command's own): batch ``<game>/<key>:<n>>…``."""
+        out: list[Part] = []
+        for n, post in enumerate(posts):
+            batch_id = f"{game_id}/{key}:{n}>{post.channel_key}"
+            rows = await db.fetchall(db.sql("SELECT COUNT(*) FROM outbox_parts WHERE batch_id = ?"), (batch_id,))
+            if rows[0][0]:
+                continue
+            top = await db.fetchall(db.sql("SELECT MAX(batch_ord) FROM outbox_parts"), ())
+            specs = [{**p, "nonce": p.get("nonce") or part_nonce(batch_id, i)} for i, p in enumerate(post.parts)]
+            if post.channel_id is None:
+                specs = [{"content": "", "nonce": part_nonce(batch_id, 0)}]
+            out += await self._insert_parts(db, game_id, batch_id, (top[0][0] or 0) + 1, post.channel_key, post.channel_id,
+                                            specs, stamp)
+        return out
+
+    async def _insert_parts(self, db: Backend, game_id: str, batch_id: str, order: int, channel_key: str,
+                            channel_id: int | None, parts: list[dict[str, Any]], stamp: str) -> list[Part]:
+        out = []
+        for i, p in enumerate(parts):
+            files = p.get("files") or None
+            attempts = 1 if p.get("uncertain") else 0  # claimed by an older build: look before sending
+            await db.execute(
+                db.sql("INSERT INTO outbox_parts (batch_id, part_idx, batch_ord, game_id, channel_key, channel_id, content, "
+                       "nonce, mention, view, files, created_at, attempts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+                (batch_id, i, order, game_id, channel_key, channel_id, p["content"], p["nonce"], p.get("mention"),
+                 p.get("view"), dumps(files) if files else None, stamp, attempts),
+            )
+            out.append(Part(batch_id, i, game_id, channel_key, channel_id, p["content"], p["nonce"], p.get("mention"),
+                            p.get("view"), files, attempts))
         return out
 
     async def pending_parts(self, game_id: str | None = None) -> list[Part]:

@@ -95,10 +95,12 @@ class AltMafiaBot(commands.Bot):
 
     # ---- services the cogs share --------------------------------------------------------
     async def gm_log(self, game_id: str, interaction: discord.Interaction, action: str) -> None:
-        """Every GM action is written in the GM channel (with any pending GM messages)."""
-        lang = self.store.info(game_id).meta.get("lang", "ru")
-        line = text(lang, "gm.log", gm=interaction.user.display_name, action=action)
-        await self.deliverer.flush(game_id, extra={"gm": [line]})
+        """Every GM action is written in the GM channel. A GM action that is no engine command
+        stages its line keyed by the interaction (a command stages it in its own transaction:
+        ``Store.apply(…, posts=[deliverer.gm_line(…)])``)."""
+        line = self.deliverer.gm_line(game_id, interaction.user.display_name, action)
+        await self.store.stage_posts(game_id, f"ia:{interaction.id}", [line])
+        await self.deliverer.flush(game_id)
 
     async def finish(self, game_id: str) -> None:
         """The end of a game. The public channel gets the reveal (who was who, the factions,

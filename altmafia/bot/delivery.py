@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import hashlib
 import io
 import logging
 import secrets
@@ -38,7 +37,7 @@ from typing import Any
 import discord
 
 from altmafia.text.i18n import Renderer, text
-from storage import Delivery, Part
+from storage import Delivery, Part, Post, part_nonce
 
 from .buttons import GameButton, PublishButton, bonus_view, event_view
 
@@ -80,7 +79,7 @@ def chunks(lines: list[str], limit: int = LIMIT) -> list[str]:
 
 
 def nonce(key: str, part: int) -> str:
-    return hashlib.sha256(f"{key}#{part}".encode()).hexdigest()[:25]
+    return part_nonce(key, part)
 
 
 #: how many of a channel's last messages are searched for a part claimed before a crash
@@ -278,12 +277,33 @@ class Deliverer:
             return bonus_view(gid, game, int(ident), lang)
         return None
 
+    def outgoing(self, game_id: str, key: str, content: str, *, files: list[Any] | None = None,
+                 mention: int | None = None, view: str | None = None) -> Post:
+        """A message of the bot itself, rendered into its parts now, to be staged by the store in
+        the transaction of the command it belongs to (``Store.apply(…, posts=[…])``,
+        ``change_deadline``, ``update_meta``, ``stage_posts``) and sent by the next flush. A
+        channel the game has not got (yet) gives a post that is dropped (logged at the send)."""
+        store = self.bot.store
+        info = store.info(game_id)
+        cid = info.meta.get("channels", {}).get(key)
+        parts = chunks(content.split("\n")) or [""]
+        specs = tuple({"content": c, "mention": mention or 0, "view": view if i == len(parts) - 1 else None,
+                       "files": [file_spec(f) for f in files] if files and i == 0 else None} for i, c in enumerate(parts))
+        return Post(key, int(cid) if cid is not None else None, specs)
+
+    def gm_line(self, game_id: str, gm: str, action: str) -> Post:
+        """The GM channel's log line of a GM's action (``gm.log``), as a :class:`storage.Post`."""
+        lang = self.bot.store.info(game_id).meta.get("lang", "ru")
+        return self.outgoing(game_id, "gm", text(lang, "gm.log", gm=gm, action=action))
+
     async def post(self, game_id: str, key: str, content: str, *, files: list[Any] | None = None,
                    mention: int | None = None, view: str | None = None, once: str | None = None) -> int:
-        """A message of the bot itself (not an event): a role card, a reminder, a GM log line.
+        """A message of the bot itself (not an event): a role card, a reminder, the reveal.
         It is staged in the outbox (``once``: its idempotency key — the same key is never
         staged twice, e.g. ``card:3``), then sent with anything pending before it. ``view``: a
-        buttons spec (see :meth:`build_view`) for the last part; ``files`` go with the first."""
+        buttons spec (see :meth:`build_view`) for the last part; ``files`` go with the first.
+        A message that belongs to a command is staged in the command's own transaction
+        instead (:meth:`outgoing`)."""
         store = self.bot.store
         info = store.info(game_id) if store.has(game_id) else await store.find(game_id)
         cid = info.meta.get("channels", {}).get(key) if info else None

@@ -32,7 +32,7 @@ from altmafia.bot.interact import (
 from altmafia.text.cards import option_label
 from altmafia.text.i18n import Renderer, text
 from engine import ActionError, Game, LegalAction
-from storage import Command
+from storage import Command, Post
 
 SEP = "|"
 
@@ -131,7 +131,9 @@ class Actions(commands.GroupCog, group_name=N("action"), group_description=D("ac
             args["by"] = by
         cmd = Command("submit", args, user_id=interaction.user.id, request_id=str(interaction.id))
         try:
-            applied = await self.bot.store.apply(gid, cmd)
+            # the public line of a public ability is staged in the command's own transaction
+            applied = await self.bot.store.apply(gid, cmd, posts=lambda g, res: self.announce(
+                gid, g, actor, (res or {}).get("ability", key), targets, option))
         except ActionError as err:
             await refuse_engine(interaction, game, err)
             return
@@ -146,23 +148,22 @@ class Actions(commands.GroupCog, group_name=N("action"), group_description=D("ac
         if by is not None:
             key_text = text(lng, "action.for_teammate", player=r.player(actor)) + " " + key_text
         await reply(interaction, key_text + "\n" + deadline_text(self.bot.store.info(gid), lng))
-        await self.announce(gid, game, actor, ability_key, targets, option)
         await self.bot.deliverer.flush(gid)
         if game.end_now_requested():  # a riot ends the turn at once
             await self.bot.scheduler.resolve(gid)
         await self.bot.scheduler.end_early(gid)  # the ruleset may end the phase once nobody is waited for
 
-    async def announce(self, gid: str, game: Game, pid: int, ability: str, targets: list[int], option: str | None,
-                       cancelled: bool = False) -> None:
+    def announce(self, gid: str, game: Game, pid: int, ability: str, targets: list[int], option: str | None,
+                 cancelled: bool = False) -> list[Post]:
         """A public ability (``settings.public_slots``: Eternal Friday's day abilities, «нужно
         писать открыто») is shown in the vote channel each time it is submitted, replaced or
-        cancelled."""
+        cancelled: the line, staged with the command (``Store.apply(…, posts=…)``)."""
         try:
             slot = game.slot_of(game.ability_def(ability)).id
         except (KeyError, ValueError):
-            return
+            return []
         if slot not in game.rules.settings.get("public_slots", []):
-            return
+            return []
         lng = self.bot.store.info(gid).meta.get("lang", "ru")
         r = Renderer(game, lng)
         if cancelled:
@@ -172,7 +173,7 @@ class Actions(commands.GroupCog, group_name=N("action"), group_description=D("ac
             names = ", ".join(r.player(t) for t in targets)
             line = text(lng, "action.public" if names else "action.public_alone", player=r.player(pid), ability=r.ability(ability),
                         targets=names, option=opt)
-        await self.bot.deliverer.post(gid, "votes", line)
+        return [self.bot.deliverer.outgoing(gid, "votes", line)]
 
     @submit.autocomplete("for_")
     async def for_ac(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
@@ -270,13 +271,14 @@ class Actions(commands.GroupCog, group_name=N("action"), group_description=D("ac
             return
         await defer(interaction)
         try:
-            applied = await self.bot.store.apply(gid, Command.cancel(p.pid, lane, user_id=interaction.user.id, request_id=str(interaction.id)))
+            applied = await self.bot.store.apply(
+                gid, Command.cancel(p.pid, lane, user_id=interaction.user.id, request_id=str(interaction.id)),
+                posts=lambda g, res: self.announce(gid, g, p.pid, mine.ability, [], None, cancelled=True) if res else [])
         except ActionError as err:
             await refuse_engine(interaction, game, err)
             return
         await reply(interaction, text(lng, "action.cancelled" if applied.result else "action.not_cancelled"))
         if applied.result:
-            await self.announce(gid, self.bot.store.game(gid), p.pid, mine.ability, [], None, cancelled=True)
             await self.bot.deliverer.flush(gid)
 
     @cancel.autocomplete("which")

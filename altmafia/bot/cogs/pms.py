@@ -48,9 +48,13 @@ class Pms(commands.GroupCog, group_name=N("pm"), group_description=D("pm")):
             return
         await defer(interaction)
         relayed = len(game.state.pms)
+        plang = self.bot.store.info(gid).meta.get("langs", {}).get(str(p.pid)) or lang(interaction)
+        # the sender's copy is staged in the PM's own transaction: never one without the other
+        copy = self.bot.deliverer.outgoing(gid, f"player:{p.pid}", text(plang, "pm.copy", to=Renderer(game, plang).player(recipient),
+                                                                         text=message))
         try:
             await self.bot.store.apply(gid, Command.send_pm(p.pid, recipient, message, user_id=interaction.user.id,
-                                                            request_id=str(interaction.id)))
+                                                            request_id=str(interaction.id)), posts=[copy])
         except ActionError as err:
             await refuse_engine(interaction, game, err)
             return
@@ -64,8 +68,6 @@ class Pms(commands.GroupCog, group_name=N("pm"), group_description=D("pm")):
             await reply(interaction, text(lng, "pm.letter", to=r.player(recipient)))
         else:
             await reply(interaction, text(lng, "pm.sent", to=r.player(recipient), left=left))
-        plang = self.bot.store.info(gid).meta.get("langs", {}).get(str(p.pid)) or lng
-        await self.bot.deliverer.post(gid, f"player:{p.pid}", text(plang, "pm.copy", to=Renderer(game, plang).player(recipient), text=message))
         await self.bot.deliverer.flush(gid)
 
     @send.autocomplete("to")
