@@ -10,6 +10,7 @@ from .errors import DatabaseInUse, StorageError
 from .schema import latest_version
 from .store import (
     Applied,
+    ChannelIntent,
     DeadlineChange,
     Delivery,
     Due,
@@ -26,6 +27,7 @@ from .store import (
 __all__ = [
     "ENGINE_KINDS",
     "Applied",
+    "ChannelIntent",
     "Command",
     "DatabaseInUse",
     "DeadlineChange",

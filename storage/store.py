@@ -172,6 +172,21 @@ class Part:
         return f"{self.batch_id}#{self.part_idx}"
 
 
+@dataclass(frozen=True)
+class ChannelIntent:
+    """A channel about to be created (v6): its marker is the guild, the type, the exact name and
+    the parent (a game's category carries the game's unique id in its name)."""
+
+    owner_id: str  # the lobby id (= the game id) or the game id
+    channel_key: str
+    guild_id: int
+    kind: int  # Discord's channel type (0 text, 4 category)
+    name: str
+    parent_id: int | None
+    channel_id: int | None = None
+    settled_at: str | None = None
+
+
 def part_nonce(batch_id: str, idx: int) -> str:
     """The 25-character nonce of a batch's part (Discord's ``nonce``)."""
     return hashlib.sha256(f"{batch_id}#{idx}".encode()).hexdigest()[:25]
@@ -947,6 +962,47 @@ class Store:
         """Record why a send failed; the delivery stays pending."""
         return await self._outbox_update("failed", "last_error = ?", (error[:1000],), key)
 
+    # ---- channel creation intents (v6) ------------------------------------------------------
+    async def intend_channel(self, owner_id: str, channel_key: str, *, guild_id: int, kind: int, name: str,
+                             parent_id: int | None) -> ChannelIntent | None:
+        """Record, before the REST call, that a channel is about to be created; one transaction.
+        Returns the intent already recorded for that key when there is one (a creation that
+        may have happened: look for its channel first), else None (recorded now)."""
+        async with self._tx("intent") as db:
+            rows = await db.fetchall(db.sql(f"SELECT {INTENT_COLS} FROM channel_intents WHERE owner_id = ? AND channel_key = ?"),
+                                     (owner_id, channel_key))
+            if rows:
+                await db.execute(db.sql("UPDATE channel_intents SET name = ?, parent_id = ?, settled_at = NULL "
+                                        "WHERE owner_id = ? AND channel_key = ?"), (name, parent_id, owner_id, channel_key))
+                return replace(_intent(rows[0]), name=name, parent_id=parent_id)
+            await db.execute(
+                db.sql("INSERT INTO channel_intents (owner_id, channel_key, guild_id, kind, name, parent_id, created_at) "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?)"),
+                (owner_id, channel_key, guild_id, kind, name, parent_id, self._stamp()),
+            )
+            self._point("intent.before_commit")
+        return None
+
+    async def settle_channel(self, owner_id: str, channel_key: str, channel_id: int | None) -> bool:
+        """The intent is done: its channel's id is saved by its owner (or it was dropped)."""
+        async with self._tx("intent.settled") as db:
+            n = await db.execute(
+                db.sql("UPDATE channel_intents SET channel_id = ?, settled_at = ? WHERE owner_id = ? AND channel_key = ?"),
+                (channel_id, self._stamp(), owner_id, channel_key),
+            )
+        return n == 1
+
+    async def channel_intents(self, owner_id: str | None = None, *, open_only: bool = True) -> list[ChannelIntent]:
+        """Intents (of one owner, or all), the unsettled ones only unless ``open_only=False``."""
+        sql = f"SELECT {INTENT_COLS} FROM channel_intents WHERE 1 = 1"
+        params: list[Any] = []
+        if open_only:
+            sql += " AND settled_at IS NULL"
+        if owner_id is not None:
+            sql += " AND owner_id = ?"
+            params.append(owner_id)
+        return [_intent(r) for r in await self._read(sql + " ORDER BY created_at, owner_id, channel_key", params)]
+
     # ---- message parts (v5): render once, store, send and mark each part on its own ---------
     async def stage(self, game_id: str, batch_id: str, channel_key: str, channel_id: int | None,
                     parts: list[dict[str, Any]], keys: list[str] = ()) -> list[Part]:
@@ -1185,6 +1241,14 @@ class Store:
                                        f"{self.location}: {label} failed ({exc}); nothing was written.") from exc
                 raise
         self._count(label)
+
+
+INTENT_COLS = "owner_id, channel_key, guild_id, kind, name, parent_id, channel_id, settled_at"
+
+
+def _intent(r: tuple[Any, ...]) -> ChannelIntent:
+    return ChannelIntent(owner_id=r[0], channel_key=r[1], guild_id=r[2], kind=r[3], name=r[4], parent_id=r[5],
+                         channel_id=r[6], settled_at=r[7])
 
 
 PARTS_COLS = "batch_id, part_idx, game_id, channel_key, channel_id, content, nonce, mention, view, files, attempts, last_attempt_at, message_id"

@@ -26,7 +26,7 @@ from storage import Store
 from storage.commands import replay
 
 from .buttons import DYNAMIC_ITEMS, FULL_TIMELINE, PUBLIC_TIMELINE
-from .channels import ChannelManager
+from .channels import ChannelManager, reconcile
 from .delivery import Deliverer
 from .interact import CatalogTranslator, refuse
 from .scheduler import Scheduler
@@ -73,6 +73,7 @@ class AltMafiaBot(commands.Bot):
         self.tree.allowed_contexts = discord.app_commands.AppCommandContext(guild=True, dm_channel=False, private_channel=False)
         for cmd in self.tree.get_commands():
             cmd.guild_only = True
+        await reconcile(self)  # channels created before a crash and never saved: adopted or deleted
         await self.scheduler.recover()
         if self.settings.guild_id:
             guild = discord.Object(self.settings.guild_id)
