@@ -600,16 +600,21 @@ class Store:
         expect_tick: int | None = None,
         next_deadline: datetime | None = None,
         user_id: int | None = None,
+        posts: Any = (),
     ) -> Resolved | None:
         """Resolve the current tick in one transaction; None when there is nothing to do.
 
         ``expect_tick``: resolve only if the game is still at that tick (a deadline timer and a
         GM's forced resolve cannot both resolve it). ``next_deadline``: the deadline of the
         next tick, committed with the resolve. ``user_id``: the GM who forced it (audited).
+        ``posts``: the bot's messages of this resolve (the GM's log line of a forced or early
+        end), staged with the resolve's mark (or, for a redo, its transaction) as batches
+        ``<game>/resolve:<tick>:<n>>…``: the redo of a forced resolve keeps the GM's line.
         """
-        return await _uncancellable(self._resolve(game_id, expect_tick, utc(next_deadline), user_id))
+        return await _uncancellable(self._resolve(game_id, expect_tick, utc(next_deadline), user_id, posts))
 
-    async def _resolve(self, game_id: str, expect_tick: int | None, next_deadline: datetime | None, user_id: int | None) -> Resolved | None:
+    async def _resolve(self, game_id: str, expect_tick: int | None, next_deadline: datetime | None, user_id: int | None,
+                       posts: Any = ()) -> Resolved | None:
         live = self._live(game_id)
         async with live.lock:
             if live.game.state.over:
@@ -619,10 +624,14 @@ class Store:
                 return None
             if live.info.resolving_tick == tick and user_id is None:
                 user_id = live.info.resolving_user  # a forced resolve cut short is redone as forced, by its GM
+            bot_posts = list(posts)
             if live.info.resolving_tick != tick:
                 marked = replace(live.info, resolving_tick=tick, resolving_user=user_id)
                 async with self._tx("resolve.mark") as db:
                     await self._update_game(db, live.info, marked, None, bump=False)
+                    # staged with the mark: a resolve marked is always done (redone at start if
+                    # cut short), and its redo cannot render the GM's line as it was
+                    await self._write_posts(db, game_id, f"resolve:{tick}", bot_posts, self._stamp())
                 live.info = marked
                 self._point("resolve.marked")
             game, first, _, text = await asyncio.to_thread(_run_on_copy, live.rules, live.text, Game.resolve)
@@ -652,6 +661,7 @@ class Store:
                 if user_id is not None:
                     await self._gm_action(db, game_id, seq, tick, user_id, "resolve", args, stamp)
                 await self._update_game(db, live.info, info, text)
+                await self._write_posts(db, game_id, f"resolve:{tick}", bot_posts, stamp)  # a key staged with the mark: skipped
                 self._point("resolve.before_commit")
             self._point("resolve.after_commit")
             live.game, live.text, live.info = game, text, info
@@ -1005,11 +1015,13 @@ class Store:
 
     # ---- message parts (v5): render once, store, send and mark each part on its own ---------
     async def stage(self, game_id: str, batch_id: str, channel_key: str, channel_id: int | None,
-                    parts: list[dict[str, Any]], keys: list[str] = ()) -> list[Part]:
+                    parts: list[dict[str, Any]], keys: list[str] = (), *, absorb: list[Part] = ()) -> list[Part]:
         """Store a batch rendered into its final parts, claiming its outbox rows ``keys`` in the
         same transaction; each part: ``content``, ``nonce``, optional ``mention``, ``view``,
         ``files``, ``uncertain`` (it may have been sent already). A batch already staged is not staged again: its stored parts are returned
-        (so a retry never renders anew). Outbox rows staged elsewhere or delivered are skipped."""
+        (so a retry never renders anew). Outbox rows staged elsewhere or delivered are skipped.
+        ``absorb``: unsent parts whose text the new batch carries (a resolve's own line joining
+        its channel's batch): marked sent, without a message id, in the same transaction."""
         async with self._tx("stage") as db:
             rows = await db.fetchall(db.sql(f"SELECT {PARTS_COLS} FROM outbox_parts WHERE batch_id = ? ORDER BY part_idx"),
                                      (batch_id,))
@@ -1025,6 +1037,9 @@ class Store:
                     (batch_id, stamp, key),
                 )
             out = await self._insert_parts(db, game_id, batch_id, order, channel_key, channel_id, parts, stamp)
+            for p in absorb:
+                await db.execute(db.sql("UPDATE outbox_parts SET sent_at = ?, last_error = ? WHERE batch_id = ? AND part_idx = ? "
+                                        "AND sent_at IS NULL"), (stamp, f"sent within {batch_id}"[:1000], p.batch_id, p.part_idx))
             self._point("stage.before_commit")
         self._point("stage.after_commit")
         return out

@@ -82,6 +82,11 @@ def nonce(key: str, part: int) -> str:
     return part_nonce(key, part)
 
 
+def absorbable(p: Part) -> bool:
+    """A resolve's own line not yet tried: it may join the batch of its channel's events."""
+    return "/resolve:" in p.batch_id and p.attempts == 0 and not p.view and not p.files and p.channel_id is not None
+
+
 #: how many of a channel's last messages are searched for a part claimed before a crash
 HISTORY = 100
 
@@ -109,22 +114,31 @@ class Deliverer:
         """Deliver everything pending (of one game, or all): first the stored parts of batches
         staged before, then the new outbox rows. ``extra`` lines (by channel key) join the
         same batches. Returns the number of messages sent."""
-        store = self.bot.store
         async with self.lock:
-            blocked: set[tuple[str, str]] = set()
-            sent = await self._send_parts(await store.pending_parts(game_id), blocked)
-            pending = await store.pending_deliveries(game_id)
-            games: dict[str, list[Delivery]] = {}
-            for d in pending:
-                games.setdefault(d.game_id, []).append(d)
-            if game_id is not None and extra:
-                games.setdefault(game_id, [])
-            for gid, items in games.items():
-                sent += await self._game(gid, items, extra if gid == game_id else None, blocked)
-            return sent
+            return await self._flush(game_id, extra)
+
+    async def _flush(self, game_id: str | None, extra: dict[str, list[str]] | None = None) -> int:
+        store = self.bot.store
+        blocked: set[tuple[str, str]] = set()
+        parts = await store.pending_parts(game_id)
+        pending = await store.pending_deliveries(game_id)
+        # a resolve's own line (the GM's log line of a forced resolve, staged with it) joins
+        # the batch of that channel's events instead of going out alone: one message a resolve
+        rows_at = {(d.game_id, route(d)) for d in pending}
+        merge = [p for p in parts if absorbable(p) and (p.game_id, p.channel_key) in rows_at]
+        sent = await self._send_parts([p for p in parts if p not in merge], blocked)
+        games: dict[str, list[Delivery]] = {}
+        for d in pending:
+            games.setdefault(d.game_id, []).append(d)
+        if game_id is not None and extra:
+            games.setdefault(game_id, [])
+        for gid, items in games.items():
+            sent += await self._game(gid, items, extra if gid == game_id else None, blocked,
+                                     [p for p in merge if p.game_id == gid])
+        return sent
 
     async def _game(self, gid: str, items: list[Delivery], extra: dict[str, list[str]] | None,
-                    blocked: set[tuple[str, str]]) -> int:
+                    blocked: set[tuple[str, str]], merge: list[Part] = ()) -> int:
         store = self.bot.store
         if not store.has(gid):
             log.warning("game %s has pending messages but is not loaded", gid)
@@ -144,7 +158,9 @@ class Deliverer:
         for key, batch in batches.items():
             lang = reader_lang(info.meta, key)
             views = [(d, event_view(gid, d.event, lang)) for d in batch]
-            staged += await self._stage(gid, info, key, [d for d, v in views if v is None], (extra or {}).get(key, []))
+            joined = [p for p in merge if p.channel_key == key]
+            staged += await self._stage(gid, info, key, [d for d, v in views if v is None],
+                                        [p.content for p in joined] + (extra or {}).get(key, []), absorb=joined)
             for d, view in views:
                 if view is not None:
                     staged += await self._stage(gid, info, key, [d], [], view=f"event:{d.event_idx}:{lang}")
@@ -170,7 +186,7 @@ class Deliverer:
         return chunks(lines)
 
     async def _stage(self, gid: str, info: Any, key: str, batch: list[Delivery], extra: list[str],
-                     view: str | None = None) -> list[Part]:
+                     view: str | None = None, absorb: list[Part] = ()) -> list[Part]:
         """Render a batch once and store its parts with the claim of its rows."""
         keys = [d.key for d in batch]
         if not keys and not extra:
@@ -185,7 +201,7 @@ class Deliverer:
         if cid is None:
             log.warning("game %s: no channel %s; %d messages dropped", gid, key, len(keys))
             specs = [{"content": "", "nonce": nonce(batch_id, 0), "dropped": True}]
-        return await self.bot.store.stage(gid, batch_id, key, int(cid) if cid is not None else None, specs, keys)
+        return await self.bot.store.stage(gid, batch_id, key, int(cid) if cid is not None else None, specs, keys, absorb=absorb)
 
     async def _send_parts(self, parts: list[Part], blocked: set[tuple[str, str]]) -> int:
         """Send parts in order; a failed part blocks the rest of its channel until the next flush."""
@@ -315,5 +331,8 @@ class Deliverer:
                   "view": view if i == len(parts) - 1 else None,
                   "files": [file_spec(f) for f in files] if files and i == 0 else None} for i, c in enumerate(parts)]
         async with self.lock:
+            # whatever the game committed before goes out first (its events after a restart,
+            # before the reveal), in commit order
+            sent = await self._flush(game_id) if store.has(game_id) else 0
             await store.stage(game_id, batch_id, key, int(cid), specs)
-            return await self._send_parts(await store.pending_parts(game_id), set())
+            return sent + await self._send_parts(await store.pending_parts(game_id), set())

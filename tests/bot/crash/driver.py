@@ -115,12 +115,45 @@ async def main(db: Path, api: str) -> None:
                     await store.apply(GAME, Command.vote(p.pid, vote.id, choice, user_id=p.user_id, request_id=f"{tick}:{p.pid}:v:{vote.id}"))
                 await bot.deliverer.flush(GAME)
             game = store.game(GAME)
+        await gm_acts(bot, tick)
         await bot.deliverer.flush(GAME)
-        await bot.scheduler.resolve(GAME, expect_tick=tick)
+        if tick == 1:  # the GM's forced resolve, with its log line (as buttons.ResolveButton does)
+            game = store.game(GAME)
+            label = Renderer(game, "ru").label(game.info.label)
+            line = text("ru", "gm.log", gm="Ведущий", action=text("ru", "gm.act_resolve", phase=label))
+            await bot.scheduler.resolve(GAME, expect_tick=tick, user_id=GM, gm_line=line)
+        else:
+            await bot.scheduler.resolve(GAME, expect_tick=tick)
     await bot.deliverer.flush()
     await bot.offer_cleanup(GAME)  # idempotent (``once``): a start after the end shows it once
     await bot.store.close()
     await bot.http.close()
+
+
+async def gm_acts(bot: object, tick: int) -> None:
+    """What the GM cog does for ``/gm tell`` (the command with its log line in one transaction)
+    and ``/gm extend`` (the deadline with its public notice and log line)."""
+    from datetime import timedelta
+
+    from altmafia.text.i18n import text
+    from storage import Command, Post
+
+    store, deliverer = bot.store, bot.deliverer
+    game = store.game(GAME)
+    pid = game.living()[tick % len(game.living())].pid
+    message = f"тайное слово дня {tick}"
+    line = deliverer.gm_line(GAME, "Ведущий", text("ru", "gm.act_tell", player=game.player(pid).name, text=message))
+    await store.apply(GAME, Command.gm("message", pid=pid, text=message, user_id=GM, request_id=f"{tick}:gm:tell"), posts=[line])
+    await deliverer.flush(GAME)
+    if tick == 0:
+        def notices(info: object) -> list[Post]:
+            stamp = int(info.deadline.timestamp())
+            return [deliverer.gm_line(GAME, "Ведущий", text("ru", "gm.act_move", minutes="+30", deadline=f"<t:{stamp}:f>")),
+                    deliverer.outgoing(GAME, "public", text("ru", "public.deadline_moved", deadline=f"<t:{stamp}:f> (<t:{stamp}:R>)"))]
+
+        await store.change_deadline(GAME, lambda info: (info.deadline + timedelta(minutes=30), None), user_id=GM,
+                                    key=f"move:{GM}:+30", posts=notices)
+        await deliverer.flush(GAME)
 
 
 if __name__ == "__main__":
