@@ -46,6 +46,12 @@ class Pms(commands.GroupCog, group_name=N("pm"), group_description=D("pm")):
         if recipient is None:
             await refuse(interaction, "err.unknown_player", name=to)
             return
+        # a retry after a lost reply (a new interaction): the same text to the same player in
+        # this phase was already sent; it is not sent twice
+        if any(m.sender == p.pid and m.recipient == recipient and m.text == message and m.tick == game.state.tick
+               for m in game.state.pms):
+            await refuse(interaction, "pm.already_sent", to=Renderer(game, lang(interaction)).player(recipient))
+            return
         await defer(interaction)
         relayed = len(game.state.pms)
         plang = self.bot.store.info(gid).meta.get("langs", {}).get(str(p.pid)) or lang(interaction)
