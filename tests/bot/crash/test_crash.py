@@ -17,6 +17,7 @@ import os
 import random
 import re
 import sqlite3
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -41,22 +42,31 @@ async def run_bot(db: Path, api: str, *, kill: str | None = None, after: float |
         env["CRASH_KILL"] = kill
     if trace:
         env["CRASH_TRACE"] = str(trace)
-    proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "tests.bot.crash.driver", str(db), api, cwd=ROOT, env=env,
-                                                stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
-    try:
-        if after is not None:
-            try:
-                await asyncio.wait_for(asyncio.shield(proc.wait()), after)
-            except TimeoutError:
-                proc.kill()  # SIGKILL at a random moment
-        _, err = await asyncio.wait_for(proc.communicate(), 120)
-    except BaseException:
-        if proc.returncode is None:
-            proc.kill()
-        raise
+    # a thread waits for its own child (asyncio's child watcher reports 255 for a child some
+    # other part of a long test session reaped)
+    proc = await asyncio.to_thread(play, [sys.executable, "-m", "tests.bot.crash.driver", str(db), api], env, after)
+    err = proc.stderr_text
     if proc.returncode not in (0, -9):
-        raise AssertionError(f"the bot failed (exit {proc.returncode}):\n{err.decode(errors='replace')[-4000:]}")
+        raise AssertionError(f"the bot failed (exit {proc.returncode}, kill {kill}, after {after}):\n{err[-4000:]}")
     return proc.returncode
+
+
+class Finished:
+    def __init__(self, returncode: int, stderr_text: str) -> None:
+        self.returncode, self.stderr_text = returncode, stderr_text
+
+
+def play(argv: list[str], env: dict[str, str], after: float | None) -> Finished:
+    """The bot process, SIGKILLed after ``after`` seconds if still running."""
+    with subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) as proc:
+        try:
+            _, err = proc.communicate(timeout=after if after is not None else 120)
+        except subprocess.TimeoutExpired:
+            proc.kill()  # SIGKILL at a random moment (or a bot that hangs: it fails below)
+            _, err = proc.communicate(timeout=60)
+            if after is None:
+                raise AssertionError("the bot hung: " + err.decode(errors="replace")[-2000:]) from None
+        return Finished(proc.returncode, err.decode(errors="replace"))
 
 
 def lines_by_channel(db: Path, standin: Standin) -> tuple[dict[str, list[str]], int]:
@@ -135,7 +145,7 @@ async def test_sigkill_at_random_moments_and_every_fault_point(tmp_path: Path):
     lost, dup, orphans = (sum(r[i] for r in results) for i in (2, 3, 4))
     failures = [f"run {i}: {r[5]}" for i, r in enumerate(results) if not r[1]]
     never = [p for p in named if p not in hit]
-    print(f"crash: {len(results)} games, first kills at {len(firsts)} reaches of {len(named)} named points")
+    print(f"(crash plan: {len(results)} games, first kills at {len(firsts)} reaches of {len(named)} named points)")
     print(f"crash: {kills} kills, {identical} identical, {lost} lines lost, {dup} duplicated, {orphans} orphan channels")
     assert kills >= KILLS and not never, (kills, never)
     assert identical == kills and lost == dup == orphans == 0, "\n".join(failures)
