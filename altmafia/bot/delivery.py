@@ -19,9 +19,11 @@ by :meth:`storage.Store.stage` in the transaction that claims the batch's outbox
 part is then claimed, sent and marked on its own (:meth:`storage.Store.mark_part_sent`, with
 the message id); the rows are delivered with the last part. A retry sends the stored text of
 the unsent parts only; a part claimed before a crash is first looked for in its channel (its
-stored text and nonce, among the last 100 messages). The bot's own messages (role cards,
-reminders, GM log lines, the sender's copy of a PM, ballots, the reveal, the cleanup prompt)
-go the same way through :meth:`Deliverer.post`, as batches without outbox rows.
+stored text and nonce, among the last 100 messages). The bot's own messages are batches
+without outbox rows: those of a command (the sender's copy of a PM, a GM's log line, a
+deadline notice) are built by :meth:`Deliverer.outgoing` and staged by the store in the
+command's own transaction; the others (role cards, reminders, the reveal, the cleanup prompt)
+by :meth:`Deliverer.post`, keyed.
 """
 
 from __future__ import annotations
