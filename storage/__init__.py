@@ -10,20 +10,24 @@ from .errors import DatabaseInUse, StorageError
 from .schema import latest_version
 from .store import (
     Applied,
+    ChannelIntent,
     DeadlineChange,
     Delivery,
     Due,
     GameInfo,
     Part,
+    Post,
     Resolved,
     StartReport,
     Store,
     default_db_path,
+    part_nonce,
 )
 
 __all__ = [
     "ENGINE_KINDS",
     "Applied",
+    "ChannelIntent",
     "Command",
     "DatabaseInUse",
     "DeadlineChange",
@@ -31,10 +35,12 @@ __all__ = [
     "Due",
     "GameInfo",
     "Part",
+    "Post",
     "Resolved",
     "StartReport",
     "StorageError",
     "Store",
     "default_db_path",
+    "part_nonce",
     "latest_version",
 ]

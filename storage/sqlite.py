@@ -283,3 +283,50 @@ class SqliteBackend(Backend):
 
     def explain(self, exc: BaseException) -> str | None:
         return explain(exc, self.path)
+
+
+def backup(source: str | Path, target: str | Path) -> dict[str, Any]:
+    """A consistent copy of a live database (WAL mode, the bot running) with SQLite's online
+    backup API — never by copying the file (and its ``-wal``, ``-shm``) by hand, which can
+    catch a half-written log. The copy is written to ``<target>.part``, checked with ``PRAGMA
+    quick_check`` and only then renamed to ``target`` (an existing ``target`` is refused:
+    a backup never overwrites a file). Returns ``{"pages", "bytes", "check"}``; raises
+    :class:`StorageError` saying what is wrong."""
+    src, out = Path(source), Path(target)
+    if not src.is_file():
+        raise StorageError(f"{src}: no such database file; nothing was written.")
+    if out.exists():
+        raise StorageError(f"{out}: the file exists; a backup never overwrites a file, choose another name.")
+    if out.resolve() == src.resolve():
+        raise StorageError(f"{out}: the backup must be another file than the database.")
+    if not out.parent.is_dir():
+        raise StorageError(f"{out.parent}: no such folder; nothing was written.")
+    part = out.with_name(out.name + ".part")
+    part.unlink(missing_ok=True)
+    try:
+        con = sqlite3.connect(f"{src.resolve().as_uri()}?mode=ro", uri=True, timeout=30)
+        try:
+            head = con.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'").fetchall()
+            if not head:
+                raise StorageError(f"{src}: not an altmafia database (no schema_version table); nothing was written.")
+            dst = sqlite3.connect(part)
+            try:
+                con.backup(dst)  # one step: a read transaction on one snapshot (WAL: the bot's writes go on)
+                check = dst.execute("PRAGMA quick_check").fetchone()[0]
+                pages = dst.execute("PRAGMA page_count").fetchone()[0]
+            finally:
+                dst.close()
+        finally:
+            con.close()
+    except sqlite3.Error as exc:
+        part.unlink(missing_ok=True)
+        why = explain(exc, src)
+        raise StorageError(f"backup of {src} failed, nothing was written: {why or exc}") from exc
+    except BaseException:
+        part.unlink(missing_ok=True)
+        raise
+    if check != "ok":
+        part.unlink(missing_ok=True)
+        raise StorageError(f"backup of {src}: the copy fails quick_check ({check}); the database itself may be damaged.")
+    os.replace(part, out)
+    return {"pages": pages, "bytes": out.stat().st_size, "check": check}

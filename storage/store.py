@@ -173,6 +173,38 @@ class Part:
 
 
 @dataclass(frozen=True)
+class ChannelIntent:
+    """A channel about to be created (v6): its marker is the guild, the type, the exact name and
+    the parent (a game's category carries the game's unique id in its name)."""
+
+    owner_id: str  # the lobby id (= the game id) or the game id
+    channel_key: str
+    guild_id: int
+    kind: int  # Discord's channel type (0 text, 4 category)
+    name: str
+    parent_id: int | None
+    channel_id: int | None = None
+    settled_at: str | None = None
+
+
+def part_nonce(batch_id: str, idx: int) -> str:
+    """The 25-character nonce of a batch's part (Discord's ``nonce``)."""
+    return hashlib.sha256(f"{batch_id}#{idx}".encode()).hexdigest()[:25]
+
+
+@dataclass(frozen=True)
+class Post:
+    """A message of the bot itself, rendered by the caller, to stage in the transaction of the
+    command it belongs to (``Store.apply(…, posts=…)``): nothing can commit the command and
+    lose its message. ``parts``: the part specs of :meth:`Store.stage` (``content`` and
+    optional ``mention``, ``view``, ``files``; the nonce is derived from the batch id)."""
+
+    channel_key: str
+    channel_id: int | None
+    parts: tuple[dict[str, Any], ...]
+
+
+@dataclass(frozen=True)
 class Applied:
     game_id: str
     seq: int  # the journal entry
@@ -511,15 +543,19 @@ class Store:
         return info
 
     # ---- commands -----------------------------------------------------------------------
-    async def apply(self, game_id: str, command: Command) -> Applied:
+    async def apply(self, game_id: str, command: Command, *, posts: Any = ()) -> Applied:
         """Validate ``command`` through the engine and commit it; return only once committed.
+
+        ``posts``: the bot's own messages that belong to the command (:class:`Post`s, or a
+        function of the game after the command and the engine's result returning them: a PM's copy to its sender, the
+        GM's log line), staged in the same transaction as batches ``<game>/cmd:<seq>:<n>>…``.
 
         Raises :class:`engine.ActionError` when the engine refuses (nothing is written), and
         :class:`StorageError` when the database cannot take it (nothing changes either).
         """
-        return await _uncancellable(self._apply(game_id, command))
+        return await _uncancellable(self._apply(game_id, command, posts))
 
-    async def _apply(self, game_id: str, command: Command) -> Applied:
+    async def _apply(self, game_id: str, command: Command, posts: Any = ()) -> Applied:
         live = self._live(game_id)
         async with live.lock:
             if command.request_id is not None:
@@ -538,6 +574,7 @@ class Store:
             seq = live.info.version + 1
             stamp = self._stamp()
             info = self._next_info(live.info, game, seq, stamp)
+            bot_posts = list(posts(game, result) if callable(posts) else posts)
             async with self._tx("apply") as db:
                 await db.execute(
                     db.sql(
@@ -550,6 +587,7 @@ class Store:
                 if command.is_gm:
                     await self._gm_action(db, game_id, seq, tick, command.user_id, command.kind, command.args, stamp)
                 await self._update_game(db, live.info, info, text)
+                await self._write_posts(db, game_id, f"cmd:{seq}", bot_posts, stamp)
                 self._point("apply.before_commit")
             self._point("apply.after_commit")
             live.game, live.text, live.info = game, text, info
@@ -562,16 +600,21 @@ class Store:
         expect_tick: int | None = None,
         next_deadline: datetime | None = None,
         user_id: int | None = None,
+        posts: Any = (),
     ) -> Resolved | None:
         """Resolve the current tick in one transaction; None when there is nothing to do.
 
         ``expect_tick``: resolve only if the game is still at that tick (a deadline timer and a
         GM's forced resolve cannot both resolve it). ``next_deadline``: the deadline of the
         next tick, committed with the resolve. ``user_id``: the GM who forced it (audited).
+        ``posts``: the bot's messages of this resolve (the GM's log line of a forced or early
+        end), staged with the resolve's mark (or, for a redo, its transaction) as batches
+        ``<game>/resolve:<tick>:<n>>…``: the redo of a forced resolve keeps the GM's line.
         """
-        return await _uncancellable(self._resolve(game_id, expect_tick, utc(next_deadline), user_id))
+        return await _uncancellable(self._resolve(game_id, expect_tick, utc(next_deadline), user_id, posts))
 
-    async def _resolve(self, game_id: str, expect_tick: int | None, next_deadline: datetime | None, user_id: int | None) -> Resolved | None:
+    async def _resolve(self, game_id: str, expect_tick: int | None, next_deadline: datetime | None, user_id: int | None,
+                       posts: Any = ()) -> Resolved | None:
         live = self._live(game_id)
         async with live.lock:
             if live.game.state.over:
@@ -581,10 +624,14 @@ class Store:
                 return None
             if live.info.resolving_tick == tick and user_id is None:
                 user_id = live.info.resolving_user  # a forced resolve cut short is redone as forced, by its GM
+            bot_posts = list(posts)
             if live.info.resolving_tick != tick:
                 marked = replace(live.info, resolving_tick=tick, resolving_user=user_id)
                 async with self._tx("resolve.mark") as db:
                     await self._update_game(db, live.info, marked, None, bump=False)
+                    # staged with the mark: a resolve marked is always done (redone at start if
+                    # cut short), and its redo cannot render the GM's line as it was
+                    await self._write_posts(db, game_id, f"resolve:{tick}", bot_posts, self._stamp())
                 live.info = marked
                 self._point("resolve.marked")
             game, first, _, text = await asyncio.to_thread(_run_on_copy, live.rules, live.text, Game.resolve)
@@ -614,6 +661,7 @@ class Store:
                 if user_id is not None:
                     await self._gm_action(db, game_id, seq, tick, user_id, "resolve", args, stamp)
                 await self._update_game(db, live.info, info, text)
+                await self._write_posts(db, game_id, f"resolve:{tick}", bot_posts, stamp)  # a key staged with the mark: skipped
                 self._point("resolve.before_commit")
             self._point("resolve.after_commit")
             live.game, live.text, live.info = game, text, info
@@ -649,7 +697,8 @@ class Store:
             return True
 
     # ---- the bot's own data: a game's meta, lobbies ---------------------------------------
-    async def update_meta(self, game_id: str, fn: Callable[[dict[str, Any]], dict[str, Any] | None]) -> GameInfo:
+    async def update_meta(self, game_id: str, fn: Callable[[dict[str, Any]], dict[str, Any] | None], *,
+                          posts: Any = (), key: str | None = None) -> GameInfo:
         """Change a game's ``meta`` (the caller's data: channel ids, language, a pause…) by a
         function, in one transaction under the game's lock.
 
@@ -659,8 +708,12 @@ class Store:
         writing back a copy it held across an await. Not a journal entry (the engine never
         reads it). Works for finished games too. Channel ids under ``meta["channels"]`` are
         recorded as the game's (:meth:`game_of_channel`).
+
+        ``posts`` (:class:`Post`s, or a function of the new meta returning them) are staged in
+        the same transaction when the meta changes, as batches ``<game>/<key>:<n>>…`` (``key``
+        required with posts: the command's idempotency key, e.g. its interaction id).
         """
-        return await _uncancellable(self._update_meta(game_id, fn))
+        return await _uncancellable(self._update_meta(game_id, fn, posts, key))
 
     async def set_meta(self, game_id: str, meta: dict[str, Any]) -> GameInfo:
         """Replace a game's ``meta`` whole (a fresh record, e.g. in a test); the bot changes meta
@@ -672,7 +725,8 @@ class Store:
         live = self._games.get(game_id)
         return live.lock if live is not None else self._meta_locks.setdefault(game_id, asyncio.Lock())
 
-    async def _update_meta(self, game_id: str, fn: Callable[[dict[str, Any]], dict[str, Any] | None]) -> GameInfo:
+    async def _update_meta(self, game_id: str, fn: Callable[[dict[str, Any]], dict[str, Any] | None],
+                           posts: Any = (), key: str | None = None) -> GameInfo:
         async with self._meta_lock(game_id):
             stamp = self._stamp()
             async with self._tx("meta") as db:
@@ -681,6 +735,9 @@ class Store:
                     raise KeyError(f"no game {game_id!r}")
                 old, version = json.loads(rows[0][0]), rows[0][1]
                 meta = await self._meta_write(db, game_id, old, version, fn, stamp)
+                if meta is not None and posts:
+                    await self._write_posts(db, game_id, key or f"meta:{version + 1}",
+                                            list(posts(meta) if callable(posts) else posts), stamp)
             live = self._games.get(game_id)
             if live is not None and meta is not None:
                 live.info = replace(live.info, meta=meta, meta_version=version + 1, updated_at=stamp)
@@ -735,6 +792,7 @@ class Store:
         user_id: int | None = None,
         key: str | None = None,
         window: timedelta = REPEAT_WINDOW,
+        posts: Any = (),
     ) -> DeadlineChange:
         """A GM's change of the current tick's deadline (and of meta with it), in one transaction
         under the game's lock, computed from the game as it is now.
@@ -745,10 +803,13 @@ class Store:
         with the same key was committed in the last ``window``, nothing is done and the result
         says ``duplicate`` (a retry after a lost reply is a new interaction: its key, not its
         id, shows it is the same command). The journal row's ``request_id`` is ``key#seq``.
+        ``posts``: a function of the game's new :class:`GameInfo` returning the :class:`Post`s
+        of the change (the public notice, the GM's log line), staged in the same transaction.
         """
-        return await _uncancellable(self._change_deadline(game_id, fn, user_id, key, window))
+        return await _uncancellable(self._change_deadline(game_id, fn, user_id, key, window, posts))
 
-    async def _change_deadline(self, game_id: str, fn: Any, user_id: int | None, key: str | None, window: timedelta) -> DeadlineChange:
+    async def _change_deadline(self, game_id: str, fn: Any, user_id: int | None, key: str | None, window: timedelta,
+                               posts: Any = ()) -> DeadlineChange:
         live = self._live(game_id)
         async with live.lock:
             info = live.info
@@ -785,6 +846,10 @@ class Store:
                     if user_id is not None:
                         await self._gm_action(db, game_id, seq, info.tick, user_id, "deadline", args, stamp)
                     await self._update_game(db, info, new, None)
+                if posts and (moves or meta is not None):
+                    after = replace(new, meta=meta, meta_version=info.meta_version + 1) if meta is not None else new
+                    await self._write_posts(db, game_id, f"deadline:{seq}:{info.meta_version + 1}",
+                                            list(posts(after) if callable(posts) else posts), stamp)
                 self._point("deadline.before_commit")
             if meta is not None:
                 new = replace(new, meta=meta, meta_version=info.meta_version + 1, updated_at=stamp)
@@ -907,13 +972,56 @@ class Store:
         """Record why a send failed; the delivery stays pending."""
         return await self._outbox_update("failed", "last_error = ?", (error[:1000],), key)
 
+    # ---- channel creation intents (v6) ------------------------------------------------------
+    async def intend_channel(self, owner_id: str, channel_key: str, *, guild_id: int, kind: int, name: str,
+                             parent_id: int | None) -> ChannelIntent | None:
+        """Record, before the REST call, that a channel is about to be created; one transaction.
+        Returns the intent already recorded for that key when there is one (a creation that
+        may have happened: look for its channel first), else None (recorded now)."""
+        async with self._tx("intent") as db:
+            rows = await db.fetchall(db.sql(f"SELECT {INTENT_COLS} FROM channel_intents WHERE owner_id = ? AND channel_key = ?"),
+                                     (owner_id, channel_key))
+            if rows:
+                await db.execute(db.sql("UPDATE channel_intents SET name = ?, parent_id = ?, settled_at = NULL "
+                                        "WHERE owner_id = ? AND channel_key = ?"), (name, parent_id, owner_id, channel_key))
+                return replace(_intent(rows[0]), name=name, parent_id=parent_id)
+            await db.execute(
+                db.sql("INSERT INTO channel_intents (owner_id, channel_key, guild_id, kind, name, parent_id, created_at) "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?)"),
+                (owner_id, channel_key, guild_id, kind, name, parent_id, self._stamp()),
+            )
+            self._point("intent.before_commit")
+        return None
+
+    async def settle_channel(self, owner_id: str, channel_key: str, channel_id: int | None) -> bool:
+        """The intent is done: its channel's id is saved by its owner (or it was dropped)."""
+        async with self._tx("intent.settled") as db:
+            n = await db.execute(
+                db.sql("UPDATE channel_intents SET channel_id = ?, settled_at = ? WHERE owner_id = ? AND channel_key = ?"),
+                (channel_id, self._stamp(), owner_id, channel_key),
+            )
+        return n == 1
+
+    async def channel_intents(self, owner_id: str | None = None, *, open_only: bool = True) -> list[ChannelIntent]:
+        """Intents (of one owner, or all), the unsettled ones only unless ``open_only=False``."""
+        sql = f"SELECT {INTENT_COLS} FROM channel_intents WHERE 1 = 1"
+        params: list[Any] = []
+        if open_only:
+            sql += " AND settled_at IS NULL"
+        if owner_id is not None:
+            sql += " AND owner_id = ?"
+            params.append(owner_id)
+        return [_intent(r) for r in await self._read(sql + " ORDER BY created_at, owner_id, channel_key", params)]
+
     # ---- message parts (v5): render once, store, send and mark each part on its own ---------
     async def stage(self, game_id: str, batch_id: str, channel_key: str, channel_id: int | None,
-                    parts: list[dict[str, Any]], keys: list[str] = ()) -> list[Part]:
+                    parts: list[dict[str, Any]], keys: list[str] = (), *, absorb: list[Part] = ()) -> list[Part]:
         """Store a batch rendered into its final parts, claiming its outbox rows ``keys`` in the
         same transaction; each part: ``content``, ``nonce``, optional ``mention``, ``view``,
         ``files``, ``uncertain`` (it may have been sent already). A batch already staged is not staged again: its stored parts are returned
-        (so a retry never renders anew). Outbox rows staged elsewhere or delivered are skipped."""
+        (so a retry never renders anew). Outbox rows staged elsewhere or delivered are skipped.
+        ``absorb``: unsent parts whose text the new batch carries (a resolve's own line joining
+        its channel's batch): marked sent, without a message id, in the same transaction."""
         async with self._tx("stage") as db:
             rows = await db.fetchall(db.sql(f"SELECT {PARTS_COLS} FROM outbox_parts WHERE batch_id = ? ORDER BY part_idx"),
                                      (batch_id,))
@@ -928,20 +1036,54 @@ class Store:
                            "WHERE delivery_key = ? AND delivered_at IS NULL AND batch_id IS NULL"),
                     (batch_id, stamp, key),
                 )
-            out = []
-            for i, p in enumerate(parts):
-                files = p.get("files") or None
-                attempts = 1 if p.get("uncertain") else 0  # claimed by an older build: look before sending
-                await db.execute(
-                    db.sql("INSERT INTO outbox_parts (batch_id, part_idx, batch_ord, game_id, channel_key, channel_id, content, "
-                           "nonce, mention, view, files, created_at, attempts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
-                    (batch_id, i, order, game_id, channel_key, channel_id, p["content"], p["nonce"], p.get("mention"),
-                     p.get("view"), dumps(files) if files else None, stamp, attempts),
-                )
-                out.append(Part(batch_id, i, game_id, channel_key, channel_id, p["content"], p["nonce"], p.get("mention"),
-                                p.get("view"), files, attempts))
+            out = await self._insert_parts(db, game_id, batch_id, order, channel_key, channel_id, parts, stamp)
+            for p in absorb:
+                await db.execute(db.sql("UPDATE outbox_parts SET sent_at = ?, last_error = ? WHERE batch_id = ? AND part_idx = ? "
+                                        "AND sent_at IS NULL"), (stamp, f"sent within {batch_id}"[:1000], p.batch_id, p.part_idx))
             self._point("stage.before_commit")
         self._point("stage.after_commit")
+        return out
+
+    async def stage_posts(self, game_id: str, key: str, posts: list[Post]) -> list[Part]:
+        """Stage several bot messages together in one transaction, as batches
+        ``<game>/<key>:<n>>…`` (``key``: the idempotency key of what they belong to, e.g.
+        ``ia:<interaction id>``); a key already staged stages nothing again."""
+        async with self._tx("stage") as db:
+            out = await self._write_posts(db, game_id, key, posts, self._stamp())
+            self._point("stage.before_commit")
+        self._point("stage.after_commit")
+        return out
+
+    async def _write_posts(self, db: Backend, game_id: str, key: str, posts: list[Post], stamp: str) -> list[Part]:
+        """Stage ``posts`` inside a transaction (the command's own): batch ``<game>/<key>:<n>>…``."""
+        out: list[Part] = []
+        for n, post in enumerate(posts):
+            batch_id = f"{game_id}/{key}:{n}>{post.channel_key}"
+            rows = await db.fetchall(db.sql("SELECT COUNT(*) FROM outbox_parts WHERE batch_id = ?"), (batch_id,))
+            if rows[0][0]:
+                continue
+            top = await db.fetchall(db.sql("SELECT MAX(batch_ord) FROM outbox_parts"), ())
+            specs = [{**p, "nonce": p.get("nonce") or part_nonce(batch_id, i)} for i, p in enumerate(post.parts)]
+            if post.channel_id is None:
+                specs = [{"content": "", "nonce": part_nonce(batch_id, 0)}]
+            out += await self._insert_parts(db, game_id, batch_id, (top[0][0] or 0) + 1, post.channel_key, post.channel_id,
+                                            specs, stamp)
+        return out
+
+    async def _insert_parts(self, db: Backend, game_id: str, batch_id: str, order: int, channel_key: str,
+                            channel_id: int | None, parts: list[dict[str, Any]], stamp: str) -> list[Part]:
+        out = []
+        for i, p in enumerate(parts):
+            files = p.get("files") or None
+            attempts = 1 if p.get("uncertain") else 0  # claimed by an older build: look before sending
+            await db.execute(
+                db.sql("INSERT INTO outbox_parts (batch_id, part_idx, batch_ord, game_id, channel_key, channel_id, content, "
+                       "nonce, mention, view, files, created_at, attempts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+                (batch_id, i, order, game_id, channel_key, channel_id, p["content"], p["nonce"], p.get("mention"),
+                 p.get("view"), dumps(files) if files else None, stamp, attempts),
+            )
+            out.append(Part(batch_id, i, game_id, channel_key, channel_id, p["content"], p["nonce"], p.get("mention"),
+                            p.get("view"), files, attempts))
         return out
 
     async def pending_parts(self, game_id: str | None = None) -> list[Part]:
@@ -1114,6 +1256,14 @@ class Store:
                                        f"{self.location}: {label} failed ({exc}); nothing was written.") from exc
                 raise
         self._count(label)
+
+
+INTENT_COLS = "owner_id, channel_key, guild_id, kind, name, parent_id, channel_id, settled_at"
+
+
+def _intent(r: tuple[Any, ...]) -> ChannelIntent:
+    return ChannelIntent(owner_id=r[0], channel_key=r[1], guild_id=r[2], kind=r[3], name=r[4], parent_id=r[5],
+                         channel_id=r[6], settled_at=r[7])
 
 
 PARTS_COLS = "batch_id, part_idx, game_id, channel_key, channel_id, content, nonce, mention, view, files, attempts, last_attempt_at, message_id"

@@ -27,7 +27,7 @@ from storage.commands import replay
 
 from . import panel
 from .buttons import DYNAMIC_ITEMS, FULL_TIMELINE, PUBLIC_TIMELINE
-from .channels import ChannelManager
+from .channels import ChannelManager, reconcile
 from .delivery import Deliverer
 from .interact import CatalogTranslator, refuse
 from .scheduler import Scheduler
@@ -74,6 +74,7 @@ class AltMafiaBot(commands.Bot):
         self.tree.allowed_contexts = discord.app_commands.AppCommandContext(guild=True, dm_channel=False, private_channel=False)
         for cmd in self.tree.get_commands():
             cmd.guild_only = True
+        await reconcile(self)  # channels created before a crash and never saved: adopted or deleted
         await self.scheduler.recover()
         if self.settings.guild_id:
             guild = discord.Object(self.settings.guild_id)
@@ -96,10 +97,12 @@ class AltMafiaBot(commands.Bot):
 
     # ---- services the cogs share --------------------------------------------------------
     async def gm_log(self, game_id: str, interaction: discord.Interaction, action: str) -> None:
-        """Every GM action is written in the GM channel (with any pending GM messages)."""
-        lang = self.store.info(game_id).meta.get("lang", "ru")
-        line = text(lang, "gm.log", gm=interaction.user.display_name, action=action)
-        await self.deliverer.flush(game_id, extra={"gm": [line]})
+        """Every GM action is written in the GM channel. A GM action that is no engine command
+        stages its line keyed by the interaction (a command stages it in its own transaction:
+        ``Store.apply(…, posts=[deliverer.gm_line(…)])``)."""
+        line = self.deliverer.gm_line(game_id, interaction.user.display_name, action)
+        await self.store.stage_posts(game_id, f"ia:{interaction.id}", [line])
+        await self.deliverer.flush(game_id)
 
     async def post_panels(self, game_id: str) -> None:
         """Each living seat's action panel of the current phase, once (altmafia/bot/panel.py)."""

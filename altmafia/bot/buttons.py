@@ -141,16 +141,19 @@ class AnonRefuseButton(discord.ui.DynamicItem[discord.ui.Button], template=r"amr
         game = bot.store.game(self.game_id)
         await interaction.response.defer()
         try:
+            glang = info.meta.get("lang", "ru")
+            # the GM's log line is staged in the command's own transaction
             applied = await bot.store.apply(self.game_id, Command.gm("refuse_anon", seq=self.seq, user_id=interaction.user.id,
-                                                                     request_id=str(interaction.id)))
+                                                                     request_id=str(interaction.id)),
+                                            posts=lambda g, res: [bot.deliverer.gm_line(self.game_id, interaction.user.display_name, text(
+                                                glang, "gm.act_refuse_anon", player=Renderer(g, glang).player((res or {}).get("pid"))))])
         except ActionError as err:
             await refuse_engine(interaction, game, err)
             with contextlib.suppress(discord.HTTPException):  # a stale button: the post is out of the queue
                 await interaction.edit_original_response(view=None)
             return
-        glang = info.meta.get("lang", "ru")
-        author = Renderer(game, glang).player((applied.result or {}).get("pid"))
-        await bot.gm_log(self.game_id, interaction, text(glang, "gm.act_refuse_anon", player=author))
+        del applied
+        await bot.deliverer.flush(self.game_id)
         content = (interaction.message.content if interaction.message else "") + "\n" + text(glang, "anon.refused_mark",
                                                                                               gm=interaction.user.display_name)
         with contextlib.suppress(discord.HTTPException):

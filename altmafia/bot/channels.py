@@ -22,6 +22,8 @@ at a time, and only when they differ from what the game's meta records as set.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +33,8 @@ import discord
 from altmafia.text.i18n import Renderer, text
 from engine import Game, visibility
 from engine.visibility import NONE, RO, RW, ChannelView
+
+log = logging.getLogger(__name__)
 
 TEXT, CATEGORY = 0, 4
 ROLE, MEMBER = 0, 1
@@ -194,6 +198,116 @@ async def create(http: Any, guild_id: int, plan: list[ChannelSpec], known: dict[
     return ids
 
 
+# ---- creating channels exactly once (the intent, then the channel, then its id) ---------------
+def carries(channel: dict[str, Any], intent: Any) -> bool:
+    """Whether a channel of the guild's listing carries an intent's marker: its type, exact name
+    and parent (a game's category has the game's unique id in its name; every other channel of
+    the game is under one of its categories)."""
+    parent = channel.get("parent_id")
+    return (int(channel.get("type", -1)) == intent.kind and channel.get("name") == intent.name
+            and (int(parent) if parent else None) == intent.parent_id)
+
+
+async def create_intended(bot: Any, owner: str, guild_id: int, plan: list[ChannelSpec], known: dict[str, int],
+                          on_created: Any = None) -> dict[str, int]:
+    """:func:`create` with the intent recorded first (``Store.intend_channel``), so that a crash
+    between creating a channel and saving its id never leaves a second one: a key whose intent
+    was already recorded (an attempt cut short) is first looked for in the guild's channels and
+    the one found is adopted (any further copy deleted); then the id is saved
+    (``on_created(key, id)``) and the intent settled. ``owner``: the lobby (= game) id."""
+    store, http = bot.store, bot.http
+    ids = dict(known)
+    listing: list[dict[str, Any]] | None = None
+    for spec in plan:
+        if spec.key in ids:
+            continue
+        parent = ids[spec.parent] if spec.parent else None
+        name = spec.name[:100]
+        before = await store.intend_channel(owner, spec.key, guild_id=guild_id, kind=spec.type, name=name, parent_id=parent)
+        cid = None
+        if before is not None:
+            if listing is None:
+                listing = list(await http.get_all_guild_channels(guild_id))
+            mine = set(ids.values())
+            found = [int(c["id"]) for c in listing if carries(c, before) and int(c["id"]) not in mine
+                     and store.game_of_channel(int(c["id"])) is None]
+            if found:
+                cid = found[0]
+                for extra in found[1:]:
+                    log.warning("%s: deleting a duplicate of channel %s (%s)", owner, spec.key, extra)
+                    with contextlib.suppress(discord.NotFound):
+                        await http.delete_channel(extra, reason="altmafia: duplicate")
+        if cid is None:
+            made = await create(http, guild_id, [spec], ids)
+            cid = made[spec.key]
+            if listing is not None:
+                listing.append({"id": cid, "type": spec.type, "name": name, "parent_id": parent})
+        ids[spec.key] = cid
+        if on_created is not None:
+            await on_created(spec.key, cid)
+        await store.settle_channel(owner, spec.key, cid)
+    return ids
+
+
+async def reconcile(bot: Any) -> dict[str, int]:
+    """At start, before anything is delivered: every channel intent left open by a crash. A
+    channel created and not saved is adopted into its game's meta (or its lobby); a copy next
+    to a saved one, or a channel whose game and lobby are both gone, is deleted. Returns the
+    counts (``adopted``, ``deleted``, ``settled``)."""
+    store = bot.store
+    counts = {"adopted": 0, "deleted": 0, "settled": 0}
+    intents = await store.channel_intents()
+    if not intents:
+        return counts
+    lobbies = await store.lobbies()
+    listings: dict[int, list[dict[str, Any]]] = {}
+    for intent in intents:
+        owner, key = intent.owner_id, intent.channel_key
+        info = store.info(owner) if store.has(owner) else await store.find(owner)
+        lobby = lobbies.get(owner)
+        saved = info.meta.get("channels", {}) if info is not None else (lobby.get("channels", {}) if lobby is not None else None)
+        if intent.guild_id not in listings:
+            try:
+                listings[intent.guild_id] = list(await bot.http.get_all_guild_channels(intent.guild_id))
+            except discord.HTTPException as exc:
+                log.warning("guild %s: channels not listed (%s); intents left for the next start", intent.guild_id, exc)
+                listings[intent.guild_id] = []
+                continue
+        matches = [int(c["id"]) for c in listings[intent.guild_id] if carries(c, intent) and store.game_of_channel(int(c["id"])) is None]
+        keep = saved.get(key) if saved is not None else None
+        if saved is not None and keep is None and matches:
+            keep = matches[0]
+            await adopt(bot, owner, key, keep, intent.parent_id, is_game=info is not None)
+            counts["adopted"] += 1
+        for cid in matches:
+            if cid != keep:
+                log.warning("%s: deleting orphan channel %s (%s)", owner, key, cid)
+                with contextlib.suppress(discord.NotFound):
+                    await bot.http.delete_channel(cid, reason="altmafia: orphan")
+                counts["deleted"] += 1
+        if keep is not None or saved is None:
+            await store.settle_channel(owner, key, int(keep) if keep is not None else None)
+            counts["settled"] += 1
+    return counts
+
+
+async def adopt(bot: Any, owner: str, key: str, cid: int, parent_id: int | None, *, is_game: bool) -> None:
+    """Save a channel found by its intent as the owner's (the game's meta, or the lobby's)."""
+    if not is_game:
+        await bot.store.update_lobby(owner, lambda data: data.setdefault("channels", {}).update({key: cid}))
+        return
+
+    def record(m: dict[str, Any]) -> None:
+        m.setdefault("channels", {})[key] = cid
+        parent = next((k for k, v in m["channels"].items() if parent_id is not None and v == parent_id), None)
+        if parent is not None:
+            m.setdefault("parents", {})[key] = parent
+        if key.startswith("category") and key not in m.get("categories", ["category"]):
+            m["categories"] = [*m.get("categories", ["category"]), key]
+
+    await bot.store.update_meta(owner, record)
+
+
 def free_category(parents: dict[str, str], order: list[str]) -> str | None:
     """A category (of ``order``) with room for one more channel, or None."""
     counts: dict[str, int] = {}
@@ -288,7 +402,7 @@ class ChannelManager:
                     cat = f"category:{n}"
                     title = meta.get("title", "altmafia")
                     spec = ChannelSpec(cat, f"{title} ({n})"[:100], CATEGORY, aud.base())
-                    made = await create(self.http, aud.guild_id, [spec], channels)
+                    made = await create_intended(self.bot, game_id, aud.guild_id, [spec], channels)
                     created.update({k: v for k, v in made.items() if k not in channels})
                     channels.update(made)
                     order.append(cat)
@@ -296,7 +410,7 @@ class ChannelManager:
                 kind, fid = key.split(":", 1)
                 name = text(lang, f"channel.team.{fid}") if kind == "team" else text(lang, "channel.faction", fid=Renderer(game, lang).faction(fid))
                 spec = ChannelSpec(key, slug(name), TEXT, aud.with_access(want), parent=cat)
-                made = await create(self.http, aud.guild_id, [spec], channels)
+                made = await create_intended(self.bot, game_id, aud.guild_id, [spec], channels)
                 created.update({k: v for k, v in made.items() if k not in channels})
                 channels.update(made)
                 parents[key] = new_parents[key] = cat

@@ -19,16 +19,17 @@ by :meth:`storage.Store.stage` in the transaction that claims the batch's outbox
 part is then claimed, sent and marked on its own (:meth:`storage.Store.mark_part_sent`, with
 the message id); the rows are delivered with the last part. A retry sends the stored text of
 the unsent parts only; a part claimed before a crash is first looked for in its channel (its
-stored text and nonce, among the last 100 messages). The bot's own messages (role cards,
-reminders, GM log lines, the sender's copy of a PM, the reveal, the cleanup prompt)
-go the same way through :meth:`Deliverer.post`, as batches without outbox rows.
+stored text and nonce, among the last 100 messages). The bot's own messages are batches
+without outbox rows: those of a command (the sender's copy of a PM, a GM's log line, a
+deadline notice) are built by :meth:`Deliverer.outgoing` and staged by the store in the
+command's own transaction; the others (role cards, reminders, the reveal, the cleanup prompt)
+by :meth:`Deliverer.post`, keyed.
 """
 
 from __future__ import annotations
 
 import asyncio
 import base64
-import hashlib
 import io
 import logging
 import secrets
@@ -40,7 +41,7 @@ import discord
 
 from altmafia.text.guide import task_notice
 from altmafia.text.i18n import Renderer, text
-from storage import Delivery, Part
+from storage import Delivery, Part, Post, part_nonce
 
 from . import panel
 from .buttons import GameButton, PublishButton, bonus_view, event_view
@@ -83,7 +84,12 @@ def chunks(lines: list[str], limit: int = LIMIT) -> list[str]:
 
 
 def nonce(key: str, part: int) -> str:
-    return hashlib.sha256(f"{key}#{part}".encode()).hexdigest()[:25]
+    return part_nonce(key, part)
+
+
+def absorbable(p: Part) -> bool:
+    """A resolve's own line not yet tried: it may join the batch of its channel's events."""
+    return "/resolve:" in p.batch_id and p.attempts == 0 and not p.view and not p.files and p.channel_id is not None
 
 
 #: how many of a channel's last messages are searched for a part claimed before a crash
@@ -113,22 +119,31 @@ class Deliverer:
         """Deliver everything pending (of one game, or all): first the stored parts of batches
         staged before, then the new outbox rows. ``extra`` lines (by channel key) join the
         same batches. Returns the number of messages sent."""
-        store = self.bot.store
         async with self.lock:
-            blocked: set[tuple[str, str]] = set()
-            sent = await self._send_parts(await store.pending_parts(game_id), blocked)
-            pending = await store.pending_deliveries(game_id)
-            games: dict[str, list[Delivery]] = {}
-            for d in pending:
-                games.setdefault(d.game_id, []).append(d)
-            if game_id is not None and extra:
-                games.setdefault(game_id, [])
-            for gid, items in games.items():
-                sent += await self._game(gid, items, extra if gid == game_id else None, blocked)
-            return sent
+            return await self._flush(game_id, extra)
+
+    async def _flush(self, game_id: str | None, extra: dict[str, list[str]] | None = None) -> int:
+        store = self.bot.store
+        blocked: set[tuple[str, str]] = set()
+        parts = await store.pending_parts(game_id)
+        pending = await store.pending_deliveries(game_id)
+        # a resolve's own line (the GM's log line of a forced resolve, staged with it) joins
+        # the batch of that channel's events instead of going out alone: one message a resolve
+        rows_at = {(d.game_id, route(d)) for d in pending}
+        merge = [p for p in parts if absorbable(p) and (p.game_id, p.channel_key) in rows_at]
+        sent = await self._send_parts([p for p in parts if p not in merge], blocked)
+        games: dict[str, list[Delivery]] = {}
+        for d in pending:
+            games.setdefault(d.game_id, []).append(d)
+        if game_id is not None and extra:
+            games.setdefault(game_id, [])
+        for gid, items in games.items():
+            sent += await self._game(gid, items, extra if gid == game_id else None, blocked,
+                                     [p for p in merge if p.game_id == gid])
+        return sent
 
     async def _game(self, gid: str, items: list[Delivery], extra: dict[str, list[str]] | None,
-                    blocked: set[tuple[str, str]]) -> int:
+                    blocked: set[tuple[str, str]], merge: list[Part] = ()) -> int:
         store = self.bot.store
         if not store.has(gid):
             log.warning("game %s has pending messages but is not loaded", gid)
@@ -148,7 +163,9 @@ class Deliverer:
         for key, batch in batches.items():
             lang = reader_lang(info.meta, key)
             views = [(d, event_view(gid, d.event, lang)) for d in batch]
-            staged += await self._stage(gid, info, key, [d for d, v in views if v is None], (extra or {}).get(key, []))
+            joined = [p for p in merge if p.channel_key == key]
+            staged += await self._stage(gid, info, key, [d for d, v in views if v is None],
+                                        [p.content for p in joined] + (extra or {}).get(key, []), absorb=joined)
             for d, view in views:
                 if view is not None:
                     staged += await self._stage(gid, info, key, [d], [], view=f"event:{d.event_idx}:{lang}")
@@ -193,7 +210,7 @@ class Deliverer:
                     left=f"<t:{int(deadline.timestamp())}:R>")
 
     async def _stage(self, gid: str, info: Any, key: str, batch: list[Delivery], extra: list[str],
-                     view: str | None = None) -> list[Part]:
+                     view: str | None = None, absorb: list[Part] = ()) -> list[Part]:
         """Render a batch once and store its parts with the claim of its rows."""
         keys = [d.key for d in batch]
         if not keys and not extra:
@@ -208,7 +225,7 @@ class Deliverer:
         if cid is None:
             log.warning("game %s: no channel %s; %d messages dropped", gid, key, len(keys))
             specs = [{"content": "", "nonce": nonce(batch_id, 0), "dropped": True}]
-        return await self.bot.store.stage(gid, batch_id, key, int(cid) if cid is not None else None, specs, keys)
+        return await self.bot.store.stage(gid, batch_id, key, int(cid) if cid is not None else None, specs, keys, absorb=absorb)
 
     async def _send_parts(self, parts: list[Part], blocked: set[tuple[str, str]]) -> int:
         """Send parts in order; a failed part blocks the rest of its channel until the next flush."""
@@ -302,12 +319,33 @@ class Deliverer:
             return bonus_view(gid, game, int(ident), lang)
         return None
 
+    def outgoing(self, game_id: str, key: str, content: str, *, files: list[Any] | None = None,
+                 mention: int | None = None, view: str | None = None) -> Post:
+        """A message of the bot itself, rendered into its parts now, to be staged by the store in
+        the transaction of the command it belongs to (``Store.apply(…, posts=[…])``,
+        ``change_deadline``, ``update_meta``, ``stage_posts``) and sent by the next flush. A
+        channel the game has not got (yet) gives a post that is dropped (logged at the send)."""
+        store = self.bot.store
+        info = store.info(game_id)
+        cid = info.meta.get("channels", {}).get(key)
+        parts = chunks(content.split("\n")) or [""]
+        specs = tuple({"content": c, "mention": mention or 0, "view": view if i == len(parts) - 1 else None,
+                       "files": [file_spec(f) for f in files] if files and i == 0 else None} for i, c in enumerate(parts))
+        return Post(key, int(cid) if cid is not None else None, specs)
+
+    def gm_line(self, game_id: str, gm: str, action: str) -> Post:
+        """The GM channel's log line of a GM's action (``gm.log``), as a :class:`storage.Post`."""
+        lang = self.bot.store.info(game_id).meta.get("lang", "ru")
+        return self.outgoing(game_id, "gm", text(lang, "gm.log", gm=gm, action=action))
+
     async def post(self, game_id: str, key: str, content: str, *, files: list[Any] | None = None,
                    mention: int | None = None, view: str | None = None, once: str | None = None) -> int:
-        """A message of the bot itself (not an event): a role card, a reminder, a GM log line.
+        """A message of the bot itself (not an event): a role card, a reminder, the reveal.
         It is staged in the outbox (``once``: its idempotency key — the same key is never
         staged twice, e.g. ``card:3``), then sent with anything pending before it. ``view``: a
-        buttons spec (see :meth:`build_view`) for the last part; ``files`` go with the first."""
+        buttons spec (see :meth:`build_view`) for the last part; ``files`` go with the first.
+        A message that belongs to a command is staged in the command's own transaction
+        instead (:meth:`outgoing`)."""
         store = self.bot.store
         info = store.info(game_id) if store.has(game_id) else await store.find(game_id)
         cid = info.meta.get("channels", {}).get(key) if info else None
@@ -319,5 +357,8 @@ class Deliverer:
                   "view": view if i == len(parts) - 1 else None,
                   "files": [file_spec(f) for f in files] if files and i == 0 else None} for i, c in enumerate(parts)]
         async with self.lock:
+            # whatever the game committed before goes out first (its events after a restart,
+            # before the reveal), in commit order
+            sent = await self._flush(game_id) if store.has(game_id) else 0
             await store.stage(game_id, batch_id, key, int(cid), specs)
-            return await self._send_parts(await store.pending_parts(game_id), set())
+            return sent + await self._send_parts(await store.pending_parts(game_id), set())

@@ -22,8 +22,7 @@ from config import load_ruleset
 from engine import DEAL, Game, GameError, PlayerSpec
 
 from .buttons import bonus_view
-from .channels import Audience, fixed_access, game_plan, public_access
-from .channels import create as create_channels
+from .channels import Audience, create_intended, fixed_access, game_plan, public_access
 from .deadlines import now, period_end
 
 
@@ -149,7 +148,7 @@ async def start(bot: Any, lobby_id: str, lobby: dict[str, Any]) -> str:
         known[key] = cid
         await store.update_lobby(lobby_id, lambda data: data.setdefault("channels", {}).update({key: cid}))
 
-    channels = await create_channels(bot.http, guild_id, plan, known, keep)
+    channels = await create_intended(bot, lobby_id, guild_id, plan, known, keep)
     access = {key: {str(uid): a for uid, a in want.items()}
               for key, want in {"public": public_access(game, aud), **fixed_access(aud, game)}.items()}
     meta = {

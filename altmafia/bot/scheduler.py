@@ -103,7 +103,9 @@ class Scheduler:
                 dl = store.info(game_id).deadline
                 hurried = dl is None or now() < dl  # an early end, a forced resolve, a riot
                 nxt = None if self.paused(game_id) else self.next_deadline(game_id, tick + 1, hurried=hurried)
-                res = await store.resolve(game_id, expect_tick=tick, next_deadline=nxt, user_id=user_id)
+                # the GM's log line is staged in the resolve's own transaction (never lost to a crash)
+                posts = [self.bot.deliverer.outgoing(game_id, "gm", gm_line)] if gm_line and not done else []
+                res = await store.resolve(game_id, expect_tick=tick, next_deadline=nxt, user_id=user_id, posts=posts)
                 if res is None:
                     break
                 done.append(res)
@@ -112,7 +114,7 @@ class Scheduler:
                     break
                 expect_tick = tick + 1
             if done:
-                await self.after_resolve(game_id, gm_line)
+                await self.after_resolve(game_id)
         return done
 
     # ---- early ends -----------------------------------------------------------------------

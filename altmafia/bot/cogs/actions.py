@@ -32,7 +32,7 @@ from altmafia.bot.interact import (
 from altmafia.text.cards import option_label
 from altmafia.text.i18n import Renderer, text
 from engine import ActionError, Game, LegalAction
-from storage import Command
+from storage import Command, Post
 
 SEP = "|"
 
@@ -231,6 +231,17 @@ async def submit_action(bot: Any, interaction: discord.Interaction, ability: str
             return False
         targets.append(pid)
     await defer(interaction)
+    # a retry after a lost reply (Discord never re-sends an interaction: the retry is a new
+    # one): the same submission already recorded is answered with what is recorded
+    same = next((i for i in game.pending(actor) if i.ability == key and i.targets == targets and i.option == option
+                 and i.via == via and i.by == by), None)
+    if same is not None:
+        r = Renderer(game, lng)
+        opt = f" ({option_label(game, lng, option)})" if option else ""
+        await reply(interaction, text(lng, "action.already", ability=r.ability(same.ability),
+                                      targets=", ".join(r.player(t) for t in targets) or "—", option=opt)
+                    + "\n" + deadline_text(bot.store.info(gid), lng))
+        return True
     before = {i.lane for i in game.pending(actor)}
     args: dict[str, Any] = {"pid": actor, "ability": key, "targets": targets, "option": option, "via": via}
     if by is not None:

@@ -39,7 +39,7 @@ from altmafia.bot.lobbies import settle_seats
 from altmafia.text.guide import slash
 from altmafia.text.i18n import Renderer, text
 from engine import ActionError, Game
-from storage import Command
+from storage import Command, Post
 
 from .lobby import ask_end
 
@@ -76,16 +76,29 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
         self.bot = bot
         super().__init__()
 
-    async def log(self, gid: str, interaction: discord.Interaction, key: str, **args: Any) -> None:
+    def log_post(self, gid: str, interaction: discord.Interaction, key: str, **args: Any) -> Post:
+        """The GM channel's log line of this action (staged with the action it belongs to)."""
         glang = self.bot.store.info(gid).meta.get("lang", "ru")
-        await self.bot.gm_log(gid, interaction, text(glang, key, **args))
+        return self.bot.deliverer.gm_line(gid, interaction.user.display_name, text(glang, key, **args))
 
-    async def apply(self, interaction: discord.Interaction, gid: str, game: Game, cmd: Command) -> bool:
+    async def log(self, gid: str, interaction: discord.Interaction, key: str, *more: Post, **args: Any) -> None:
+        """A GM action that is no engine command: its posts and log line staged together in one
+        transaction, keyed by the interaction, then delivered."""
+        await self.bot.store.stage_posts(gid, f"ia:{interaction.id}", [*more, self.log_post(gid, interaction, key, **args)])
+        await self.bot.deliverer.flush(gid)
+
+    async def apply(self, interaction: discord.Interaction, gid: str, game: Game, cmd: Command, log: Any = None) -> bool:
+        """The command with its GM log line (``log``: a :class:`storage.Post`, or a function of
+        the game after the command giving it) staged in the same transaction."""
+        def posts(g: Game, _result: Any) -> list[Post]:
+            return [log(g) if callable(log) else log] if log is not None else []
+
         try:
-            await self.bot.store.apply(gid, cmd)
+            await self.bot.store.apply(gid, cmd, posts=posts)
         except ActionError as err:
             await refuse_engine(interaction, game, err)
             return False
+        await self.bot.deliverer.flush(gid)
         return True
 
     # ---- the phase ---------------------------------------------------------------------------
@@ -136,7 +149,15 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
             return max(dl + timedelta(minutes=minutes), now() + timedelta(minutes=1)), None
 
         uid = interaction.user.id
-        change = await self.deadline_change(interaction, gid, target, key=f"move:{uid}:{minutes:+d}")
+        glang = self.bot.store.info(gid).meta.get("lang", "ru")
+
+        def notices(info: Any) -> list[Post]:
+            stamp = int(info.deadline.timestamp())
+            return [self.log_post(gid, interaction, "gm.act_move", minutes=f"{minutes:+d}", deadline=f"<t:{stamp}:f>"),
+                    self.bot.deliverer.outgoing(gid, "public", text(glang, "public.deadline_moved",
+                                                                    deadline=f"<t:{stamp}:f> (<t:{stamp}:R>)"))]
+
+        change = await self.deadline_change(interaction, gid, target, key=f"move:{uid}:{minutes:+d}", posts=notices)
         if change is None:
             return
         info = change.info
@@ -146,17 +167,14 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
             return
         self.bot.scheduler.poke()
         await reply(interaction, deadline_text(info, lng))
-        new = info.deadline
-        stamp = int(new.timestamp())
-        await self.log(gid, interaction, "gm.act_move", minutes=f"{minutes:+d}", deadline=f"<t:{stamp}:f>")
-        glang = info.meta.get("lang", "ru")
-        await self.bot.deliverer.post(gid, "public", text(glang, "public.deadline_moved", deadline=f"<t:{stamp}:f> (<t:{stamp}:R>)"))
+        await self.bot.deliverer.flush(gid)
 
-    async def deadline_change(self, interaction: discord.Interaction, gid: str, fn: Any, *, key: str | None = None) -> Any:
+    async def deadline_change(self, interaction: discord.Interaction, gid: str, fn: Any, *, key: str | None = None,
+                              posts: Any = ()) -> Any:
         """``Store.change_deadline`` (one transaction, under the game's lock, from the game as
-        it is then); None after the ephemeral refusal ``fn`` raised."""
+        it is then, with its notices ``posts``); None after the ephemeral refusal ``fn`` raised."""
         try:
-            return await self.bot.store.change_deadline(gid, fn, user_id=interaction.user.id, key=key)
+            return await self.bot.store.change_deadline(gid, fn, user_id=interaction.user.id, key=key, posts=posts)
         except Refused as exc:
             await refuse(interaction, exc.key)
             return None
@@ -178,12 +196,13 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
             remaining = max(60.0, (dl - now()).total_seconds()) if dl else None
             return None, lambda meta: meta.update(paused={"remaining": remaining, "tick": info.tick})
 
-        change = await self.deadline_change(interaction, gid, to_pause)
+        change = await self.deadline_change(interaction, gid, to_pause, posts=lambda info: [
+            self.log_post(gid, interaction, "gm.act_pause"),
+            self.bot.deliverer.outgoing(gid, "public", text(info.meta.get("lang", "ru"), "public.paused"))])
         if change is None:
             return
         await reply(interaction, text(lang(interaction), "gm.paused"))
-        await self.log(gid, interaction, "gm.act_pause")
-        await self.bot.deliverer.post(gid, "public", text(change.info.meta.get("lang", "ru"), "public.paused"))
+        await self.bot.deliverer.flush(gid)
 
     @app_commands.command(name=N("gm.resume"), description=D("gm.resume"))
     async def resume(self, interaction: discord.Interaction) -> None:
@@ -204,15 +223,18 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
             at = now() + timedelta(seconds=remaining) if remaining else self.bot.scheduler.next_deadline(gid, info.tick)
             return at, lambda meta: meta.update(paused=None)
 
-        change = await self.deadline_change(interaction, gid, to_resume)
+        def notices(info: Any) -> list[Post]:
+            stamp = int(info.deadline.timestamp())
+            return [self.log_post(gid, interaction, "gm.act_resume"),
+                    self.bot.deliverer.outgoing(gid, "public", text(info.meta.get("lang", "ru"), "public.resumed",
+                                                                    deadline=f"<t:{stamp}:f> (<t:{stamp}:R>)"))]
+
+        change = await self.deadline_change(interaction, gid, to_resume, posts=notices)
         if change is None:
             return
         self.bot.scheduler.poke()
-        info = change.info
-        await reply(interaction, deadline_text(info, lang(interaction)))
-        await self.log(gid, interaction, "gm.act_resume")
-        stamp = int(info.deadline.timestamp())
-        await self.bot.deliverer.post(gid, "public", text(info.meta.get("lang", "ru"), "public.resumed", deadline=f"<t:{stamp}:f> (<t:{stamp}:R>)"))
+        await reply(interaction, deadline_text(change.info, lang(interaction)))
+        await self.bot.deliverer.flush(gid)
 
     # ---- looking -------------------------------------------------------------------------------
     @app_commands.command(name=N("gm.status"), description=D("gm.status"))
@@ -289,13 +311,13 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
             return
         gid, game, pid, sid = found
         await defer(interaction)
-        if not await self.apply(interaction, gid, game, Command.gm("set_stat", pid=pid, stat=sid, value=value, user_id=interaction.user.id,
-                                                                   request_id=str(interaction.id))):
-            return
         r = Renderer(game, lang(interaction))
-        await reply(interaction, text(lang(interaction), "gm.done"))
         glang = self.bot.store.info(gid).meta.get("lang", "ru")
-        await self.log(gid, interaction, "gm.act_setstat", player=r.player(pid), stat=Renderer(game, glang).stat(sid), value=value)
+        line = self.log_post(gid, interaction, "gm.act_setstat", player=r.player(pid), stat=Renderer(game, glang).stat(sid), value=value)
+        if not await self.apply(interaction, gid, game, Command.gm("set_stat", pid=pid, stat=sid, value=value, user_id=interaction.user.id,
+                                                                   request_id=str(interaction.id)), log=line):
+            return
+        await reply(interaction, text(lang(interaction), "gm.done"))
 
     @app_commands.command(name=N("gm.setstatus"), description=D("gm.setstatus"))
     @app_commands.rename(player=N("gm.player"), status=N("gm.status_arg"), cycles=N("gm.cycles"))
@@ -336,13 +358,13 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
         await defer(interaction)
         cmd = (Command.gm("set_status", pid=pid, status=sid, cycles=cycles, user_id=interaction.user.id, request_id=str(interaction.id))
                if on else Command.gm("clear_status", pid=pid, status=sid, user_id=interaction.user.id, request_id=str(interaction.id)))
-        if not await self.apply(interaction, gid, game, cmd):
+        glang = self.bot.store.info(gid).meta.get("lang", "ru")
+        r = Renderer(game, glang)
+        line = self.log_post(gid, interaction, "gm.act_setstatus" if on else "gm.act_clearstatus", player=r.player(pid), status=r.status(sid))
+        if not await self.apply(interaction, gid, game, cmd, log=line):
             return
         await self.bot.channel_manager.sync(gid)
         await reply(interaction, text(lang(interaction), "gm.done"))
-        glang = self.bot.store.info(gid).meta.get("lang", "ru")
-        r = Renderer(game, glang)
-        await self.log(gid, interaction, "gm.act_setstatus" if on else "gm.act_clearstatus", player=r.player(pid), status=r.status(sid))
 
     @app_commands.command(name=N("gm.tell"), description=D("gm.tell"))
     @app_commands.rename(player=N("gm.player"), message=N("gm.message"))
@@ -357,11 +379,11 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
             await refuse(interaction, "err.unknown_player", name=player)
             return
         await defer(interaction)
+        line = self.log_post(gid, interaction, "gm.act_tell", player=game.player(pid).name, text=message)
         if not await self.apply(interaction, gid, game, Command.gm("message", pid=pid, text=message, user_id=interaction.user.id,
-                                                                   request_id=str(interaction.id))):
+                                                                   request_id=str(interaction.id)), log=line):
             return
         await reply(interaction, text(lang(interaction), "gm.done"))
-        await self.log(gid, interaction, "gm.act_tell", player=game.player(pid).name, text=message)
 
     @app_commands.command(name=N("gm.idle"), description=D("gm.idle"))
     @app_commands.rename(player=N("gm.player"))
@@ -379,10 +401,12 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
             await refuse(interaction, "err.unknown_player", name=player)
             return
         await defer(interaction)
-        if not await self.apply(interaction, gid, game, Command.declare_idle(pid, user_id=interaction.user.id, request_id=str(interaction.id))):
+        line = self.log_post(gid, interaction, "gm.act_idle", player=game.player(pid).name)
+        if not await self.apply(interaction, gid, game, Command.declare_idle(pid, user_id=interaction.user.id, request_id=str(interaction.id)),
+                                log=line):
             return
         await reply(interaction, text(lang(interaction), "gm.done"))
-        await self.log(gid, interaction, "gm.act_idle", player=game.player(pid).name)
+        await self.bot.deliverer.flush(gid)
         await self.bot.scheduler.end_early(gid)
 
     @app_commands.command(name=N("gm.tasks"), description=D("gm.tasks"))
@@ -417,11 +441,11 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
             await refuse(interaction, "err.unknown_task", n=task)
             return
         await defer(interaction)
+        line = self.log_post(gid, interaction, "gm.act_settle", n=task, note=note or "—")
         if not await self.apply(interaction, gid, game, Command.gm("settle_task", index=task, note=note, user_id=interaction.user.id,
-                                                                   request_id=str(interaction.id))):
+                                                                   request_id=str(interaction.id)), log=line):
             return
         await reply(interaction, text(lang(interaction), "gm.done"))
-        await self.log(gid, interaction, "gm.act_settle", n=task, note=note or "—")
 
     @app_commands.command(name=N("gm.endday"), description=D("gm.endday"))
     @app_commands.rename(day=N("gm.day"))
@@ -432,11 +456,11 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
             return
         gid, game = found
         await defer(interaction)
+        line = self.log_post(gid, interaction, "gm.act_endday", day=day)
         if not await self.apply(interaction, gid, game, Command.gm("set_end_day", day=day, user_id=interaction.user.id,
-                                                                   request_id=str(interaction.id))):
+                                                                   request_id=str(interaction.id)), log=line):
             return
         await reply(interaction, text(lang(interaction), "gm.done"))
-        await self.log(gid, interaction, "gm.act_endday", day=day)
 
     @app_commands.command(name=N("gm.end"), description=D("gm.end"))
     async def end(self, interaction: discord.Interaction) -> None:
@@ -461,9 +485,10 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
         gid, _game = found
         await defer(interaction)
         glang = self.bot.store.info(gid).meta.get("lang", "ru")
-        await self.bot.deliverer.post(gid, where.value, text(glang, "public.gm_says", text=message))
+        # the announcement and its log line staged together, keyed by the interaction
+        await self.log(gid, interaction, "gm.act_say", self.bot.deliverer.outgoing(gid, where.value, text(glang, "public.gm_says", text=message)),
+                       where=text(glang, f"gm.where_{where.value}"), text=message)
         await reply(interaction, text(lang(interaction), "gm.done"))
-        await self.log(gid, interaction, "gm.act_say", where=text(glang, f"gm.where_{where.value}"), text=message)
 
     @app_commands.command(name=N("gm.substitute"), description=D("gm.substitute"))
     @app_commands.rename(player=N("gm.player"), member=N("gm.member"), name=N("gm.name"))
@@ -493,12 +518,14 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
         # built by hand: the engine's own ``user_id`` (the newcomer) is not the command's asker
         cmd = Command("gm_substitute", {"pid": pid, "user_id": member.id, "name": name},
                       user_id=interaction.user.id, request_id=str(interaction.id))
-        if not await self.apply(interaction, gid, game, cmd):
+        def line(g: Game) -> Post:
+            return self.log_post(gid, interaction, "gm.act_substitute", old=old_name, old_user=f"<@{old_user}>" if old_user else "—",
+                                 new_user=f"<@{member.id}>", player=g.player(pid).name)
+
+        if not await self.apply(interaction, gid, game, cmd, log=line):
             return
         await settle_seats(self.bot, gid)
         await reply(interaction, text(lang(interaction), "gm.done"))
-        await self.log(gid, interaction, "gm.act_substitute", old=old_name, old_user=f"<@{old_user}>" if old_user else "—",
-                       new_user=f"<@{member.id}>", player=self.bot.store.game(gid).player(pid).name)
 
     @app_commands.command(name=N("gm.remove"), description=D("gm.remove"))
     @app_commands.rename(player=N("gm.player"), mode=N("gm.mode"))
@@ -516,13 +543,13 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
             await refuse(interaction, "err.unknown_player", name=player)
             return
         await defer(interaction)
+        glang = self.bot.store.info(gid).meta.get("lang", "ru")
+        line = self.log_post(gid, interaction, "gm.act_remove", player=game.player(pid).name, mode=text(glang, f"gm.mode_{mode.value}"))
         if not await self.apply(interaction, gid, game, Command.gm("remove", pid=pid, mode=mode.value, user_id=interaction.user.id,
-                                                                   request_id=str(interaction.id))):
+                                                                   request_id=str(interaction.id)), log=line):
             return
         await self.bot.channel_manager.sync(gid)
         await reply(interaction, text(lang(interaction), "gm.done"))
-        glang = self.bot.store.info(gid).meta.get("lang", "ru")
-        await self.log(gid, interaction, "gm.act_remove", player=game.player(pid).name, mode=text(glang, f"gm.mode_{mode.value}"))
         await self.bot.scheduler.end_early(gid)
 
     @app_commands.command(name=N("gm.unspectate"), description=D("gm.unspectate"))

@@ -45,11 +45,21 @@ async def send_pm(bot: Any, interaction: discord.Interaction, to: str, message: 
     if recipient is None:
         await refuse(interaction, "err.unknown_player", name=to)
         return False
+    # a retry after a lost reply (a new interaction): the same text to the same player in
+    # this phase was already sent; it is not sent twice
+    if any(m.sender == p.pid and m.recipient == recipient and m.text == message and m.tick == game.state.tick
+           for m in game.state.pms):
+        await refuse(interaction, "pm.already_sent", to=Renderer(game, lang(interaction)).player(recipient))
+        return False
     await defer(interaction)
     relayed = len(game.state.pms)
+    plang = bot.store.info(gid).meta.get("langs", {}).get(str(p.pid)) or lang(interaction)
+    # the sender's copy is staged in the PM's own transaction: never one without the other
+    copy = bot.deliverer.outgoing(gid, f"player:{p.pid}", text(plang, "pm.copy", to=Renderer(game, plang).player(recipient),
+                                                                text=message))
     try:
         await bot.store.apply(gid, Command.send_pm(p.pid, recipient, message, user_id=interaction.user.id,
-                                                   request_id=str(interaction.id)))
+                                                   request_id=str(interaction.id)), posts=[copy])
     except ActionError as err:
         await refuse_engine(interaction, game, err)
         return False
@@ -63,8 +73,6 @@ async def send_pm(bot: Any, interaction: discord.Interaction, to: str, message: 
         await reply(interaction, text(lng, "pm.letter", to=r.player(recipient)))
     else:
         await reply(interaction, text(lng, "pm.sent", to=r.player(recipient), left=left))
-    plang = bot.store.info(gid).meta.get("langs", {}).get(str(p.pid)) or lng
-    await bot.deliverer.post(gid, f"player:{p.pid}", text(plang, "pm.copy", to=Renderer(game, plang).player(recipient), text=message))
     await bot.deliverer.flush(gid)
     return True
 
