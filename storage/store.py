@@ -42,6 +42,7 @@ from engine.state import Event
 from .backend import Backend
 from .commands import Command, jsonable
 from .errors import StorageError
+from .postgres import PostgresBackend, is_postgres_url
 from .schema import migrate
 from .sqlite import SqliteBackend
 
@@ -251,6 +252,13 @@ class _Live:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
+def make_backend(target: str | Path, synchronous: str = "FULL") -> Backend:
+    """The backend for ``target``: a ``postgresql://`` URL (``ALTMAFIA_DB_URL``) or an SQLite file."""
+    if isinstance(target, str) and is_postgres_url(target):
+        return PostgresBackend(target)
+    return SqliteBackend(target, synchronous)
+
+
 # ---- the store ----------------------------------------------------------------------------
 class Store:
     """All games of one bot process. ``async with Store() as store: ...`` or open()/close()."""
@@ -264,7 +272,7 @@ class Store:
         synchronous: str = "FULL",
         clock: Callable[[], datetime] | None = None,
     ) -> None:
-        self.backend = backend or SqliteBackend(path if path is not None else default_db_path(), synchronous)
+        self.backend = backend or make_backend(path if path is not None else default_db_path(), synchronous)
         if rulesets is None:
             from config import load_ruleset
 
