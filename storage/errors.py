@@ -11,6 +11,12 @@ class StorageError(Exception):
     """
 
 
+class StaleGame(StorageError):
+    """A game's row was written by someone else since this process read it (compare-and-set on
+    its version failed); nothing was written. The store reloads the game and runs the command
+    again on the stored one."""
+
+
 class DatabaseInUse(StorageError):
     """Another bot process holds the database: a second one must not start on it.
 
