@@ -43,7 +43,7 @@ from engine.state import Event
 
 from .backend import Backend
 from .commands import Command, jsonable
-from .errors import StaleGame, StorageError
+from .errors import ShardInUse, StaleGame, StorageError
 from .postgres import PostgresBackend, is_postgres_url
 from .schema import migrate
 from .sqlite import SqliteBackend
@@ -261,6 +261,15 @@ class _Live:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
+def _check_shards(shards: tuple[int, tuple[int, ...]] | None) -> tuple[int, tuple[int, ...]] | None:
+    if shards is None:
+        return None
+    count, ids = int(shards[0]), tuple(sorted({int(i) for i in shards[1]}))
+    if not 1 <= count <= 1000 or not ids or not all(0 <= i < count for i in ids):
+        raise ValueError(f"shards: {count} shards and ids {ids}: every id must be in 0..{count - 1}")
+    return count, ids
+
+
 def make_backend(target: str | Path, synchronous: str = "FULL") -> Backend:
     """The backend for ``target``: a ``postgresql://`` URL (``ALTMAFIA_DB_URL``) or an SQLite file."""
     if isinstance(target, str) and is_postgres_url(target):
@@ -280,7 +289,11 @@ class Store:
         rulesets: Callable[[str], Ruleset] | None = None,
         synchronous: str = "FULL",
         clock: Callable[[], datetime] | None = None,
+        shards: tuple[int, tuple[int, ...]] | None = None,
     ) -> None:
+        #: ``(shard_count, shard_ids)``: this process loads, resolves and delivers only the games
+        #: of the guilds on these shards (Discord: ``(guild_id >> 22) % shard_count``); None: all
+        self.shards = _check_shards(shards)
         self.backend = backend or make_backend(path if path is not None else default_db_path(), synchronous)
         if rulesets is None:
             from config import load_ruleset
@@ -313,6 +326,7 @@ class Store:
         """
         created = not await self.backend.connect()
         try:
+            await self._own_shards()
             start, to = await migrate(self.backend, on_transaction=self._count, hook=self._point)
             if start < 4 <= to:
                 await self._backfill_v4()
@@ -368,13 +382,31 @@ class Store:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
+    def _mine(self) -> str:
+        """An SQL condition on ``games.guild_id``: the game is on one of this store's shards (a
+        game of no guild — tests, the bench — is on shard 0, as Discord puts DMs)."""
+        if self.shards is None:
+            return "1 = 1"
+        count, ids = self.shards
+        shard = f"(CASE WHEN guild_id IS NULL THEN 0 ELSE (guild_id / {1 << 22}) % {count} END)"
+        return f"{shard} IN ({', '.join(str(i) for i in ids)})"
+
+    async def _own_shards(self) -> None:
+        """Take this process's shards for its life: a second owner of a shard refuses to start."""
+        if self.shards is None:
+            return
+        count, ids = self.shards
+        for i in ids:
+            if not await self.backend.try_lock_key(count * 1000 + i):
+                raise ShardInUse(self.location, i, count)
+
     async def _load_games(self) -> list[str]:
         rows = await self._read(
-            f"SELECT {GAME_COLUMNS}, state FROM games WHERE status = 'running' "
+            f"SELECT {GAME_COLUMNS}, state FROM games WHERE {self._mine()} AND (status = 'running' "
             "OR game_id IN (SELECT game_id FROM outbox WHERE delivered_at IS NULL) "
             "OR game_id IN (SELECT game_id FROM outbox_parts WHERE sent_at IS NULL) "
             # a finished game whose end was not yet shown (the bot's reveal) is kept at hand
-            """OR (status = 'over' AND meta NOT LIKE '%"revealed":true%') ORDER BY game_id"""
+            """OR (status = 'over' AND meta NOT LIKE '%"revealed":true%')) ORDER BY game_id"""
         )
         changed = []
         for row in rows:
@@ -918,6 +950,8 @@ class Store:
             "FROM outbox o JOIN events e ON e.game_id = o.game_id AND e.idx = o.event_idx "
             "WHERE o.delivered_at IS NULL AND o.batch_id IS NULL"  # a staged row is sent by its parts
         )
+        if self.shards is not None:
+            sql += f" AND o.game_id IN (SELECT game_id FROM games WHERE {self._mine()})"
         params: list[Any] = []
         if game_id is not None:
             sql += " AND o.game_id = ?"
@@ -1005,6 +1039,9 @@ class Store:
     async def pending_parts(self, game_id: str | None = None) -> list[Part]:
         """Parts not yet sent, in the order they were staged."""
         sql = f"SELECT {PARTS_COLS} FROM outbox_parts WHERE sent_at IS NULL"
+        if self.shards is not None:  # the bot's posts of no game ("-") go with shard 0
+            sql += (f" AND (game_id IN (SELECT game_id FROM games WHERE {self._mine()}) OR "
+                    f"(game_id NOT IN (SELECT game_id FROM games) AND {int(0 in self.shards[1])} = 1))")
         params: list[Any] = []
         if game_id is not None:
             sql += " AND game_id = ?"

@@ -46,15 +46,19 @@ class Tree(discord.app_commands.CommandTree):
             await refuse(interaction, "err.internal")
 
 
-class AltMafiaBot(commands.Bot):
+class AltMafiaBot(commands.AutoShardedBot):
     def __init__(self, settings: Settings) -> None:
         # only what the bot uses: the servers and their channels (slash commands, buttons and
         # autocomplete come as interactions, which need no intent); no messages, no typing
         intents = discord.Intents.none()
         intents.guilds = True
-        super().__init__(command_prefix=commands.when_mentioned, intents=intents, help_command=None, tree_cls=Tree)
+        # sharded from the start: several processes may each run some shards on one PostgreSQL
+        # database (docs/storage.md); a game belongs to the shard of its guild
+        super().__init__(command_prefix=commands.when_mentioned, intents=intents, help_command=None, tree_cls=Tree,
+                         shard_count=settings.shard_count, shard_ids=list(settings.shard_ids) if settings.shard_ids else None)
         self.settings = settings
-        self.store: Store = Store(settings.db_path, synchronous=settings.db_sync, clock=discord.utils.utcnow)
+        self.store: Store = Store(settings.database, synchronous=settings.db_sync, clock=discord.utils.utcnow,
+                                  shards=settings.shards)
         self.deliverer = Deliverer(self)
         self.channel_manager = ChannelManager(self)
         self.scheduler = Scheduler(self)
@@ -74,6 +78,13 @@ class AltMafiaBot(commands.Bot):
         for cmd in self.tree.get_commands():
             cmd.guild_only = True
         await self.scheduler.recover()
+        if self.settings.syncs_commands:
+            await self.sync_commands()
+        self.scheduler.start()
+
+    async def sync_commands(self) -> None:
+        """Send the slash commands to Discord (one process does it: ``ALTMAFIA_SYNC_COMMANDS``,
+        or ``altmafia sync``)."""
         if self.settings.guild_id:
             guild = discord.Object(self.settings.guild_id)
             self.tree.copy_global_to(guild=guild)
@@ -81,7 +92,6 @@ class AltMafiaBot(commands.Bot):
         else:
             self.synced = await self.tree.sync()
         log.info("synced %d slash commands", len(self.synced))
-        self.scheduler.start()
 
     async def close(self) -> None:
         self.scheduler.stop()
