@@ -63,12 +63,26 @@ class AltMafiaBot(commands.AutoShardedBot):
         self.channel_manager = ChannelManager(self)
         self.scheduler = Scheduler(self)
         self.synced: list[Any] = []
+        #: `altmafia sync`: log in, sync the slash commands, stop (no database, no gateway)
+        self.sync_only = False
 
     async def setup_hook(self) -> None:
+        if self.sync_only:  # `altmafia sync`: the commands, and nothing of the games
+            await self.prepare_commands()
+            await self.sync_commands()
+            return
         report = await self.store.open(now=discord.utils.utcnow())
         log.info("store: %s", report.summary())
         for gid in report.ruleset_changed:
             log.warning("game %s: its ruleset file changed since the game began; it goes on with the new one", gid)
+        await self.prepare_commands()
+        await self.scheduler.recover()
+        if self.settings.syncs_commands:
+            await self.sync_commands()
+        self.scheduler.start()
+
+    async def prepare_commands(self) -> None:
+        """The cogs, their translated names, the persistent buttons."""
         await self.tree.set_translator(CatalogTranslator())
         for ext in COGS:
             await self.load_extension(ext)
@@ -77,10 +91,6 @@ class AltMafiaBot(commands.AutoShardedBot):
         self.tree.allowed_contexts = discord.app_commands.AppCommandContext(guild=True, dm_channel=False, private_channel=False)
         for cmd in self.tree.get_commands():
             cmd.guild_only = True
-        await self.scheduler.recover()
-        if self.settings.syncs_commands:
-            await self.sync_commands()
-        self.scheduler.start()
 
     async def sync_commands(self) -> None:
         """Send the slash commands to Discord (one process does it: ``ALTMAFIA_SYNC_COMMANDS``,
@@ -96,7 +106,8 @@ class AltMafiaBot(commands.AutoShardedBot):
     async def close(self) -> None:
         self.scheduler.stop()
         try:
-            await self.store.close()
+            if not self.sync_only:
+                await self.store.close()
         finally:
             await super().close()
 
