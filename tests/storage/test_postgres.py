@@ -94,3 +94,25 @@ async def test_two_stores_on_one_game_each_command_lands_once(url):
         await a.close()
         await b.close()
 
+
+
+async def test_a_shard_has_one_owner_and_each_store_loads_its_shards_games(url):
+    from storage import ShardInUse
+
+    guilds = {s: next(g for g in range(1 << 22, 1 << 26, 1 << 22) if (g >> 22) % 2 == s) for s in (0, 1)}
+    async with Store(url, shards=(2, (0, 1))) as s:
+        for shard, guild in guilds.items():
+            await new_game(s, f"g{shard}", guild_id=guild)
+    a = Store(url, shards=(2, (0,)))
+    await a.open()
+    try:
+        with pytest.raises(ShardInUse, match="shard 0 of 2"):
+            await Store(url, shards=(2, (0,))).open()
+        b = Store(url, shards=(2, (1,)))
+        await b.open()
+        try:
+            assert [g.game_id for g in a.games()] == ["g0"] and [g.game_id for g in b.games()] == ["g1"]
+        finally:
+            await b.close()
+    finally:
+        await a.close()
