@@ -310,6 +310,8 @@ class Store:
         #: a test hook called at named points ("apply.before_commit"…); None in production
         self.fault: Callable[[str], None] | None = None
         self.report: StartReport | None = None
+        #: games reloaded because another process had written them (``_reload``)
+        self.reloads = 0
         #: who this store is when it claims a message part (several processes may share a database)
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
@@ -461,6 +463,7 @@ class Store:
         log.warning("%s: game %r was written by another process (version %s → %s); reloaded",
                     self.location, gid, live.info.version, fresh.info.version)
         live.info, live.rules, live.game, live.text = fresh.info, fresh.rules, fresh.game, fresh.text
+        self.reloads += 1
 
     def due(self, now: datetime | None = None) -> list[Due]:
         """Games to resolve now: an unfinished resolve, or a deadline at or before ``now``."""
