@@ -40,6 +40,47 @@ DISCORD_TOKEN=<ваш токен>
 """
 
 
+def cmd_sync(args: argparse.Namespace) -> int:
+    """Send the slash commands to Discord and stop: for a bot run as several processes (shards),
+    where no process syncs at start (``ALTMAFIA_SYNC_COMMANDS=no``)."""
+    # imported here: start-up time (the module's docstring)
+    from .bot.settings import Settings, SettingsError
+
+    try:
+        settings = Settings.from_env(dotenv=Path.cwd() / ".env")
+    except SettingsError as exc:
+        print(f"altmafia: {exc}", file=sys.stderr)
+        return 2
+    if not settings.token:
+        print(TOKEN_HELP, file=sys.stderr)
+        return 2
+    import asyncio
+
+    import aiohttp
+    import discord
+
+    from .bot.bot import create_bot
+
+    bot = create_bot(settings)
+    bot.sync_only = True
+
+    async def main() -> int:
+        async with bot:
+            await bot.login(settings.token)  # runs setup_hook: the commands are synced there
+        where = f"server {settings.guild_id}" if settings.guild_id else "every server"
+        print(f"altmafia: {len(bot.synced)} slash commands synced ({where})")
+        return 0
+
+    try:
+        return asyncio.run(main())
+    except discord.LoginFailure:
+        print("altmafia: Discord refused the token (DISCORD_TOKEN in .env): reset it in the Developer Portal.", file=sys.stderr)
+        return 2
+    except (OSError, aiohttp.ClientError, discord.HTTPException) as exc:
+        print(f"altmafia: cannot sync the commands ({exc}); check the network and try again.", file=sys.stderr)
+        return 1
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     # imported here: start-up time (the module's docstring)
     from .bot.settings import Settings, SettingsError
@@ -286,6 +327,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = ap.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="start the Discord bot (needs DISCORD_TOKEN in .env)")
     run.set_defaults(func=cmd_run)
+    sy = sub.add_parser("sync", help="send the slash commands to Discord and stop (for a bot run as several shard processes)")
+    sy.set_defaults(func=cmd_sync)
     sc = sub.add_parser("scenario", help="play scenario files or folders and compare with what they expect")
     sc.add_argument("paths", nargs="+")
     sc.add_argument("-v", "--verbose", action="store_true", help="list passing files too")

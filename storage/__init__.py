@@ -6,7 +6,7 @@ the delivery outbox. See ``docs/storage.md`` for the schema and the recovery rul
 """
 
 from .commands import ENGINE_KINDS, Command
-from .errors import DatabaseInUse, StorageError
+from .errors import DatabaseInUse, ShardInUse, StaleGame, StorageError
 from .schema import latest_version
 from .store import (
     Applied,
@@ -30,6 +30,8 @@ __all__ = [
     "ChannelIntent",
     "Command",
     "DatabaseInUse",
+    "ShardInUse",
+    "StaleGame",
     "DeadlineChange",
     "Delivery",
     "Due",

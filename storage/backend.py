@@ -36,6 +36,12 @@ class Backend:
         raise :class:`~storage.errors.DatabaseInUse` when another process has it. Calling it
         again while held does nothing. The default is a backend shared by design (none)."""
 
+    async def try_lock_key(self, key: int) -> bool:
+        """Take an ownership lock ``key`` for the life of the connection, not waiting; False
+        when another connection holds it. A backend used by one process (SQLite, whose file
+        lock :meth:`acquire` already makes it so) always gets it."""
+        return True
+
     async def begin(self) -> None:
         """Begin a write transaction, taking the write lock at once."""
         raise NotImplementedError

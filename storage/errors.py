@@ -11,6 +11,12 @@ class StorageError(Exception):
     """
 
 
+class StaleGame(StorageError):
+    """A game's row was written by someone else since this process read it (compare-and-set on
+    its version failed); nothing was written. The store reloads the game and runs the command
+    again on the stored one."""
+
+
 class DatabaseInUse(StorageError):
     """Another bot process holds the database: a second one must not start on it.
 
@@ -25,3 +31,14 @@ class DatabaseInUse(StorageError):
             "or set ALTMAFIA_DB to another file."
         )
         self.location, self.owner = location, owner
+
+
+class ShardInUse(StorageError):
+    """Another bot process owns a shard this one was told to run: it must not start."""
+
+    def __init__(self, location: str, shard: int, count: int) -> None:
+        super().__init__(
+            f"{location}: shard {shard} of {count} is already run by another bot process on this database. "
+            "Give each process its own ALTMAFIA_SHARD_IDS, or stop the other one first."
+        )
+        self.shard, self.count = shard, count

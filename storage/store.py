@@ -25,7 +25,9 @@ import asyncio
 import copy
 import hashlib
 import json
+import logging
 import os
+import socket
 import uuid
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
@@ -41,7 +43,8 @@ from engine.state import Event
 
 from .backend import Backend
 from .commands import Command, jsonable
-from .errors import StorageError
+from .errors import ShardInUse, StaleGame, StorageError
+from .postgres import PostgresBackend, is_postgres_url
 from .schema import migrate
 from .sqlite import SqliteBackend
 
@@ -56,6 +59,13 @@ GAME_COLUMNS = (
 #: how long a GM's deadline change is recognised when it comes again (a retry after a lost
 #: reply is a new interaction with the same command and arguments): see docs/storage.md
 REPEAT_WINDOW = timedelta(minutes=10)
+
+
+log = logging.getLogger(__name__)
+#: how long a claim on a message part holds before another process may take it over
+CLAIM_SECONDS = 120
+#: how many times a command meets a game written by another process before it fails
+STALE_RETRIES = 20
 
 
 def default_db_path() -> Path:
@@ -283,6 +293,22 @@ class _Live:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
+def _check_shards(shards: tuple[int, tuple[int, ...]] | None) -> tuple[int, tuple[int, ...]] | None:
+    if shards is None:
+        return None
+    count, ids = int(shards[0]), tuple(sorted({int(i) for i in shards[1]}))
+    if not 1 <= count <= 1000 or not ids or not all(0 <= i < count for i in ids):
+        raise ValueError(f"shards: {count} shards and ids {ids}: every id must be in 0..{count - 1}")
+    return count, ids
+
+
+def make_backend(target: str | Path, synchronous: str = "FULL") -> Backend:
+    """The backend for ``target``: a ``postgresql://`` URL (``ALTMAFIA_DB_URL``) or an SQLite file."""
+    if isinstance(target, str) and is_postgres_url(target):
+        return PostgresBackend(target)
+    return SqliteBackend(target, synchronous)
+
+
 # ---- the store ----------------------------------------------------------------------------
 class Store:
     """All games of one bot process. ``async with Store() as store: ...`` or open()/close()."""
@@ -295,8 +321,12 @@ class Store:
         rulesets: Callable[[str], Ruleset] | None = None,
         synchronous: str = "FULL",
         clock: Callable[[], datetime] | None = None,
+        shards: tuple[int, tuple[int, ...]] | None = None,
     ) -> None:
-        self.backend = backend or SqliteBackend(path if path is not None else default_db_path(), synchronous)
+        #: ``(shard_count, shard_ids)``: this process loads, resolves and delivers only the games
+        #: of the guilds on these shards (Discord: ``(guild_id >> 22) % shard_count``); None: all
+        self.shards = _check_shards(shards)
+        self.backend = backend or make_backend(path if path is not None else default_db_path(), synchronous)
         if rulesets is None:
             from config import load_ruleset
 
@@ -312,6 +342,10 @@ class Store:
         #: a test hook called at named points ("apply.before_commit"…); None in production
         self.fault: Callable[[str], None] | None = None
         self.report: StartReport | None = None
+        #: games reloaded because another process had written them (``_reload``)
+        self.reloads = 0
+        #: who this store is when it claims a message part (several processes may share a database)
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
 
     @property
     def location(self) -> str:
@@ -326,6 +360,7 @@ class Store:
         """
         created = not await self.backend.connect()
         try:
+            await self._own_shards()
             start, to = await migrate(self.backend, on_transaction=self._count, hook=self._point)
             if start < 4 <= to:
                 await self._backfill_v4()
@@ -381,38 +416,86 @@ class Store:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
+    def _mine(self) -> str:
+        """An SQL condition on ``games.guild_id``: the game is on one of this store's shards (a
+        game of no guild — tests, the bench — is on shard 0, as Discord puts DMs)."""
+        if self.shards is None:
+            return "1 = 1"
+        count, ids = self.shards
+        shard = f"(CASE WHEN guild_id IS NULL THEN 0 ELSE (guild_id / {1 << 22}) % {count} END)"
+        return f"{shard} IN ({', '.join(str(i) for i in ids)})"
+
+    async def _own_shards(self) -> None:
+        """Take this process's shards for its life: a second owner of a shard refuses to start."""
+        if self.shards is None:
+            return
+        count, ids = self.shards
+        for i in ids:
+            if not await self.backend.try_lock_key(count * 1000 + i):
+                raise ShardInUse(self.location, i, count)
+
     async def _load_games(self) -> list[str]:
         rows = await self._read(
-            f"SELECT {GAME_COLUMNS}, state FROM games WHERE status = 'running' "
+            f"SELECT {GAME_COLUMNS}, state FROM games WHERE {self._mine()} AND (status = 'running' "
             "OR game_id IN (SELECT game_id FROM outbox WHERE delivered_at IS NULL) "
             "OR game_id IN (SELECT game_id FROM outbox_parts WHERE sent_at IS NULL) "
             # a finished game whose end was not yet shown (the bot's reveal) is kept at hand
-            """OR (status = 'over' AND meta NOT LIKE '%"revealed":true%') ORDER BY game_id"""
+            """OR (status = 'over' AND meta NOT LIKE '%"revealed":true%')) ORDER BY game_id"""
         )
         changed = []
         for row in rows:
-            info = self._info(row[:-1])
-            try:
-                rules = self._rulesets(info.ruleset)
-                game = Game.from_dict(rules, json.loads(row[-1]))
-            except RulesetFileError as exc:
-                # the database is fine: the ruleset file went missing or became invalid
-                raise StorageError(
-                    f"{self.location}: game {info.game_id!r} cannot be loaded because its ruleset "
-                    f"{info.ruleset!r} cannot: {exc}. The bot stops rather than lose the game; the "
-                    "database is not damaged: put the ruleset file back or fix it."
-                ) from exc
-            except Exception as exc:
-                raise StorageError(
-                    f"{self.location}: game {info.game_id!r} (ruleset {info.ruleset!r}) cannot be "
-                    f"loaded: {type(exc).__name__}: {exc}. The bot stops rather than lose it; if the "
-                    "ruleset file changed, restore it; if not, the game's saved state is damaged: "
-                    "restore the database from a backup."
-                ) from exc
-            if fingerprint(rules) != info.ruleset_fingerprint:
-                changed.append(info.game_id)
-            self._games[info.game_id] = _Live(info=info, rules=rules, game=game, text=row[-1])
+            live = self._live_from_row(row)
+            if fingerprint(live.rules) != live.info.ruleset_fingerprint:
+                changed.append(live.info.game_id)
+            self._games[live.info.game_id] = live
         return changed
+
+    def _live_from_row(self, row: tuple[Any, ...]) -> _Live:
+        """A loaded game from its row (``GAME_COLUMNS`` then ``state``)."""
+        info = self._info(row[:-1])
+        try:
+            rules = self._rulesets(info.ruleset)
+            game = Game.from_dict(rules, json.loads(row[-1]))
+        except RulesetFileError as exc:
+            # the database is fine: the ruleset file went missing or became invalid
+            raise StorageError(
+                f"{self.location}: game {info.game_id!r} cannot be loaded because its ruleset "
+                f"{info.ruleset!r} cannot: {exc}. The bot stops rather than lose the game; the "
+                "database is not damaged: put the ruleset file back or fix it."
+            ) from exc
+        except Exception as exc:
+            raise StorageError(
+                f"{self.location}: game {info.game_id!r} (ruleset {info.ruleset!r}) cannot be "
+                f"loaded: {type(exc).__name__}: {exc}. The bot stops rather than lose it; if the "
+                "ruleset file changed, restore it; if not, the game's saved state is damaged: "
+                "restore the database from a backup."
+            ) from exc
+        return _Live(info=info, rules=rules, game=game, text=row[-1])
+
+    async def _retry_stale(self, live: _Live, step: Callable[[], Any]) -> Any:
+        """Run ``step`` (a command, a resolve, a deadline on ``live``, its lock held); when the
+        game turns out to have been written by another process meanwhile (nothing was written
+        then), reload it and run ``step`` again on the stored game rather than failing this and
+        every later command. Gives up after ``STALE_RETRIES`` conflicts in a row."""
+        for _ in range(STALE_RETRIES):
+            try:
+                return await step()
+            except StaleGame:
+                await self._reload(live)
+        return await step()
+
+    async def _reload(self, live: _Live) -> None:
+        """Read a game again after someone else wrote it (its version moved on under us): the
+        in-memory copy was stale. Called with ``live.lock`` held; keeps that lock object."""
+        gid = live.info.game_id
+        rows = await self._read(f"SELECT {GAME_COLUMNS}, state FROM games WHERE game_id = ?", (gid,))
+        if not rows:
+            raise StorageError(f"{self.location}: game {gid!r} is gone from the database.")
+        fresh = self._live_from_row(rows[0])
+        log.warning("%s: game %r was written by another process (version %s → %s); reloaded",
+                    self.location, gid, live.info.version, fresh.info.version)
+        live.info, live.rules, live.game, live.text = fresh.info, fresh.rules, fresh.game, fresh.text
+        self.reloads += 1
 
     def due(self, now: datetime | None = None) -> list[Due]:
         """Games to resolve now: an unfinished resolve, or a deadline at or before ``now``."""
@@ -558,40 +641,43 @@ class Store:
     async def _apply(self, game_id: str, command: Command, posts: Any = ()) -> Applied:
         live = self._live(game_id)
         async with live.lock:
-            if command.request_id is not None:
-                row = await self._read(
-                    "SELECT seq, tick, result FROM commands WHERE game_id = ? AND request_id = ?", (game_id, command.request_id)
-                )
-                if row:
-                    seq, tick, result = row[0]
-                    return Applied(game_id, seq, tick, json.loads(result) if result else None, [], [], duplicate=True)
-            # the engine works on a private copy, off the event loop (a long game's snapshot
-            # takes a while to serialise); refusals raise from here, before any write
-            game, first, result, text = await asyncio.to_thread(_run_on_copy, live.rules, live.text, command.run)
-            result = jsonable(result)
-            events = game.state.events[first:]
-            tick = game.state.tick
-            seq = live.info.version + 1
-            stamp = self._stamp()
-            info = self._next_info(live.info, game, seq, stamp)
-            bot_posts = list(posts(game, result) if callable(posts) else posts)
-            async with self._tx("apply") as db:
-                await db.execute(
-                    db.sql(
-                        "INSERT INTO commands (game_id, seq, tick, kind, args, result, user_id, request_id, created_at) "
-                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
-                    ),
-                    (game_id, seq, tick, command.kind, dumps(command.args), dumps(result), command.user_id, command.request_id, stamp),
-                )
-                deliveries = await self._write_events(db, game_id, seq, first, events, stamp)
-                if command.is_gm:
-                    await self._gm_action(db, game_id, seq, tick, command.user_id, command.kind, command.args, stamp)
-                await self._update_game(db, live.info, info, text)
-                await self._write_posts(db, game_id, f"cmd:{seq}", bot_posts, stamp)
-                self._point("apply.before_commit")
-            self._point("apply.after_commit")
-            live.game, live.text, live.info = game, text, info
-            return Applied(game_id, seq, tick, result, list(events), deliveries)
+            return await self._retry_stale(live, lambda: self._apply_locked(live, game_id, command, posts))
+
+    async def _apply_locked(self, live: _Live, game_id: str, command: Command, posts: Any = ()) -> Applied:
+        if command.request_id is not None:
+            row = await self._read(
+                "SELECT seq, tick, result FROM commands WHERE game_id = ? AND request_id = ?", (game_id, command.request_id)
+            )
+            if row:
+                seq, tick, result = row[0]
+                return Applied(game_id, seq, tick, json.loads(result) if result else None, [], [], duplicate=True)
+        # the engine works on a private copy, off the event loop (a long game's snapshot
+        # takes a while to serialise); refusals raise from here, before any write
+        game, first, result, text = await asyncio.to_thread(_run_on_copy, live.rules, live.text, command.run)
+        result = jsonable(result)
+        events = game.state.events[first:]
+        tick = game.state.tick
+        seq = live.info.version + 1
+        stamp = self._stamp()
+        info = self._next_info(live.info, game, seq, stamp)
+        bot_posts = list(posts(game, result) if callable(posts) else posts)
+        async with self._tx("apply") as db:
+            await self._update_game(db, live.info, info, text)  # first: a stale copy writes nothing
+            await db.execute(
+                db.sql(
+                    "INSERT INTO commands (game_id, seq, tick, kind, args, result, user_id, request_id, created_at) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                ),
+                (game_id, seq, tick, command.kind, dumps(command.args), dumps(result), command.user_id, command.request_id, stamp),
+            )
+            deliveries = await self._write_events(db, game_id, seq, first, events, stamp)
+            if command.is_gm:
+                await self._gm_action(db, game_id, seq, tick, command.user_id, command.kind, command.args, stamp)
+            await self._write_posts(db, game_id, f"cmd:{seq}", bot_posts, stamp)
+            self._point("apply.before_commit")
+        self._point("apply.after_commit")
+        live.game, live.text, live.info = game, text, info
+        return Applied(game_id, seq, tick, result, list(events), deliveries)
 
     async def resolve(
         self,
@@ -617,55 +703,59 @@ class Store:
                        posts: Any = ()) -> Resolved | None:
         live = self._live(game_id)
         async with live.lock:
-            if live.game.state.over:
-                return None
-            tick = live.game.state.tick
-            if expect_tick is not None and expect_tick != tick:
-                return None
-            if live.info.resolving_tick == tick and user_id is None:
-                user_id = live.info.resolving_user  # a forced resolve cut short is redone as forced, by its GM
-            bot_posts = list(posts)
-            if live.info.resolving_tick != tick:
-                marked = replace(live.info, resolving_tick=tick, resolving_user=user_id)
-                async with self._tx("resolve.mark") as db:
-                    await self._update_game(db, live.info, marked, None, bump=False)
-                    # staged with the mark: a resolve marked is always done (redone at start if
-                    # cut short), and its redo cannot render the GM's line as it was
-                    await self._write_posts(db, game_id, f"resolve:{tick}", bot_posts, self._stamp())
-                live.info = marked
-                self._point("resolve.marked")
-            game, first, _, text = await asyncio.to_thread(_run_on_copy, live.rules, live.text, Game.resolve)
-            events = game.state.events[first:]
-            over = game.state.over
-            seq = live.info.version + 1
-            stamp = self._stamp()
-            info = self._next_info(live.info, game, seq, stamp)
-            info = replace(
-                info,
-                resolving_tick=None,
-                resolving_user=None,
-                deadline_tick=game.state.tick if next_deadline and not over else None,
-                deadline_at=next_deadline if next_deadline and not over else None,
+            return await self._retry_stale(live, lambda: self._resolve_locked(live, game_id, expect_tick, next_deadline, user_id, posts))
+
+    async def _resolve_locked(self, live: _Live, game_id: str, expect_tick: int | None, next_deadline: datetime | None,
+                              user_id: int | None, posts: Any = ()) -> Resolved | None:
+        if live.game.state.over:
+            return None
+        tick = live.game.state.tick
+        if expect_tick is not None and expect_tick != tick:
+            return None
+        if live.info.resolving_tick == tick and user_id is None:
+            user_id = live.info.resolving_user  # a forced resolve cut short is redone as forced, by its GM
+        bot_posts = list(posts)
+        if live.info.resolving_tick != tick:
+            marked = replace(live.info, resolving_tick=tick, resolving_user=user_id)
+            async with self._tx("resolve.mark") as db:
+                await self._update_game(db, live.info, marked, None, bump=False)
+                # staged with the mark: a resolve marked is always done (redone at start if
+                # cut short), and its redo cannot render the GM's line as it was
+                await self._write_posts(db, game_id, f"resolve:{tick}", bot_posts, self._stamp())
+            live.info = marked
+            self._point("resolve.marked")
+        game, first, _, text = await asyncio.to_thread(_run_on_copy, live.rules, live.text, Game.resolve)
+        events = game.state.events[first:]
+        over = game.state.over
+        seq = live.info.version + 1
+        stamp = self._stamp()
+        info = self._next_info(live.info, game, seq, stamp)
+        info = replace(
+            info,
+            resolving_tick=None,
+            resolving_user=None,
+            deadline_tick=game.state.tick if next_deadline and not over else None,
+            deadline_at=next_deadline if next_deadline and not over else None,
+        )
+        result = {"events": len(events), "over": over, "winner": game.state.winner}
+        args = {"tick": tick}
+        async with self._tx("resolve") as db:
+            await self._update_game(db, live.info, info, text)  # first: a stale copy writes nothing
+            await db.execute(
+                db.sql(
+                    "INSERT INTO commands (game_id, seq, tick, kind, args, result, user_id, request_id, created_at) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                ),
+                (game_id, seq, tick, "resolve", dumps(args), dumps(result), user_id, None, stamp),
             )
-            result = {"events": len(events), "over": over, "winner": game.state.winner}
-            args = {"tick": tick}
-            async with self._tx("resolve") as db:
-                await db.execute(
-                    db.sql(
-                        "INSERT INTO commands (game_id, seq, tick, kind, args, result, user_id, request_id, created_at) "
-                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
-                    ),
-                    (game_id, seq, tick, "resolve", dumps(args), dumps(result), user_id, None, stamp),
-                )
-                deliveries = await self._write_events(db, game_id, seq, first, events, stamp)
-                if user_id is not None:
-                    await self._gm_action(db, game_id, seq, tick, user_id, "resolve", args, stamp)
-                await self._update_game(db, live.info, info, text)
-                await self._write_posts(db, game_id, f"resolve:{tick}", bot_posts, stamp)  # a key staged with the mark: skipped
-                self._point("resolve.before_commit")
-            self._point("resolve.after_commit")
-            live.game, live.text, live.info = game, text, info
-            return Resolved(game_id, seq, tick, list(events), deliveries, over, game.state.winner)
+            deliveries = await self._write_events(db, game_id, seq, first, events, stamp)
+            if user_id is not None:
+                await self._gm_action(db, game_id, seq, tick, user_id, "resolve", args, stamp)
+            await self._write_posts(db, game_id, f"resolve:{tick}", bot_posts, stamp)  # a key staged with the mark: skipped
+            self._point("resolve.before_commit")
+        self._point("resolve.after_commit")
+        live.game, live.text, live.info = game, text, info
+        return Resolved(game_id, seq, tick, list(events), deliveries, over, game.state.winner)
 
     async def set_deadline(self, game_id: str, at: datetime | None, *, user_id: int | None = None) -> bool:
         """Set (or clear, with None) the deadline of the current tick; False if unchanged."""
@@ -674,27 +764,30 @@ class Store:
     async def _set_deadline(self, game_id: str, at: datetime | None, user_id: int | None) -> bool:
         live = self._live(game_id)
         async with live.lock:
-            info = live.info
-            if (info.deadline_tick == info.tick and info.deadline_at == at) or (at is None and info.deadline is None):
-                return False
-            seq = info.version + 1
-            stamp = self._stamp()
-            new = replace(info, version=seq, deadline_tick=info.tick if at else None, deadline_at=at, updated_at=stamp)
-            args = {"tick": info.tick, "at": to_ts(at) if at else None}
-            async with self._tx("deadline") as db:
-                await db.execute(
-                    db.sql(
-                        "INSERT INTO commands (game_id, seq, tick, kind, args, result, user_id, request_id, created_at) "
-                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
-                    ),
-                    (game_id, seq, info.tick, "deadline", dumps(args), None, user_id, None, stamp),
-                )
-                if user_id is not None:
-                    await self._gm_action(db, game_id, seq, info.tick, user_id, "deadline", args, stamp)
-                await self._update_game(db, info, new, None)
-                self._point("deadline.before_commit")
-            live.info = new
-            return True
+            return await self._retry_stale(live, lambda: self._set_deadline_locked(live, game_id, at, user_id))
+
+    async def _set_deadline_locked(self, live: _Live, game_id: str, at: datetime | None, user_id: int | None) -> bool:
+        info = live.info
+        if (info.deadline_tick == info.tick and info.deadline_at == at) or (at is None and info.deadline is None):
+            return False
+        seq = info.version + 1
+        stamp = self._stamp()
+        new = replace(info, version=seq, deadline_tick=info.tick if at else None, deadline_at=at, updated_at=stamp)
+        args = {"tick": info.tick, "at": to_ts(at) if at else None}
+        async with self._tx("deadline") as db:
+            await self._update_game(db, info, new, None)  # first: a stale copy writes nothing
+            await db.execute(
+                db.sql(
+                    "INSERT INTO commands (game_id, seq, tick, kind, args, result, user_id, request_id, created_at) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                ),
+                (game_id, seq, info.tick, "deadline", dumps(args), None, user_id, None, stamp),
+            )
+            if user_id is not None:
+                await self._gm_action(db, game_id, seq, info.tick, user_id, "deadline", args, stamp)
+            self._point("deadline.before_commit")
+        live.info = new
+        return True
 
     # ---- the bot's own data: a game's meta, lobbies ---------------------------------------
     async def update_meta(self, game_id: str, fn: Callable[[dict[str, Any]], dict[str, Any] | None], *,
@@ -925,6 +1018,8 @@ class Store:
             "FROM outbox o JOIN events e ON e.game_id = o.game_id AND e.idx = o.event_idx "
             "WHERE o.delivered_at IS NULL AND o.batch_id IS NULL"  # a staged row is sent by its parts
         )
+        if self.shards is not None:
+            sql += f" AND o.game_id IN (SELECT game_id FROM games WHERE {self._mine()})"
         params: list[Any] = []
         if game_id is not None:
             sql += " AND o.game_id = ?"
@@ -1089,6 +1184,9 @@ class Store:
     async def pending_parts(self, game_id: str | None = None) -> list[Part]:
         """Parts not yet sent, in the order they were staged."""
         sql = f"SELECT {PARTS_COLS} FROM outbox_parts WHERE sent_at IS NULL"
+        if self.shards is not None:  # the bot's posts of no game ("-") go with shard 0
+            sql += (f" AND (game_id IN (SELECT game_id FROM games WHERE {self._mine()}) OR "
+                    f"(game_id NOT IN (SELECT game_id FROM games) AND {int(0 in self.shards[1])} = 1))")
         params: list[Any] = []
         if game_id is not None:
             sql += " AND game_id = ?"
@@ -1101,8 +1199,20 @@ class Store:
         return [_part(r) for r in rows]
 
     async def claim_part(self, part: Part) -> bool:
-        """A send of this part starts now (committed before the send)."""
-        return await self._part_update("part.claim", "attempts = attempts + 1, last_attempt_at = ?", (self._stamp(),), part)
+        """A send of this part starts now (committed before the send): True when this store
+        holds the part's claim for the next ``CLAIM_SECONDS``; False when it was sent, or
+        another process holds a claim that has not expired (send nothing then)."""
+        now = self._clock()
+        stamp, until = to_ts(now), to_ts(now + timedelta(seconds=CLAIM_SECONDS))
+        async with self._tx("part.claim") as db:
+            n = await db.execute(
+                db.sql("UPDATE outbox_parts SET attempts = attempts + 1, last_attempt_at = ?, claim_owner = ?, claim_until = ? "
+                       "WHERE batch_id = ? AND part_idx = ? AND sent_at IS NULL "
+                       "AND (claim_owner IS NULL OR claim_owner = ? OR claim_until < ?)"),
+                (stamp, self.owner, until, part.batch_id, part.part_idx, self.owner, stamp),
+            )
+            self._point("part.claim.before_commit")
+        return n == 1
 
     async def mark_part_failed(self, part: Part, error: str) -> bool:
         return await self._part_update("part.failed", "last_error = ?", (error[:1000],), part)
@@ -1191,7 +1301,7 @@ class Store:
             params.append(text)
         n = await db.execute(db.sql(f"UPDATE games SET {cols} WHERE game_id = ? AND version = ?"), (*params, old.game_id, old.version))
         if n != 1:
-            raise StorageError(
+            raise StaleGame(
                 f"{self.location}: game {old.game_id!r} was changed by someone else (version {old.version} is gone); "
                 "is a second bot process using the same database?"
             )

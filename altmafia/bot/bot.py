@@ -47,25 +47,44 @@ class Tree(discord.app_commands.CommandTree):
             await refuse(interaction, "err.internal")
 
 
-class AltMafiaBot(commands.Bot):
+class AltMafiaBot(commands.AutoShardedBot):
     def __init__(self, settings: Settings) -> None:
         # only what the bot uses: the servers and their channels (slash commands, buttons and
         # autocomplete come as interactions, which need no intent); no messages, no typing
         intents = discord.Intents.none()
         intents.guilds = True
-        super().__init__(command_prefix=commands.when_mentioned, intents=intents, help_command=None, tree_cls=Tree)
+        # sharded from the start: several processes may each run some shards on one PostgreSQL
+        # database (docs/storage.md); a game belongs to the shard of its guild
+        super().__init__(command_prefix=commands.when_mentioned, intents=intents, help_command=None, tree_cls=Tree,
+                         shard_count=settings.shard_count, shard_ids=list(settings.shard_ids) if settings.shard_ids else None)
         self.settings = settings
-        self.store: Store = Store(settings.db_path, synchronous=settings.db_sync, clock=discord.utils.utcnow)
+        self.store: Store = Store(settings.database, synchronous=settings.db_sync, clock=discord.utils.utcnow,
+                                  shards=settings.shards)
         self.deliverer = Deliverer(self)
         self.channel_manager = ChannelManager(self)
         self.scheduler = Scheduler(self)
         self.synced: list[Any] = []
+        #: `altmafia sync`: log in, sync the slash commands, stop (no database, no gateway)
+        self.sync_only = False
 
     async def setup_hook(self) -> None:
+        if self.sync_only:  # `altmafia sync`: the commands, and nothing of the games
+            await self.prepare_commands()
+            await self.sync_commands()
+            return
         report = await self.store.open(now=discord.utils.utcnow())
         log.info("store: %s", report.summary())
         for gid in report.ruleset_changed:
             log.warning("game %s: its ruleset file changed since the game began; it goes on with the new one", gid)
+        await self.prepare_commands()
+        await reconcile(self)  # channels created before a crash and never saved: adopted or deleted
+        await self.scheduler.recover()
+        if self.settings.syncs_commands:
+            await self.sync_commands()
+        self.scheduler.start()
+
+    async def prepare_commands(self) -> None:
+        """The cogs, their translated names, the persistent buttons."""
         await self.tree.set_translator(CatalogTranslator())
         for ext in COGS:
             await self.load_extension(ext)
@@ -74,8 +93,10 @@ class AltMafiaBot(commands.Bot):
         self.tree.allowed_contexts = discord.app_commands.AppCommandContext(guild=True, dm_channel=False, private_channel=False)
         for cmd in self.tree.get_commands():
             cmd.guild_only = True
-        await reconcile(self)  # channels created before a crash and never saved: adopted or deleted
-        await self.scheduler.recover()
+
+    async def sync_commands(self) -> None:
+        """Send the slash commands to Discord (one process does it: ``ALTMAFIA_SYNC_COMMANDS``,
+        or ``altmafia sync``)."""
         if self.settings.guild_id:
             guild = discord.Object(self.settings.guild_id)
             self.tree.copy_global_to(guild=guild)
@@ -83,12 +104,12 @@ class AltMafiaBot(commands.Bot):
         else:
             self.synced = await self.tree.sync()
         log.info("synced %d slash commands", len(self.synced))
-        self.scheduler.start()
 
     async def close(self) -> None:
         self.scheduler.stop()
         try:
-            await self.store.close()
+            if not self.sync_only:
+                await self.store.close()
         finally:
             await super().close()
 

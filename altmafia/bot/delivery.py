@@ -255,7 +255,8 @@ class Deliverer:
                 if found is not None:
                     await store.mark_part_sent(part, found)
                     return 0
-            await store.claim_part(part)
+            if not await store.claim_part(part):
+                return 0  # sent meanwhile, or another process is sending it
             kw: dict[str, Any] = {}
             view = self.build_view(part) if part.view else None
             if view is not None:

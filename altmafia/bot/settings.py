@@ -4,6 +4,10 @@
 | --- | --- | --- |
 | ``DISCORD_TOKEN`` | the bot token | none: ``altmafia run`` explains how to get one |
 | ``ALTMAFIA_DB`` | the SQLite file | ``./altmafia.sqlite3`` |
+| ``ALTMAFIA_DB_URL`` | a PostgreSQL database instead (``postgresql://user:pass@host/db``) | none |
+| ``ALTMAFIA_SHARD_COUNT`` | how many Discord shards the bot has in all (``auto``: as Discord advises) | ``1`` |
+| ``ALTMAFIA_SHARD_IDS`` | the shards this process runs (``0,2``); the others run elsewhere | all |
+| ``ALTMAFIA_SYNC_COMMANDS`` | whether this process syncs the slash commands at start (``yes``/``no``) | ``yes`` on the process with shard 0 |
 | ``ALTMAFIA_LANG`` | language of the texts everybody reads (``ru`` or ``en``) | ``ru`` |
 | ``ALTMAFIA_TZ`` | time zone of the phase deadlines (a game may choose its own) | ``Europe/Moscow`` |
 | ``ALTMAFIA_GM_ROLE`` | a server role (name or id) whose members are GMs of every game | none |
@@ -59,6 +63,31 @@ class Settings:
     api_base: str | None = None
     gateway: str | None = None
     db_sync: str = "FULL"
+    db_url: str | None = None
+    #: None: as Discord advises (``auto``); a number: that many shards in all
+    shard_count: int | None = 1
+    #: the shards this process runs; None: all of them
+    shard_ids: tuple[int, ...] | None = None
+    #: None: yes on the process that runs shard 0
+    sync_commands: bool | None = None
+
+    @property
+    def database(self) -> str | Path:
+        """What the store opens: the PostgreSQL URL when one is set, else the SQLite file."""
+        return self.db_url or self.db_path
+
+    @property
+    def shards(self) -> tuple[int, tuple[int, ...]] | None:
+        """``(count, ids)`` for the store, None when Discord decides the count."""
+        if self.shard_count is None:
+            return None
+        return self.shard_count, self.shard_ids if self.shard_ids is not None else tuple(range(self.shard_count))
+
+    @property
+    def syncs_commands(self) -> bool:
+        if self.sync_commands is not None:
+            return self.sync_commands
+        return self.shard_ids is None or 0 in self.shard_ids
 
     def __post_init__(self) -> None:
         # also when built in code (tests, bench): a bad value never reaches the scheduler
@@ -66,6 +95,18 @@ class Settings:
             value = getattr(self, attr)
             if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or not lo <= value <= hi:
                 raise SettingsError(f"{name}={value!r} is out of range: use {lo:g} to {hi:g} ({why})")
+        if self.shard_count is not None and not 1 <= self.shard_count <= 1000:
+            raise SettingsError(f"ALTMAFIA_SHARD_COUNT={self.shard_count!r} is out of range: use 1 to 1000, or auto")
+        if self.shard_ids is not None:
+            if self.shard_count is None:
+                raise SettingsError("ALTMAFIA_SHARD_IDS needs ALTMAFIA_SHARD_COUNT: a process can own some shards only of a known count")
+            bad = [i for i in self.shard_ids if not 0 <= i < self.shard_count]
+            if bad or not self.shard_ids or len(set(self.shard_ids)) != len(self.shard_ids):
+                raise SettingsError(
+                    f"ALTMAFIA_SHARD_IDS={','.join(map(str, self.shard_ids))}: each id once, from 0 to {self.shard_count - 1}"
+                )
+        if self.db_url is not None and not self.db_url.startswith(("postgresql://", "postgres://")):
+            raise SettingsError("ALTMAFIA_DB_URL must be a postgresql://… URL (for an SQLite file use ALTMAFIA_DB)")
         if self.guild_id is not None and not 0 < self.guild_id < 2**64:
             raise SettingsError(f"ALTMAFIA_GUILD_ID={self.guild_id!r} is not a server id")
         if self.token is not None:
@@ -115,6 +156,23 @@ class Settings:
         if sync not in ("FULL", "NORMAL"):
             raise SettingsError(f"ALTMAFIA_DB_SYNC={sync!r}: use FULL or NORMAL")
         db = get("ALTMAFIA_DB")
+        count_raw = (get("ALTMAFIA_SHARD_COUNT") or "1").lower()
+        if count_raw == "auto":
+            shard_count = None
+        elif count_raw.isascii() and count_raw.isdigit():
+            shard_count = int(count_raw)
+        else:
+            raise SettingsError(f"ALTMAFIA_SHARD_COUNT={count_raw!r}: a whole number of shards, or auto")
+        ids_raw = get("ALTMAFIA_SHARD_IDS")
+        shard_ids = None
+        if ids_raw is not None:
+            parts = [x.strip() for x in ids_raw.split(",")]
+            if not all(x.isascii() and x.isdigit() for x in parts):
+                raise SettingsError(f"ALTMAFIA_SHARD_IDS={ids_raw!r}: shard numbers separated by commas (0,2)")
+            shard_ids = tuple(int(x) for x in parts)
+        sync_raw = (get("ALTMAFIA_SYNC_COMMANDS") or "").lower()
+        if sync_raw not in ("", "yes", "no", "1", "0", "true", "false"):
+            raise SettingsError(f"ALTMAFIA_SYNC_COMMANDS={sync_raw!r}: use yes or no")
         return cls(
             token=get("DISCORD_TOKEN"),
             db_path=Path(db or f"./{DEFAULT_DB}"),
@@ -128,6 +186,10 @@ class Settings:
             api_base=get("ALTMAFIA_API_BASE"),
             gateway=get("ALTMAFIA_GATEWAY"),
             db_sync=sync,
+            db_url=get("ALTMAFIA_DB_URL"),
+            shard_count=shard_count,
+            shard_ids=shard_ids,
+            sync_commands=None if not sync_raw else sync_raw in ("yes", "1", "true"),
         )
 
 

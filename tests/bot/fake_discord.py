@@ -125,7 +125,9 @@ class FakeDiscord:
                 self.identify = data["d"]
                 await self.send(0, {"v": 10, "user": user(BOT_ID, "altmafia", bot=True), "guilds": [{"id": str(GUILD_ID), "unavailable": True}],
                                     "session_id": "fake-session", "resume_gateway_url": self.gateway_url,
-                                    "application": {"id": str(APP_ID), "flags": 0}}, "READY")
+                                    "application": {"id": str(APP_ID), "flags": 0},
+                                    # Discord echoes the shard a sharded client identified with
+                                    **({"shard": data["d"]["shard"]} if "shard" in data["d"] else {})}, "READY")
                 await self.send(0, self.guild(), "GUILD_CREATE")
                 self.ready_sent.set()
         return ws

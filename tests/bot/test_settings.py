@@ -36,7 +36,26 @@ BAD = {
     ("DISCORD_TOKEN", "Bot abc.def"): 'DISCORD_TOKEN starts with "Bot ": write the token alone',
     ("DISCORD_TOKEN", "abc def"): "DISCORD_TOKEN has spaces or characters a Discord token never has",
     ("DISCORD_TOKEN", "токен"): "DISCORD_TOKEN has spaces or characters a Discord token never has",
+    ("ALTMAFIA_SHARD_COUNT", "many"): "ALTMAFIA_SHARD_COUNT='many': a whole number of shards, or auto",
+    ("ALTMAFIA_SHARD_COUNT", "0"): "ALTMAFIA_SHARD_COUNT=0 is out of range: use 1 to 1000, or auto",
+    ("ALTMAFIA_SHARD_IDS", "0;1"): "ALTMAFIA_SHARD_IDS='0;1': shard numbers separated by commas (0,2)",
+    ("ALTMAFIA_SHARD_IDS", "1"): "ALTMAFIA_SHARD_IDS=1: each id once, from 0 to 0",
+    ("ALTMAFIA_DB_URL", "mysql://x/y"): "ALTMAFIA_DB_URL must be a postgresql://… URL",
+    ("ALTMAFIA_SYNC_COMMANDS", "maybe"): "ALTMAFIA_SYNC_COMMANDS='maybe': use yes or no",
 }
+
+
+def test_database_and_shards():
+    s = Settings.from_env({})
+    assert s.database == s.db_path and s.shards == (1, (0,)) and s.syncs_commands
+    s = Settings.from_env({"ALTMAFIA_DB_URL": "postgresql://bot:secret@db.local/mafia", "ALTMAFIA_SHARD_COUNT": "4",
+                           "ALTMAFIA_SHARD_IDS": "2,3"})
+    assert s.database == "postgresql://bot:secret@db.local/mafia" and s.shards == (4, (2, 3)) and not s.syncs_commands
+    s = Settings.from_env({"ALTMAFIA_SHARD_COUNT": "4", "ALTMAFIA_SHARD_IDS": "0,1", "ALTMAFIA_SYNC_COMMANDS": "no"})
+    assert s.shards == (4, (0, 1)) and not s.syncs_commands
+    assert Settings.from_env({"ALTMAFIA_SHARD_COUNT": "auto"}).shards is None
+    with pytest.raises(SettingsError, match="ALTMAFIA_SHARD_IDS needs ALTMAFIA_SHARD_COUNT"):
+        Settings.from_env({"ALTMAFIA_SHARD_COUNT": "auto", "ALTMAFIA_SHARD_IDS": "0"})
 
 
 @pytest.mark.parametrize("name,value", sorted(BAD), ids=[f"{k}={v}" for k, v in sorted(BAD)])

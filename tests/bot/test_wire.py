@@ -71,3 +71,24 @@ async def test_altmafia_run_against_a_loopback_discord(tmp_path):
         rows = con.execute("SELECT guild_id, data FROM lobbies").fetchall()
     assert len(rows) == 1 and rows[0][0] == GUILD_ID
     assert json.loads(rows[0][1])["ruleset"] == "godfather"
+
+
+async def test_altmafia_sync_sends_the_commands_and_stops(tmp_path):
+    """For a bot run as several shard processes (none syncing at start): `altmafia sync` logs
+    in over HTTP, syncs the commands and stops, touching no database and no gateway."""
+    fake = FakeDiscord()
+    await fake.start()
+    (tmp_path / ".env").write_text(
+        f"DISCORD_TOKEN=fake-token-123\nALTMAFIA_DB=games.sqlite3\nALTMAFIA_API_BASE={fake.api}\n"
+        f"ALTMAFIA_GATEWAY={fake.gateway_url}\n", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "DISCORD_TOKEN" and not k.startswith("ALTMAFIA_")}
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    try:
+        proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "altmafia", "sync", cwd=tmp_path, env=env,
+                                                    stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        out, err = await asyncio.wait_for(proc.communicate(), 60)
+    finally:
+        await fake.stop()
+    assert proc.returncode == 0, err.decode(errors="replace")[-3000:]
+    assert f"{len(fake.commands)} slash commands synced" in out.decode() and fake.commands
+    assert fake.identify is None and not (tmp_path / "games.sqlite3").exists()

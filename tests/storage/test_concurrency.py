@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sqlite3
 
 from engine import ActionError
 from storage import Command, Store
 
-from .conftest import new_game
+from .conftest import new_game, sql
 
 
 async def test_many_players_at_once_all_land(store, db):
@@ -34,13 +33,9 @@ async def test_many_players_at_once_all_land(store, db):
     assert all(p.pm_sent == {"1": 5} for p in game.state.players)
     assert len(store.game("g2").state.pms) == 8
     # the database holds exactly what memory holds, and the journal replays to it
-    con = sqlite3.connect(db)
-    try:
-        stored = json.loads(con.execute("SELECT state FROM games WHERE game_id = 'g1'").fetchone()[0])
-        journal = con.execute("SELECT COUNT(*) FROM commands WHERE game_id = 'g1'").fetchone()[0]
-        outbox = con.execute("SELECT COUNT(*) FROM outbox WHERE game_id = 'g1'").fetchone()[0]
-    finally:
-        con.close()
+    stored = json.loads((await sql(db, "SELECT state FROM games WHERE game_id = 'g1'"))[0][0])
+    journal = (await sql(db, "SELECT COUNT(*) FROM commands WHERE game_id = 'g1'"))[0][0]
+    outbox = (await sql(db, "SELECT COUNT(*) FROM outbox WHERE game_id = 'g1'"))[0][0]
     assert stored == game.to_dict() and journal == len(g1)
     # a private message per PM, the GM's message to one player, the queued anonymous post shown
     # to the GM (who may refuse it before it is published: seed 000 «ведущий может отказать»)

@@ -14,18 +14,9 @@ import pytest
 from engine import ActionError, Game
 from storage import Command, Due, StorageError, Store, default_db_path, latest_version
 
-from .conftest import new_game
+from .conftest import new_game, sql, table_dump
 
 T0 = datetime(2026, 3, 1, 6, 0, tzinfo=UTC)
-
-
-def table_dump(db: Path) -> dict[str, list[tuple]]:
-    con = sqlite3.connect(db)
-    try:
-        names = [r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
-        return {n: con.execute(f"SELECT * FROM {n}").fetchall() for n in names}
-    finally:
-        con.close()
 
 
 async def test_path_comes_from_altmafia_db_with_a_default(tmp_path, monkeypatch):
@@ -42,12 +33,9 @@ async def test_path_comes_from_altmafia_db_with_a_default(tmp_path, monkeypatch)
 
 
 async def test_wal_mode_and_numbered_migrations(store, db):
-    con = sqlite3.connect(db)
-    try:
-        assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-        versions = [r[0] for r in con.execute("SELECT version FROM schema_version ORDER BY version")]
-    finally:
-        con.close()
+    if isinstance(db, Path):
+        assert (await sql(db, "PRAGMA journal_mode"))[0][0] == "wal"
+    versions = [r[0] for r in await sql(db, "SELECT version FROM schema_version ORDER BY version")]
     assert versions == list(range(1, latest_version() + 1)) and latest_version() >= 2
     assert store.transactions["migrate"] == latest_version()
 
@@ -56,12 +44,8 @@ async def test_accepted_command_is_committed_before_apply_returns(store, db):
     await new_game(store)
     applied = await store.apply("g1", Command.submit(0, "day", [1], user_id=1001))
     # another connection (another process, after a crash) sees it at once
-    con = sqlite3.connect(db)
-    try:
-        row = con.execute("SELECT kind, args, user_id FROM commands WHERE game_id = 'g1' AND seq = ?", (applied.seq,)).fetchone()
-        state = json.loads(con.execute("SELECT state FROM games WHERE game_id = 'g1'").fetchone()[0])
-    finally:
-        con.close()
+    row = (await sql(db, "SELECT kind, args, user_id FROM commands WHERE game_id = 'g1' AND seq = ?", applied.seq))[0]
+    state = json.loads((await sql(db, "SELECT state FROM games WHERE game_id = 'g1'"))[0][0])
     assert row == ("submit", '{"pid":0,"ability":"day","targets":[1]}', 1001)
     assert [i["pid"] for i in state["intents"]] == [0]
     assert applied.result["ability"] == "role:tavern_keeper:tall_tales"
@@ -71,7 +55,7 @@ async def test_accepted_command_is_committed_before_apply_returns(store, db):
 async def test_refused_command_writes_nothing(store, db):
     await new_game(store)
     await store.apply("g1", Command.submit(0, "day", [1]))
-    before, tx, game = table_dump(db), store.transactions.copy(), store.game("g1").to_dict()
+    before, tx, game = await table_dump(db), store.transactions.copy(), store.game("g1").to_dict()
     for cmd in (
         Command.submit(1, "day", [1]),  # self target
         Command.submit(2, "night", [3]),  # wrong phase
@@ -81,7 +65,7 @@ async def test_refused_command_writes_nothing(store, db):
     ):
         with pytest.raises(ActionError):
             await store.apply("g1", cmd)
-    assert table_dump(db) == before
+    assert await table_dump(db) == before
     assert store.transactions == tx
     assert store.game("g1").to_dict() == game
 
@@ -144,9 +128,10 @@ async def test_outbox_one_row_per_destination_with_unique_keys(store, db):
         assert anon and anon[0].dest == "public" and anon[0].event.args["text"] == "аноним"
 
 
+@pytest.mark.sqlite_only
 async def test_failed_commit_changes_nothing_and_a_retry_works(store, db, monkeypatch):
     await new_game(store)
-    before, game = table_dump(db), store.game("g1").to_dict()
+    before, game = await table_dump(db), store.game("g1").to_dict()
     real_commit = store.backend.commit
 
     async def broken_commit() -> None:
@@ -156,20 +141,33 @@ async def test_failed_commit_changes_nothing_and_a_retry_works(store, db, monkey
     with pytest.raises(StorageError) as err:
         await store.apply("g1", Command.submit(0, "day", [1]))
     assert str(db) in str(err.value) and "nothing was written" in str(err.value)
-    assert table_dump(db) == before and store.game("g1").to_dict() == game
+    assert await table_dump(db) == before and store.game("g1").to_dict() == game
     monkeypatch.setattr(store.backend, "commit", real_commit)
     applied = await store.apply("g1", Command.submit(0, "day", [1]))
     assert applied.seq == 1
 
 
-async def test_a_second_writer_is_detected(store, db):
+async def test_a_game_written_by_another_process_is_reloaded_not_failed(store, db):
+    """Issue 17 §3: a stale in-memory game reloads on a version conflict instead of failing
+    every command after it (formerly: the command failed with "second bot process")."""
     await new_game(store)
-    con = sqlite3.connect(db)
-    con.execute("UPDATE games SET version = version + 1 WHERE game_id = 'g1'")
-    con.commit()
-    con.close()
-    with pytest.raises(StorageError, match="second bot process"):
-        await store.apply("g1", Command.submit(0, "day", [1]))
+    other = Store(db) if not isinstance(db, Path) else None
+    if other is None:  # SQLite: one process holds the file; write the row as another would
+        await sql(db, "UPDATE games SET version = version + 1 WHERE game_id = 'g1'")
+        await sql(db, "INSERT INTO commands (game_id, seq, tick, kind, args, result, user_id, request_id, created_at) "
+                      "VALUES ('g1', 1, 0, 'deadline', '{}', NULL, NULL, NULL, 'x')")
+    else:  # PostgreSQL: a second store on the same database really applies a command
+        await other.open()
+        try:
+            await other.apply("g1", Command.submit(1, "day", [2], user_id=1002))
+        finally:
+            await other.close()
+    applied = await store.apply("g1", Command.submit(0, "day", [1], user_id=1001))
+    assert applied.seq == 2 and store.reloads == 1
+    assert (await store.apply("g1", Command.submit(2, "day", [3]))).seq == 3
+    assert (await sql(db, "SELECT COUNT(*) FROM commands WHERE game_id = 'g1'"))[0][0] == 3
+    if other is not None:
+        assert sorted(i.pid for i in store.game("g1").state.intents) == [0, 1, 2]
 
 
 async def test_journal_rebuilds_the_game_exactly(store):

@@ -32,7 +32,7 @@ from altmafia.bot.interact import (
 from altmafia.text.cards import option_label
 from altmafia.text.i18n import Renderer, text
 from engine import ActionError, Game, LegalAction
-from storage import Command, Post
+from storage import Command
 
 SEP = "|"
 

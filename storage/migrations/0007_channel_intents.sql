@@ -1,4 +1,4 @@
--- 0006: a Discord channel's creation is recorded before the REST call (the intent), so a
+-- 0007: a Discord channel's creation is recorded before the REST call (the intent), so a
 -- crash between creating a channel and saving its id is found at the next attempt or start:
 -- the channel carrying the intent's marker (its guild, type, exact name and parent) is
 -- adopted instead of a second one being created, and a channel whose game or lobby is gone
