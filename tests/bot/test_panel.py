@@ -71,6 +71,9 @@ async def test_submit_through_the_panel_is_the_slash_command(env):
     assert r.ephemeral and r.response.content.startswith("✅"), r.response
     by_panel = (await t.store.journal(t.game_id))[-1]
     assert "→" in panel(t, 0).content.split("\n")[1]  # the submission is shown on the panel
+    # the same submission again would be taken for a retry (answered with what is recorded):
+    # take it back first, then make it by the slash command
+    await m.slash(t.hidden(0), "action cancel")
     r = await m.slash(t.hidden(0), "action submit", ability=la.key, target=target)
     assert r.response and r.response.content.startswith("✅"), r.response
     by_slash = (await t.store.journal(t.game_id))[-1]
