@@ -6,7 +6,7 @@ the delivery outbox. See ``docs/storage.md`` for the schema and the recovery rul
 """
 
 from .commands import ENGINE_KINDS, Command
-from .errors import DatabaseInUse, StorageError
+from .errors import DatabaseInUse, StorageError, UndoRefused
 from .schema import latest_version
 from .store import (
     Applied,
@@ -18,6 +18,7 @@ from .store import (
     Resolved,
     StartReport,
     Store,
+    Undone,
     default_db_path,
 )
 
@@ -35,6 +36,8 @@ __all__ = [
     "StartReport",
     "StorageError",
     "Store",
+    "UndoRefused",
+    "Undone",
     "default_db_path",
     "latest_version",
 ]

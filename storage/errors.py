@@ -25,3 +25,11 @@ class DatabaseInUse(StorageError):
             "or set ALTMAFIA_DB to another file."
         )
         self.location, self.owner = location, owner
+
+
+class UndoRefused(Exception):
+    """A GM's undo that cannot be done now; ``key`` is the message key saying why."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
