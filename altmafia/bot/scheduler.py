@@ -37,6 +37,7 @@ from storage import Command
 
 from .deadlines import now, period_end
 from .lobbies import post_cards, settle_seats
+from .undo import settle_undo
 
 log = logging.getLogger(__name__)
 
@@ -210,6 +211,7 @@ class Scheduler:
         for info in store.games():
             if info.status == "running" and "channels" in info.meta:
                 await settle_seats(self.bot, info.game_id)  # a substitution cut short
+                await settle_undo(self.bot, info.game_id)  # an undo's corrections cut short
         for due in store.due(now()):
             log.info("game %s: %s resolve of tick %d at start", due.game_id, due.reason, due.tick)
             line = None
