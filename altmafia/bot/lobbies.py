@@ -23,7 +23,7 @@ from engine import DEAL, Game, GameError, PlayerSpec
 from .buttons import bonus_view
 from .channels import Audience, fixed_access, game_plan, public_access
 from .channels import create as create_channels
-from .deadlines import now, period_end
+from .deadlines import card_times_line, first_deadline, min_minutes, now
 
 
 class LobbyError(Exception):
@@ -158,7 +158,11 @@ async def start(bot: Any, lobby_id: str, lobby: dict[str, Any]) -> str:
         "spectators": list(lobby["spectators"]), "lobby_channel": lobby["channel_id"],
     }
     settings = game_settings(lobby)
-    first = period_end(game.rules, 0, tz, now(), bot.settings.min_phase_minutes)
+    times = lobby.get("times") or {}
+    minutes = min_minutes(times, bot.settings.min_phase_minutes)
+    if times:  # the game's own times (/lobby times): the scheduler reads them from the meta
+        meta["times"], meta["min_phase_minutes"] = times, minutes
+    first = first_deadline(game.rules, times, tz, now(), minutes)
     await store.create_game(
         lobby["ruleset"], lobby["seed"], specs(lobby), game_id=lobby_id, guild_id=guild_id, gm_user_ids=lobby["gms"],
         settings=settings, meta=meta, deadline=first,
@@ -182,7 +186,8 @@ async def post_cards(bot: Any, game_id: str) -> None:
     for p in game.state.players:
         plang = info.meta.get("langs", {}).get(str(p.pid)) or lang
         view = f"bonus:{p.pid}:{plang}" if bonus_view(game_id, game, p.pid, plang) is not None else None
-        await bot.deliverer.post(game_id, f"player:{p.pid}", (f"<@{p.user_id}>\n" if p.user_id else "") + role_card(game, p.pid, plang),
+        await bot.deliverer.post(game_id, f"player:{p.pid}", (f"<@{p.user_id}>\n" if p.user_id else "") + role_card(game, p.pid, plang)
+                                 + "\n" + card_times_line(game.rules, info.meta, plang, bot.settings.min_phase_minutes),
                                  mention=p.user_id, view=view, once=f"card:{p.pid}")
     r = Renderer(game, lang)
     table = [text(lang, "start.gm_table")]
@@ -228,7 +233,8 @@ async def settle_seats(bot: Any, game_id: str) -> None:
         # the newcomer's language is not known: the seat now reads the game's
         view = f"bonus:{p.pid}:{lang}" if bonus_view(game_id, game, p.pid, lang) is not None else None
         # once per holder: a restart that cut the substitution short posts the card only once
-        await bot.deliverer.post(game_id, f"player:{p.pid}", f"<@{p.user_id}>\n" + role_card(game, p.pid, lang),
+        await bot.deliverer.post(game_id, f"player:{p.pid}", f"<@{p.user_id}>\n" + role_card(game, p.pid, lang)
+                                 + "\n" + card_times_line(game.rules, info.meta, lang, bot.settings.min_phase_minutes),
                                  mention=p.user_id, view=view, once=f"card:{p.pid}:{p.user_id}")
         def carded(m: dict[str, Any], p: Any = p) -> None:
             m["card_holders"] = {**m.get("card_holders", {}), str(p.pid): p.user_id}

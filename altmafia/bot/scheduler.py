@@ -35,7 +35,7 @@ from altmafia.text.i18n import Renderer, catalog, plural, text
 from engine import ActionError, Game
 from storage import Command
 
-from .deadlines import now, period_end
+from .deadlines import min_minutes, now, period_end
 from .lobbies import post_cards, settle_seats
 from .undo import settle_undo
 
@@ -60,9 +60,10 @@ class Scheduler:
         info = self.bot.store.info(game_id)
         game = self.bot.store.game(game_id)
         tz = info.meta.get("tz") or self.bot.settings.tz
-        minutes = int(info.meta.get("min_phase_minutes", self.bot.settings.min_phase_minutes))
+        times = info.meta.get("times")  # the game's own times (/lobby times), else the calendar's
+        minutes = int(info.meta.get("min_phase_minutes", min_minutes(times, self.bot.settings.min_phase_minutes)))
         start = after or now()
-        at = period_end(game.rules, tick, tz, start, minutes)
+        at = period_end(game.rules, tick, tz, start, minutes, (times or {}).get("ends"))
         least = self.min_phase(game)
         if hurried and least and at < start + least:
             at = start + least

@@ -9,7 +9,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from altmafia.bot import lobbies
+from altmafia.bot import deadlines, lobbies
 from altmafia.bot.buttons import GameButton
 from altmafia.bot.interact import (
     D,
@@ -109,6 +109,8 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
         body = text(game_lang, "lobby.created", ruleset=getattr(rules.names, game_lang), gm=interaction.user.mention,
                     min=lo, max=hi, default=rules.table.default, id=lobby_id)
         note = lobbies.practice_note(rules, lobby)
+        when = "\n".join(deadlines.times_lines(rules, None, tz, game_lang, self.bot.settings.min_phase_minutes))
+        body += f"\n{when}\n" + text(game_lang, "lobby.times_hint")
         await reply(interaction, body + (f"\n{note}" if note else ""), ephemeral=False, allowed_mentions=discord.AllowedMentions.none())
 
     @create.autocomplete("ruleset")
@@ -228,7 +230,10 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
             _, lobby = found
             names = [p["name"] for p in lobby["players"]]
             specs = len(lobby["spectators"])
-            note = lobbies.practice_note(load_ruleset(lobby["ruleset"]), lobby, lng)
+            rules = load_ruleset(lobby["ruleset"])
+            note = lobbies.practice_note(rules, lobby, lng)
+            when = "\n".join(deadlines.times_lines(rules, lobby.get("times"), lobby["tz"], lng, self.bot.settings.min_phase_minutes))
+            note = f"{note}\n{when}" if note else when
         else:
             gids = games_here(self.bot, interaction)
             if len(gids) != 1:
@@ -240,6 +245,65 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
         body = "\n".join(f"{i + 1}. {n}" for i, n in enumerate(names)) or "—"
         listing = text(lng, "lobby.list", count=count(len(names), "player", lng), names=body, spectators=count(specs, "spectator", lng))
         await reply(interaction, listing + (f"\n{note}" if note else ""))
+
+    # ---- the game's times (issue 16 §3) ---------------------------------------------------------
+    @app_commands.command(name=N("lobby.times"), description=D("lobby.times"))
+    @app_commands.rename(ends=N("lobby.times.ends"), day_hours=N("lobby.times.day_hours"), night_hours=N("lobby.times.night_hours"),
+                         first=N("lobby.times.first"), min_phase=N("lobby.times.min_phase"), reset=N("lobby.times.reset"))
+    @app_commands.describe(ends=D("lobby.times.ends"), day_hours=D("lobby.times.day_hours"), night_hours=D("lobby.times.night_hours"),
+                           first=D("lobby.times.first"), min_phase=D("lobby.times.min_phase"), reset=D("lobby.times.reset"))
+    async def times(self, interaction: discord.Interaction, ends: str | None = None,
+                    day_hours: app_commands.Range[int, 1, 23] | None = None, night_hours: app_commands.Range[int, 1, 23] | None = None,
+                    first: str | None = None, min_phase: app_commands.Range[int, 0, 1440] | None = None, reset: bool = False) -> None:
+        """The game's own times before its start (the GM); without options: the times shown.
+        Defaults: the ruleset's calendar, the lobby's time zone (Moscow unless chosen)."""
+        found = await self.lobby_here(interaction, quiet=True)
+        if found is None:
+            gids = games_here(self.bot, interaction)
+            await refuse(interaction, "err.times_started" if gids else "err.no_lobby")
+            return
+        lobby_id, lobby = found
+        rules = load_ruleset(lobby["ruleset"])
+        lng = lang(interaction)
+        changes = any(v is not None for v in (ends, day_hours, night_hours, first, min_phase)) or reset
+        if changes and not is_gm(self.bot, interaction, lobby["gms"], lobby["players"]):
+            await refuse(interaction, "err.not_gm")
+            return
+        default_min = self.bot.settings.min_phase_minutes
+        if changes:
+            try:
+                own: dict[str, Any] = {} if reset else dict(lobby.get("times") or {})
+                cur = deadlines.period_ends(rules, own)
+                if ends is not None:
+                    cur = deadlines.parse_ends(rules, ends)
+                cur = deadlines.with_lengths(rules, cur, day_hours, night_hours)
+                if cur != deadlines.period_ends(rules):
+                    own["ends"] = cur
+                else:
+                    own.pop("ends", None)
+                if first is not None:
+                    own["first"] = deadlines.parse_first(first, lobby["tz"], deadlines.now()).isoformat()
+                if min_phase is not None:
+                    own["min_phase"] = min_phase
+            except deadlines.TimesError as exc:
+                await refuse(interaction, exc.key, **exc.args_)
+                return
+
+            def put(data: dict[str, Any]) -> None:
+                if data.get("starting"):
+                    raise lobbies.LobbyError("err.lobby_starting")
+                data["times"] = own
+
+            done = await self.change(interaction, lobby_id, put)
+            if done is None:
+                return
+            lobby = done[0]
+        lines = deadlines.times_lines(rules, lobby.get("times"), lobby["tz"], lobby["lang"] if changes else lng, default_min)
+        if changes:  # the table is told (in the game's language), publicly, where it gathers
+            await reply(interaction, text(lobby["lang"], "lobby.times_set", gm=interaction.user.display_name) + "\n" + "\n".join(lines),
+                        ephemeral=False, allowed_mentions=discord.AllowedMentions.none())
+        else:
+            await reply(interaction, "\n".join(lines))
 
     # ---- spectate -----------------------------------------------------------------------------
     @app_commands.command(name=N("lobby.spectate"), description=D("lobby.spectate"))
