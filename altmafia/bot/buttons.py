@@ -17,6 +17,7 @@ from engine import ActionError
 from storage import Command
 
 from .interact import is_gm, lang, refuse, refuse_engine
+from .spectators import SpectatorButton
 from .undo import confirm_undo
 
 
@@ -248,4 +249,4 @@ def event_view(game_id: str, ev: Any, lang: str) -> discord.ui.View | None:
     return None
 
 
-DYNAMIC_ITEMS = (GameButton, BonusButton, AnonRefuseButton, PublishButton)
+DYNAMIC_ITEMS = (GameButton, BonusButton, AnonRefuseButton, PublishButton, SpectatorButton)

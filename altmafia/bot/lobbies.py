@@ -24,6 +24,7 @@ from .buttons import bonus_view
 from .channels import Audience, fixed_access, game_plan, public_access
 from .channels import create as create_channels
 from .deadlines import card_times_line, first_deadline, min_minutes, now
+from .living import announce_phase
 
 
 class LobbyError(Exception):
@@ -61,6 +62,8 @@ def game_settings(lobby: dict[str, Any]) -> dict[str, Any] | None:
         out["days"] = lobby["days"]
     if lobby.get("practice"):
         out["practice_table"] = True
+    if (lobby.get("options") or {}).get("dead_channel"):
+        out["dead_channel"] = True  # the channel of the dead and the spectators (engine.visibility)
     return out or None
 
 
@@ -156,6 +159,7 @@ async def start(bot: Any, lobby_id: str, lobby: dict[str, Any]) -> str:
         "parents": {s.key: s.parent for s in plan if s.parent}, "categories": [s.key for s in plan if s.type == 4],
         "access": access, "langs": {str(seat): p.get("lang", lang) for seat, p in enumerate(lobby["players"])},
         "spectators": list(lobby["spectators"]), "lobby_channel": lobby["channel_id"],
+        "options": dict(lobby.get("options") or {}),
     }
     settings = game_settings(lobby)
     times = lobby.get("times") or {}
@@ -170,6 +174,7 @@ async def start(bot: Any, lobby_id: str, lobby: dict[str, Any]) -> str:
     await store.delete_lobby(lobby_id)
     await bot.channel_manager.sync(lobby_id)  # channels the ruleset opens from the start (the Mafia's first night)
     await post_cards(bot, lobby_id)
+    await announce_phase(bot, lobby_id)
     bot.scheduler.poke()
     return lobby_id
 

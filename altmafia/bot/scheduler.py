@@ -36,6 +36,7 @@ from engine import ActionError, Game
 from storage import Command
 
 from .deadlines import min_minutes, now, period_end
+from .living import announce_phase
 from .lobbies import post_cards, settle_seats
 from .undo import settle_undo
 
@@ -180,6 +181,7 @@ class Scheduler:
             await self.mark_phase_start(game_id)
         extra = {"gm": [gm_line]} if gm_line else None
         await bot.deliverer.flush(game_id, extra=extra)
+        await announce_phase(bot, game_id)  # the living players' role, where the game has one
         if bot.store.info(game_id).status == "over":
             await bot.finish(game_id)
             await bot.offer_cleanup(game_id)
