@@ -79,3 +79,27 @@ async def test_a_deadline_that_passed_is_not_given_back(db):
         clock[0] = T0 + timedelta(hours=1)
         undone = await s.undo_resolve("g1")
         assert undone.info.deadline is None and s.info("g1").tick == 0
+
+
+async def test_an_undo_cut_short_changes_nothing(db):
+    """A crash inside the undo's transaction: the game, its journal, events and outbox as before."""
+    async with Store(db, clock=lambda: T0) as s:
+        await new_game(s, settings={"days": 2})
+        await play_a_phase(s)
+        await s.resolve("g1")
+        after, journal, events = s.game("g1").to_dict(), await s.journal("g1"), await s.events("g1")
+
+        def crash(point: str) -> None:
+            if point == "undo.before_commit":
+                raise RuntimeError("power cut")
+
+        s.fault = crash
+        with pytest.raises(RuntimeError):
+            await s.undo_resolve("g1", user_id=7)
+        s.fault = None
+        assert s.game("g1").to_dict() == after and await s.journal("g1") == journal
+        assert [e.key for e in await s.events("g1")] == [e.key for e in events]
+    async with Store(db, clock=lambda: T0) as s:
+        assert s.game("g1").to_dict() == after
+        undone = await s.undo_resolve("g1", user_id=7)  # and it can be done after the restart
+        assert undone.tick == 0 and (await s.rebuild("g1")).to_dict() == s.game("g1").to_dict()
