@@ -23,6 +23,7 @@ at a time, and only when they differ from what the game's meta records as set.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -396,4 +397,8 @@ class ChannelManager:
                 n += 1
             except discord.NotFound:
                 continue
+        rid = info.meta.get("living_role")
+        if rid is not None and info.guild_id is not None:  # the living players' role goes with the channels
+            with contextlib.suppress(discord.NotFound):
+                await self.http.delete_role(int(info.guild_id), int(rid), reason="altmafia: game deleted")
         return n

@@ -88,6 +88,12 @@ async def test_the_role_of_the_living(env, settings):
     assert t.member(4).id not in holders(env, t.guild, rid) and len(holders(env, t.guild, rid)) == 4
     mentions = [m.content for m in t.channel("public").history() if m.content.startswith(f"<@&{rid}>")]
     assert len(mentions) == 2 and "день 1.2" in mentions[-1], mentions
+    # the game over and its channels deleted: the role goes with them
+    r = await t.gm.slash(t.channel("gm"), "lobby end")
+    await t.gm.click(r.response, label="Завершить игру")
+    ask = next(m for m in t.channel("gm").history() if m.components and "Что сделать с каналами" in m.content)
+    await t.gm.click(ask, label="Удалить каналы")
+    assert rid not in env.backend.get_guild(t.guild.id).roles
 
 
 async def test_the_role_of_the_living_needs_manage_roles(env):
