@@ -120,8 +120,9 @@ async def ask_lobby(bot: Any, interaction: discord.Interaction, lobby_id: str, l
 async def ask_game(bot: Any, interaction: discord.Interaction, game_id: str) -> None:
     """Record the request in the game's meta and post it, with the GM's buttons, in the GM channel."""
     uid = interaction.user.id
-    await bot.store.update_meta(game_id, lambda m: m.update(
+    info = await bot.store.update_meta(game_id, lambda m: m.update(
         pending_spectators=[*[u for u in m.get("pending_spectators", []) if u != uid], uid]))
-    glang = bot.store.info(game_id).meta.get("lang", "ru")
+    glang = info.meta.get("lang", "ru")
+    # keyed by the meta's version the request was recorded at: a request after a refusal is new
     await bot.deliverer.post(game_id, "gm", text(glang, "spectate.request", name=f"<@{uid}>"), mention=0,
-                             view=f"spectator:{uid}:{glang}", once=f"spectate:{uid}:{len(await bot.store.gm_actions(game_id))}")
+                             view=f"spectator:{uid}:{glang}", once=f"spectate:{uid}:{info.meta_version}")

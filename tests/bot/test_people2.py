@@ -136,6 +136,8 @@ async def test_spectators_by_approval(env, settings):
     await t.gm.click(asked[0], label="Отказать")
     assert can(env, t.channel("public"), b) == (False, False)
     assert b.id not in t.info.meta["spectators"]
+    r = await b.slash(t.lobby, "lobby spectate")  # asking again after a refusal is a new request
+    assert len([m for m in t.channel("gm").history() if m.content.startswith("👀") and f"<@{b.id}>" in m.content]) == 2
     await c.slash(t.lobby, "lobby spectate")
     asked = next(m for m in t.channel("gm").history() if m.content.startswith("👀") and f"<@{c.id}>" in m.content)
     await t.gm.click(asked, label="Пустить")
