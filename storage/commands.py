@@ -131,7 +131,9 @@ def effective(journal: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The journal as the game lived it: a resolve taken back by a GM's ``undo`` (and the undo
     entry itself) left out; everything else in order (``/gm undo``, docs/storage.md)."""
     undone = {e["args"]["resolve_seq"] for e in journal if e["kind"] == "undo"}
-    return [e for e in journal if e["kind"] != "undo" and e["seq"] not in undone]
+    if not undone:  # (a journal built by hand, without ``seq``, has no undo either)
+        return list(journal)
+    return [e for e in journal if e["kind"] != "undo" and e.get("seq") not in undone]
 
 
 def replay_entries(game: Game, entries: list[dict[str, Any]]) -> Game:
