@@ -54,6 +54,10 @@ class GameSettings(BaseModel):
     silenced_statuses: list[str] = Field([], description="statuses whose holders may not write in the public channel")
     public_slots: list[str] = Field([], description="slots whose abilities are used in public (Eternal Friday's day abilities)")
     claim_roles: bool = Field(False, description="players may claim a role in the lobby")
+    dead_talk: bool = Field(True, description="the book lets the dead talk among themselves and with the spectators (seed 003: "
+                                               "«Участие мертвых персонажей в дальнейшей игре и ее обсуждении категорически порицается»: false)")
+    dead_channel: bool = Field(False, description="the game has a channel for the dead and the spectators (the GM's lobby option; "
+                                                  "only where `dead_talk`); `engine.visibility`")
     team_talk: dict[str, list[int]] = Field(
         {}, description="teams with a channel of their own: team -> the nights its members talk there (and write to one "
                         "another at once: seed 003's «мафия может общаться между собой в первую ночь»); `engine.visibility`")

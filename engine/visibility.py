@@ -19,6 +19,11 @@ bot says so itself.
 | ``player:<pid>`` | player | that seat | that seat | no |
 | ``faction:<fid>`` | faction | its members | its members who may talk | no |
 | ``team:<team>`` | team | the team's members | its members who may talk, on its nights | no |
+| ``dead`` | dead | the seats out of play | the same | read and write |
+
+The channel of the dead and the spectators exists where the game has ``settings.dead_channel``
+(the GM's choice in the lobby) and the book lets the dead talk (``settings.dead_talk``, false
+for seed 003, whose dead must keep out of the game and its discussion).
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ from typing import Literal
 
 from .world import World
 
-Kind = Literal["public", "votes", "spectators", "gm", "player", "faction", "team"]
+Kind = Literal["public", "votes", "spectators", "gm", "player", "faction", "team", "dead"]
 RW, RO, NONE = "rw", "ro", "-"
 
 
@@ -43,6 +48,7 @@ class ChannelView:
     writers: frozenset[int]
     spectators: bool = False
     owner: int | str | None = None  # the seat of a hidden channel, a faction id, a team id
+    spectators_write: bool = False  # spectators write there too (the channel of the dead)
 
     def access(self, pid: int) -> str:
         """``rw``, ``ro`` or ``-`` for seat ``pid``."""
@@ -93,9 +99,16 @@ def team_talks_now(w: World, team: str) -> bool:
     return not w.state.over and w.info.kind == "night" and w.info.day in nights
 
 
+def dead_channel_on(w: World) -> bool:
+    """The game has a channel for the dead and the spectators (see the module's table)."""
+    settings = w.state.settings
+    return bool(settings.get("dead_channel")) and bool(settings.get("dead_talk", True))
+
+
 def channels(w: World) -> list[ChannelView]:
     """Every channel the game has now, in a fixed order: public, votes, spectators, gm, each
-    seat's hidden channel, each faction's (when factions get channels), each talking team's."""
+    seat's hidden channel, each faction's (when factions get channels), each talking team's,
+    the channel of the dead (where the game has one)."""
     seats = frozenset(p.pid for p in w.state.players)
     out = [
         ChannelView("public", "public", seats, frozenset(pid for pid in seats if may_talk(w, pid)), spectators=True),
@@ -115,6 +128,9 @@ def channels(w: World) -> list[ChannelView]:
         talks = team_talks_now(w, team)
         out.append(ChannelView(f"team:{team}", "team", members,
                                frozenset(pid for pid in members if talks and may_talk(w, pid, "faction")), owner=team))
+    if dead_channel_on(w):
+        dead = frozenset(p.pid for p in w.state.players if not w.alive(p))
+        out.append(ChannelView("dead", "dead", dead, dead, spectators=True, spectators_write=True))
     return out
 
 

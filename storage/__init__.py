@@ -6,7 +6,7 @@ the delivery outbox. See ``docs/storage.md`` for the schema and the recovery rul
 """
 
 from .commands import ENGINE_KINDS, Command
-from .errors import DatabaseInUse, ShardInUse, StaleGame, StorageError
+from .errors import DatabaseInUse, ShardInUse, StaleGame, StorageError, UndoRefused
 from .schema import latest_version
 from .store import (
     Applied,
@@ -20,6 +20,7 @@ from .store import (
     Resolved,
     StartReport,
     Store,
+    Undone,
     default_db_path,
     part_nonce,
 )
@@ -42,6 +43,8 @@ __all__ = [
     "StartReport",
     "StorageError",
     "Store",
+    "UndoRefused",
+    "Undone",
     "default_db_path",
     "part_nonce",
     "latest_version",

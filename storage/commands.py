@@ -39,7 +39,7 @@ ENGINE_KINDS = (
 #: engine methods the GM alone calls that are not named ``gm_*`` (audited like them)
 GM_KINDS = ("declare_idle",)
 #: journal entries written by the store itself (not engine calls)
-STORE_KINDS = ("resolve", "deadline")
+STORE_KINDS = ("resolve", "deadline", "undo")
 
 
 def is_gm_kind(kind: str) -> bool:
@@ -132,14 +132,34 @@ def jsonable(value: Any) -> Any:
     return value
 
 
+def effective(journal: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The journal as the game lived it: a resolve taken back by a GM's ``undo`` (and the undo
+    entry itself) left out; everything else in order (``/gm undo``, docs/storage.md)."""
+    undone = {e["args"]["resolve_seq"] for e in journal if e["kind"] == "undo"}
+    if not undone:  # (a journal built by hand, without ``seq``, has no undo either)
+        return list(journal)
+    return [e for e in journal if e["kind"] != "undo" and e.get("seq") not in undone]
+
+
+def replay_entries(game: Game, entries: list[dict[str, Any]]) -> Game:
+    """Play journal ``entries`` (already :func:`effective`) on ``game``; returns it."""
+    for entry in entries:
+        if entry["kind"] == "resolve":
+            game.resolve()
+        elif entry["kind"] not in STORE_KINDS:
+            Command(entry["kind"], entry["args"]).run(game)
+    return game
+
+
 def replay(game: Game, info: Any, journal: list[dict[str, Any]]) -> Iterator[Game]:
     """``game`` played again from its creation through its journal (what the engine accepted,
-    in order): one game, yielded at the start and again after every resolve."""
+    in order; resolves taken back left out): one game, yielded at the start and again after
+    every resolve."""
     g = Game.new(game.rules, info.seed, [PlayerSpec(**p) for p in info.players], info.settings)
     yield g
-    for entry in journal:
+    for entry in effective(journal):
         if entry["kind"] == "resolve":
             g.resolve()
             yield g
-        elif entry["kind"] != "deadline":
+        elif entry["kind"] not in STORE_KINDS:
             Command(entry["kind"], entry["args"]).run(g)

@@ -42,3 +42,11 @@ class ShardInUse(StorageError):
             "Give each process its own ALTMAFIA_SHARD_IDS, or stop the other one first."
         )
         self.shard, self.count = shard, count
+
+
+class UndoRefused(Exception):
+    """A GM's undo that cannot be done now; ``key`` is the message key saying why."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key

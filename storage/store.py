@@ -42,8 +42,8 @@ from engine import Game, PlayerSpec, Ruleset
 from engine.state import Event
 
 from .backend import Backend
-from .commands import Command, jsonable
-from .errors import ShardInUse, StaleGame, StorageError
+from .commands import Command, effective, jsonable, replay_entries
+from .errors import ShardInUse, StaleGame, StorageError, UndoRefused
 from .postgres import PostgresBackend, is_postgres_url
 from .schema import migrate
 from .sqlite import SqliteBackend
@@ -245,6 +245,19 @@ class DeadlineChange:
     changed: bool
     duplicate: bool = False
     first_at: datetime | None = None  # a repeat: when the change it repeats was committed
+
+
+@dataclass(frozen=True)
+class Undone:
+    """What :meth:`Store.undo_resolve` did: the game now, the undo's journal entry, the resolve
+    it took back and the tick open again, and where that resolve's messages had been posted."""
+
+    info: GameInfo
+    seq: int
+    resolve_seq: int
+    tick: int
+    posted: list[dict[str, Any]]
+    duplicate: bool = False
 
 
 @dataclass(frozen=True)
@@ -564,12 +577,7 @@ class Store:
         live = self._live(game_id)
         info = live.info
         game = Game.new(live.rules, info.seed, [PlayerSpec(**p) for p in info.players], info.settings)
-        for entry in await self.journal(game_id):
-            if entry["kind"] == "resolve":
-                game.resolve()
-            elif entry["kind"] != "deadline":
-                Command(entry["kind"], entry["args"]).run(game)
-        return game
+        return replay_entries(game, effective(await self.journal(game_id)))
 
     # ---- creating -----------------------------------------------------------------------
     async def create_game(
@@ -737,7 +745,9 @@ class Store:
             deadline_tick=game.state.tick if next_deadline and not over else None,
             deadline_at=next_deadline if next_deadline and not over else None,
         )
-        result = {"events": len(events), "over": over, "winner": game.state.winner}
+        result = {"events": len(events), "over": over, "winner": game.state.winner,
+                  # the deadline the resolved phase had: a GM's undo gives it back
+                  "deadline_was": to_ts(live.info.deadline) if live.info.deadline else None}
         args = {"tick": tick}
         async with self._tx("resolve") as db:
             await self._update_game(db, live.info, info, text)  # first: a stale copy writes nothing
@@ -788,6 +798,94 @@ class Store:
             self._point("deadline.before_commit")
         live.info = new
         return True
+
+    # ---- taking a resolve back (``/gm undo``) ------------------------------------------------
+    async def undo_target(self, game_id: str) -> dict[str, Any]:
+        """The resolve a GM's undo would take back now (its journal entry), or
+        :class:`UndoRefused` with the reason's message key."""
+        live = self._live(game_id)
+        return _undo_target(live.info, await self.journal(game_id))
+
+    async def undo_resolve(self, game_id: str, *, user_id: int | None = None,
+                           meta_fn: Callable[[dict[str, Any], list[dict[str, Any]]], Any] | None = None,
+                           key: str | None = None) -> Undone:
+        """Take back the last resolve while nothing has happened since (only deadline moves):
+        the game becomes exactly what it was before it (rebuilt from the journal), the resolved
+        tick is open again with the deadline it had (if still ahead), and the resolve's events
+        leave the event log. Their outbox rows and staged parts are renamed out of the way
+        (``…~u<seq>``; unsent ones are marked sent, so they never go out), so the redone resolve
+        delivers afresh. One transaction, journaled (``undo``) and audited as a GM action.
+
+        ``meta_fn(meta, posted)`` may change the meta in the same transaction (``posted``: the
+        messages the resolve had put in Discord: channel key, channel id, message id). ``key``:
+        a repeat with the same key (a second click) finds it done and returns that undo.
+        """
+        return await _uncancellable(self._undo(game_id, user_id, meta_fn, key))
+
+    async def _undo(self, game_id: str, user_id: int | None, meta_fn: Any, key: str | None) -> Undone:
+        live = self._live(game_id)
+        async with live.lock:
+            journal = await self.journal(game_id)
+            if key is not None:
+                done = [e for e in journal if e["kind"] == "undo" and e["request_id"] == key]
+                if done:
+                    e = done[0]
+                    return Undone(live.info, e["seq"], e["args"]["resolve_seq"], e["args"]["tick"], e["result"]["posted"],
+                                  duplicate=True)
+            target = _undo_target(live.info, journal)
+            before = [e for e in effective(journal) if e["seq"] < target["seq"]]
+            info = live.info
+
+            def rebuild() -> tuple[Game, str]:
+                g = Game.new(live.rules, info.seed, [PlayerSpec(**p) for p in info.players], info.settings)
+                replay_entries(g, before)
+                return g, dumps(g.to_dict())
+
+            game, text = await asyncio.to_thread(rebuild)
+            if game.state.tick != target["tick"]:
+                raise StorageError(f"{self.location}: game {game_id!r}: the journal does not rebuild tick {target['tick']}")
+            first = len(game.state.events)
+            stamp = self._stamp()
+            seq = info.version + 1
+            mark = f"~u{seq}"
+            was = from_ts((target["result"] or {}).get("deadline_was"))
+            back = was if was is not None and was > self._clock() else None
+            new = replace(info, tick=game.state.tick, status="running", version=seq, updated_at=stamp, resolving_tick=None,
+                          resolving_user=None, deadline_tick=game.state.tick if back else None, deadline_at=back)
+            async with self._tx("undo") as db:
+                rows = await db.fetchall(db.sql("SELECT DISTINCT batch_id FROM outbox WHERE game_id = ? AND event_idx >= ? "
+                                                "AND batch_id IS NOT NULL"), (game_id, first))
+                batches = [r[0] for r in rows]
+                posted: list[dict[str, Any]] = []
+                for b in batches:
+                    parts = await db.fetchall(db.sql("SELECT channel_key, channel_id, message_id FROM outbox_parts WHERE batch_id = ? "
+                                                     "AND message_id IS NOT NULL ORDER BY part_idx"), (b,))
+                    if parts:
+                        posted.append({"channel": parts[0][0], "channel_id": parts[0][1], "message_id": parts[0][2]})
+                    await db.execute(db.sql("UPDATE outbox_parts SET batch_id = batch_id || ?, sent_at = COALESCE(sent_at, ?), "
+                                            "last_error = COALESCE(last_error, 'undone') WHERE batch_id = ?"), (mark, stamp, b))
+                await db.execute(db.sql("UPDATE outbox SET delivery_key = delivery_key || ?, batch_id = batch_id || ?, "
+                                        "delivered_at = COALESCE(delivered_at, ?) WHERE game_id = ? AND event_idx >= ?"),
+                                 (mark, mark, stamp, game_id, first))
+                gone = await db.execute(db.sql("DELETE FROM events WHERE game_id = ? AND idx >= ?"), (game_id, first))
+                args = {"resolve_seq": target["seq"], "tick": target["tick"]}
+                result = {"events": gone, "deadline": to_ts(back) if back else None, "posted": posted}
+                await db.execute(
+                    db.sql("INSERT INTO commands (game_id, seq, tick, kind, args, result, user_id, request_id, created_at) "
+                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+                    (game_id, seq, target["tick"], "undo", dumps(args), dumps(result), user_id, key, stamp),
+                )
+                await self._gm_action(db, game_id, seq, target["tick"], user_id, "undo", args, stamp)
+                await self._update_game(db, info, new, text)
+                meta = None
+                if meta_fn is not None:
+                    meta = await self._meta_write(db, game_id, info.meta, info.meta_version,
+                                                  lambda m: meta_fn(m, posted), stamp)
+                self._point("undo.before_commit")
+            if meta is not None:
+                new = replace(new, meta=meta, meta_version=info.meta_version + 1)
+            live.game, live.text, live.info = Game.from_dict(live.rules, json.loads(text)), text, new
+            return Undone(new, seq, target["seq"], target["tick"], posted)
 
     # ---- the bot's own data: a game's meta, lobbies ---------------------------------------
     async def update_meta(self, game_id: str, fn: Callable[[dict[str, Any]], dict[str, Any] | None], *,
@@ -1383,6 +1481,21 @@ def _part(r: tuple[Any, ...]) -> Part:
     return Part(batch_id=r[0], part_idx=r[1], game_id=r[2], channel_key=r[3], channel_id=r[4], content=r[5], nonce=r[6],
                 mention=r[7], view=r[8], files=json.loads(r[9]) if r[9] else None, attempts=r[10], last_attempt_at=r[11],
                 message_id=r[12])
+
+
+def _undo_target(info: GameInfo, journal: list[dict[str, Any]]) -> dict[str, Any]:
+    """The last resolve still in force, if nothing but deadline moves came after it."""
+    if info.status != "running":
+        raise UndoRefused("err.undo_over")
+    if info.resolving_tick == info.tick:
+        raise UndoRefused("err.undo_resolving")
+    lived = effective(journal)
+    last = next((i for i in range(len(lived) - 1, -1, -1) if lived[i]["kind"] == "resolve"), None)
+    if last is None:
+        raise UndoRefused("err.undo_nothing")
+    if any(e["kind"] != "deadline" for e in lived[last + 1:]):
+        raise UndoRefused("err.undo_moved_on")
+    return lived[last]
 
 
 def _int(value: Any) -> int | None:

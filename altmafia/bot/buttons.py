@@ -17,6 +17,8 @@ from engine import ActionError
 from storage import Command
 
 from .interact import is_gm, lang, refuse, refuse_engine
+from .spectators import SpectatorButton
+from .undo import confirm_undo
 
 
 class GameButton(discord.ui.DynamicItem[discord.ui.Button], template=r"am:(?P<action>[a-z]+):(?P<game>[0-9a-zA-Z_-]+):(?P<tick>-?\d+)"):
@@ -54,6 +56,11 @@ class GameButton(discord.ui.DynamicItem[discord.ui.Button], template=r"am:(?P<ac
         if not done:
             return text(lng, "gm.resolve_stale")
         return text(lng, "gm.resolved", count=len(done))
+
+    async def _undo(self, bot: Any, interaction: discord.Interaction, info: Any, lng: str) -> str:
+        if info.status != "running":
+            return text(lng, "err.undo_over")
+        return await confirm_undo(bot, interaction, self.game_id, self.tick, lng)
 
     async def _end(self, bot: Any, interaction: discord.Interaction, info: Any, lng: str) -> str:
         if info.status != "running":
@@ -245,4 +252,4 @@ def event_view(game_id: str, ev: Any, lang: str) -> discord.ui.View | None:
     return None
 
 
-DYNAMIC_ITEMS = (GameButton, BonusButton, AnonRefuseButton, PublishButton)
+DYNAMIC_ITEMS = (GameButton, BonusButton, AnonRefuseButton, PublishButton, SpectatorButton)

@@ -11,6 +11,7 @@ One category per game (another when 50 channels are not enough), holding:
 | spectator channel | spectators, GMs | GMs |
 | faction channel | its members, GMs | its living members who may talk, GMs |
 | team channel (``settings.team_talk``: the Mafia's in seed 003) | its members, GMs | its free members on those nights, GMs |
+| channel of the dead (``settings.dead_channel``, created when it first has readers) | the dead, spectators, GMs | the same |
 
 Who reads and writes where is the engine's answer (:func:`engine.visibility.channels`, by
 seat); this module only turns it into Discord overwrites. Everyone else (``@everyone``) sees none of them. The bot has its own overwrite everywhere, so it
@@ -33,6 +34,8 @@ import discord
 from altmafia.text.i18n import Renderer, text
 from engine import Game, visibility
 from engine.visibility import NONE, RO, RW, ChannelView
+
+from .living import sync_living_role
 
 log = logging.getLogger(__name__)
 
@@ -112,7 +115,7 @@ class Audience:
 def access_of(view: ChannelView, aud: Audience) -> dict[int, str]:
     """A channel of :func:`engine.visibility.channels` as access by Discord user id: each seat's
     holder as the view has them, spectators read-only where they read; the GMs are in ``base``."""
-    out = {uid: RO for uid in aud.spectators} if view.spectators else {}
+    out = {uid: RW if view.spectators_write else RO for uid in aud.spectators} if view.spectators else {}
     for pid, uid in aud.players.items():
         a = view.access(pid)
         if a != NONE:
@@ -359,6 +362,7 @@ class ChannelManager:
         faction channels (created when a faction first exists) and their members."""
         async with self.lock(game_id):
             await self._sync(game_id)
+            await sync_living_role(self.bot, game_id)  # the server role of the living (a lobby option)
 
     async def _sync(self, game_id: str) -> None:
         store = self.bot.store
@@ -381,7 +385,7 @@ class ChannelManager:
         # the engine says who reads and writes where; here it only becomes overwrites
         wanted: dict[str, dict[int, str]] = {}
         for view in visibility.channels(game):
-            if view.kind in ("public", "faction", "team"):
+            if view.kind in ("public", "faction", "team", "dead"):
                 wanted[view.key] = access_of(view, aud)
         fixed = fixed_access(aud, game)
         wanted.update({k: v for k, v in fixed.items() if k in channels})
@@ -407,8 +411,13 @@ class ChannelManager:
                     channels.update(made)
                     order.append(cat)
                     new_categories.append(cat)
-                kind, fid = key.split(":", 1)
-                name = text(lang, f"channel.team.{fid}") if kind == "team" else text(lang, "channel.faction", fid=Renderer(game, lang).faction(fid))
+                kind, _, fid = key.partition(":")
+                if kind == "dead":
+                    name = text(lang, "channel.dead")
+                elif kind == "team":
+                    name = text(lang, f"channel.team.{fid}")
+                else:
+                    name = text(lang, "channel.faction", fid=Renderer(game, lang).faction(fid))
                 spec = ChannelSpec(key, slug(name), TEXT, aud.with_access(want), parent=cat)
                 made = await create_intended(self.bot, game_id, aud.guild_id, [spec], channels)
                 created.update({k: v for k, v in made.items() if k not in channels})
@@ -443,17 +452,19 @@ class ChannelManager:
             meta = store.info(game_id).meta
             if user_id in meta.get("spectators", []):
                 return
-            ow = access_overwrite(user_id, RO)
-            # the channels spectators read, as the engine has them (public, votes, spectators)
-            keys = [v.key for v in visibility.channels(store.game(game_id)) if v.spectators and v.key in meta["channels"]]
-            for key in keys:
+            # the channels spectators read, as the engine has them (public, votes, spectators; the
+            # channel of the dead, where they write too)
+            found = [v for v in visibility.channels(store.game(game_id)) if v.spectators and v.key in meta["channels"]]
+            keys = {v.key: RW if v.spectators_write else RO for v in found}
+            for key, a in keys.items():
+                ow = access_overwrite(user_id, a)
                 await self.http.edit_channel_permissions(meta["channels"][key], user_id, ow["allow"], ow["deny"], MEMBER)
 
             def record(m: dict[str, Any]) -> None:
                 if user_id not in m.get("spectators", []):
                     m["spectators"] = [*m.get("spectators", []), user_id]
-                for key in keys:
-                    m.setdefault("access", {}).setdefault(key, {})[str(user_id)] = RO
+                for key, a in keys.items():
+                    m.setdefault("access", {}).setdefault(key, {})[str(user_id)] = a
 
             await store.update_meta(game_id, record)
 
@@ -499,4 +510,8 @@ class ChannelManager:
                 n += 1
             except discord.NotFound:
                 continue
+        rid = info.meta.get("living_role")
+        if rid is not None and info.guild_id is not None:  # the living players' role goes with the channels
+            with contextlib.suppress(discord.NotFound):
+                await self.http.delete_role(int(info.guild_id), int(rid), reason="altmafia: game deleted")
         return n

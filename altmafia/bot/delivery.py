@@ -45,6 +45,7 @@ from storage import Delivery, Part, Post, part_nonce
 
 from . import panel
 from .buttons import GameButton, PublishButton, bonus_view, event_view
+from .spectators import request_view
 
 log = logging.getLogger(__name__)
 LIMIT = 1900  # Discord allows 2000 characters a message; keep room for the header
@@ -267,7 +268,9 @@ class Deliverer:
                 users: Any = [discord.Object(part.mention)] if part.mention else False
             else:
                 users = part.channel_key.startswith("player:")
-            mentions = discord.AllowedMentions(everyone=False, roles=False, users=users)
+            rid = (info.meta.get("living_role") if info else None)  # the living players' role, at a phase's start
+            roles: Any = [discord.Object(int(rid))] if rid and f"<@&{rid}>" in part.content else False
+            mentions = discord.AllowedMentions(everyone=False, roles=roles, users=users)
             msg = await channel.send(part.content, nonce=part.nonce, allowed_mentions=mentions, **kw)
             self.sent[(part.game_id, part.channel_key)] += 1
             if self.fault is not None:
@@ -304,6 +307,9 @@ class Deliverer:
             view.add_item(GameButton("archive", gid, 0, text(rest, "btn.archive"), discord.ButtonStyle.primary))
             view.add_item(GameButton("delete", gid, 0, text(rest, "btn.delete"), discord.ButtonStyle.danger))
             return view
+        if kind == "spectator":  # the GM's approval of a spectator (spectators.SpectatorButton)
+            uid, _, lng = rest.partition(":")
+            return request_view("g", gid, int(uid), lng)
         if kind == "publish":  # the GM's choice to publish the full review (buttons.PublishButton)
             view = discord.ui.View(timeout=None)
             view.add_item(PublishButton(gid, text(rest, "btn.publish")))

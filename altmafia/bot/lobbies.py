@@ -23,7 +23,8 @@ from engine import DEAL, Game, GameError, PlayerSpec
 
 from .buttons import bonus_view
 from .channels import Audience, create_intended, fixed_access, game_plan, public_access
-from .deadlines import now, period_end
+from .deadlines import card_times_line, first_deadline, min_minutes, now, period_end
+from .living import announce_phase
 
 
 class LobbyError(Exception):
@@ -61,6 +62,8 @@ def game_settings(lobby: dict[str, Any]) -> dict[str, Any] | None:
         out["days"] = lobby["days"]
     if lobby.get("practice"):
         out["practice_table"] = True
+    if (lobby.get("options") or {}).get("dead_channel"):
+        out["dead_channel"] = True  # the channel of the dead and the spectators (engine.visibility)
     return out or None
 
 
@@ -156,9 +159,14 @@ async def start(bot: Any, lobby_id: str, lobby: dict[str, Any]) -> str:
         "parents": {s.key: s.parent for s in plan if s.parent}, "categories": [s.key for s in plan if s.type == 4],
         "access": access, "langs": {str(seat): p.get("lang", lang) for seat, p in enumerate(lobby["players"])},
         "spectators": list(lobby["spectators"]), "lobby_channel": lobby["channel_id"],
+        "options": dict(lobby.get("options") or {}),
     }
     settings = game_settings(lobby)
-    first = period_end(game.rules, 0, tz, now(), bot.settings.min_phase_minutes)
+    times = lobby.get("times") or {}
+    minutes = min_minutes(times, bot.settings.min_phase_minutes)
+    if times:  # the game's own times (/lobby times): the scheduler reads them from the meta
+        meta["times"], meta["min_phase_minutes"] = times, minutes
+    first = first_deadline(game.rules, times, tz, now(), minutes)
     await store.create_game(
         lobby["ruleset"], lobby["seed"], specs(lobby), game_id=lobby_id, guild_id=guild_id, gm_user_ids=lobby["gms"],
         settings=settings, meta=meta, deadline=first,
@@ -167,6 +175,7 @@ async def start(bot: Any, lobby_id: str, lobby: dict[str, Any]) -> str:
     await bot.channel_manager.sync(lobby_id)  # channels the ruleset opens from the start (the Mafia's first night)
     await post_cards(bot, lobby_id)
     await post_briefing(bot, lobby_id)
+    await announce_phase(bot, lobby_id)
     bot.scheduler.poke()
     return lobby_id
 
@@ -183,7 +192,8 @@ async def post_cards(bot: Any, game_id: str) -> None:
     for p in game.state.players:
         plang = info.meta.get("langs", {}).get(str(p.pid)) or lang
         view = f"bonus:{p.pid}:{plang}" if bonus_view(game_id, game, p.pid, plang) is not None else None
-        await bot.deliverer.post(game_id, f"player:{p.pid}", (f"<@{p.user_id}>\n" if p.user_id else "") + role_card(game, p.pid, plang, info.meta.get("tz")),
+        await bot.deliverer.post(game_id, f"player:{p.pid}", (f"<@{p.user_id}>\n" if p.user_id else "") + role_card(game, p.pid, plang, info.meta.get("tz"))
+                                 + "\n" + card_times_line(game.rules, info.meta, plang, bot.settings.min_phase_minutes),
                                  mention=p.user_id, view=view, once=f"card:{p.pid}")
     r = Renderer(game, lang)
     table = [text(lang, "start.gm_table")]
@@ -267,7 +277,8 @@ async def settle_seats(bot: Any, game_id: str) -> None:
         # the newcomer's language is not known: the seat now reads the game's
         view = f"bonus:{p.pid}:{lang}" if bonus_view(game_id, game, p.pid, lang) is not None else None
         # once per holder: a restart that cut the substitution short posts the card only once
-        await bot.deliverer.post(game_id, f"player:{p.pid}", f"<@{p.user_id}>\n" + role_card(game, p.pid, lang, info.meta.get("tz")),
+        await bot.deliverer.post(game_id, f"player:{p.pid}", f"<@{p.user_id}>\n" + role_card(game, p.pid, lang, info.meta.get("tz"))
+                                 + "\n" + card_times_line(game.rules, info.meta, lang, bot.settings.min_phase_minutes),
                                  mention=p.user_id, view=view, once=f"card:{p.pid}:{p.user_id}")
         def carded(m: dict[str, Any], p: Any = p) -> None:
             m["card_holders"] = {**m.get("card_holders", {}), str(p.pid): p.user_id}

@@ -35,8 +35,10 @@ from altmafia.text.i18n import Renderer, catalog, plural, text
 from engine import ActionError, Game
 from storage import Command
 
-from .deadlines import now, period_end
+from .deadlines import min_minutes, now, period_end
+from .living import announce_phase
 from .lobbies import post_briefing, post_cards, settle_seats
+from .undo import settle_undo
 
 log = logging.getLogger(__name__)
 
@@ -59,9 +61,10 @@ class Scheduler:
         info = self.bot.store.info(game_id)
         game = self.bot.store.game(game_id)
         tz = info.meta.get("tz") or self.bot.settings.tz
-        minutes = int(info.meta.get("min_phase_minutes", self.bot.settings.min_phase_minutes))
+        times = info.meta.get("times")  # the game's own times (/lobby times), else the calendar's
+        minutes = int(info.meta.get("min_phase_minutes", min_minutes(times, self.bot.settings.min_phase_minutes)))
         start = after or now()
-        at = period_end(game.rules, tick, tz, start, minutes)
+        at = period_end(game.rules, tick, tz, start, minutes, (times or {}).get("ends"))
         least = self.min_phase(game)
         if hurried and least and at < start + least:
             at = start + least
@@ -181,6 +184,7 @@ class Scheduler:
         extra = {"gm": [gm_line]} if gm_line else None
         await bot.deliverer.flush(game_id, extra=extra)
         await bot.post_panels(game_id)  # the new phase's panel in each hidden channel
+        await announce_phase(bot, game_id)  # the living players' role, where the game has one
         if bot.store.info(game_id).status == "over":
             await bot.finish(game_id)
             await bot.offer_cleanup(game_id)
@@ -216,6 +220,7 @@ class Scheduler:
         for info in store.games():
             if info.status == "running" and "channels" in info.meta:
                 await settle_seats(self.bot, info.game_id)  # a substitution cut short
+                await settle_undo(self.bot, info.game_id)  # an undo's corrections cut short
         for due in store.due(now()):
             log.info("game %s: %s resolve of tick %d at start", due.game_id, due.reason, due.tick)
             line = None

@@ -39,7 +39,7 @@ from altmafia.bot.lobbies import settle_seats
 from altmafia.text.guide import slash
 from altmafia.text.i18n import Renderer, text
 from engine import ActionError, Game
-from storage import Command, Post
+from storage import Command, Post, UndoRefused
 
 from .lobby import ask_end
 
@@ -568,6 +568,28 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
         await self.bot.channel_manager.remove_spectator(gid, member.id)
         await reply(interaction, text(lang(interaction), "gm.done"))
         await self.log(gid, interaction, "gm.act_unspectate", name=member.display_name)
+
+    @app_commands.command(name=N("gm.undo"), description=D("gm.undo"))
+    async def undo(self, interaction: discord.Interaction) -> None:
+        """Take back the last resolve (a confirmation first): refused once anything happened
+        since (a submission, a vote, a PM…) or the game is over (altmafia/bot/undo.py)."""
+        found = await as_gm(self.bot, interaction)
+        if found is None:
+            return
+        gid, game = found
+        lng = lang(interaction)
+        try:
+            target = await self.bot.store.undo_target(gid)
+        except UndoRefused as exc:
+            await refuse(interaction, exc.key)
+            return
+        info = self.bot.store.info(gid)
+        view = discord.ui.View(timeout=600)
+        view.add_item(GameButton("undo", gid, info.tick, text(lng, "btn.undo"), discord.ButtonStyle.danger))
+        view.add_item(GameButton("cancel", gid, info.tick, text(lng, "btn.cancel")))
+        r = Renderer(game, lng)
+        await reply(interaction, text(lng, "gm.confirm_undo", phase=r.label(game.clock.info(target["tick"]).label),
+                                      now=r.label(game.info.label)), view=view)
 
     # ---- autocomplete ---------------------------------------------------------------------------
     def _game(self, interaction: discord.Interaction) -> Game | None:

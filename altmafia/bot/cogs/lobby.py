@@ -9,7 +9,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from altmafia.bot import lobbies
+from altmafia.bot import deadlines, lobbies, spectators
 from altmafia.bot.buttons import GameButton
 from altmafia.bot.interact import (
     D,
@@ -25,6 +25,7 @@ from altmafia.bot.interact import (
     reply,
     seated,
 )
+from altmafia.bot.living import can_manage_roles
 from altmafia.bot.settings import SettingsError, check_timezone
 from altmafia.text.i18n import count, lang_of, text
 from config.loader import RulesetFileError, available_rulesets, load_ruleset
@@ -109,6 +110,8 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
         body = text(game_lang, "lobby.created", ruleset=getattr(rules.names, game_lang), gm=interaction.user.mention,
                     min=lo, max=hi, default=rules.table.default, id=lobby_id)
         note = lobbies.practice_note(rules, lobby)
+        when = "\n".join(deadlines.times_lines(rules, None, tz, game_lang, self.bot.settings.min_phase_minutes))
+        body += f"\n{when}\n" + text(game_lang, "lobby.times_hint")
         await reply(interaction, body + (f"\n{note}" if note else ""), ephemeral=False, allowed_mentions=discord.AllowedMentions.none())
 
     @create.autocomplete("ruleset")
@@ -228,7 +231,10 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
             _, lobby = found
             names = [p["name"] for p in lobby["players"]]
             specs = len(lobby["spectators"])
-            note = lobbies.practice_note(load_ruleset(lobby["ruleset"]), lobby, lng)
+            rules = load_ruleset(lobby["ruleset"])
+            note = lobbies.practice_note(rules, lobby, lng)
+            when = "\n".join(deadlines.times_lines(rules, lobby.get("times"), lobby["tz"], lng, self.bot.settings.min_phase_minutes))
+            note = f"{note}\n{when}" if note else when
         else:
             gids = games_here(self.bot, interaction)
             if len(gids) != 1:
@@ -241,6 +247,114 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
         listing = text(lng, "lobby.list", count=count(len(names), "player", lng), names=body, spectators=count(specs, "spectator", lng))
         await reply(interaction, listing + (f"\n{note}" if note else ""))
 
+    # ---- the game's times (issue 16 §3) ---------------------------------------------------------
+    @app_commands.command(name=N("lobby.times"), description=D("lobby.times"))
+    @app_commands.rename(ends=N("lobby.times.ends"), day_hours=N("lobby.times.day_hours"), night_hours=N("lobby.times.night_hours"),
+                         first=N("lobby.times.first"), min_phase=N("lobby.times.min_phase"), reset=N("lobby.times.reset"))
+    @app_commands.describe(ends=D("lobby.times.ends"), day_hours=D("lobby.times.day_hours"), night_hours=D("lobby.times.night_hours"),
+                           first=D("lobby.times.first"), min_phase=D("lobby.times.min_phase"), reset=D("lobby.times.reset"))
+    async def times(self, interaction: discord.Interaction, ends: str | None = None,
+                    day_hours: app_commands.Range[int, 1, 23] | None = None, night_hours: app_commands.Range[int, 1, 23] | None = None,
+                    first: str | None = None, min_phase: app_commands.Range[int, 0, 1440] | None = None, reset: bool = False) -> None:
+        """The game's own times before its start (the GM); without options: the times shown.
+        Defaults: the ruleset's calendar, the lobby's time zone (Moscow unless chosen)."""
+        found = await self.lobby_here(interaction, quiet=True)
+        if found is None:
+            gids = games_here(self.bot, interaction)
+            await refuse(interaction, "err.times_started" if gids else "err.no_lobby")
+            return
+        lobby_id, lobby = found
+        rules = load_ruleset(lobby["ruleset"])
+        lng = lang(interaction)
+        changes = any(v is not None for v in (ends, day_hours, night_hours, first, min_phase)) or reset
+        if changes and not is_gm(self.bot, interaction, lobby["gms"], lobby["players"]):
+            await refuse(interaction, "err.not_gm")
+            return
+        default_min = self.bot.settings.min_phase_minutes
+        if changes:
+            try:
+                own: dict[str, Any] = {} if reset else dict(lobby.get("times") or {})
+                cur = deadlines.period_ends(rules, own)
+                if ends is not None:
+                    cur = deadlines.parse_ends(rules, ends)
+                cur = deadlines.with_lengths(rules, cur, day_hours, night_hours)
+                if cur != deadlines.period_ends(rules):
+                    own["ends"] = cur
+                else:
+                    own.pop("ends", None)
+                if first is not None:
+                    own["first"] = deadlines.parse_first(first, lobby["tz"], deadlines.now()).isoformat()
+                if min_phase is not None:
+                    own["min_phase"] = min_phase
+            except deadlines.TimesError as exc:
+                await refuse(interaction, exc.key, **exc.args_)
+                return
+
+            def put(data: dict[str, Any]) -> None:
+                if data.get("starting"):
+                    raise lobbies.LobbyError("err.lobby_starting")
+                data["times"] = own
+
+            done = await self.change(interaction, lobby_id, put)
+            if done is None:
+                return
+            lobby = done[0]
+        lines = deadlines.times_lines(rules, lobby.get("times"), lobby["tz"], lobby["lang"] if changes else lng, default_min)
+        if changes:  # the table is told (in the game's language), publicly, where it gathers
+            await reply(interaction, text(lobby["lang"], "lobby.times_set", gm=interaction.user.display_name) + "\n" + "\n".join(lines),
+                        ephemeral=False, allowed_mentions=discord.AllowedMentions.none())
+        else:
+            await reply(interaction, "\n".join(lines))
+
+    # ---- the table's options (issue 16 §1) ------------------------------------------------------
+    @app_commands.command(name=N("lobby.options"), description=D("lobby.options"))
+    @app_commands.rename(dead_channel=N("lobby.options.dead_channel"), living_role=N("lobby.options.living_role"),
+                         approve_spectators=N("lobby.options.approve_spectators"))
+    @app_commands.describe(dead_channel=D("lobby.options.dead_channel"), living_role=D("lobby.options.living_role"),
+                           approve_spectators=D("lobby.options.approve_spectators"))
+    async def options(self, interaction: discord.Interaction, dead_channel: bool | None = None, living_role: bool | None = None,
+                      approve_spectators: bool | None = None) -> None:
+        """The GM's choices for the table before the start: a channel for the dead and the
+        spectators (where the ruleset lets the dead talk), a server role for the living players,
+        spectators only by the GM's approval. Without options: what is chosen."""
+        found = await self.lobby_here(interaction, quiet=True)
+        if found is None:
+            await refuse(interaction, "err.times_started" if games_here(self.bot, interaction) else "err.no_lobby")
+            return
+        lobby_id, lobby = found
+        rules = load_ruleset(lobby["ruleset"])
+        wanted = {k: v for k, v in (("dead_channel", dead_channel), ("living_role", living_role),
+                                    ("approve_spectators", approve_spectators)) if v is not None}
+        if wanted:
+            if not is_gm(self.bot, interaction, lobby["gms"], lobby["players"]):
+                await refuse(interaction, "err.not_gm")
+                return
+            if wanted.get("dead_channel") and not rules.settings.get("dead_talk", True):
+                await refuse(interaction, "err.no_dead_talk", ruleset=getattr(rules.names, lang(interaction)))
+                return
+            if wanted.get("living_role") and not can_manage_roles(interaction.guild):
+                await refuse(interaction, "err.no_manage_roles")
+                return
+
+            def put(data: dict[str, Any]) -> None:
+                if data.get("starting"):
+                    raise lobbies.LobbyError("err.lobby_starting")
+                data["options"] = {**(data.get("options") or {}), **wanted}
+
+            done = await self.change(interaction, lobby_id, put)
+            if done is None:
+                return
+            lobby = done[0]
+        chosen = lobby.get("options") or {}
+        lng = lobby["lang"] if wanted else lang(interaction)
+        yes_no = {True: text(lng, "options.on"), False: text(lng, "options.off")}
+        lines = [text(lng, f"options.{k}", value=yes_no[bool(chosen.get(k))]) for k in ("dead_channel", "living_role", "approve_spectators")]
+        if wanted:
+            await reply(interaction, text(lng, "lobby.options_set", gm=interaction.user.display_name) + "\n" + "\n".join(lines),
+                        ephemeral=False, allowed_mentions=discord.AllowedMentions.none())
+        else:
+            await reply(interaction, "\n".join(lines))
+
     # ---- spectate -----------------------------------------------------------------------------
     @app_commands.command(name=N("lobby.spectate"), description=D("lobby.spectate"))
     async def spectate(self, interaction: discord.Interaction) -> None:
@@ -249,15 +363,26 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
         if found is not None:
             lobby_id, lobby = found
 
-            def watch(data: dict[str, Any]) -> None:
+            def watch(data: dict[str, Any]) -> str:
                 if any(p["user_id"] == uid for p in data["players"]) or uid in data["gms"]:
                     raise lobbies.LobbyError("err.player_cannot_spectate")
-                if uid not in data["spectators"]:
-                    if data.get("starting"):
-                        raise lobbies.LobbyError("err.lobby_starting")
-                    data["spectators"].append(uid)
+                if uid in data["spectators"]:
+                    return "already"
+                if data.get("starting"):
+                    raise lobbies.LobbyError("err.lobby_starting")
+                if (data.get("options") or {}).get("approve_spectators"):  # the GM's approval first
+                    if uid in data.get("pending_spectators", []):
+                        raise lobbies.LobbyError("err.spectator_pending")
+                    data["pending_spectators"] = [*data.get("pending_spectators", []), uid]
+                    return "asked"
+                data["spectators"].append(uid)
+                return "added"
 
-            if await self.change(interaction, lobby_id, watch) is None:
+            done = await self.change(interaction, lobby_id, watch)
+            if done is None:
+                return
+            if done[1] == "asked":
+                await spectators.ask_lobby(self.bot, interaction, lobby_id, done[0])
                 return
             await reply(interaction, text(lang(interaction), "lobby.spectating"))
             return
@@ -270,6 +395,14 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
         info = self.bot.store.info(gids[0])
         if uid in info.gm_user_ids or seated(self.bot, info.game_id, uid):
             await refuse(interaction, "err.player_cannot_spectate")
+            return
+        if info.meta.get("options", {}).get("approve_spectators") and uid not in info.meta.get("spectators", []):
+            if uid in info.meta.get("pending_spectators", []):
+                await refuse(interaction, "err.spectator_pending")
+                return
+            await defer(interaction)
+            await spectators.ask_game(self.bot, interaction, gids[0])
+            await reply(interaction, text(lang(interaction), "spectate.waiting"))
             return
         await defer(interaction)
         await self.bot.channel_manager.add_spectator(gids[0], uid)

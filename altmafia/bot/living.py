@@ -1,0 +1,79 @@
+"""The server role of a game's living players (the GM's lobby option ``living_role``).
+
+Created with the game's channels (it needs the bot's Manage Roles right: the lobby option is
+refused without it, and a role that cannot be made is said in the GM channel), given to every
+living seat's holder and taken away at a death, a removal or a substitution (the seat's old
+holder), at every channel sync (:meth:`ChannelManager.sync` calls :func:`sync_living_role`);
+who is living is the engine's answer (``Game.alive``). The role is mentioned when a phase
+starts (:func:`announce_phase`): the public channel's «<@&role> Началась фаза …»."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import discord
+
+from altmafia.text.i18n import Renderer, text
+
+log = logging.getLogger(__name__)
+
+
+def can_manage_roles(guild: discord.Guild | None) -> bool:
+    me = guild.me if guild is not None else None
+    return bool(me is not None and me.guild_permissions.manage_roles)
+
+
+async def sync_living_role(bot: Any, game_id: str) -> None:
+    store = bot.store
+    if not store.has(game_id):
+        return
+    info = store.info(game_id)
+    meta = info.meta
+    if not meta.get("options", {}).get("living_role") or info.guild_id is None:
+        return
+    rid = meta.get("living_role")
+    if rid is None:
+        try:
+            made = await bot.http.create_role(int(info.guild_id), name=text(meta.get("lang", "ru"), "living.role_name",
+                                                                          title=meta.get("title", ""))[:100], mentionable=True)
+        except discord.HTTPException as exc:
+            log.warning("game %s: the role of the living cannot be made: %s", game_id, exc)
+            if not meta.get("living_role_failed"):
+                await store.update_meta(game_id, lambda m: m.update(living_role_failed=True))
+                await bot.deliverer.post(game_id, "gm", text(meta.get("lang", "ru"), "living.role_failed"), once="living:failed")
+            return
+        rid = int(made["id"])
+        await store.update_meta(game_id, lambda m: m.update(living_role=rid))
+    game = store.game(game_id)
+    want = sorted({int(p.user_id) for p in game.state.players if p.user_id and game.alive(p)})
+    have = [int(u) for u in store.info(game_id).meta.get("living_holders", [])]
+    done = list(have)
+    try:
+        for uid in want:
+            if uid not in have:
+                await bot.http.add_role(int(info.guild_id), uid, rid, reason="altmafia: living player")
+                done.append(uid)
+        for uid in have:
+            if uid not in want:
+                await bot.http.remove_role(int(info.guild_id), uid, rid, reason="altmafia: out of play")
+                done.remove(uid)
+    finally:
+        if sorted(done) != sorted(have):
+            await store.update_meta(game_id, lambda m: m.update(living_holders=sorted(done)))
+
+
+async def announce_phase(bot: Any, game_id: str) -> None:
+    """«<@&role> Началась фаза …» in the public channel, once per phase begun (the key names
+    the journal entry that began it, so a phase begun again after an undo is announced again)."""
+    store = bot.store
+    info = store.info(game_id)
+    rid = info.meta.get("living_role")
+    if rid is None or info.status != "running":
+        return
+    game = store.game(game_id)
+    lang = info.meta.get("lang", "ru")
+    dl = info.deadline
+    when = f"<t:{int(dl.timestamp())}:f>" if dl else "—"
+    body = text(lang, "living.phase_start", role=f"<@&{rid}>", phase=Renderer(game, lang).label(game.info.label), deadline=when)
+    await bot.deliverer.post(game_id, "public", body, once=f"phase:{info.tick}:{info.version}")
