@@ -101,8 +101,7 @@ def team_talks_now(w: World, team: str) -> bool:
 
 def dead_channel_on(w: World) -> bool:
     """The game has a channel for the dead and the spectators (see the module's table)."""
-    settings = w.state.settings
-    return bool(settings.get("dead_channel")) and bool(settings.get("dead_talk", True))
+    return w.settings.dead_channel and w.settings.dead_talk
 
 
 def channels(w: World) -> list[ChannelView]:

@@ -9,6 +9,7 @@ import random
 import re
 from collections import Counter
 
+from altmafia.bot.deadlines import card_times_line
 from altmafia.bot.delivery import chunks
 from altmafia.text.cards import role_card
 
@@ -52,7 +53,9 @@ async def test_channel_creation_costs_one_call_each(env):
     for key, cid in meta["channels"].items():
         if key.startswith("player:"):
             p = game.player(int(key.split(":", 1)[1]))
-            card = f"<@{p.user_id}>\n" + role_card(game, p.pid, meta["langs"][str(p.pid)], meta["tz"])
+            plang = meta["langs"][str(p.pid)]
+            card = (f"<@{p.user_id}>\n" + role_card(game, p.pid, plang, meta["tz"]) + "\n"
+                    + card_times_line(game.rules, meta, plang, env.bot.settings.min_phase_minutes))
             assert posts[str(cid)] == len(chunks(card.split("\n"))), key
         elif key == "gm":  # the deal, then the GM's briefing (issue 15 §3), in parts past 2000 characters
             gm_posts = [m.content for m in t.channel("gm").history()]

@@ -329,7 +329,7 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
             if not is_gm(self.bot, interaction, lobby["gms"], lobby["players"]):
                 await refuse(interaction, "err.not_gm")
                 return
-            if wanted.get("dead_channel") and not rules.settings.get("dead_talk", True):
+            if wanted.get("dead_channel") and not rules.game_settings.dead_talk:
                 await refuse(interaction, "err.no_dead_talk", ruleset=getattr(rules.names, lang(interaction)))
                 return
             if wanted.get("living_role") and not can_manage_roles(interaction.guild):

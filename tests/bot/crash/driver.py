@@ -11,8 +11,8 @@ journal is not applied twice. ``CRASH_KILL=point@n`` kills the process with SIGK
 time it reaches ``point`` (a store fault point, or ``deliver.sent``: a part sent and not yet
 marked); ``CRASH_TRACE=FILE`` appends every point reached. The clock is frozen (2030), so
 every text is the same in every run. Slash commands themselves (interactions) are not sent:
-the script calls what the cogs call with what they stage (a PM's copy, a public ability's
-line) — see docs/storage.md, "The crash test".
+the script calls what the cogs call with what they stage (a PM's copy; a public ability's
+line is an engine event) — see docs/storage.md, "The crash test".
 """
 
 from __future__ import annotations
@@ -83,7 +83,6 @@ async def main(db: Path, api: str) -> None:
                      "spectators": [], "lang": "ru", "tz": "Europe/Moscow", "days": 2, "seed": SEED}
             await store.create_lobby(GAME, lobby, guild_id=GUILD, channel_id=LOBBY_CHANNEL)
         await start_game(bot, GAME, (await store.lobbies())[GAME])
-    actions_cog = bot.get_cog("Actions")
     while store.has(GAME) and store.info(GAME).status == "running":
         tick = store.info(GAME).tick
         game = store.game(GAME)
@@ -97,8 +96,7 @@ async def main(db: Path, api: str) -> None:
                 cmd = Command("submit", {"pid": p.pid, "ability": la.key, "targets": targets, "option": option},
                               user_id=p.user_id, request_id=f"{tick}:{p.pid}:act")
                 with contextlib.suppress(ActionError):
-                    await store.apply(GAME, cmd, posts=lambda g, res, pid=p.pid, la=la, t=targets, o=option: actions_cog.announce(
-                        GAME, g, pid, (res or {}).get("ability", la.key), t, o))
+                    await store.apply(GAME, cmd)  # a public ability's line is the engine's event
                 await bot.deliverer.flush(GAME)  # as the cog does after each command
             if rnd.random() < 0.4:  # a PM, with the sender's copy (as cogs/pms.py stages it)
                 others = [q.pid for q in game.living() if q.pid != p.pid]
