@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import MISSING, dataclass, field, fields, is_dataclass
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar, get_args
 
 from .registry import BOOK_MEMORY
 
@@ -109,7 +109,7 @@ class Vote:
 # Who reads an event: everyone (``public``), the players in ``ids`` (``players``), the
 # faction ``ids[0]`` (``faction``), or the GM alone (``gm``).
 Audience = Literal["public", "players", "faction", "gm"]
-AUDIENCES: tuple[str, ...] = ("public", "players", "faction", "gm")
+AUDIENCES: tuple[str, ...] = get_args(Audience)  # the closed set, from the type itself
 
 
 @dataclass
@@ -119,6 +119,11 @@ class Event:
     args: dict[str, Any]
     audience: Audience
     ids: list[Any] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        # every event, emitted, restored or built by a step, has a reader from the closed set
+        if self.audience not in AUDIENCES:
+            raise ValueError(f"event {self.key!r}: audience {self.audience!r} is not one of {', '.join(AUDIENCES)}")
 
 
 @dataclass
