@@ -13,7 +13,7 @@ from typing import Any
 
 from .deal import Dealing, PlayerSpec
 from .errors import ActionError, GameError
-from .factions import check_op
+from .factions import check_op, remove_member
 from .mail import Mail
 from .orders import Orders
 from .phase_end import PhaseEnd
@@ -388,8 +388,6 @@ class Game(Orders, Mail, Dealing, PhaseEnd):
             p.statuses.pop(sid, None)
         self.state.intents = [i for i in self.state.intents if i.pid != pid]
         self.state.votes = [v for v in self.state.votes if v.pid != pid]
-        from .factions import remove_member
-
         for f in list(self.factions_of(pid)):
             remove_member(self, f, pid, reason="death")
         self.emit(f"gm.removed_{mode}", "gm", player=pid)

@@ -35,7 +35,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from config.loader import RulesetFileError
+from config.loader import RulesetFileError, load_ruleset
 from engine import Game, PlayerSpec, Ruleset
 from engine.state import Event
 
@@ -266,8 +266,6 @@ class Store:
     ) -> None:
         self.backend = backend or SqliteBackend(path if path is not None else default_db_path(), synchronous)
         if rulesets is None:
-            from config import load_ruleset
-
             rulesets = load_ruleset
         self._rulesets = rulesets
         self._clock = clock or (lambda: datetime.now(UTC))
