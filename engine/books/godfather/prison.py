@@ -107,7 +107,9 @@ class PrisonMemory:
         return place
 
 
-def _day_memo(g: Game, vdef: Any, day: int) -> PrisonDay:
+def day_memory(g: Game, vdef: Any, day: int) -> PrisonDay:
+    """The memory of ``day`` of the vote ``vdef`` (made empty when first asked for; seed 001's
+    amnesty vote keeps its day here too)."""
     days = g.state.place(PrisonMemory).days.setdefault(vdef.id, {})
     return days.setdefault(str(day), PrisonDay())
 
@@ -240,7 +242,7 @@ class PrisonVote(VoteCounter):
         if info.kind != "day" or g.state.over:
             return
         stat = _stat(g, vdef)
-        memo = _day_memo(g, vdef, info.day)
+        memo = day_memory(g, vdef, info.day)
         was_open = bool(memo.listed)
         for p in g.living():
             if p.pid not in memo.listed and not p.has("prison") and value(g, p, stat) < 0:
@@ -259,13 +261,13 @@ class PrisonVote(VoteCounter):
     @staticmethod
     def is_open(g: Game, vdef: Any) -> bool:
         info = g.info
-        return info.kind == "day" and bool(_day_memo(g, vdef, info.day).listed)
+        return info.kind == "day" and bool(day_memory(g, vdef, info.day).listed)
 
     @staticmethod
     def check_choice(g: Game, vdef: Any, p: Player, choice: Any) -> None:
         if choice == AGAINST_ALL and vdef.params.get("against_all"):
             return
-        listed = _day_memo(g, vdef, g.info.day).listed
+        listed = day_memory(g, vdef, g.info.day).listed
         if choice not in listed:
             raise ActionError("not_on_list", target=choice)
 
@@ -277,7 +279,7 @@ class PrisonVote(VoteCounter):
     def strength(g: Game, vdef: Any, pid: int) -> int:
         """What ``pid``'s ballot weighs: their strength at opening, 0 when their vote has no
         force or was taken, plus every strength taken by them (and not itself deprived)."""
-        memo = _day_memo(g, vdef, g.info.day).strength
+        memo = day_memory(g, vdef, g.info.day).strength
         deprived = vdef.params.get("deprived_status", "no_vote_strength")
         taken = vdef.params.get("taken_status", "vote_taken")
 
@@ -298,7 +300,7 @@ class PrisonVote(VoteCounter):
     @staticmethod
     def count(ctx: Ctx, vdef: Any, ballots: list[Vote]) -> None:
         g = ctx.game
-        memo = _day_memo(g, vdef, g.clock.info(ctx.tick).day)
+        memo = day_memory(g, vdef, g.clock.info(ctx.tick).day)
         if not memo.listed:
             return
         prm = vdef.params
