@@ -18,6 +18,8 @@ from typing import Any
 from config.loader import RulesetFileError, available_rulesets, load_ruleset, load_ruleset_file
 from storage import DatabaseInUse, StorageError
 
+from .text.i18n import text
+
 TOKEN_HELP = """\
 DISCORD_TOKEN is not set, so the bot cannot log in to Discord.
 
@@ -104,8 +106,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         bot.store.acquire()  # one bot process per database, refused before Discord is contacted
     except DatabaseInUse as exc:
-        from .text.i18n import text
-
         print(f"altmafia: {text(settings.lang, 'cli.db_in_use', db=exc.location, owner=exc.owner)}", file=sys.stderr)
         return 1
     try:

@@ -3,7 +3,7 @@ hidden bonuses that passives give at the start."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .errors import GameError
@@ -35,8 +35,6 @@ class Dealing(World):
         distinct while the deck lasts, and a second shuffled deck serves a larger table, or,
         with ``table.fill``, that character fills the seats beyond the deck, shuffled in with it.
         """
-        from dataclasses import replace
-
         n = len(players)
         table = self.rules.table
         practice = self.practice_table()

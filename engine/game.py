@@ -13,7 +13,7 @@ from typing import Any
 
 from .deal import Dealing, PlayerSpec
 from .errors import ActionError, GameError
-from .factions import check_op
+from .factions import check_op, remove_member
 from .mail import Mail
 from .orders import Orders
 from .phase_end import PhaseEnd
@@ -380,17 +380,14 @@ class Game(Orders, Mail, Dealing, PhaseEnd):
         p = self.player(pid)
         if not self.alive(p):
             raise ActionError("seat_out", player=pid)
-        ddef = next((s for s in self.rules.statuses if s.dead), None)
-        dead = ddef.id if ddef else "dead"
-        if ddef is not None:  # told while the seat still reads its news (the dead's are dropped)
-            tell(self, pid, "notice.status_on", status=dead)
+        ddef = self.rules.death_status()  # the ruleset's, never an id named here
+        dead = ddef.id
+        tell(self, pid, "notice.status_on", status=dead)  # told while the seat still reads its news (the dead's are dropped)
         p.statuses[dead] = Status(id=dead, since=self.state.tick, data={"cause": f"gm_{mode}"})
-        for sid in ddef.clears if ddef else []:
+        for sid in ddef.clears:
             p.statuses.pop(sid, None)
         self.state.intents = [i for i in self.state.intents if i.pid != pid]
         self.state.votes = [v for v in self.state.votes if v.pid != pid]
-        from .factions import remove_member
-
         for f in list(self.factions_of(pid)):
             remove_member(self, f, pid, reason="death")
         self.emit(f"gm.removed_{mode}", "gm", player=pid)

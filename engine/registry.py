@@ -106,7 +106,12 @@ def early_end(name: str) -> Callable[[type[EarlyEnd]], type[EarlyEnd]]:
 
 
 def book_memory(key: str) -> Callable[[type], type]:
-    """Register a dataclass as a book's memory between ticks, kept under ``memo[key]``."""
+    """Register a dataclass as a book's memory between ticks, kept under ``memo[key]``.
+
+    A place whose snapshot spreads over several ``memo`` keys (seed 000's prison: one per
+    vote id) defines ``claims(key, value)`` (is this snapshot key mine?), ``from_memo(items)``
+    (the place from the keys it claims) and ``to_memo()`` (those keys back); ``key`` then only
+    names it in ``GameState.books``."""
 
     def deco(cls: type) -> type:
         if key in BOOK_MEMORY:

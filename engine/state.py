@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import MISSING, dataclass, field, fields, is_dataclass
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar, get_args
 
 from .registry import BOOK_MEMORY
 
@@ -109,7 +109,7 @@ class Vote:
 # Who reads an event: everyone (``public``), the players in ``ids`` (``players``), the
 # faction ``ids[0]`` (``faction``), or the GM alone (``gm``).
 Audience = Literal["public", "players", "faction", "gm"]
-AUDIENCES: tuple[str, ...] = ("public", "players", "faction", "gm")
+AUDIENCES: tuple[str, ...] = get_args(Audience)  # the closed set, from the type itself
 
 
 @dataclass
@@ -119,6 +119,11 @@ class Event:
     args: dict[str, Any]
     audience: Audience
     ids: list[Any] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        # every event, emitted, restored or built by a step, has a reader from the closed set
+        if self.audience not in AUDIENCES:
+            raise ValueError(f"event {self.key!r}: audience {self.audience!r} is not one of {', '.join(AUDIENCES)}")
 
 
 @dataclass
@@ -274,8 +279,8 @@ class GameState:
     history: list[dict[str, Any]] = field(default_factory=list)
     # the core's memory kept between ticks, typed (a riot's early end, who could act, …)
     core: CoreMemory = field(default_factory=CoreMemory)
-    # the books' memory not typed yet, under each book's own keys (seed 000's prison lists by
-    # the vote's id, its sentences), and what a typed place does not know of an older build's
+    # what no typed place knows of an older build's snapshot, kept as it was and saved again
+    # (the engine reads none of it: ``tests/engine/test_typed_memory.py``)
     memo: dict[str, Any] = field(default_factory=dict)
     # the books' typed memory (``engine.registry.BOOK_MEMORY``), by key: ``place(cls)``; the
     # snapshot's ``memo`` holds the core's places, these and the free ``memo`` side by side
@@ -306,7 +311,12 @@ class GameState:
     def to_dict(self) -> dict[str, Any]:
         d = {f.name: _plain(getattr(self, f.name)) for f in fields(self) if f.name not in ("rng_state", "core", "books")}
         d["rng_state"] = _rng_to_json(self.rng_state)
-        books = {k: {**d["memo"].get(k, {}), **place_to_memo(v)} for k, v in self.books.items()}
+        books: dict[str, Any] = {}
+        for k, v in self.books.items():
+            if hasattr(v, "claims"):  # a place laid out over several ``memo`` keys of its own
+                books.update(v.to_memo())
+            else:
+                books[k] = {**d["memo"].get(k, {}), **place_to_memo(v)}
         d["memo"] = {**d["memo"], **books, **self.core.to_memo()}
         for p in d["players"]:
             p["statuses"] = list(p["statuses"].values())
@@ -320,10 +330,15 @@ class GameState:
         core, memo = CoreMemory.from_memo(d.pop("memo", {}) or {})
         books = {}
         for k in sorted(memo):
-            if k in BOOK_MEMORY and isinstance(memo[k], dict):
+            if k in BOOK_MEMORY and not hasattr(BOOK_MEMORY[k], "claims") and isinstance(memo[k], dict):
                 books[k], rest = place_from_memo(BOOK_MEMORY[k], memo.pop(k))
                 if rest:
                     memo[k] = rest
+        for key, spread in BOOK_MEMORY.items():  # the places laid out over several keys (seed 000's prison)
+            if hasattr(spread, "claims"):
+                mine = {k: memo.pop(k) for k in sorted(memo) if spread.claims(k, memo[k])}
+                if mine:
+                    books[key] = spread.from_memo(mine)
         players = []
         for p in d.pop("players"):
             p = dict(p)

@@ -27,6 +27,7 @@ import os
 import socket
 import sqlite3
 from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -173,8 +174,6 @@ class SqliteBackend(Backend):
             except (ValueError, AttributeError):
                 owner = "unknown process"
             raise DatabaseInUse(str(self.path), owner) from None
-        from datetime import UTC, datetime
-
         me = {"pid": os.getpid(), "host": socket.gethostname(), "since": datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")}
         os.ftruncate(fd, 0)
         os.pwrite(fd, json.dumps(me).encode("utf-8"), 0)

@@ -37,7 +37,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from config.loader import RulesetFileError
+from config.loader import RulesetFileError, load_ruleset
 from engine import Game, PlayerSpec, Ruleset
 from engine.state import Event
 
@@ -341,8 +341,6 @@ class Store:
         self.shards = _check_shards(shards)
         self.backend = backend or make_backend(path if path is not None else default_db_path(), synchronous)
         if rulesets is None:
-            from config import load_ruleset
-
             rulesets = load_ruleset
         self._rulesets = rulesets
         self._clock = clock or (lambda: datetime.now(UTC))

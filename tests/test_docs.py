@@ -67,3 +67,48 @@ def test_every_command_is_in_the_guide_in_both_languages():
             if group in groups:
                 named.add(f"{group} {sub}")
         assert named <= commands, f"{doc} names commands the bot lacks: {sorted(named - commands)}"
+
+
+# ---- docs/architecture.md matches the tree -----------------------------------------------------
+ROOT = DOCS.parent
+PACKAGES = ("engine", "altmafia", "storage", "config")
+TOPS = (*PACKAGES, "tests", "docs")
+PATHLIKE = re.compile(r"^[\w.-][\w./-]*(\.py|/)$")
+
+
+def architecture_paths() -> tuple[set[str], list[str]]:
+    """The modules and folders docs/architecture.md names: a backticked path from the top
+    anywhere, and in a table row whose first cell is a folder (`altmafia/bot/`) the names in
+    its other cells, in that folder. Also what it names that cannot be placed."""
+    named: set[str] = set()
+    unplaced: list[str] = []
+    for line in (DOCS / "architecture.md").read_text(encoding="utf-8").splitlines():
+        cells = line.strip().strip("|").split("|") if line.lstrip().startswith("|") else [line]
+        first = re.findall(r"`([^`]+)`", cells[0])
+        base = first[0] if first and first[0].endswith("/") and first[0].startswith(TOPS) else None
+        for cell in cells:
+            for tok in re.findall(r"`([^`]+)`", cell):
+                if not PATHLIKE.match(tok):
+                    continue
+                if tok.startswith(TOPS):
+                    named.add(tok)
+                elif base is not None:
+                    named.add(base + tok)
+                elif tok.endswith(".py"):
+                    unplaced.append(tok)
+    return named, unplaced
+
+
+def test_every_module_the_architecture_names_exists():
+    named, unplaced = architecture_paths()
+    missing = sorted(p for p in named if not (ROOT / p).exists())
+    assert not missing and not unplaced, f"named but not in the tree: {missing}; not placed in a folder: {unplaced}"
+
+
+def test_every_module_is_in_the_architecture():
+    named, _ = architecture_paths()
+    modules = sorted(path.relative_to(ROOT).as_posix() for top in PACKAGES for path in (ROOT / top).rglob("*.py")
+                     if path.name != "__init__.py")
+    assert len(modules) > 80
+    absent = [m for m in modules if m not in named]
+    assert not absent, "modules docs/architecture.md does not name: " + ", ".join(absent)

@@ -72,7 +72,7 @@ class Scheduler:
 
     @staticmethod
     def min_phase(game: Game) -> timedelta:
-        return timedelta(minutes=int(game.state.settings.get("min_next_phase_minutes", 0) or 0))
+        return timedelta(minutes=game.settings.min_next_phase_minutes)
 
     def phase_started(self, game_id: str) -> datetime | None:
         """When the current tick began, if the bot saw it begin (``meta.phase_started``)."""

@@ -59,6 +59,7 @@ def families() -> tuple[str, ...]:
     global _families
     with _FONTS_LOCK:
         if _families is None:
+            # imported here: matplotlib takes ~0.3 s to import, and only a chart needs it
             from matplotlib import font_manager
 
             names = set()
@@ -72,6 +73,7 @@ def families() -> tuple[str, ...]:
 @lru_cache(maxsize=1)
 def _coverage() -> frozenset[int]:
     """Every code point some font of :func:`families` has a glyph for."""
+    # imported here: matplotlib takes ~0.3 s to import, and only a chart needs it
     import matplotlib
     from matplotlib.ft2font import FT2Font
 
@@ -140,6 +142,7 @@ def render(chart: Chart, dpi: int = 100) -> bytes:
     """The chart as PNG bytes (Agg, an explicit Figure: safe in a worker thread)."""
     fams = list(families())
     with _RENDER_LOCK:
+        # imported here: matplotlib takes ~0.3 s to import, and only a chart needs it
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
         from matplotlib.lines import Line2D

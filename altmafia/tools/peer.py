@@ -85,6 +85,7 @@ def build_ours(night: Night, seed: int) -> Game:
 
 def build_theirs(night: Night, seed: int) -> tuple[Any, Any, list[Any]]:
     """A fresh game of the peer, its night with the same actions, and its players by seat."""
+    # imported here: the peer library is an optional extra, and only the peer comparison needs it
     import mafia as peer
 
     game = peer.Game(seed=seed)

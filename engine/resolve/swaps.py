@@ -19,8 +19,7 @@ from ..state import Intent, Player, Status
 if TYPE_CHECKING:
     from .context import Ctx
 
-PREFIX = "swapped:"  # the ids of the swap statuses
-KIND = "swapped"  # their kind (Status.kind)
+KIND = "swapped"  # the kind of the swap statuses (Status.kind): what readers ask, never the id
 
 
 @effect("swap")
@@ -41,7 +40,7 @@ def op_swap(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
     order = ctx.scratch.setdefault("swap_order", 0)
     ctx.scratch["swap_order"] = order + 1
     for p, other in ((a, b), (b, a)):
-        sid = f"{PREFIX}{intent.seq}:{p.pid}"
+        sid = f"swapped:{intent.seq}:{p.pid}"
         p.statuses[sid] = Status(id=sid, since=ctx.tick, until=until, data={"by": intent.pid, "seq": intent.seq, "with": other.pid, "order": order}, kind=KIND)
     ctx.emit("gm.swapped", "gm", actor=intent.pid, player=a.pid, target=b.pid)
 

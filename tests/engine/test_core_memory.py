@@ -9,6 +9,7 @@ import json
 from config import load_ruleset
 from engine import DEAL, ActionError, Game, PlayerSpec
 from engine.books.eternal_friday.core import FridayMemory
+from engine.books.godfather.prison import PrisonMemory
 from engine.state import Able, CoreMemory, EndNow, GameState, PublishedAnon, WaitingPm
 
 OLD_MEMO = {
@@ -20,7 +21,7 @@ OLD_MEMO = {
     "faction_freeze_until": 4,
     "lesser_winners": [],
     "friday": {"marks": {"1": 2}},  # a book's memory, kept as it is
-    "prison": {"1": {"opened": True}},
+    "prison": {"1": {"list": [], "strength": {}, "opened": True}},  # seed 000's prison memory, typed too
 }
 
 
@@ -39,7 +40,8 @@ def test_an_old_snapshot_loads_into_typed_places():
     assert st.core.pm_waiting == [WaitingPm(sender=1, recipient=2, text="жду")]
     assert st.core.anons == [PublishedAnon(n=1, pid=0, tick=0, published=0, seq=5)]
     assert st.core.faction_freeze_until == 4 and st.core.lesser_winners == []
-    assert st.memo == {"prison": {"1": {"opened": True}}}  # a book's memory not typed yet: as it was
+    assert st.memo == {}  # every key has its typed place
+    assert st.place(PrisonMemory).days["prison"]["1"].opened
     assert st.place(FridayMemory).marks == {"1": 2}  # a book's typed memory
 
 

@@ -34,7 +34,8 @@ from typing import Any
 
 from tqdm import tqdm
 
-from altmafia.text.i18n import catalog
+from altmafia.text.chart import families
+from altmafia.text.i18n import catalog, count
 from config import load_ruleset
 from engine import DEAL, ActionError, Game, LegalAction, PlayerSpec, Ruleset
 
@@ -712,8 +713,6 @@ def path_name(path: str, lang: str) -> str:
 
 def format_report(rep: dict[str, Any]) -> str:
     """The report as text, in the language it was summarised in (``rep["lang"]``)."""
-    from altmafia.text.i18n import count
-
     lang = rep.get("lang", "en")
     out = []
     rs = rep["ruleset"]
@@ -765,9 +764,6 @@ def plot(rep: dict[str, Any], path: str) -> None:
     # imported here: matplotlib takes ~0.3 s to import, and only --plot needs it
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
-
-    from altmafia.text.chart import families
-    from altmafia.text.i18n import count
 
     lang = rep.get("lang", "en")
     fams = list(families())

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ...errors import ActionError
 from ...registry import VOTES, impl
 from ...votes import VoteCounter, publish_tally, secret_passives, secret_stat
-from ..godfather.prison import PrisonVote, _day_memo, ballot_counts, execute, release
+from ..godfather.prison import PrisonVote, ballot_counts, day_memory, execute, release
 
 if TYPE_CHECKING:
     from ...game import Game
@@ -81,9 +81,9 @@ class AmnestyVote(VoteCounter):
         """Announce the vote once a day, as soon as it is open."""
         if g.state.over or g.info.kind != "day":
             return
-        memo = _day_memo(g, vdef, g.info.day)
-        if not memo.get("opened") and AmnestyVote.is_open(g, vdef):
-            memo["opened"] = True
+        memo = day_memory(g, vdef, g.info.day)
+        if not memo.opened and AmnestyVote.is_open(g, vdef):
+            memo.opened = True
             g.emit("vote.amnesty_opened", "public", vote=vdef.id)
 
     @staticmethod
@@ -100,7 +100,7 @@ class AmnestyVote(VoteCounter):
     @staticmethod
     def on_ballot(g: Game, vdef: Any, v: Vote) -> None:
         """«Сила голоса ... настоящим ТВ, т.е. тайным влиянием в момент голосования»."""
-        memo = _day_memo(g, vdef, g.info.day)["strength"]
+        memo = day_memory(g, vdef, g.info.day).strength
         memo[str(v.pid)] = AmnestyVote.weight(g, vdef, g.player(v.pid))
 
     @staticmethod
@@ -111,15 +111,15 @@ class AmnestyVote(VoteCounter):
     def count(ctx: Ctx, vdef: Any, ballots: list[Vote]) -> None:
         g = ctx.game
         prm = vdef.params
-        memo = _day_memo(g, vdef, g.clock.info(ctx.tick).day)
+        memo = day_memory(g, vdef, g.clock.info(ctx.tick).day)
         counted = [b for b in ballots if b.choice in AmnestyVote.CHOICES and ballot_counts(g, g.player(b.pid), bool(prm.get("dead_ballots")))]
         if not counted:
-            if memo.get("opened"):
+            if memo.opened:
                 g.emit("vote.amnesty_no_ballots", "public", vote=vdef.id)
             return
         # a strength taken from someone who did not vote: their ТВ now
         for p in g.living():
-            memo["strength"].setdefault(str(p.pid), AmnestyVote.weight(g, vdef, p))
+            memo.strength.setdefault(str(p.pid), AmnestyVote.weight(g, vdef, p))
         stat = g.rules.stat(prm.get("stat", "vs")).id
         sides = {c: [b.pid for b in counted if b.choice == c] for c in AmnestyVote.CHOICES}
         weight = {c: sum(PrisonVote.strength(g, vdef, pid) for pid in sides[c]) for c in sides}

@@ -15,11 +15,12 @@ Decisions: docs/rules/godfather.md.
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ...errors import ActionError
 from ...factions import pick_leader
-from ...registry import VOTES, step
+from ...registry import VOTES, book_memory, step
 from ...resolve.effects import kill
 from ...state import Status
 from ...votes import VoteCounter, publish_tally, secret_passives, secret_stat, secret_statuses
@@ -29,12 +30,88 @@ if TYPE_CHECKING:
     from ...resolve.context import Ctx
     from ...state import Player, Vote
 
-SENTENCES = "prison_sentences"  # GameState.memo key: sentences waiting for the end of a day
+SENTENCES = "prison_sentences"  # the snapshot's ``memo`` key of the sentences waiting for a day's end
 
 
-def _day_memo(g: Game, vdef: Any, day: int) -> dict[str, Any]:
-    memo = g.state.memo.setdefault(vdef.id, {})
-    return memo.setdefault(str(day), {"list": [], "strength": {}})
+@dataclass
+class PrisonDay:
+    """One day of a prison (or amnesty) vote: the players listed, in the order they were
+    listed; each voter's strength by ``str(pid)``; whether the vote was announced (amnesty).
+    The snapshot keeps it as ``{"list", "strength"}`` (+ ``"opened"`` when true); keys an older
+    build wrote and this one does not know stay in ``extra`` and are saved again."""
+
+    listed: list[int] = field(default_factory=list)
+    strength: dict[str, int] = field(default_factory=dict)
+    opened: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_memo(self) -> dict[str, Any]:
+        out: dict[str, Any] = {**self.extra, "list": list(self.listed), "strength": dict(self.strength)}
+        if self.opened:
+            out["opened"] = True
+        return out
+
+    @classmethod
+    def from_memo(cls, d: dict[str, Any]) -> PrisonDay:
+        extra = {k: v for k, v in d.items() if k not in ("list", "strength", "opened")}
+        strength = {str(k): int(v) for k, v in (d.get("strength") or {}).items()}
+        return cls([int(x) for x in d.get("list") or []], strength, bool(d.get("opened")), extra)
+
+
+@dataclass
+class Sentence:
+    """A prison or execution sentence passed by an ability, carried out at the resolve ``due``."""
+
+    pid: int
+    verdict: str  # "prison" | "execution"
+    cause: str
+    by: int | None
+    due: int
+
+
+@book_memory("godfather_prison")
+@dataclass
+class PrisonMemory:
+    """Seed 000's (and 001's) prison memory between ticks: each vote's day lists under the
+    vote's own id (``days[vote id][str(day)]``) and the sentences waiting for a day's end.
+
+    Its snapshot keeps the layout of the free ``memo`` dict it replaced, so older snapshots
+    load: ``memo[<vote id>] = {str(day): {"list", "strength", …}}`` and
+    ``memo["prison_sentences"] = [...]``; :meth:`claims` tells those keys from the others'."""
+
+    days: dict[str, dict[str, PrisonDay]] = field(default_factory=dict)
+    sentences: list[Sentence] = field(default_factory=list)
+
+    @staticmethod
+    def claims(key: str, value: Any) -> bool:
+        """Whether a snapshot's ``memo[key]`` is this memory's: the sentences, or a vote's day
+        lists (a mapping of day numbers to mappings)."""
+        if key == SENTENCES:
+            return isinstance(value, list)
+        return isinstance(value, dict) and bool(value) and all(str(k).isdigit() and isinstance(v, dict) for k, v in value.items())
+
+    def to_memo(self) -> dict[str, Any]:
+        out: dict[str, Any] = {vid: {day: d.to_memo() for day, d in by_day.items()} for vid, by_day in self.days.items()}
+        if self.sentences:
+            out[SENTENCES] = [{"pid": s.pid, "verdict": s.verdict, "cause": s.cause, "by": s.by, "due": s.due} for s in self.sentences]
+        return out
+
+    @classmethod
+    def from_memo(cls, items: dict[str, Any]) -> PrisonMemory:
+        place = cls()
+        for key, value in items.items():
+            if key == SENTENCES:
+                place.sentences = [Sentence(**s) for s in value]
+            else:
+                place.days[key] = {str(day): PrisonDay.from_memo(d) for day, d in value.items()}
+        return place
+
+
+def day_memory(g: Game, vdef: Any, day: int) -> PrisonDay:
+    """The memory of ``day`` of the vote ``vdef`` (made empty when first asked for; seed 001's
+    amnesty vote keeps its day here too)."""
+    days = g.state.place(PrisonMemory).days.setdefault(vdef.id, {})
+    return days.setdefault(str(day), PrisonDay())
 
 
 def _stat(g: Game, vdef: Any) -> str:
@@ -101,23 +178,25 @@ def sentence(ctx: Ctx, p: Player, verdict: str, cause: str, actor: int | None) -
     """Prison or execution for ``p``, carried out with the results of the current day (a
     sentence passed at night: of the coming day)."""
     due = day_end(ctx.game, ctx.tick)
-    ctx.game.state.memo.setdefault(SENTENCES, []).append({"pid": p.pid, "verdict": verdict, "cause": cause, "by": actor, "due": due})
+    ctx.game.state.place(PrisonMemory).sentences.append(Sentence(p.pid, verdict, cause, actor, due))
     key = "gm.sentence_execution" if verdict == "execution" else "gm.sentence_prison"
     ctx.emit(key, "gm", player=p.pid, by=actor, phase=ctx.game.clock.info(due).label)
 
 
 def carry_out_sentences(ctx: Ctx) -> None:
     g = ctx.game
-    pending = g.state.memo.get(SENTENCES, [])
-    due = [s for s in pending if s["due"] <= ctx.tick]
-    g.state.memo[SENTENCES] = [s for s in pending if s["due"] > ctx.tick]
+    memory = g.state.peek(PrisonMemory)
+    if not memory.sentences:
+        return
+    due = [s for s in memory.sentences if s.due <= ctx.tick]
+    memory.sentences = [s for s in memory.sentences if s.due > ctx.tick]
     # an execution outweighs a prison sentence passed on the same player
-    for s in sorted(due, key=lambda s: (s["verdict"] != "execution", s["pid"], s["cause"])):
-        p = g.player(s["pid"])
-        if s["verdict"] == "execution":
-            execute(ctx, p, s["cause"], s["by"])
+    for s in sorted(due, key=lambda s: (s.verdict != "execution", s.pid, s.cause)):
+        p = g.player(s.pid)
+        if s.verdict == "execution":
+            execute(ctx, p, s.cause, s.by)
         else:
-            jail(g, p, s["cause"], ctx, ["negative", "prison"], s["by"])
+            jail(g, p, s.cause, ctx, ["negative", "prison"], s.by)
 
 
 AGAINST_ALL = "against_all"
@@ -163,32 +242,32 @@ class PrisonVote(VoteCounter):
         if info.kind != "day" or g.state.over:
             return
         stat = _stat(g, vdef)
-        memo = _day_memo(g, vdef, info.day)
-        was_open = bool(memo["list"])
+        memo = day_memory(g, vdef, info.day)
+        was_open = bool(memo.listed)
         for p in g.living():
-            if p.pid not in memo["list"] and not p.has("prison") and value(g, p, stat) < 0:
-                memo["list"].append(p.pid)
+            if p.pid not in memo.listed and not p.has("prison") and value(g, p, stat) < 0:
+                memo.listed.append(p.pid)
                 g.emit("vote.listed", "public", vote=vdef.id, player=p.pid)
                 g.emit("notice.listed", "players", [p.pid], vote=vdef.id)
-        if memo["list"] and not was_open:
+        if memo.listed and not was_open:
             step_ = vdef.params.get("strength_step", 5)
             tv = g.rules.stat(vdef.params.get("strength_stat", "tv")).id
             for p in g.living():
                 bonus = max(0, g.true_stat(p, tv) // int(step_)) if step_ else 0
                 extra = sum(int(x.get("amount", 1)) for x in g.passives(p, "vote_bonus"))
-                memo["strength"][str(p.pid)] = max(1, 1 + bonus + extra)
-            g.emit("vote.opened", "public", vote=vdef.id, players=list(memo["list"]))
+                memo.strength[str(p.pid)] = max(1, 1 + bonus + extra)
+            g.emit("vote.opened", "public", vote=vdef.id, players=list(memo.listed))
 
     @staticmethod
     def is_open(g: Game, vdef: Any) -> bool:
         info = g.info
-        return info.kind == "day" and bool(_day_memo(g, vdef, info.day)["list"])
+        return info.kind == "day" and bool(day_memory(g, vdef, info.day).listed)
 
     @staticmethod
     def check_choice(g: Game, vdef: Any, p: Player, choice: Any) -> None:
         if choice == AGAINST_ALL and vdef.params.get("against_all"):
             return
-        listed = _day_memo(g, vdef, g.info.day)["list"]
+        listed = day_memory(g, vdef, g.info.day).listed
         if choice not in listed:
             raise ActionError("not_on_list", target=choice)
 
@@ -200,7 +279,7 @@ class PrisonVote(VoteCounter):
     def strength(g: Game, vdef: Any, pid: int) -> int:
         """What ``pid``'s ballot weighs: their strength at opening, 0 when their vote has no
         force or was taken, plus every strength taken by them (and not itself deprived)."""
-        memo = _day_memo(g, vdef, g.info.day)["strength"]
+        memo = day_memory(g, vdef, g.info.day).strength
         deprived = vdef.params.get("deprived_status", "no_vote_strength")
         taken = vdef.params.get("taken_status", "vote_taken")
 
@@ -221,8 +300,8 @@ class PrisonVote(VoteCounter):
     @staticmethod
     def count(ctx: Ctx, vdef: Any, ballots: list[Vote]) -> None:
         g = ctx.game
-        memo = _day_memo(g, vdef, g.clock.info(ctx.tick).day)
-        if not memo["list"]:
+        memo = day_memory(g, vdef, g.clock.info(ctx.tick).day)
+        if not memo.listed:
             return
         prm = vdef.params
         stat = _stat(g, vdef)

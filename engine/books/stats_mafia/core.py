@@ -147,7 +147,7 @@ def jail(ctx: Ctx, p: Player, life: bool, cause: str) -> bool:
         p.statuses[PRISON] = Status(id=PRISON, since=old.since if old else since, until=until, data={"cause": cause})
     # «Находящийся в Тюрьме Джокер может применить Ва-Банк на следующую фазу после попадания в Тюрьму»
     window = g.settings.jail_window_status
-    if any(window in r.status for _, ab in g.abilities(p) for r in ab.requires):
+    if window and any(window in r.status for _, ab in g.abilities(p) for r in ab.requires):
         p.statuses[window] = Status(id=window, since=since, until=since + 1, data={})
     ctx.emit("sm.gm_jailed", "gm", player=p.pid, cause=cause)
     return True

@@ -28,7 +28,8 @@ class StatsMafiaEarlyEnd(EarlyEnd):
     def holds_up(g: Game, p: Player) -> bool:
         if in_prison(g, p):
             return False
-        return g.info.kind == "day" or not g.active(p, g.settings.slowpoke_status)
+        slow = g.settings.slowpoke_status
+        return g.info.kind == "day" or not (slow and g.active(p, slow))
 
     @staticmethod
     def excused_vote(g: Game, p: Player) -> bool:
