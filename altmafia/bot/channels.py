@@ -107,6 +107,11 @@ class Audience:
         return out
 
     def with_access(self, access: dict[int, str]) -> list[dict[str, Any]]:
+        if self.gm_role:
+            # a player of a game is never its GM (issue 14 §4): where the server's GM role opens
+            # every channel, each player's own overwrite shuts the channels they may not read, so
+            # a player who is given the role later still reads nothing more
+            access = {**{uid: NONE for uid in self.players.values()}, **access}
         gms = set(self.gms)
         return self.base() + [access_overwrite(uid, a) for uid, a in access.items() if uid not in gms and uid != self.bot_id]
 
@@ -159,7 +164,7 @@ def game_plan(title: str, lang: str, aud: Audience, player_names: dict[int, str]
     channels = [
         ChannelSpec("public", slug(n["public"]), TEXT, aud.with_access(public), topic=title),
         ChannelSpec("votes", slug(n["votes"]), TEXT, aud.with_access(fixed["votes"])),
-        ChannelSpec("gm", slug(n["gm"]), TEXT, aud.base()),
+        ChannelSpec("gm", slug(n["gm"]), TEXT, aud.with_access({})),
         ChannelSpec("spectators", slug(n["spectators"]), TEXT, aud.with_access(fixed["spectators"])),
     ]
     for pid, _uid in sorted(aud.players.items()):

@@ -43,7 +43,7 @@ def own_stats(game: Game) -> dict[int, dict[str, int]]:
 def credit(ctx: Ctx, before: dict[int, dict[str, int]], cause: str, actor: int | None = None) -> None:
     """Credit every change of a player's own stats since ``before`` to ``cause`` (done by ``actor``)."""
     book = ctx.scratch.setdefault(LEDGER, [])
-    for pid, now in own_stats(ctx.game).items():
+    for pid, now in _own_now(ctx)[1].items():
         old = before.get(pid, {})
         for sid, v in now.items():
             d = v - old.get(sid, 0)
@@ -51,13 +51,39 @@ def credit(ctx: Ctx, before: dict[int, dict[str, int]], cause: str, actor: int |
                 book.append((pid, sid, d, cause, actor))
 
 
+def _fingerprint(game: Game) -> tuple[Any, ...]:
+    """Everything :meth:`World.true_stat` reads (base stats, modifiers, statuses with their
+    times, faction members, the tick): equal fingerprints, equal own stats. Far cheaper than the
+    stats themselves, so that a step or action that changes nothing costs next to nothing."""
+    st = game.state
+    return (
+        st.tick,
+        tuple((tuple(p.stats.items()), tuple((m.stat, m.amount, m.until, m.scope) for m in p.modifiers),
+               tuple((k, s.since, s.until) for k, s in p.statuses.items())) for p in st.players),
+        tuple((fid, tuple(f.members.items())) for fid, f in st.factions.items()),
+    )
+
+
+OWN = "own_stats"  # Ctx.scratch key: (fingerprint, own_stats) as last computed
+
+
+def _own_now(ctx: Ctx) -> tuple[tuple[Any, ...], dict[int, dict[str, int]]]:
+    fp = _fingerprint(ctx.game)
+    cached = ctx.scratch.get(OWN)
+    if cached is None or cached[0] != fp:
+        cached = ctx.scratch[OWN] = (fp, own_stats(ctx.game))
+    return cached
+
+
 def tracked(ctx: Ctx, cause: str, work: Callable[[], Any], actor: int | None = None) -> Any:
-    """Run ``work`` and credit the changes of the players' own stats it made to ``cause``."""
-    before = own_stats(ctx.game)
+    """Run ``work`` and credit the changes of the players' own stats it made to ``cause``
+    (the own stats are computed again only when something they read has changed)."""
+    fp, before = _own_now(ctx)
     try:
         return work()
     finally:
-        credit(ctx, before, cause, actor)
+        if _fingerprint(ctx.game) != fp:
+            credit(ctx, before, cause, actor)
 
 
 def step_cause(game: Game, step: Any) -> str:

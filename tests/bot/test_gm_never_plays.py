@@ -9,6 +9,7 @@ import pytest
 
 from altmafia.text.i18n import text
 
+from .conftest import perms
 from .helpers import gather, start
 
 pytestmark = pytest.mark.settings(gm_role="Ведущие")
@@ -48,6 +49,11 @@ async def test_a_player_given_the_gm_role_is_not_a_gm_of_their_game(env):
         assert r.response.ephemeral and r.response.content == "⛔ " + text("en", "err.not_gm"), (cmd, r.response.content)
     r = await late.slash(t.hidden(pid), "lobby end")
     assert r.response.ephemeral and r.response.content.startswith("⛔"), r.response.content
+    # nor does the role open the GM channel or another player's hidden channel to them
+    other = next(q.pid for q in t.game.state.players if q.pid != pid)
+    assert not perms(env, t.channel("gm"), late).view_channel
+    assert not perms(env, t.hidden(other), late).view_channel
+    assert perms(env, t.hidden(pid), late).view_channel
     # the real GM still is one
     r = await t.gm.slash(t.channel("gm"), "gm status")
     assert not r.response.content.startswith("⛔"), r.response.content
