@@ -56,6 +56,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
     if not settings.token:
         print(TOKEN_HELP, file=sys.stderr)
         return 2
+    # imported here: start-up time (discord.py and the bot load only for the commands that need them)
     import asyncio
 
     import aiohttp
@@ -296,6 +297,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 def cmd_backup(args: argparse.Namespace) -> int:
     """A consistent copy of a live database with SQLite's backup API (docs/storage.md)."""
+    # imported here: start-up time (the storage loads only for the commands that need it)
     from storage.sqlite import backup
 
     try:
