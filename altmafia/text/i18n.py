@@ -74,10 +74,13 @@ class Renderer:
             return sid
 
     def ability(self, key: str) -> str:
+        """An ability by its name; a step's own word (``undertaker``: the Undertaker's passive
+        healing) or a role by its name where an event names no ability key."""
         try:
             return getattr(self.game.ability_def(key).name, self.lang)
         except (KeyError, ValueError):
-            return key
+            word = self.cat.get("report", {}).get(f"cause.{key}")
+            return word if word is not None else self.character(key)
 
     def character(self, cid: Any) -> str:
         for getter in (self.game.rules.character, self.game.rules.role):
