@@ -39,15 +39,24 @@ def summary(game: Game, lang: str) -> str:
     return "\n".join(lines)
 
 
+#: live notices: true when they were posted («Сейчас: день 2 — до …», ``notice.phase``), not history
+LIVE_NOTICES = frozenset({"notice.phase"})
+
+
+def history(events: Iterable[Event]) -> list[Event]:
+    """The events that tell what happened, without the live notices (the timelines, the report)."""
+    return [ev for ev in events if ev.key not in LIVE_NOTICES]
+
+
 AUDIENCE_TAG = {"public": "reveal.tag_public", "gm": "reveal.tag_gm", "faction": "reveal.tag_faction"}
 
 
 def timeline(game: Game, events: list[Event], lang: str) -> str:
-    """Every event of the game in order under its phase, with whom it was for."""
+    """Every event of the game in order under its phase, with whom it was for (no live notice)."""
     r = Renderer(game, lang)
     out: list[str] = []
     label = None
-    for ev in events:
+    for ev in history(events):
         here = r.label(game.clock.info(ev.tick).label)
         if here != label:
             out.append(f"\n== {here} ==")

@@ -9,10 +9,12 @@ wrong plural, no name where Russian needs another case, no verb in the wrong num
 from __future__ import annotations
 
 import random
+import re
 from typing import Any
 
 import pytest
 
+from altmafia.text.i18n import Renderer
 from tests.text.readable import problems
 
 from .conftest import LOCALES
@@ -98,8 +100,9 @@ async def play(t: Table, rnd: random.Random, replies: list[str], lang: str) -> i
     return resolves
 
 
-async def everything_read(t: Table) -> dict[str, list[str]]:
-    """Every message of every channel of the game and of the sign-up channel, and every text file."""
+async def everything_read(t: Table, files: dict[str, str]) -> dict[str, list[str]]:
+    """Every message of every channel of the game and of the sign-up channel, and every text
+    file (also kept by name in ``files``, with the HTML report)."""
     out: dict[str, list[str]] = {}
     keys = [k for k in t.info.meta["channels"] if k != "category"]
     for key, ch in [("lobby", t.lobby), *((k, t.channel(k)) for k in keys)]:
@@ -109,8 +112,10 @@ async def everything_read(t: Table) -> dict[str, list[str]]:
             texts += [e.description or "" for e in m.embeds] + [e.title or "" for e in m.embeds]
             texts += [f.value for e in m.embeds for f in e.fields] + [f.name for e in m.embeds for f in e.fields]
             for a in m.attachments:
+                if a.filename.endswith((".txt", ".html")):
+                    files[a.filename] = (await a.read()).decode("utf-8")
                 if a.filename.endswith(".txt"):
-                    texts.append((await a.read()).decode("utf-8"))
+                    texts.append(files[a.filename])
         out[key] = texts
     return out
 
@@ -123,7 +128,16 @@ async def test_a_whole_game_reads_right(env, ruleset, n, days, lang):
     assert t.info.status == "over", resolves
     g = t.game
     names = [p.name for p in g.state.players] + ["Гоша", "Зритель"]
-    read = await everything_read(t)
+    files: dict[str, str] = {}
+    read = await everything_read(t, files)
+    # the timelines and the report are history: no live «Сейчас: …» notice of each period
+    assert {"timeline.txt", "timeline-full.txt"} <= set(files) and any(f.endswith(".html") for f in files), set(files)
+    rd = Renderer(g, lang)
+    live = {rd.event(ev) for ev in g.state.events if ev.key == "notice.phase"}
+    assert live  # every resolve announced the period that came (posted live, with its deadline)
+    for name, body in files.items():
+        lines = {re.sub(r"^\[[^]]*\] ", "", x) for x in body.split("\n")} | set(re.findall(r">([^<>]+)<", body))
+        assert not live & lines, (name, live & lines)
     read["replies"] = replies
     assert sum(len(v) for v in read.values()) > 50
     bad = []

@@ -109,7 +109,7 @@ def _cases(text: str, names: list[str]) -> list[str]:
         for n in names:
             for m in re.finditer(rf"(?<![\w]){re.escape(n)}(?![\w])", line):
                 before = re.sub(r"[*_~|]+\s*$", "", DISCORD.sub("", line[: m.start()]))  # markdown around a name
-                if not NOMINATIVE_BEFORE.search(before) and not re.search(r"[-–>\[]\s*$", before):
+                if not NOMINATIVE_BEFORE.search(before) and not re.search(r"[-–>\[\]]\s*$", before):
                     found.append(f"name after «{before[-20:]}»: {line[:120]}")
                 after = line[m.end():]
                 if re.match(r"\s+нет\b", after):  # «Глеб нет в списке»: the genitive
