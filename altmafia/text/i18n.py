@@ -244,14 +244,27 @@ class Renderer:
             values["delta_days"] = f"{d:+d} {plural(d, self.cat['plural']['day'], self.lang)}"
         return template.format_map(values)
 
+    def _takes_no_target(self, args: dict[str, Any]) -> bool:
+        """An action line of an ability that has no targets at all (not one whose target was lost)."""
+        if args.get("targets") != [] or not isinstance(args.get("ability"), str):
+            return False
+        try:
+            return not self.game.ability_def(args["ability"]).targets
+        except (KeyError, ValueError):
+            return False
+
     def event(self, ev: Event) -> str:
         template = self.cat["event"].get(ev.key)
         if ev.args.get("correction"):  # a GM's correction of a stat: told as a correction
             template = self.cat["event"].get(f"{ev.key}_correction", template)
         elif ev.args.get("causes"):  # a change told with its causes (engine/resolve/notices.py)
             template = self.cat["event"].get(f"{ev.key}_why", template)
+        elif isinstance(ev.args.get("reason"), str):  # a wording of its own for one reason
+            template = self.cat["event"].get(f"{ev.key}_{ev.args['reason']}", template)
         if template is None:
             return f"{ev.key} {ev.args}"
+        if self._takes_no_target(ev.args):  # «Аня: «Спровоцировать бунт»: сработало», not «→ никто»
+            template = template.replace(" → {targets}", "")
         try:
             return self._fill(template, ev.args)
         except (KeyError, IndexError):
