@@ -24,11 +24,14 @@ def summary(game: Game, lang: str) -> str:
     r = Renderer(game, lang)
     lines = [text(lang, "reveal.title")]
     for p in game.state.players:
+        # only what the ruleset has: a character where it deals them, stats where it keeps any
         stats = ", ".join(f"{r.stat(sid)} {v}" for sid, v in revealed_stats(game, p).items())
         statuses = ", ".join(r.status(f.id) for f in game.status_flags(p))
-        char = r.character(p.character) if p.character else "—"
-        lines.append(text(lang, "reveal.player", name=p.name, role=r.character(p.role), character=char, stats=stats,
-                          statuses=f" ({statuses})" if statuses else ""))
+        who = r.character(p.role)
+        if game.rules.characters:
+            who = text(lang, "reveal.role_character", role=who, character=r.character(p.character) if p.character else "—")
+        lines.append(text(lang, "reveal.player_as", name=p.name, who=who, stats=f"; {stats}" if stats else "",
+                          statuses=f"; {statuses}" if statuses else ""))  # a status name may hold brackets itself
     if game.state.factions:
         lines.append(text(lang, "reveal.factions"))
         for fid, f in sorted(game.state.factions.items()):

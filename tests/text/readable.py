@@ -86,6 +86,12 @@ def problems(text: str, lang: str, names: Iterable[str], rules: Any = None) -> l
             m = re.search(rf"(?<![\w-]){re.escape(i)}(?![\w-])", bare)
             if m and (lang == "ru" or "_" in i or len(i) <= 3):
                 found.append(f"ruleset id {i!r} in «{_around(bare, m)}»")
+    for line in text.split("\n"):
+        if re.search(r"[;,]\s*$|[;,]\s*[;,(]", line):  # an empty part: «Аня: Комиссар / —; »
+            found.append(f"an empty part in «{line[:120]}»")
+        unquoted = re.sub(r"«[^«»]*»|“[^“”]*”|\"[^\"]*\"", "«»", DISCORD.sub("", line))  # a name in quotes may hold brackets
+        if re.search(r"\([^()]*\([^()]*\)[^()]*\)", unquoted):  # «(тяжёлое ранение (в больнице))»
+            found.append(f"brackets in brackets in «{line[:120]}»")
     if PLUS_ZERO.search(bare):
         found.append("«+0»")
     if lang == "ru":
