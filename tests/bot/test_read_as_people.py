@@ -120,6 +120,40 @@ async def everything_read(t: Table, files: dict[str, str]) -> dict[str, list[str
     return out
 
 
+def told_privately(t: Table, read: dict[str, list[str]]) -> None:
+    """Every public change of a player's own status reached that player in their hidden channel,
+    in words, unless the book keeps news from them then (the dead, one in a coma: seed 002)."""
+    from altmafia.bot.delivery import reader_lang
+
+    g = t.game
+    quiet = {s.id for s in g.rules.statuses if s.dead or s.messages in ("drop", "hold")}
+    events = g.state.events
+    out: dict[int, set[str]] = {}  # the quiet statuses each player holds, as the log goes
+    quiet_at: set[tuple[int, int]] = set()  # (pid, tick): told nothing then
+    for ev in events:
+        if ev.key in ("report.status_on", "report.status_off") and ev.args.get("status") in quiet:
+            held = out.setdefault(ev.args["player"], set())
+            (held.add if ev.key == "report.status_on" else held.discard)(ev.args["status"])
+            quiet_at.add((ev.args["player"], ev.tick))
+        for pid, held in out.items():
+            if held:
+                quiet_at.add((pid, ev.tick))
+    checked = 0
+    for ev in events:
+        if ev.key not in ("report.status_on", "report.status_off") or ev.audience != "public":
+            continue
+        pid, kind = ev.args["player"], ev.key.split(".")[1]
+        if (pid, ev.tick) in quiet_at:
+            continue
+        notice = next((e for e in events if e.key == f"notice.{kind}" and e.ids == [pid] and e.tick == ev.tick
+                       and e.args.get("status") == ev.args["status"]), None)
+        assert notice is not None, (g.player(pid).name, ev)
+        line = Renderer(g, reader_lang(t.info.meta, f"player:{pid}")).event(notice)
+        assert any(line in c for c in read[f"player:{pid}"]), (g.player(pid).name, line)
+        checked += 1
+    print(f"{checked} status changes told privately")
+
+
 @pytest.mark.parametrize(("ruleset", "n", "days", "lang"), GAMES, ids=[f"{g[0]}-{g[3]}" for g in GAMES])
 async def test_a_whole_game_reads_right(env, ruleset, n, days, lang):
     t = await sit_down(env, ruleset, n, days, lang)
@@ -140,6 +174,7 @@ async def test_a_whole_game_reads_right(env, ruleset, n, days, lang):
         assert not live & lines, (name, live & lines)
     read["replies"] = replies
     assert sum(len(v) for v in read.values()) > 50
+    told_privately(t, read)
     bad = []
     for where, texts in read.items():
         for text in texts:

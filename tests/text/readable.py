@@ -16,8 +16,8 @@ from typing import Any
 
 from tests.text.test_names import NOMINATIVE_BEFORE, RAW, SNAKE
 
-# Discord syntax, links and code a text may carry whatever its language
-DISCORD = re.compile(r"<(?:#|@[!&]?|t:)\d+(?::[a-zA-Z])?>|https?://\S+|`[^`\n]*`|\b[\w./-]+\.(?:png|txt|html|md)\b")
+# Discord syntax, links, code and a game's number (#bffbbb) a text may carry whatever its language
+DISCORD = re.compile(r"[#№][0-9a-f]{6}\b|<(?:#|@[!&]?|t:)\d+(?::[a-zA-Z])?>|https?://\S+|`[^`\n]*`|\b[\w./-]+\.(?:png|txt|html|md)\b")
 LATIN_WORD = re.compile(r"\b[A-Za-z][A-Za-z']*\b")
 # Latin that Russian texts use on purpose: the books' own words («VIP») and a few abbreviations
 LATIN_OK = {"VIP", "GM", "ID", "PM", "HTML", "UTC", "PNG", "Discord", "Europe", "Moscow"}
