@@ -43,3 +43,15 @@ def test_death_by_loss_of_health_and_the_undertakers_healing_in_words(game):
     assert r.event(Event(0, "gm.death", {"player": 0, "cause": "hp"}, "gm")) == "Аня погибает (потеря здоровья)."
     assert r.event(Event(0, "friday.gm_healed", {"player": 1, "amount": 20, "ability": "undertaker"}, "gm")) == \
         "Глеб: +20 ХП (гробовщик)"
+
+
+def test_a_superseded_team_order_names_who_gave_the_later_one():
+    from engine.deal import DEAL
+
+    g = Game.new(load_ruleset("classic"), 1, [PlayerSpec(n, DEAL) for n in ["Аня", "Борис", "Вера", "Глеб", "Егор"]])
+    key = next(f"role:{ro.id}:{a.id}" for ro in g.rules.roles for a in ro.abilities if ro.id == "mafioso")
+    ev = Event(0, "trace.action", {"actor": 0, "ability": key, "targets": [1], "option": None, "result": "superseded",
+                                   "reasons": ["via:leader", "superseded_by:4"]}, "gm")
+    line = Renderer(g, "ru").event(ev)
+    assert line.endswith(": заменено более поздним приказом команды (через: действие лидера; более поздний приказ отдал: Егор)"), line
+    assert "the later order was given by: Егор" in Renderer(g, "en").event(ev)
