@@ -4,7 +4,7 @@ readable by a person in the game's language, with any name (issue 15 §2).
 ``problems(text, lang, names, rules)`` lists what is wrong with one text: a raw id (snake_case
 words, ``role:``/``character:`` keys, an unfilled ``{placeholder}``, ``None``, ``[]``, ``{'``, an
 id of one of the ruleset's stats, statuses, abilities, roles or characters), an English word in
-a Russian text (names and Discord syntax aside), «+0», a number with the wrong plural form, a
+a Russian text or Russian in an English one (names and Discord syntax aside), «+0», a number with the wrong plural form, a
 name where Russian needs another case (the rule of ``tests/text/test_names.py``), and a single
 name with a plural verb (or a list of names with a singular one)."""
 
@@ -94,6 +94,8 @@ def problems(text: str, lang: str, names: Iterable[str], rules: Any = None) -> l
             found.append(f"brackets in brackets in «{line[:120]}»")
     if PLUS_ZERO.search(bare):
         found.append("«+0»")
+    if lang == "en" and (cyr := re.search(r"[А-Яа-яЁё]+", bare)):
+        found.append(f"Russian words in «{_around(bare, cyr)}»")
     if lang == "ru":
         latin = [m for m in LATIN_WORD.finditer(bare) if m.group() not in LATIN_OK]
         if latin:

@@ -69,3 +69,4 @@ def test_english_texts_may_use_english_but_no_raw_ids():
     assert problems("Penalty for skipping: vo -2, tv -2", "en", NAMES, RULES)
     assert problems("Cause: role:tavern_keeper:fine_rum", "en", NAMES, RULES)
     assert problems("PI +0 (now 3)", "en", NAMES, RULES)
+    assert problems("Your role: Ростовщик", "en", NAMES, RULES)
