@@ -199,6 +199,9 @@ async def post_cards(bot: Any, game_id: str) -> None:
     table = [text(lang, "start.gm_table")]
     for p in game.state.players:
         char = r.character(p.character) if p.character else "—"
+        if not game.rules.characters:  # a ruleset without characters: the role alone, no «/ —»
+            table.append(text(lang, "start.gm_row_role", name=p.name, role=r.character(p.role)))
+            continue
         table.append(text(lang, "start.gm_row", name=p.name, role=r.character(p.role), character=char))
     await bot.deliverer.post(game_id, "gm", "\n".join(table), once="start:gm")
     dl = info.deadline

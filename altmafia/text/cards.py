@@ -82,6 +82,13 @@ def _quota(kind: str, n: int | None, lang: str) -> str:
     return text(lang, f"card.quota.{kind}", n="∞" if n is None else n)
 
 
+def _own(lang: str, key: str, ruleset: str) -> str:
+    """A ruleset's own wording of a text where its book has one (``<key>.<ruleset id>``): seeds
+    002 and 003 call the role «явная роль» and the character «тайная роль»."""
+    own = f"{key}.{ruleset}"
+    return own if own in catalog(lang)["bot"] else key
+
+
 def role_card(game: Game, pid: int, lang: str, tz: str | None = None) -> str:
     """The role card of player ``pid`` in ``lang``; ``tz`` the game's time zone for the calendar
     (None: the ruleset's)."""
@@ -89,12 +96,12 @@ def role_card(game: Game, pid: int, lang: str, tz: str | None = None) -> str:
     r = Renderer(game, lang)
     rules = game.rules
     role = rules.role(p.role)
-    lines = [text(lang, "card.role", role=r.character(p.role))]
+    lines = [text(lang, _own(lang, "card.role", rules.id), role=r.character(p.role))]
     if (summary := _in(role.text, lang)) is not None:
         lines.append(summary)
     character = rules.character(p.character) if p.character else None
     if character is not None:
-        lines.append(text(lang, "card.character", character=r.character(p.character)))
+        lines.append(text(lang, _own(lang, "card.character", rules.id), character=r.character(p.character)))
         if (summary := _in(character.text, lang)) is not None:
             lines.append(summary)
     visible = game.visible_stats(p, pid)

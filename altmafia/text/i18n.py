@@ -74,10 +74,13 @@ class Renderer:
             return sid
 
     def ability(self, key: str) -> str:
+        """An ability by its name; a step's own word (``undertaker``: the Undertaker's passive
+        healing) or a role by its name where an event names no ability key."""
         try:
             return getattr(self.game.ability_def(key).name, self.lang)
         except (KeyError, ValueError):
-            return key
+            word = self.cat.get("report", {}).get(f"cause.{key}")
+            return word if word is not None else self.character(key)
 
     def character(self, cid: Any) -> str:
         for getter in (self.game.rules.character, self.game.rules.role):
@@ -241,14 +244,27 @@ class Renderer:
             values["delta_days"] = f"{d:+d} {plural(d, self.cat['plural']['day'], self.lang)}"
         return template.format_map(values)
 
+    def _takes_no_target(self, args: dict[str, Any]) -> bool:
+        """An action line of an ability that has no targets at all (not one whose target was lost)."""
+        if args.get("targets") != [] or not isinstance(args.get("ability"), str):
+            return False
+        try:
+            return not self.game.ability_def(args["ability"]).targets
+        except (KeyError, ValueError):
+            return False
+
     def event(self, ev: Event) -> str:
         template = self.cat["event"].get(ev.key)
         if ev.args.get("correction"):  # a GM's correction of a stat: told as a correction
             template = self.cat["event"].get(f"{ev.key}_correction", template)
         elif ev.args.get("causes"):  # a change told with its causes (engine/resolve/notices.py)
             template = self.cat["event"].get(f"{ev.key}_why", template)
+        elif isinstance(ev.args.get("reason"), str):  # a wording of its own for one reason
+            template = self.cat["event"].get(f"{ev.key}_{ev.args['reason']}", template)
         if template is None:
             return f"{ev.key} {ev.args}"
+        if self._takes_no_target(ev.args):  # «Аня: «Спровоцировать бунт»: сработало», not «→ никто»
+            template = template.replace(" → {targets}", "")
         try:
             return self._fill(template, ev.args)
         except (KeyError, IndexError):

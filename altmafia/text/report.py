@@ -23,6 +23,7 @@ from engine import Game
 from engine.state import Event
 
 from .i18n import Renderer
+from .reveal import history
 
 VARIANTS = ("gm", "public")
 OPEN, CLOSE = "\x00", "\x01"  # a player's name inside a rendered text: OPEN pid CLOSE
@@ -38,11 +39,13 @@ def is_private_text(ev: Event) -> bool:
 
 
 def visible_events(events: list[Event], variant: str) -> list[Event]:
+    """What a variant shows: the game's history (no live notice such as «Сейчас: …»), and in the
+    public variant none of the players' private texts."""
     if variant not in VARIANTS:
         raise ValueError(f"unknown report variant {variant!r}; known: {', '.join(VARIANTS)}")
     if variant == "gm":
-        return list(events)
-    return [ev for ev in events if not is_private_text(ev)]
+        return history(events)
+    return [ev for ev in history(events) if not is_private_text(ev)]
 
 
 class ReportRenderer(Renderer):

@@ -24,11 +24,14 @@ def summary(game: Game, lang: str) -> str:
     r = Renderer(game, lang)
     lines = [text(lang, "reveal.title")]
     for p in game.state.players:
+        # only what the ruleset has: a character where it deals them, stats where it keeps any
         stats = ", ".join(f"{r.stat(sid)} {v}" for sid, v in revealed_stats(game, p).items())
         statuses = ", ".join(r.status(f.id) for f in game.status_flags(p))
-        char = r.character(p.character) if p.character else "—"
-        lines.append(text(lang, "reveal.player", name=p.name, role=r.character(p.role), character=char, stats=stats,
-                          statuses=f" ({statuses})" if statuses else ""))
+        who = r.character(p.role)
+        if game.rules.characters:
+            who = text(lang, "reveal.role_character", role=who, character=r.character(p.character) if p.character else "—")
+        lines.append(text(lang, "reveal.player_as", name=p.name, who=who, stats=f"; {stats}" if stats else "",
+                          statuses=f"; {statuses}" if statuses else ""))  # a status name may hold brackets itself
     if game.state.factions:
         lines.append(text(lang, "reveal.factions"))
         for fid, f in sorted(game.state.factions.items()):
@@ -39,15 +42,24 @@ def summary(game: Game, lang: str) -> str:
     return "\n".join(lines)
 
 
+#: live notices: true when they were posted («Сейчас: день 2 — до …», ``notice.phase``), not history
+LIVE_NOTICES = frozenset({"notice.phase"})
+
+
+def history(events: Iterable[Event]) -> list[Event]:
+    """The events that tell what happened, without the live notices (the timelines, the report)."""
+    return [ev for ev in events if ev.key not in LIVE_NOTICES]
+
+
 AUDIENCE_TAG = {"public": "reveal.tag_public", "gm": "reveal.tag_gm", "faction": "reveal.tag_faction"}
 
 
 def timeline(game: Game, events: list[Event], lang: str) -> str:
-    """Every event of the game in order under its phase, with whom it was for."""
+    """Every event of the game in order under its phase, with whom it was for (no live notice)."""
     r = Renderer(game, lang)
     out: list[str] = []
     label = None
-    for ev in events:
+    for ev in history(events):
         here = r.label(game.clock.info(ev.tick).label)
         if here != label:
             out.append(f"\n== {here} ==")

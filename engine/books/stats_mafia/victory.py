@@ -39,6 +39,6 @@ def victory(g: Game, params: dict[str, Any], final: bool) -> list[int] | None:
         return None
     for p in g.living():
         if any(x.get("half_at_end") for x in g.passives(p, "victory")) and not in_prison(g, p):
-            g.emit("sm.half_win", "public", player=p.pid)
+            g.emit("sm.half_win", "public", player=p.pid, day=g.state.end_day)  # the last day: 12 unless the GM set another
             memo(g).half_winners.append(p.pid)
     return []
