@@ -257,7 +257,9 @@ class _Live:
     info: GameInfo
     rules: Ruleset
     game: Game
-    text: str  # the committed snapshot, as stored
+    text: str  # the committed snapshot, as stored (without the event log and the history)
+    ev_base: int = 0  # the index (events.idx) of game.state.events[0]: the older ones are in the table only
+    hist_base: int = 0  # the index (history.idx) of game.state.history[0]
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
@@ -332,6 +334,7 @@ class Store:
             start, to = await migrate(self.backend, on_transaction=self._count, hook=self._point)
             if start < 4 <= to:
                 await self._backfill_v4()
+            await self._split_old()
             changed = await self._load_games()
             self._channels = {int(r[0]): r[1] for r in await self._read("SELECT channel_id, game_id FROM game_channels")}
             pending = await self.pending_deliveries()
@@ -377,6 +380,29 @@ class Store:
             for game_id, meta in await db.fetchall(db.sql("SELECT game_id, meta FROM games ORDER BY created_at, game_id")):
                 await self._write_channels(db, game_id, {}, json.loads(meta))
 
+    async def _split_old(self) -> None:
+        """Move the event log and the history out of every snapshot written before migration
+        0008 (``log_apart = 0``), one game a transaction: the events were in their table
+        already (any missing there is added), the history goes to its own; the snapshot is
+        written again without them. Runs at every start while such a game is left."""
+        for gid, version, state in await self._read("SELECT game_id, version, state FROM games WHERE log_apart = 0 ORDER BY game_id"):
+            data = json.loads(state)
+            events, history = data.get("events") or [], data.get("history") or []
+            data["events"], data["history"] = [], []
+            async with self._tx("migrate.split") as db:
+                have = (await db.fetchall(db.sql("SELECT COUNT(*) FROM events WHERE game_id = ?"), (gid,)))[0][0]
+                await db.executemany(
+                    db.sql("INSERT INTO events (game_id, idx, seq, tick, msg_key, audience, ids, args) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"),
+                    [(gid, idx, version, e["tick"], e["key"], e["audience"], dumps(e["ids"]), dumps(e["args"]))
+                     for idx, e in enumerate(events) if idx >= have],
+                )
+                have = (await db.fetchall(db.sql("SELECT COUNT(*) FROM history WHERE game_id = ?"), (gid,)))[0][0]
+                await db.executemany(
+                    db.sql("INSERT INTO history (game_id, idx, seq, tick, record) VALUES (?, ?, ?, ?, ?)"),
+                    [(gid, idx, version, h["tick"], dumps(h)) for idx, h in enumerate(history) if idx >= have],
+                )
+                await db.execute(db.sql("UPDATE games SET state = ?, log_apart = 1 WHERE game_id = ?"), (dumps(data), gid))
+
     async def __aenter__(self) -> Store:
         await self.open()
         return self
@@ -412,7 +438,7 @@ class Store:
         )
         changed = []
         for row in rows:
-            live = self._live_from_row(row)
+            live = await self._load_live(row)
             if fingerprint(live.rules) != live.info.ruleset_fingerprint:
                 changed.append(live.info.game_id)
             self._games[live.info.game_id] = live
@@ -440,6 +466,28 @@ class Store:
             ) from exc
         return _Live(info=info, rules=rules, game=game, text=row[-1])
 
+    async def _load_live(self, row: tuple[Any, ...]) -> _Live:
+        """A loaded game with the part of its event log and history the rules may still read
+        (from ``Game.recall_from()`` on), read from their tables."""
+        live = self._live_from_row(row)
+        gid, st = live.info.game_id, live.game.state
+        recall = live.game.recall_from()
+        total = (await self._read("SELECT COUNT(*) FROM events WHERE game_id = ?", (gid,)))[0][0]
+        rows = await self._read(
+            "SELECT tick, msg_key, args, audience, ids FROM events WHERE game_id = ? AND idx >= "
+            "(SELECT MIN(idx) FROM events WHERE game_id = ? AND tick >= ?) ORDER BY idx", (gid, gid, recall)
+        )
+        st.events = [Event(tick=r[0], key=r[1], args=json.loads(r[2]), audience=r[3], ids=json.loads(r[4])) for r in rows]
+        live.ev_base = total - len(rows)
+        total = (await self._read("SELECT COUNT(*) FROM history WHERE game_id = ?", (gid,)))[0][0]
+        rows = await self._read(
+            "SELECT record FROM history WHERE game_id = ? AND idx >= "
+            "(SELECT MIN(idx) FROM history WHERE game_id = ? AND tick >= ?) ORDER BY idx", (gid, gid, recall)
+        )
+        st.history = [json.loads(r[0]) for r in rows]
+        live.hist_base = total - len(rows)
+        return live
+
     async def _retry_stale(self, live: _Live, step: Callable[[], Any]) -> Any:
         """Run ``step`` (a command, a resolve, a deadline on ``live``, its lock held); when the
         game turns out to have been written by another process meanwhile (nothing was written
@@ -459,10 +507,11 @@ class Store:
         rows = await self._read(f"SELECT {GAME_COLUMNS}, state FROM games WHERE game_id = ?", (gid,))
         if not rows:
             raise StorageError(f"{self.location}: game {gid!r} is gone from the database.")
-        fresh = self._live_from_row(rows[0])
+        fresh = await self._load_live(rows[0])
         log.warning("%s: game %r was written by another process (version %s → %s); reloaded",
                     self.location, gid, live.info.version, fresh.info.version)
         live.info, live.rules, live.game, live.text = fresh.info, fresh.rules, fresh.game, fresh.text
+        live.ev_base, live.hist_base = fresh.ev_base, fresh.hist_base
         self.reloads += 1
 
     def due(self, now: datetime | None = None) -> list[Due]:
@@ -489,6 +538,13 @@ class Store:
 
     def info(self, game_id: str) -> GameInfo:
         return self._live(game_id).info
+
+    def event(self, game_id: str, idx: int) -> Event | None:
+        """The event of index ``idx`` (``Delivery.event_idx``) if it is still in memory (the
+        events the rules may still read), else None: read older ones with :meth:`events`."""
+        live = self._live(game_id)
+        at = idx - live.ev_base
+        return live.game.state.events[at] if 0 <= at < len(live.game.state.events) else None
 
     def games(self) -> list[GameInfo]:
         return [g.info for g in self._games.values()]
@@ -527,8 +583,24 @@ class Store:
         )
         return [{"seq": r[0], "tick": r[1], "user_id": r[2], "action": r[3], "args": json.loads(r[4]), "created_at": r[5]} for r in rows]
 
-    async def rebuild(self, game_id: str) -> Game:
-        """The game rebuilt from its creation settings by replaying the journal."""
+    async def snapshot(self, game_id: str) -> dict[str, Any]:
+        """The game as stored, whole: its snapshot with the event log and the history put back
+        from their tables (``Game.to_dict()`` of the game with its whole log)."""
+        rows = await self._read("SELECT state FROM games WHERE game_id = ?", (game_id,))
+        if not rows:
+            raise StorageError(f"{self.location}: no game {game_id!r}")
+        data = json.loads(rows[0][0])
+        data["events"] = [
+            {"tick": r[0], "key": r[1], "args": json.loads(r[2]), "audience": r[3], "ids": json.loads(r[4])}
+            for r in await self._read("SELECT tick, msg_key, args, audience, ids FROM events WHERE game_id = ? ORDER BY idx", (game_id,))
+        ]
+        data["history"] = [json.loads(r[0]) for r in await self._read("SELECT record FROM history WHERE game_id = ? ORDER BY idx", (game_id,))]
+        return Game.from_dict(self._rulesets(data["ruleset"]), data).to_dict()
+
+    async def rebuild(self, game_id: str, *, whole: bool = False) -> Game:
+        """The game rebuilt from its creation settings by replaying the journal, holding the
+        part of its log that the store holds in memory (so that it compares equal with
+        :meth:`game`); ``whole``: with all of it (compares equal with :meth:`snapshot`)."""
         live = self._live(game_id)
         info = live.info
         game = Game.new(live.rules, info.seed, [PlayerSpec(**p) for p in info.players], info.settings)
@@ -537,6 +609,8 @@ class Store:
                 game.resolve()
             elif entry["kind"] != "deadline":
                 Command(entry["kind"], entry["args"]).run(game)
+        if not whole:
+            _trim(game)
         return game
 
     # ---- creating -----------------------------------------------------------------------
@@ -574,11 +648,11 @@ class Store:
             deadline_tick=game.state.tick if deadline else None, deadline_at=deadline, resolving_tick=None,
             created_at=stamp, updated_at=stamp,
         )
-        text = dumps(game.to_dict())
-        events = list(game.state.events)
+        text = _snapshot(game)
+        events, history = list(game.state.events), list(game.state.history)
         async with self._tx("create") as db:
             await db.execute(
-                db.sql(f"INSERT INTO games ({GAME_COLUMNS}, state) VALUES ({', '.join('?' * 20)})"),
+                db.sql(f"INSERT INTO games ({GAME_COLUMNS}, state, log_apart) VALUES ({', '.join('?' * 20)}, 1)"),
                 (
                     info.game_id, info.guild_id, info.ruleset, info.ruleset_fingerprint, info.seed, dumps(info.players),
                     dumps(info.settings), dumps(info.gm_user_ids), dumps(info.meta), info.status, info.tick, info.version,
@@ -587,10 +661,14 @@ class Store:
             )
             added = await self._write_channels(db, game_id, {}, info.meta)
             await self._write_events(db, game_id, 0, 0, events, stamp)
+            await self._write_history(db, game_id, 0, 0, history)
             self._point("create.before_commit")
         self._channels.update(added)
         # the live game is read back from the stored text, exactly as after a restart
-        self._games[game_id] = _Live(info=info, rules=rules, game=Game.from_dict(rules, json.loads(text)), text=text)
+        live = Game.from_dict(rules, json.loads(text))
+        live.state.events, live.state.history = events, history
+        dropped = _trim(live)
+        self._games[game_id] = _Live(info=info, rules=rules, game=live, text=text, ev_base=dropped[0], hist_base=dropped[1])
         return info
 
     # ---- commands -----------------------------------------------------------------------
@@ -617,9 +695,9 @@ class Store:
                 return Applied(game_id, seq, tick, json.loads(result) if result else None, [], [], duplicate=True)
         # the engine works on a private copy, off the event loop (a long game's snapshot
         # takes a while to serialise); refusals raise from here, before any write
-        game, first, result, text = await asyncio.to_thread(_run_on_copy, live.rules, live.text, command.run)
-        result = jsonable(result)
-        events = game.state.events[first:]
+        run = await asyncio.to_thread(_run_on_copy, live, command.run)
+        game, text, events = run.game, run.text, run.events
+        result = jsonable(run.result)
         tick = game.state.tick
         seq = live.info.version + 1
         stamp = self._stamp()
@@ -633,12 +711,14 @@ class Store:
                 ),
                 (game_id, seq, tick, command.kind, dumps(command.args), dumps(result), command.user_id, command.request_id, stamp),
             )
-            deliveries = await self._write_events(db, game_id, seq, first, events, stamp)
+            deliveries = await self._write_events(db, game_id, seq, live.ev_base + run.first, events, stamp)
+            await self._write_history(db, game_id, seq, live.hist_base + run.hfirst, run.history)
             if command.is_gm:
                 await self._gm_action(db, game_id, seq, tick, command.user_id, command.kind, command.args, stamp)
             self._point("apply.before_commit")
         self._point("apply.after_commit")
         live.game, live.text, live.info = game, text, info
+        live.ev_base, live.hist_base = live.ev_base + run.dropped[0], live.hist_base + run.dropped[1]
         return Applied(game_id, seq, tick, result, list(events), deliveries)
 
     async def resolve(
@@ -677,8 +757,8 @@ class Store:
                 await self._update_game(db, live.info, marked, None, bump=False)
             live.info = marked
             self._point("resolve.marked")
-        game, first, _, text = await asyncio.to_thread(_run_on_copy, live.rules, live.text, Game.resolve)
-        events = game.state.events[first:]
+        run = await asyncio.to_thread(_run_on_copy, live, Game.resolve)
+        game, text, events = run.game, run.text, run.events
         over = game.state.over
         seq = live.info.version + 1
         stamp = self._stamp()
@@ -701,12 +781,14 @@ class Store:
                 ),
                 (game_id, seq, tick, "resolve", dumps(args), dumps(result), user_id, None, stamp),
             )
-            deliveries = await self._write_events(db, game_id, seq, first, events, stamp)
+            deliveries = await self._write_events(db, game_id, seq, live.ev_base + run.first, events, stamp)
+            await self._write_history(db, game_id, seq, live.hist_base + run.hfirst, run.history)
             if user_id is not None:
                 await self._gm_action(db, game_id, seq, tick, user_id, "resolve", args, stamp)
             self._point("resolve.before_commit")
         self._point("resolve.after_commit")
         live.game, live.text, live.info = game, text, info
+        live.ev_base, live.hist_base = live.ev_base + run.dropped[0], live.hist_base + run.dropped[1]
         return Resolved(game_id, seq, tick, list(events), deliveries, over, game.state.winner)
 
     async def set_deadline(self, game_id: str, at: datetime | None, *, user_id: int | None = None) -> bool:
@@ -1193,6 +1275,14 @@ class Store:
         )
         return deliveries
 
+    async def _write_history(self, db: Backend, game_id: str, seq: int, first: int, records: list[dict[str, Any]]) -> None:
+        """The engine's new history records (from index ``first``), append-only (v8)."""
+        if records:
+            await db.executemany(
+                db.sql("INSERT INTO history (game_id, idx, seq, tick, record) VALUES (?, ?, ?, ?, ?)"),
+                [(game_id, first + n, seq, h["tick"], dumps(h)) for n, h in enumerate(records)],
+            )
+
     async def _read(self, sql: str, params: Any = ()) -> list[tuple[Any, ...]]:
         async with self._db_lock:
             try:
@@ -1242,15 +1332,55 @@ def _int(value: Any) -> int | None:
         return None
 
 
-def _run_on_copy(rules: Ruleset, text: str, action: Callable[[Game], Any]) -> tuple[Game, int, Any, str]:
-    """Run ``action`` on a private copy of the committed game ``text``.
+@dataclass(frozen=True)
+class _Run:
+    game: Game  # the copy after the action, its log trimmed to what the rules may still read
+    result: Any  # what the action returned
+    text: str  # the new snapshot (without the log)
+    first: int  # how many events the copy held before (in memory): the new ones' offset
+    events: list[Event]  # the new events
+    hfirst: int  # the same for the history
+    history: list[dict[str, Any]]
+    dropped: tuple[int, int]  # events and history records trimmed from the front after
 
-    The copy, the number of events it had before, what ``action`` returned, the new snapshot.
-    """
-    game = Game.from_dict(rules, json.loads(text))
-    first = len(game.state.events)
+
+def _run_on_copy(live: _Live, action: Callable[[Game], Any]) -> _Run:
+    """Run ``action`` on a private copy of the committed game: its snapshot ``live.text`` and
+    the part of the log in memory (appended to, never changed: the lists are copied, their
+    entries shared)."""
+    game = Game.from_dict(live.rules, json.loads(live.text))
+    st = game.state
+    st.events, st.history = list(live.game.state.events), list(live.game.state.history)
+    first, hfirst = len(st.events), len(st.history)
     result = action(game)
-    return game, first, result, dumps(game.to_dict())
+    events, history = st.events[first:], st.history[hfirst:]
+    text = _snapshot(game)
+    return _Run(game, result, text, first, events, hfirst, history, _trim(game))
+
+
+def _snapshot(game: Game) -> str:
+    """``Game.to_dict()`` as stored: without the event log and the history (in their tables)."""
+    st = game.state
+    events, history = st.events, st.history
+    st.events, st.history = [], []
+    try:
+        return dumps(game.to_dict())
+    finally:
+        st.events, st.history = events, history
+
+
+def _trim(game: Game) -> tuple[int, int]:
+    """Drop from memory the events and history records before ``Game.recall_from()`` (the
+    rules never read them again; the tables keep them); how many of each were dropped."""
+    recall = game.recall_from()
+    st = game.state
+    e = next((i for i, ev in enumerate(st.events) if ev.tick >= recall), len(st.events))
+    h = next((i for i, rec in enumerate(st.history) if rec["tick"] >= recall), len(st.history))
+    if e:
+        del st.events[:e]
+    if h:
+        del st.history[:h]
+    return e, h
 
 
 async def _uncancellable(coro: Any) -> Any:

@@ -298,7 +298,8 @@ class Deliverer:
         game = self.bot.store.game(gid)
         ident, _, lang = rest.partition(":")
         if kind == "event":
-            return event_view(gid, game.state.events[int(ident)], lang)
+            ev = self.bot.store.event(gid, int(ident))  # a button of an event the rules still read
+            return None if ev is None else event_view(gid, ev, lang)
         if kind == "bonus":
             return bonus_view(gid, game, int(ident), lang)
         return None

@@ -133,3 +133,77 @@ def test_migration_files_are_numbered_and_parse():
 def test_an_installation_without_migration_files_says_so(tmp_path):
     with pytest.raises(StorageError, match="installation is incomplete"):
         migrations(tmp_path)
+
+
+async def make_v7_database(path) -> Game:
+    """What a build at schema version 7 left: a game on day 4 whose snapshot still carries
+    its whole event log and action history (the events in their table too, as then)."""
+    import contextlib
+    import random
+
+    from engine import ActionError
+
+    from ..players import submit_random
+
+    db = SqliteBackend(path)
+    await db.connect()
+    assert await migrate(db, upto=7) == (0, 7)
+    await db.close()
+    rules = load_ruleset("godfather")
+    game = Game.new(rules, 11, PLAYERS)
+    rnd = random.Random(4)
+    while game.state.tick < 10 and not game.state.over:
+        for p in game.living():
+            legal = [a for a in game.legal_actions(p.pid) if game.counts_as_action(a.ability)]
+            if legal:
+                with contextlib.suppress(ActionError):
+                    submit_random(game, p.pid, rnd, legal)
+        game.resolve()
+    assert game.state.history and game.recall_from() > 0  # memory will not hold the whole log
+    con = sqlite3.connect(path)
+    cols = "game_id, guild_id, ruleset, ruleset_fingerprint, seed, players, settings, gm_user_ids, meta, status, tick, version, state, created_at, updated_at"
+    con.execute(f"INSERT INTO games ({cols}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                ("g7", None, "godfather", fingerprint(rules), 11, dumps([asdict(p) for p in PLAYERS]), "{}", "[]", "{}",
+                 "running", game.state.tick, 0, dumps(game.to_dict()), STAMP, STAMP))
+    con.executemany("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    [("g7", idx, 0, e.tick, e.key, e.audience, dumps(e.ids), dumps(e.args)) for idx, e in enumerate(game.state.events)])
+    con.commit()
+    con.close()
+    return game
+
+
+async def test_version_7_snapshots_lose_their_log_to_the_tables(tmp_path):
+    """Migration 0008: the event log and the history leave the snapshot, nothing is lost, and
+    the game goes on exactly as the engine plays it."""
+    path = tmp_path / "v7.sqlite3"
+    old = await make_v7_database(path)
+    async with Store(path) as store:
+        assert (store.report.schema_from, store.report.schema_to) == (7, latest_version())
+        assert store.transactions["migrate.split"] == 1
+        # the whole game is in the database: the snapshot and its log tables
+        assert await store.snapshot("g7") == old.to_dict()
+        assert [e.key for e in await store.events("g7")] == [e.key for e in old.state.events]
+        # memory holds the log from the tick the rules may still read on
+        mem = store.game("g7")
+        recall = old.recall_from()
+        first = next(i for i, e in enumerate(old.state.events) if e.tick >= recall)
+        assert first > 0 and mem.state.events == old.state.events[first:]
+        first = next(i for i, h in enumerate(old.state.history) if h["tick"] >= recall)
+        assert first > 0 and mem.state.history == old.state.history[first:]
+        # the game goes on as in the engine: the same events, at the same indices
+        want = old.resolve()
+        done = await store.resolve("g7")
+        assert done.events == want
+        assert [d.event_idx for d in done.deliveries][:1] == [len(old.state.events) - len(want)]
+    con = sqlite3.connect(path)
+    try:
+        state = json.loads(con.execute("SELECT state FROM games WHERE game_id = 'g7'").fetchone()[0])
+        apart = con.execute("SELECT log_apart FROM games WHERE game_id = 'g7'").fetchone()[0]
+        history = con.execute("SELECT COUNT(*) FROM history WHERE game_id = 'g7'").fetchone()[0]
+    finally:
+        con.close()
+    assert state["events"] == [] and state["history"] == [] and apart == 1
+    assert history == len(old.state.history)
+    async with Store(path) as store:  # split once: a second start has nothing to move
+        assert store.transactions["migrate.split"] == 0
+        assert await store.snapshot("g7") == old.to_dict()
