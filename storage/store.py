@@ -258,8 +258,8 @@ class _Live:
     rules: Ruleset
     game: Game
     text: str  # the committed snapshot, as stored (without the event log and the history)
-    ev_base: int = 0  # the index (events.idx) of game.state.events[0]: the older ones are in the table only
-    hist_base: int = 0  # the index (history.idx) of game.state.history[0]
+    ev_count: int = 0  # rows in the events table: the index of the next event (the log is not in memory)
+    hist_count: int = 0  # rows in the history table
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
@@ -449,7 +449,7 @@ class Store:
         info = self._info(row[:-1])
         try:
             rules = self._rulesets(info.ruleset)
-            game = Game.from_dict(rules, json.loads(row[-1]))
+            game = _lean(Game.from_dict(rules, json.loads(row[-1])))
         except RulesetFileError as exc:
             # the database is fine: the ruleset file went missing or became invalid
             raise StorageError(
@@ -467,26 +467,27 @@ class Store:
         return _Live(info=info, rules=rules, game=game, text=row[-1])
 
     async def _load_live(self, row: tuple[Any, ...]) -> _Live:
-        """A loaded game with the part of its event log and history the rules may still read
-        (from ``Game.recall_from()`` on), read from their tables."""
+        """A loaded game: its snapshot, and how long its log is (the log stays in its tables)."""
         live = self._live_from_row(row)
-        gid, st = live.info.game_id, live.game.state
-        recall = live.game.recall_from()
-        total = (await self._read("SELECT COUNT(*) FROM events WHERE game_id = ?", (gid,)))[0][0]
+        gid = live.info.game_id
+        live.ev_count = (await self._read("SELECT COUNT(*) FROM events WHERE game_id = ?", (gid,)))[0][0]
+        live.hist_count = (await self._read("SELECT COUNT(*) FROM history WHERE game_id = ?", (gid,)))[0][0]
+        return live
+
+    async def _recall(self, live: _Live) -> tuple[list[Event], list[dict[str, Any]]]:
+        """The part of the log a resolve may read (``Game.recall_from()`` on), from the tables:
+        the events from the first of that tick on, the history records likewise."""
+        gid, recall = live.info.game_id, live.game.recall_from()
         rows = await self._read(
             "SELECT tick, msg_key, args, audience, ids FROM events WHERE game_id = ? AND idx >= "
             "(SELECT MIN(idx) FROM events WHERE game_id = ? AND tick >= ?) ORDER BY idx", (gid, gid, recall)
         )
-        st.events = [Event(tick=r[0], key=r[1], args=json.loads(r[2]), audience=r[3], ids=json.loads(r[4])) for r in rows]
-        live.ev_base = total - len(rows)
-        total = (await self._read("SELECT COUNT(*) FROM history WHERE game_id = ?", (gid,)))[0][0]
+        events = [Event(tick=r[0], key=r[1], args=json.loads(r[2]), audience=r[3], ids=json.loads(r[4])) for r in rows]
         rows = await self._read(
             "SELECT record FROM history WHERE game_id = ? AND idx >= "
             "(SELECT MIN(idx) FROM history WHERE game_id = ? AND tick >= ?) ORDER BY idx", (gid, gid, recall)
         )
-        st.history = [json.loads(r[0]) for r in rows]
-        live.hist_base = total - len(rows)
-        return live
+        return events, [json.loads(r[0]) for r in rows]
 
     async def _retry_stale(self, live: _Live, step: Callable[[], Any]) -> Any:
         """Run ``step`` (a command, a resolve, a deadline on ``live``, its lock held); when the
@@ -511,7 +512,7 @@ class Store:
         log.warning("%s: game %r was written by another process (version %s → %s); reloaded",
                     self.location, gid, live.info.version, fresh.info.version)
         live.info, live.rules, live.game, live.text = fresh.info, fresh.rules, fresh.game, fresh.text
-        live.ev_base, live.hist_base = fresh.ev_base, fresh.hist_base
+        live.ev_count, live.hist_count = fresh.ev_count, fresh.hist_count
         self.reloads += 1
 
     def due(self, now: datetime | None = None) -> list[Due]:
@@ -539,12 +540,18 @@ class Store:
     def info(self, game_id: str) -> GameInfo:
         return self._live(game_id).info
 
-    def event(self, game_id: str, idx: int) -> Event | None:
-        """The event of index ``idx`` (``Delivery.event_idx``) if it is still in memory (the
-        events the rules may still read), else None: read older ones with :meth:`events`."""
+    async def preview(self, game_id: str) -> Game:
+        """A private copy of the game holding the part of its log a resolve may read: a dry
+        run of the resolve (the GM's preview) goes exactly as the real one would."""
         live = self._live(game_id)
-        at = idx - live.ev_base
-        return live.game.state.events[at] if 0 <= at < len(live.game.state.events) else None
+        game = Game.from_dict(live.rules, json.loads(live.text))
+        game.state.events, game.state.history = await self._recall(live)
+        return game
+
+    async def event(self, game_id: str, idx: int) -> Event | None:
+        """The event of index ``idx`` (``Delivery.event_idx``), None if there is none."""
+        rows = await self._read("SELECT tick, msg_key, args, audience, ids FROM events WHERE game_id = ? AND idx = ?", (game_id, idx))
+        return Event(tick=rows[0][0], key=rows[0][1], args=json.loads(rows[0][2]), audience=rows[0][3], ids=json.loads(rows[0][4])) if rows else None
 
     def games(self) -> list[GameInfo]:
         return [g.info for g in self._games.values()]
@@ -598,9 +605,9 @@ class Store:
         return Game.from_dict(self._rulesets(data["ruleset"]), data).to_dict()
 
     async def rebuild(self, game_id: str, *, whole: bool = False) -> Game:
-        """The game rebuilt from its creation settings by replaying the journal, holding the
-        part of its log that the store holds in memory (so that it compares equal with
-        :meth:`game`); ``whole``: with all of it (compares equal with :meth:`snapshot`)."""
+        """The game rebuilt from its creation settings by replaying the journal: without its
+        log, as the store holds it in memory (it compares equal with :meth:`game`); ``whole``:
+        with all of it (it compares equal with :meth:`snapshot`)."""
         live = self._live(game_id)
         info = live.info
         game = Game.new(live.rules, info.seed, [PlayerSpec(**p) for p in info.players], info.settings)
@@ -610,7 +617,7 @@ class Store:
             elif entry["kind"] != "deadline":
                 Command(entry["kind"], entry["args"]).run(game)
         if not whole:
-            _trim(game)
+            game.state.events, game.state.history = [], []
         return game
 
     # ---- creating -----------------------------------------------------------------------
@@ -665,10 +672,8 @@ class Store:
             self._point("create.before_commit")
         self._channels.update(added)
         # the live game is read back from the stored text, exactly as after a restart
-        live = Game.from_dict(rules, json.loads(text))
-        live.state.events, live.state.history = events, history
-        dropped = _trim(live)
-        self._games[game_id] = _Live(info=info, rules=rules, game=live, text=text, ev_base=dropped[0], hist_base=dropped[1])
+        self._games[game_id] = _Live(info=info, rules=rules, game=_lean(Game.from_dict(rules, json.loads(text))), text=text,
+                                     ev_count=len(events), hist_count=len(history))
         return info
 
     # ---- commands -----------------------------------------------------------------------
@@ -695,7 +700,8 @@ class Store:
                 return Applied(game_id, seq, tick, json.loads(result) if result else None, [], [], duplicate=True)
         # the engine works on a private copy, off the event loop (a long game's snapshot
         # takes a while to serialise); refusals raise from here, before any write
-        run = await asyncio.to_thread(_run_on_copy, live, command.run)
+        # a command never reads the log (only a resolve's rules do): the copy runs without it
+        run = await asyncio.to_thread(_run_on_copy, live, command.run, [], [])
         game, text, events = run.game, run.text, run.events
         result = jsonable(run.result)
         tick = game.state.tick
@@ -711,14 +717,14 @@ class Store:
                 ),
                 (game_id, seq, tick, command.kind, dumps(command.args), dumps(result), command.user_id, command.request_id, stamp),
             )
-            deliveries = await self._write_events(db, game_id, seq, live.ev_base + run.first, events, stamp)
-            await self._write_history(db, game_id, seq, live.hist_base + run.hfirst, run.history)
+            deliveries = await self._write_events(db, game_id, seq, live.ev_count, events, stamp)
+            await self._write_history(db, game_id, seq, live.hist_count, run.history)
             if command.is_gm:
                 await self._gm_action(db, game_id, seq, tick, command.user_id, command.kind, command.args, stamp)
             self._point("apply.before_commit")
         self._point("apply.after_commit")
         live.game, live.text, live.info = game, text, info
-        live.ev_base, live.hist_base = live.ev_base + run.dropped[0], live.hist_base + run.dropped[1]
+        live.ev_count, live.hist_count = live.ev_count + len(events), live.hist_count + len(run.history)
         return Applied(game_id, seq, tick, result, list(events), deliveries)
 
     async def resolve(
@@ -757,7 +763,8 @@ class Store:
                 await self._update_game(db, live.info, marked, None, bump=False)
             live.info = marked
             self._point("resolve.marked")
-        run = await asyncio.to_thread(_run_on_copy, live, Game.resolve)
+        events, history = await self._recall(live)
+        run = await asyncio.to_thread(_run_on_copy, live, Game.resolve, events, history)
         game, text, events = run.game, run.text, run.events
         over = game.state.over
         seq = live.info.version + 1
@@ -781,14 +788,14 @@ class Store:
                 ),
                 (game_id, seq, tick, "resolve", dumps(args), dumps(result), user_id, None, stamp),
             )
-            deliveries = await self._write_events(db, game_id, seq, live.ev_base + run.first, events, stamp)
-            await self._write_history(db, game_id, seq, live.hist_base + run.hfirst, run.history)
+            deliveries = await self._write_events(db, game_id, seq, live.ev_count, events, stamp)
+            await self._write_history(db, game_id, seq, live.hist_count, run.history)
             if user_id is not None:
                 await self._gm_action(db, game_id, seq, tick, user_id, "resolve", args, stamp)
             self._point("resolve.before_commit")
         self._point("resolve.after_commit")
         live.game, live.text, live.info = game, text, info
-        live.ev_base, live.hist_base = live.ev_base + run.dropped[0], live.hist_base + run.dropped[1]
+        live.ev_count, live.hist_count = live.ev_count + len(events), live.hist_count + len(run.history)
         return Resolved(game_id, seq, tick, list(events), deliveries, over, game.state.winner)
 
     async def set_deadline(self, game_id: str, at: datetime | None, *, user_id: int | None = None) -> bool:
@@ -1334,28 +1341,34 @@ def _int(value: Any) -> int | None:
 
 @dataclass(frozen=True)
 class _Run:
-    game: Game  # the copy after the action, its log trimmed to what the rules may still read
+    game: Game  # the copy after the action, without its log (as the store keeps games in memory)
     result: Any  # what the action returned
     text: str  # the new snapshot (without the log)
-    first: int  # how many events the copy held before (in memory): the new ones' offset
     events: list[Event]  # the new events
-    hfirst: int  # the same for the history
-    history: list[dict[str, Any]]
-    dropped: tuple[int, int]  # events and history records trimmed from the front after
+    history: list[dict[str, Any]]  # the new history records
 
 
-def _run_on_copy(live: _Live, action: Callable[[Game], Any]) -> _Run:
-    """Run ``action`` on a private copy of the committed game: its snapshot ``live.text`` and
-    the part of the log in memory (appended to, never changed: the lists are copied, their
-    entries shared)."""
+def _run_on_copy(live: _Live, action: Callable[[Game], Any], events: list[Event], history: list[dict[str, Any]]) -> _Run:
+    """Run ``action`` on a private copy of the committed game (its snapshot ``live.text``)
+    holding the part of the log given (what a resolve's rules may read; none for a command)."""
     game = Game.from_dict(live.rules, json.loads(live.text))
     st = game.state
-    st.events, st.history = list(live.game.state.events), list(live.game.state.history)
-    first, hfirst = len(st.events), len(st.history)
+    st.events, st.history = events, history
+    first, hfirst = len(events), len(history)
     result = action(game)
-    events, history = st.events[first:], st.history[hfirst:]
-    text = _snapshot(game)
-    return _Run(game, result, text, first, events, hfirst, history, _trim(game))
+    new_events, new_history = st.events[first:], st.history[hfirst:]
+    st.events, st.history = [], []
+    text = dumps(game.to_dict())
+    _lean(game)
+    return _Run(game, result, text, new_events, new_history)
+
+
+def _lean(game: Game) -> Game:
+    """A game kept in memory holds no copy of its generator's state in ``state.rng_state``
+    (25 KiB of Python ints): the generator itself has it, and ``Game.to_dict``/``Game.copy``
+    copy it back (``World.sync_rng``)."""
+    game.state.rng_state = None
+    return game
 
 
 def _snapshot(game: Game) -> str:
@@ -1367,20 +1380,6 @@ def _snapshot(game: Game) -> str:
         return dumps(game.to_dict())
     finally:
         st.events, st.history = events, history
-
-
-def _trim(game: Game) -> tuple[int, int]:
-    """Drop from memory the events and history records before ``Game.recall_from()`` (the
-    rules never read them again; the tables keep them); how many of each were dropped."""
-    recall = game.recall_from()
-    st = game.state
-    e = next((i for i, ev in enumerate(st.events) if ev.tick >= recall), len(st.events))
-    h = next((i for i, rec in enumerate(st.history) if rec["tick"] >= recall), len(st.history))
-    if e:
-        del st.events[:e]
-    if h:
-        del st.history[:h]
-    return e, h
 
 
 async def _uncancellable(coro: Any) -> Any:
