@@ -56,6 +56,14 @@ class World:
             self._settings = (raw, GameSettings.model_validate(raw))
         return self._settings[1]
 
+    def recall_from(self) -> int:
+        """The first tick whose events and action history a rule may still read. The built-in
+        effects keep what they need in the state (statuses with their expiry, cooldowns, uses);
+        only a book's ``impl`` reads the log, and never further back than the cycles it is given
+        (``cycles``, default 1: «за прошедшие сутки»). The log before this tick may be kept out
+        of memory (the store keeps all of it in its own tables)."""
+        return max(0, self.state.tick - self.clock.cycles(_longest_cycles(self.rules)))
+
     def practice_table(self) -> bool:
         """The GM's setting ``practice_table``: a table below the book's minimum
         (``table.practice_min`` … ``table.min - 1`` seats). Only ``true`` or ``false``, and only
@@ -370,3 +378,30 @@ class World:
     def _vote_open(self, v: Any) -> bool:
         checker = VOTES[v.kind]
         return checker.is_open(self, v)
+
+
+_CYCLES: dict[int, tuple[Ruleset, int]] = {}
+
+
+def _longest_cycles(rules: Ruleset) -> int:
+    """The most cycles any ``impl`` effect of the ruleset is given (its ``cycles`` or its
+    parameter ``cycles``), at least 1."""
+    got = _CYCLES.get(id(rules))
+    if got is None or got[0] is not rules:
+        got = _CYCLES[id(rules)] = (rules, max([1, *_impl_cycles(rules.model_dump())]))
+    return got[1]
+
+
+def _impl_cycles(data: Any) -> list[int]:
+    out: list[int] = []
+    if isinstance(data, dict):
+        if data.get("op") == "impl":
+            for v in (data.get("cycles"), (data.get("params") or {}).get("cycles")):
+                if isinstance(v, int) and not isinstance(v, bool):
+                    out.append(v)
+        for v in data.values():
+            out += _impl_cycles(v)
+    elif isinstance(data, list):
+        for v in data:
+            out += _impl_cycles(v)
+    return out

@@ -302,7 +302,9 @@ class _Live:
     info: GameInfo
     rules: Ruleset
     game: Game
-    text: str  # the committed snapshot, as stored
+    text: str  # the committed snapshot, as stored (without the event log and the history)
+    ev_count: int = 0  # rows in the events table: the index of the next event (the log is not in memory)
+    hist_count: int = 0  # rows in the history table
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
@@ -375,6 +377,7 @@ class Store:
             start, to = await migrate(self.backend, on_transaction=self._count, hook=self._point)
             if start < 4 <= to:
                 await self._backfill_v4()
+            await self._split_old()
             changed = await self._load_games()
             self._channels = {int(r[0]): r[1] for r in await self._read("SELECT channel_id, game_id FROM game_channels")}
             pending = await self.pending_deliveries()
@@ -420,6 +423,29 @@ class Store:
             for game_id, meta in await db.fetchall(db.sql("SELECT game_id, meta FROM games ORDER BY created_at, game_id")):
                 await self._write_channels(db, game_id, {}, json.loads(meta))
 
+    async def _split_old(self) -> None:
+        """Move the event log and the history out of every snapshot written before migration
+        0008 (``log_apart = 0``), one game a transaction: the events were in their table
+        already (any missing there is added), the history goes to its own; the snapshot is
+        written again without them. Runs at every start while such a game is left."""
+        for gid, version, state in await self._read("SELECT game_id, version, state FROM games WHERE log_apart = 0 ORDER BY game_id"):
+            data = json.loads(state)
+            events, history = data.get("events") or [], data.get("history") or []
+            data["events"], data["history"] = [], []
+            async with self._tx("migrate.split") as db:
+                have = (await db.fetchall(db.sql("SELECT COUNT(*) FROM events WHERE game_id = ?"), (gid,)))[0][0]
+                await db.executemany(
+                    db.sql("INSERT INTO events (game_id, idx, seq, tick, msg_key, audience, ids, args) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"),
+                    [(gid, idx, version, e["tick"], e["key"], e["audience"], dumps(e["ids"]), dumps(e["args"]))
+                     for idx, e in enumerate(events) if idx >= have],
+                )
+                have = (await db.fetchall(db.sql("SELECT COUNT(*) FROM history WHERE game_id = ?"), (gid,)))[0][0]
+                await db.executemany(
+                    db.sql("INSERT INTO history (game_id, idx, seq, tick, record) VALUES (?, ?, ?, ?, ?)"),
+                    [(gid, idx, version, h["tick"], dumps(h)) for idx, h in enumerate(history) if idx >= have],
+                )
+                await db.execute(db.sql("UPDATE games SET state = ?, log_apart = 1 WHERE game_id = ?"), (dumps(data), gid))
+
     async def __aenter__(self) -> Store:
         await self.open()
         return self
@@ -455,7 +481,7 @@ class Store:
         )
         changed = []
         for row in rows:
-            live = self._live_from_row(row)
+            live = await self._load_live(row)
             if fingerprint(live.rules) != live.info.ruleset_fingerprint:
                 changed.append(live.info.game_id)
             self._games[live.info.game_id] = live
@@ -466,7 +492,7 @@ class Store:
         info = self._info(row[:-1])
         try:
             rules = self._rulesets(info.ruleset)
-            game = Game.from_dict(rules, json.loads(row[-1]))
+            game = _lean(Game.from_dict(rules, json.loads(row[-1])))
         except RulesetFileError as exc:
             # the database is fine: the ruleset file went missing or became invalid
             raise StorageError(
@@ -482,6 +508,29 @@ class Store:
                 "restore the database from a backup."
             ) from exc
         return _Live(info=info, rules=rules, game=game, text=row[-1])
+
+    async def _load_live(self, row: tuple[Any, ...]) -> _Live:
+        """A loaded game: its snapshot, and how long its log is (the log stays in its tables)."""
+        live = self._live_from_row(row)
+        gid = live.info.game_id
+        live.ev_count = (await self._read("SELECT COUNT(*) FROM events WHERE game_id = ?", (gid,)))[0][0]
+        live.hist_count = (await self._read("SELECT COUNT(*) FROM history WHERE game_id = ?", (gid,)))[0][0]
+        return live
+
+    async def _recall(self, live: _Live) -> tuple[list[Event], list[dict[str, Any]]]:
+        """The part of the log a resolve may read (``Game.recall_from()`` on), from the tables:
+        the events from the first of that tick on, the history records likewise."""
+        gid, recall = live.info.game_id, live.game.recall_from()
+        rows = await self._read(
+            "SELECT tick, msg_key, args, audience, ids FROM events WHERE game_id = ? AND idx >= "
+            "(SELECT MIN(idx) FROM events WHERE game_id = ? AND tick >= ?) ORDER BY idx", (gid, gid, recall)
+        )
+        events = [Event(tick=r[0], key=r[1], args=json.loads(r[2]), audience=r[3], ids=json.loads(r[4])) for r in rows]
+        rows = await self._read(
+            "SELECT record FROM history WHERE game_id = ? AND idx >= "
+            "(SELECT MIN(idx) FROM history WHERE game_id = ? AND tick >= ?) ORDER BY idx", (gid, gid, recall)
+        )
+        return events, [json.loads(r[0]) for r in rows]
 
     async def _retry_stale(self, live: _Live, step: Callable[[], Any]) -> Any:
         """Run ``step`` (a command, a resolve, a deadline on ``live``, its lock held); when the
@@ -502,10 +551,11 @@ class Store:
         rows = await self._read(f"SELECT {GAME_COLUMNS}, state FROM games WHERE game_id = ?", (gid,))
         if not rows:
             raise StorageError(f"{self.location}: game {gid!r} is gone from the database.")
-        fresh = self._live_from_row(rows[0])
+        fresh = await self._load_live(rows[0])
         log.warning("%s: game %r was written by another process (version %s → %s); reloaded",
                     self.location, gid, live.info.version, fresh.info.version)
         live.info, live.rules, live.game, live.text = fresh.info, fresh.rules, fresh.game, fresh.text
+        live.ev_count, live.hist_count = fresh.ev_count, fresh.hist_count
         self.reloads += 1
 
     def due(self, now: datetime | None = None) -> list[Due]:
@@ -532,6 +582,19 @@ class Store:
 
     def info(self, game_id: str) -> GameInfo:
         return self._live(game_id).info
+
+    async def preview(self, game_id: str) -> Game:
+        """A private copy of the game holding the part of its log a resolve may read: a dry
+        run of the resolve (the GM's preview) goes exactly as the real one would."""
+        live = self._live(game_id)
+        game = Game.from_dict(live.rules, json.loads(live.text))
+        game.state.events, game.state.history = await self._recall(live)
+        return game
+
+    async def event(self, game_id: str, idx: int) -> Event | None:
+        """The event of index ``idx`` (``Delivery.event_idx``), None if there is none."""
+        rows = await self._read("SELECT tick, msg_key, args, audience, ids FROM events WHERE game_id = ? AND idx = ?", (game_id, idx))
+        return Event(tick=rows[0][0], key=rows[0][1], args=json.loads(rows[0][2]), audience=rows[0][3], ids=json.loads(rows[0][4])) if rows else None
 
     def games(self) -> list[GameInfo]:
         return [g.info for g in self._games.values()]
@@ -570,12 +633,31 @@ class Store:
         )
         return [{"seq": r[0], "tick": r[1], "user_id": r[2], "action": r[3], "args": json.loads(r[4]), "created_at": r[5]} for r in rows]
 
-    async def rebuild(self, game_id: str) -> Game:
-        """The game rebuilt from its creation settings by replaying the journal."""
+    async def snapshot(self, game_id: str) -> dict[str, Any]:
+        """The game as stored, whole: its snapshot with the event log and the history put back
+        from their tables (``Game.to_dict()`` of the game with its whole log)."""
+        rows = await self._read("SELECT state FROM games WHERE game_id = ?", (game_id,))
+        if not rows:
+            raise StorageError(f"{self.location}: no game {game_id!r}")
+        data = json.loads(rows[0][0])
+        data["events"] = [
+            {"tick": r[0], "key": r[1], "args": json.loads(r[2]), "audience": r[3], "ids": json.loads(r[4])}
+            for r in await self._read("SELECT tick, msg_key, args, audience, ids FROM events WHERE game_id = ? ORDER BY idx", (game_id,))
+        ]
+        data["history"] = [json.loads(r[0]) for r in await self._read("SELECT record FROM history WHERE game_id = ? ORDER BY idx", (game_id,))]
+        return Game.from_dict(self._rulesets(data["ruleset"]), data).to_dict()
+
+    async def rebuild(self, game_id: str, *, whole: bool = False) -> Game:
+        """The game rebuilt from its creation settings by replaying the journal: without its
+        log, as the store holds it in memory (it compares equal with :meth:`game`); ``whole``:
+        with all of it (it compares equal with :meth:`snapshot`)."""
         live = self._live(game_id)
         info = live.info
         game = Game.new(live.rules, info.seed, [PlayerSpec(**p) for p in info.players], info.settings)
-        return replay_entries(game, effective(await self.journal(game_id)))
+        game = replay_entries(game, effective(await self.journal(game_id)))
+        if not whole:
+            game.state.events, game.state.history = [], []
+        return game
 
     # ---- creating -----------------------------------------------------------------------
     async def create_game(
@@ -612,11 +694,11 @@ class Store:
             deadline_tick=game.state.tick if deadline else None, deadline_at=deadline, resolving_tick=None,
             created_at=stamp, updated_at=stamp,
         )
-        text = dumps(game.to_dict())
-        events = list(game.state.events)
+        text = _snapshot(game)
+        events, history = list(game.state.events), list(game.state.history)
         async with self._tx("create") as db:
             await db.execute(
-                db.sql(f"INSERT INTO games ({GAME_COLUMNS}, state) VALUES ({', '.join('?' * 20)})"),
+                db.sql(f"INSERT INTO games ({GAME_COLUMNS}, state, log_apart) VALUES ({', '.join('?' * 20)}, 1)"),
                 (
                     info.game_id, info.guild_id, info.ruleset, info.ruleset_fingerprint, info.seed, dumps(info.players),
                     dumps(info.settings), dumps(info.gm_user_ids), dumps(info.meta), info.status, info.tick, info.version,
@@ -625,10 +707,12 @@ class Store:
             )
             added = await self._write_channels(db, game_id, {}, info.meta)
             await self._write_events(db, game_id, 0, 0, events, stamp)
+            await self._write_history(db, game_id, 0, 0, history)
             self._point("create.before_commit")
         self._channels.update(added)
         # the live game is read back from the stored text, exactly as after a restart
-        self._games[game_id] = _Live(info=info, rules=rules, game=Game.from_dict(rules, json.loads(text)), text=text)
+        self._games[game_id] = _Live(info=info, rules=rules, game=_lean(Game.from_dict(rules, json.loads(text))), text=text,
+                                     ev_count=len(events), hist_count=len(history))
         return info
 
     # ---- commands -----------------------------------------------------------------------
@@ -659,9 +743,10 @@ class Store:
                 return Applied(game_id, seq, tick, json.loads(result) if result else None, [], [], duplicate=True)
         # the engine works on a private copy, off the event loop (a long game's snapshot
         # takes a while to serialise); refusals raise from here, before any write
-        game, first, result, text = await asyncio.to_thread(_run_on_copy, live.rules, live.text, command.run)
-        result = jsonable(result)
-        events = game.state.events[first:]
+        # a command never reads the log (only a resolve's rules do): the copy runs without it
+        run = await asyncio.to_thread(_run_on_copy, live, command.run, [], [])
+        game, text, events = run.game, run.text, run.events
+        result = jsonable(run.result)
         tick = game.state.tick
         seq = live.info.version + 1
         stamp = self._stamp()
@@ -676,13 +761,15 @@ class Store:
                 ),
                 (game_id, seq, tick, command.kind, dumps(command.args), dumps(result), command.user_id, command.request_id, stamp),
             )
-            deliveries = await self._write_events(db, game_id, seq, first, events, stamp)
+            deliveries = await self._write_events(db, game_id, seq, live.ev_count, events, stamp)
+            await self._write_history(db, game_id, seq, live.hist_count, run.history)
             if command.is_gm:
                 await self._gm_action(db, game_id, seq, tick, command.user_id, command.kind, command.args, stamp)
             await self._write_posts(db, game_id, f"cmd:{seq}", bot_posts, stamp)
             self._point("apply.before_commit")
         self._point("apply.after_commit")
         live.game, live.text, live.info = game, text, info
+        live.ev_count, live.hist_count = live.ev_count + len(events), live.hist_count + len(run.history)
         return Applied(game_id, seq, tick, result, list(events), deliveries)
 
     async def resolve(
@@ -730,8 +817,9 @@ class Store:
                 await self._write_posts(db, game_id, f"resolve:{tick}", bot_posts, self._stamp())
             live.info = marked
             self._point("resolve.marked")
-        game, first, _, text = await asyncio.to_thread(_run_on_copy, live.rules, live.text, Game.resolve)
-        events = game.state.events[first:]
+        events, history = await self._recall(live)
+        run = await asyncio.to_thread(_run_on_copy, live, Game.resolve, events, history)
+        game, text, events = run.game, run.text, run.events
         over = game.state.over
         seq = live.info.version + 1
         stamp = self._stamp()
@@ -756,13 +844,15 @@ class Store:
                 ),
                 (game_id, seq, tick, "resolve", dumps(args), dumps(result), user_id, None, stamp),
             )
-            deliveries = await self._write_events(db, game_id, seq, first, events, stamp)
+            deliveries = await self._write_events(db, game_id, seq, live.ev_count, events, stamp)
+            await self._write_history(db, game_id, seq, live.hist_count, run.history)
             if user_id is not None:
                 await self._gm_action(db, game_id, seq, tick, user_id, "resolve", args, stamp)
             await self._write_posts(db, game_id, f"resolve:{tick}", bot_posts, stamp)  # a key staged with the mark: skipped
             self._point("resolve.before_commit")
         self._point("resolve.after_commit")
         live.game, live.text, live.info = game, text, info
+        live.ev_count, live.hist_count = live.ev_count + len(events), live.hist_count + len(run.history)
         return Resolved(game_id, seq, tick, list(events), deliveries, over, game.state.winner)
 
     async def set_deadline(self, game_id: str, at: datetime | None, *, user_id: int | None = None) -> bool:
@@ -837,12 +927,12 @@ class Store:
             def rebuild() -> tuple[Game, str]:
                 g = Game.new(live.rules, info.seed, [PlayerSpec(**p) for p in info.players], info.settings)
                 replay_entries(g, before)
-                return g, dumps(g.to_dict())
+                return g, _snapshot(g)  # stored without the log (its tables keep it)
 
             game, text = await asyncio.to_thread(rebuild)
             if game.state.tick != target["tick"]:
                 raise StorageError(f"{self.location}: game {game_id!r}: the journal does not rebuild tick {target['tick']}")
-            first = len(game.state.events)
+            first, hfirst = len(game.state.events), len(game.state.history)
             stamp = self._stamp()
             seq = info.version + 1
             mark = f"~u{seq}"
@@ -866,6 +956,7 @@ class Store:
                                         "delivered_at = COALESCE(delivered_at, ?) WHERE game_id = ? AND event_idx >= ?"),
                                  (mark, mark, stamp, game_id, first))
                 gone = await db.execute(db.sql("DELETE FROM events WHERE game_id = ? AND idx >= ?"), (game_id, first))
+                await db.execute(db.sql("DELETE FROM history WHERE game_id = ? AND idx >= ?"), (game_id, hfirst))
                 args = {"resolve_seq": target["seq"], "tick": target["tick"]}
                 result = {"events": gone, "deadline": to_ts(back) if back else None, "posted": posted}
                 await db.execute(
@@ -882,7 +973,8 @@ class Store:
                 self._point("undo.before_commit")
             if meta is not None:
                 new = replace(new, meta=meta, meta_version=info.meta_version + 1)
-            live.game, live.text, live.info = Game.from_dict(live.rules, json.loads(text)), text, new
+            live.game, live.text, live.info = _lean(Game.from_dict(live.rules, json.loads(text))), text, new
+            live.ev_count, live.hist_count = first, hfirst
             return Undone(new, seq, target["seq"], target["tick"], posted)
 
     # ---- the bot's own data: a game's meta, lobbies ---------------------------------------
@@ -1431,6 +1523,14 @@ class Store:
         )
         return deliveries
 
+    async def _write_history(self, db: Backend, game_id: str, seq: int, first: int, records: list[dict[str, Any]]) -> None:
+        """The engine's new history records (from index ``first``), append-only (v8)."""
+        if records:
+            await db.executemany(
+                db.sql("INSERT INTO history (game_id, idx, seq, tick, record) VALUES (?, ?, ?, ?, ?)"),
+                [(game_id, first + n, seq, h["tick"], dumps(h)) for n, h in enumerate(records)],
+            )
+
     async def _read(self, sql: str, params: Any = ()) -> list[tuple[Any, ...]]:
         async with self._db_lock:
             try:
@@ -1503,15 +1603,47 @@ def _int(value: Any) -> int | None:
         return None
 
 
-def _run_on_copy(rules: Ruleset, text: str, action: Callable[[Game], Any]) -> tuple[Game, int, Any, str]:
-    """Run ``action`` on a private copy of the committed game ``text``.
+@dataclass(frozen=True)
+class _Run:
+    game: Game  # the copy after the action, without its log (as the store keeps games in memory)
+    result: Any  # what the action returned
+    text: str  # the new snapshot (without the log)
+    events: list[Event]  # the new events
+    history: list[dict[str, Any]]  # the new history records
 
-    The copy, the number of events it had before, what ``action`` returned, the new snapshot.
-    """
-    game = Game.from_dict(rules, json.loads(text))
-    first = len(game.state.events)
+
+def _run_on_copy(live: _Live, action: Callable[[Game], Any], events: list[Event], history: list[dict[str, Any]]) -> _Run:
+    """Run ``action`` on a private copy of the committed game (its snapshot ``live.text``)
+    holding the part of the log given (what a resolve's rules may read; none for a command)."""
+    game = Game.from_dict(live.rules, json.loads(live.text))
+    st = game.state
+    st.events, st.history = events, history
+    first, hfirst = len(events), len(history)
     result = action(game)
-    return game, first, result, dumps(game.to_dict())
+    new_events, new_history = st.events[first:], st.history[hfirst:]
+    st.events, st.history = [], []
+    text = dumps(game.to_dict())
+    _lean(game)
+    return _Run(game, result, text, new_events, new_history)
+
+
+def _lean(game: Game) -> Game:
+    """A game kept in memory holds no copy of its generator's state in ``state.rng_state``
+    (25 KiB of Python ints): the generator itself has it, and ``Game.to_dict``/``Game.copy``
+    copy it back (``World.sync_rng``)."""
+    game.state.rng_state = None
+    return game
+
+
+def _snapshot(game: Game) -> str:
+    """``Game.to_dict()`` as stored: without the event log and the history (in their tables)."""
+    st = game.state
+    events, history = st.events, st.history
+    st.events, st.history = [], []
+    try:
+        return dumps(game.to_dict())
+    finally:
+        st.events, st.history = events, history
 
 
 async def _uncancellable(coro: Any) -> Any:

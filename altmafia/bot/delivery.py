@@ -259,7 +259,7 @@ class Deliverer:
             if not await store.claim_part(part):
                 return 0  # sent meanwhile, or another process is sending it
             kw: dict[str, Any] = {}
-            view = self.build_view(part) if part.view else None
+            view = await self.build_view(part) if part.view else None
             if view is not None:
                 kw["view"] = view
             if part.files:
@@ -297,7 +297,7 @@ class Deliverer:
                 return m.id
         return None
 
-    def build_view(self, part: Part) -> discord.ui.View | None:
+    async def build_view(self, part: Part) -> discord.ui.View | None:
         """The buttons of a stored part, rebuilt from its spec (``event:IDX:LANG``,
         ``bonus:PID:LANG``, ``cleanup:LANG``, ``publish:LANG``, ``panel:PID:TICK:LANG``)."""
         kind, _, rest = part.view.partition(":")
@@ -321,7 +321,8 @@ class Deliverer:
         game = self.bot.store.game(gid)
         ident, _, lang = rest.partition(":")
         if kind == "event":
-            return event_view(gid, game.state.events[int(ident)], lang)
+            ev = await self.bot.store.event(gid, int(ident))  # the log is in the store's tables
+            return None if ev is None else event_view(gid, ev, lang)
         if kind == "bonus":
             return bonus_view(gid, game, int(ident), lang)
         return None

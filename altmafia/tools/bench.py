@@ -18,6 +18,7 @@ import math
 import os
 import platform
 import random
+import shutil
 import statistics
 import sys
 import tempfile
@@ -53,6 +54,9 @@ SIZES = {
     "scale_templates": (8, 2),
     "scale_runs": (3, 1),  # passes over all the games at once (the median is reported)
     "storage_ticks": (6, 2),
+    "save_samples": (41, 5),  # accepted commands timed at day 1 and at day 7 (a player replacing their move)
+    "save_games": (500, 10),  # copies of the day-7 game in one store, resolved at one deadline
+    "save_alone": (15, 3),  # resolves of one copy alone in its store (the linear yardstick)
     "discord_repeats": (40, 3),
     "peer_games": (300, 3),  # fresh games per table size, in each engine
 }
@@ -326,6 +330,151 @@ def bench_scale(b: Bench, say: Callable[[str], None]) -> None:
 def bench_storage(b: Bench, say: Callable[[str], None]) -> None:
     say("storage: transactions on a real SQLite file")
     asyncio.run(_storage(b, size("storage_ticks", b.quick)))
+    say("storage: the cost of a save on day 1 and day 7")
+    asyncio.run(_save(b))
+
+
+SAVE_DAYS = (1, 7)
+
+
+async def _play_tick(store: Store, gid: str, rnd: random.Random) -> None:
+    """Every living player submits one random legal move (the first lane the engine accepts)."""
+    g = store.game(gid)
+    table = Table(g, ["random"] * len(g.state.players), rnd)
+    for p in g.living():
+        for acts in table.lanes(p.pid).values():
+            a = rnd.choice(acts)
+            targets, opt = table.draw(a)
+            args: dict[str, Any] = {"pid": p.pid, "ability": a.key, "targets": targets}
+            if opt is not None:
+                args["option"] = opt
+            if a.via is not None:
+                args["via"] = a.via
+            try:
+                await store.apply(gid, Command("submit", args, user_id=p.pid))
+            except ActionError:
+                continue
+            break
+
+
+async def _timed_saves(store: Store, gid: str, rnd: random.Random, n: int) -> list[float]:
+    """Up to ``n`` accepted commands timed (wall clock, commit included): at the start of a tick,
+    random legal moves of the living players (a move in a lane already filled replaces it)."""
+    g = store.game(gid)
+    table = Table(g, ["random"] * len(g.state.players), rnd)
+    out: list[float] = []
+    tries = 0
+    moves = [(p.pid, a) for p in g.living() for acts in table.lanes(p.pid).values() for a in acts]
+    while len(out) < n and tries < 50 * n and moves:
+        tries += 1
+        pid, a = rnd.choice(moves)
+        targets, opt = table.draw(a)
+        args: dict[str, Any] = {"pid": pid, "ability": a.key, "targets": targets}
+        if opt is not None:
+            args["option"] = opt
+        if a.via is not None:
+            args["via"] = a.via
+        t0 = time.perf_counter()
+        try:
+            await store.apply(gid, Command("submit", args, user_id=pid))
+        except ActionError:
+            continue
+        out.append(time.perf_counter() - t0)
+    if not out:
+        raise RuntimeError("the bench found no move the engine accepts: a bench bug")
+    return out
+
+
+async def _clone(store: Store, src: str, n: int) -> list[str]:
+    """``n`` copies of game ``src`` in the database (its row, events and history), one transaction."""
+    from storage.store import GAME_COLUMNS
+
+    cols = [c.strip() for c in GAME_COLUMNS.split(",")] + ["state", "log_apart"]
+    rest = ", ".join(cols[1:])
+    ids = [f"{src}-{i:04d}" for i in range(n)]
+    async with store._tx("bench.clone") as db:
+        for gid in ids:
+            await db.execute(db.sql(f"INSERT INTO games ({', '.join(cols)}) SELECT ?, {rest} FROM games WHERE game_id = ?"), (gid, src))
+            await db.execute(db.sql("INSERT INTO events (game_id, idx, seq, tick, msg_key, audience, ids, args) "
+                                    "SELECT ?, idx, seq, tick, msg_key, audience, ids, args FROM events WHERE game_id = ?"), (gid, src))
+            await db.execute(db.sql("INSERT INTO history (game_id, idx, seq, tick, record) "
+                                    "SELECT ?, idx, seq, tick, record FROM history WHERE game_id = ?"), (gid, src))
+    return ids
+
+
+async def _save(b: Bench) -> None:
+    """One 13-player Godfather game through a store on a SQLite file (``synchronous=FULL``),
+    played to day 7 with every player acting; at day 1 and day 7: the snapshot, the save; at
+    day 7: the game in memory, and 500 copies resolved at one deadline."""
+    n_samples, n_games, n_alone = size("save_samples", b.quick), size("save_games", b.quick), size("save_alone", b.quick)
+    rnd = random.Random(7)
+    snap: dict[int, int] = {}
+    saves: dict[int, list[float]] = {}
+    with tempfile.TemporaryDirectory(prefix="altmafia-bench-") as d:
+        path = Path(d) / "save.sqlite3"
+        async with Store(path) as store:
+            await store.create_game("godfather", 11, [PlayerSpec(f"P{i + 1}", DEAL, DEAL) for i in range(13)], game_id="day")
+            per_day = store.game("day").clock.per_cycle
+            for day in SAVE_DAYS:
+                while store.game("day").state.tick < (day - 1) * per_day:
+                    await _play_tick(store, "day", rnd)
+                    if await store.resolve("day") is None or store.game("day").state.over:
+                        raise RuntimeError(f"the bench's game ended before day {day}: a bench bug")
+                saves[day] = await _timed_saves(store, "day", random.Random(day), n_samples)
+                snap[day] = len(store._live("day").text.encode("utf-8"))
+            day7 = store.game("day")
+            events = len(await store.events("day"))
+            log_mem = (len(day7.state.events), len(day7.state.history))
+        solo = Path(d) / "solo.sqlite3"
+        shutil.copyfile(path, solo)  # the game alone (the store is closed: the file is whole)
+        async with Store(path) as store:
+            ids = await _clone(store, "day", n_games)
+        one, seven = (statistics.median(saves[d]) for d in SAVE_DAYS)
+        ratio = seven / one
+        b.add("storage", "storage.save_day1_ms", "a save on day 1: Store.apply of an accepted action, commit included (median)",
+              one * 1000, "ms", note=f"{len(saves[1])} commands; synchronous=FULL")
+        b.add("storage", "storage.save_day7_ms", "a save on day 7, against day 1", seven * 1000, "ms", goal="≤ 1.2× day 1",
+              ratio=ratio, ok=ratio <= 1.2, note=f"{len(saves[7])} commands; the same game, seed and table as day 1")
+        b.add("storage", "storage.snapshot_day1", "the stored snapshot (games.state) on day 1", snap[1] / 1024, "KiB")
+        ratio = snap[7] / snap[1]
+        b.add("storage", "storage.snapshot_day7", "the stored snapshot on day 7, against day 1", snap[7] / 1024, "KiB",
+              goal="≤ 1.5× day 1", ratio=ratio, ok=ratio <= 1.5,
+              note=f"the event log ({events} events by day 7) and the action history live in their own tables")
+
+        # the copies, loaded by one store: memory, then all resolved at one deadline
+        gc.collect()
+        tracemalloc.start()
+        store = Store(path)
+        before = tracemalloc.get_traced_memory()[0]
+        await store.open()
+        after = tracemalloc.get_traced_memory()[0]
+        tracemalloc.stop()
+        per_game = (after - before) / (n_games + 1)
+        b.add("storage", "storage.memory_day7", f"memory per running game on day 7 in the store ({n_games + 1} loaded, tracemalloc)",
+              per_game / 1024, "KiB", goal="≤ 100 KiB", ratio=per_game / 1024 / 100, ok=per_game <= 100 * 1024,
+              note=f"Store.open of the games: the engine state, its row and its stored snapshot text; the log stays in its "
+              f"tables ({log_mem[0]} events, {log_mem[1]} history records in memory); Python objects only (SQLite's cache is not traced)")
+        try:
+            t0 = time.perf_counter()
+            for gid in ids:
+                await store.resolve(gid)
+            among = (time.perf_counter() - t0) / n_games
+        finally:
+            await store.close()
+        # the yardstick: the same game alone in its store (a fresh copy of the file each time)
+        alone = []
+        for i in range(n_alone):
+            one_file = Path(d) / f"solo-{i}.sqlite3"
+            shutil.copyfile(solo, one_file)
+            async with Store(one_file) as s1:
+                t0 = time.perf_counter()
+                await s1.resolve("day")
+                alone.append(time.perf_counter() - t0)
+        ratio = among / statistics.median(alone)
+        b.add("storage", "storage.resolve_500_day7", f"{n_games} games resolved at one deadline through the store on day 7",
+              among * n_games, "s", goal=f"≤ 1.1× linear ({n_games} × one game alone)", ratio=ratio, ok=ratio <= 1.1,
+              note=f"one resolve among the {n_games}: {among * 1000:.2f} ms (mean); one alone: "
+              f"{statistics.median(alone) * 1000:.2f} ms (median of {len(alone)}); both commits included, synchronous=FULL")
 
 
 async def _storage(b: Bench, ticks: int) -> None:

@@ -82,11 +82,11 @@ async def test_version_1_database_is_upgraded_and_kept(tmp_path):
         # its deadline passed long ago (while "the bot was down"): due at once
         assert [(d.game_id, d.tick, d.reason) for d in report.due] == [("g-old", old_game.state.tick, "overdue")]
         # the game, its journal and its events are as they were
-        assert store.game("g-old").to_dict() == old_game.to_dict()
+        assert await store.snapshot("g-old") == old_game.to_dict()  # the log in its tables (v8)
         assert store.info("g-old").deadline is not None
         assert [(e["seq"], e["kind"]) for e in await store.journal("g-old")] == [
             (1, "submit"), (2, "send_pm"), (3, "gm_set_stat"), (4, "resolve"), (5, "send_pm")]
-        assert (await store.rebuild("g-old")).to_dict() == old_game.to_dict()
+        assert (await store.rebuild("g-old", whole=True)).to_dict() == old_game.to_dict()
         # upgraded: GM actions filled from the journal, delivery attempts start at zero
         assert [(a["seq"], a["action"], a["user_id"]) for a in await store.gm_actions("g-old")] == [
             (3, "gm_set_stat", 9000), (4, "resolve", 9000)]
@@ -133,3 +133,79 @@ def test_migration_files_are_numbered_and_parse():
 def test_an_installation_without_migration_files_says_so(tmp_path):
     with pytest.raises(StorageError, match="installation is incomplete"):
         migrations(tmp_path)
+
+
+async def make_v7_database(path) -> Game:
+    """What a build at schema version 7 left: a game on day 4 whose snapshot still carries
+    its whole event log and action history (the events in their table too, as then)."""
+    import contextlib
+    import random
+
+    from engine import ActionError
+
+    from ..players import submit_random
+
+    db = SqliteBackend(path)
+    await db.connect()
+    assert await migrate(db, upto=7) == (0, 7)
+    await db.close()
+    rules = load_ruleset("godfather")
+    game = Game.new(rules, 11, PLAYERS)
+    rnd = random.Random(4)
+    while game.state.tick < 10 and not game.state.over:
+        for p in game.living():
+            legal = [a for a in game.legal_actions(p.pid) if game.counts_as_action(a.ability)]
+            if legal:
+                with contextlib.suppress(ActionError):
+                    submit_random(game, p.pid, rnd, legal)
+        game.resolve()
+    assert game.state.history and game.recall_from() > 0  # memory will not hold the whole log
+    con = sqlite3.connect(path)
+    cols = "game_id, guild_id, ruleset, ruleset_fingerprint, seed, players, settings, gm_user_ids, meta, status, tick, version, state, created_at, updated_at"
+    con.execute(f"INSERT INTO games ({cols}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                ("g7", None, "godfather", fingerprint(rules), 11, dumps([asdict(p) for p in PLAYERS]), "{}", "[]", "{}",
+                 "running", game.state.tick, 0, dumps(game.to_dict()), STAMP, STAMP))
+    con.executemany("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    [("g7", idx, 0, e.tick, e.key, e.audience, dumps(e.ids), dumps(e.args)) for idx, e in enumerate(game.state.events)])
+    con.commit()
+    con.close()
+    return game
+
+
+async def test_version_7_snapshots_lose_their_log_to_the_tables(tmp_path):
+    """Migration 0008: the event log and the history leave the snapshot, nothing is lost, and
+    the game goes on exactly as the engine plays it."""
+    path = tmp_path / "v7.sqlite3"
+    old = await make_v7_database(path)
+    async with Store(path) as store:
+        assert (store.report.schema_from, store.report.schema_to) == (7, latest_version())
+        assert store.transactions["migrate.split"] == 1
+        # the whole game is in the database: the snapshot and its log tables
+        assert await store.snapshot("g7") == old.to_dict()
+        assert [e.key for e in await store.events("g7")] == [e.key for e in old.state.events]
+        # memory holds none of the log; a resolve reads from the tick the rules may still read on
+        mem = store.game("g7")
+        assert mem.state.events == [] and mem.state.history == []
+        recall = old.recall_from()
+        dry = await store.preview("g7")
+        first = next(i for i, e in enumerate(old.state.events) if e.tick >= recall)
+        assert first > 0 and dry.state.events == old.state.events[first:]
+        first = next(i for i, h in enumerate(old.state.history) if h["tick"] >= recall)
+        assert first > 0 and dry.state.history == old.state.history[first:]
+        # the game goes on as in the engine: the same events, at the same indices
+        want = old.resolve()
+        done = await store.resolve("g7")
+        assert done.events == want
+        assert [d.event_idx for d in done.deliveries][:1] == [len(old.state.events) - len(want)]
+    con = sqlite3.connect(path)
+    try:
+        state = json.loads(con.execute("SELECT state FROM games WHERE game_id = 'g7'").fetchone()[0])
+        apart = con.execute("SELECT log_apart FROM games WHERE game_id = 'g7'").fetchone()[0]
+        history = con.execute("SELECT COUNT(*) FROM history WHERE game_id = 'g7'").fetchone()[0]
+    finally:
+        con.close()
+    assert state["events"] == [] and state["history"] == [] and apart == 1
+    assert history == len(old.state.history)
+    async with Store(path) as store:  # split once: a second start has nothing to move
+        assert store.transactions["migrate.split"] == 0
+        assert await store.snapshot("g7") == old.to_dict()

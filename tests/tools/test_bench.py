@@ -19,6 +19,8 @@ EXPECTED = {
     "engine.scaling_8", "engine.scaling_16", "engine.scaling_32", "engine.scaling_64", "engine.scaling_exponent",
     "scale.memory_per_game", "scale.resolve_all", "scale.resolve_one",
     "storage.tx_per_command", "storage.tx_per_refused", "storage.tx_per_resolve", "storage.apply_ms", "storage.resolve_ms",
+    "storage.save_day1_ms", "storage.save_day7_ms", "storage.snapshot_day1", "storage.snapshot_day7", "storage.memory_day7",
+    "storage.resolve_500_day7",
     "discord.command_path", "discord.rest_create_13", "discord.rest_resolve",
 }
 

@@ -293,7 +293,7 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
             return
         gid, game = found
         await defer(interaction)
-        body = preview_text(game, lang(interaction))
+        body = preview_text(await self.bot.store.preview(gid), lang(interaction))  # with the log its rules read
         if len(body) > 1900:
             await reply(interaction, text(lang(interaction), "gm.preview_file"),
                         file=discord.File(io.BytesIO(body.encode("utf-8")), filename="preview.txt"))
