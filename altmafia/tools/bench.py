@@ -33,7 +33,7 @@ from typing import Any
 from config import load_ruleset
 from engine import DEAL, ActionError, Game, PlayerSpec, Ruleset
 from storage import Command, Store
-from storage.store import destinations
+from storage.store import GAME_COLUMNS, destinations
 
 from . import peer
 from .simulate.table import Table, play_game
@@ -387,7 +387,6 @@ async def _timed_saves(store: Store, gid: str, rnd: random.Random, n: int) -> li
 
 async def _clone(store: Store, src: str, n: int) -> list[str]:
     """``n`` copies of game ``src`` in the database (its row, events and history), one transaction."""
-    from storage.store import GAME_COLUMNS
 
     cols = [c.strip() for c in GAME_COLUMNS.split(",")] + ["state", "log_apart"]
     rest = ", ".join(cols[1:])

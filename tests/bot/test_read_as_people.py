@@ -120,14 +120,13 @@ async def everything_read(t: Table, files: dict[str, str]) -> dict[str, list[str
     return out
 
 
-def told_privately(t: Table, read: dict[str, list[str]]) -> None:
+def told_privately(t: Table, read: dict[str, list[str]], events: list) -> None:
     """Every public change of a player's own status reached that player in their hidden channel,
     in words, unless the book keeps news from them then (the dead, one in a coma: seed 002)."""
     from altmafia.bot.delivery import reader_lang
 
     g = t.game
     quiet = {s.id for s in g.rules.statuses if s.dead or s.messages in ("drop", "hold")}
-    events = g.state.events
     out: dict[int, set[str]] = {}  # the quiet statuses each player holds, as the log goes
     quiet_at: set[tuple[int, int]] = set()  # (pid, tick): told nothing then
     for ev in events:
@@ -169,14 +168,15 @@ async def test_a_whole_game_reads_right(env, ruleset, n, days, lang):
     # the timelines and the report are history: no live «Сейчас: …» notice of each period
     assert {"timeline.txt", "timeline-full.txt"} <= set(files) and any(f.endswith(".html") for f in files), set(files)
     rd = Renderer(g, lang)
-    live = {rd.event(ev) for ev in g.state.events if ev.key == "notice.phase"}
+    log = await t.store.events(t.game_id)  # the whole log: the tables keep it, not the game in memory
+    live = {rd.event(ev) for ev in log if ev.key == "notice.phase"}
     assert live  # every resolve announced the period that came (posted live, with its deadline)
     for name, body in files.items():
         lines = {re.sub(r"^\[[^]]*\] ", "", x) for x in body.split("\n")} | set(re.findall(r">([^<>]+)<", body))
         assert not live & lines, (name, live & lines)
     read["replies"] = replies
     assert sum(len(v) for v in read.values()) > 50
-    told_privately(t, read)
+    told_privately(t, read, log)
     bad = []
     for where, texts in read.items():
         for text in texts:
