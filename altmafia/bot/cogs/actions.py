@@ -238,7 +238,8 @@ async def submit_action(bot: Any, interaction: discord.Interaction, ability: str
     if same is not None:
         r = Renderer(game, lng)
         opt = f" ({option_label(game, lng, option)})" if option else ""
-        await reply(interaction, text(lng, "action.already", ability=r.ability(same.ability),
+        # an ability that takes no target reads without «→ —»
+        await reply(interaction, text(lng, "action.already" + ("" if targets else "_alone"), ability=r.ability(same.ability),
                                       targets=", ".join(r.player(t) for t in targets) or "—", option=opt)
                     + "\n" + deadline_text(bot.store.info(gid), lng))
         return True
@@ -258,7 +259,8 @@ async def submit_action(bot: Any, interaction: discord.Interaction, ability: str
     ability_key = (applied.result or {}).get("ability", key)
     names = ", ".join(r.player(t) for t in targets) or "—"
     opt = f" ({option_label(game, lng, option)})" if option else ""
-    key_text = text(lng, "action.replaced" if lane in before else "action.accepted", ability=r.ability(ability_key), targets=names,
+    key_text = text(lng, ("action.replaced" if lane in before else "action.accepted") + ("" if targets else "_alone"),
+                    ability=r.ability(ability_key), targets=names,
                     option=opt)
     if by is not None:
         key_text = text(lng, "action.for_teammate", player=r.player(actor)) + " " + key_text
