@@ -122,7 +122,8 @@ class AmnestyVote(VoteCounter):
             memo.strength.setdefault(str(p.pid), AmnestyVote.weight(g, vdef, p))
         stat = g.rules.stat(prm.get("stat", "vs")).id
         sides = {c: [b.pid for b in counted if b.choice == c] for c in AmnestyVote.CHOICES}
-        weight = {c: sum(PrisonVote.strength(g, vdef, pid) for pid in sides[c]) for c in sides}
+        each = PrisonVote.strengths(g, vdef, [b.pid for b in counted])
+        weight = {c: sum(each[pid] for pid in sides[c]) for c in sides}
         standing = {c: sum(g.true_stat(g.player(pid), stat) for pid in sides[c]) for c in sides}
         sizes = {c: sum(len(f.members) for pid in sides[c] for f in g.factions_of(pid)) for c in sides}
         g.emit("gm.amnesty_tally", "gm", vote=vdef.id, amnesty=weight[AMNESTY], execution=weight[EXECUTION])

@@ -15,6 +15,7 @@ Decisions: docs/rules/godfather.md.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -279,6 +280,12 @@ class PrisonVote(VoteCounter):
     def strength(g: Game, vdef: Any, pid: int) -> int:
         """What ``pid``'s ballot weighs: their strength at opening, 0 when their vote has no
         force or was taken, plus every strength taken by them (and not itself deprived)."""
+        return PrisonVote.strengths(g, vdef, [pid])[pid]
+
+    @staticmethod
+    def strengths(g: Game, vdef: Any, pids: Iterable[int]) -> dict[int, int]:
+        """:meth:`strength` of each of ``pids``, with one walk over the living players (who took
+        whose vote) for all of them, not one per ballot."""
         memo = day_memory(g, vdef, g.info.day).strength
         deprived = vdef.params.get("deprived_status", "no_vote_strength")
         taken = vdef.params.get("taken_status", "vote_taken")
@@ -288,14 +295,23 @@ class PrisonVote(VoteCounter):
             by = s.data.get("by") if s is not None else None
             return by if by is not None and g.alive(g.player(by)) else None
 
-        p = g.player(pid)
-        if g.active(p, deprived):
-            return 0
-        total = 0 if taker(p) not in (None, pid) else memo.get(str(pid), 1)
+        took: dict[int, list[Player]] = defaultdict(list)  # taker -> the living whose vote they took
         for q in g.living():
-            if q.pid != pid and taker(q) == pid and not g.active(q, deprived):
-                total += memo.get(str(q.pid), 1)
-        return total
+            by = taker(q)
+            if by is not None:
+                took[by].append(q)
+        out: dict[int, int] = {}
+        for pid in pids:
+            p = g.player(pid)
+            if g.active(p, deprived):
+                out[pid] = 0
+                continue
+            total = 0 if taker(p) not in (None, pid) else memo.get(str(pid), 1)
+            for q in took.get(pid, ()):
+                if q.pid != pid and not g.active(q, deprived):
+                    total += memo.get(str(q.pid), 1)
+            out[pid] = total
+        return out
 
     @staticmethod
     def count(ctx: Ctx, vdef: Any, ballots: list[Vote]) -> None:
@@ -312,6 +328,7 @@ class PrisonVote(VoteCounter):
         tally: dict[int, int] = defaultdict(int)
         voted = set()
         against = 0
+        weight = PrisonVote.strengths(g, vdef, {b.pid for b in ballots if b.choice not in (None, AGAINST_ALL)})
         for b in ballots:
             if not ballot_counts(g, g.player(b.pid), bool(prm.get("dead_ballots"))):
                 continue  # cast before losing the vote (barracks, death): it no longer counts
@@ -319,7 +336,7 @@ class PrisonVote(VoteCounter):
             if b.choice == AGAINST_ALL:
                 against += 1  # a head: "больше, чем 50% от имеющих право голоса"
             elif b.choice is not None:
-                tally[int(b.choice)] += PrisonVote.strength(g, vdef, b.pid)
+                tally[int(b.choice)] += weight[b.pid]
         # a ballot without force is not in the weighted tally: shown, it must not tell who lost it
         shown: list[list[Any]] = [[k, n] for k, n in sorted(((k, n) for k, n in tally.items() if n > 0), key=lambda kv: (-kv[1], kv[0]))]
         publish_tally(g, vdef, shown + ([[AGAINST_ALL, against]] if against else []), ballots, dead_ballots=bool(prm.get("dead_ballots")))
