@@ -10,7 +10,7 @@ same methods (see ``docs/storage.md``).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -105,12 +105,13 @@ class Backend:
         counter = iter(range(1, 1 << 30))
         return re.sub(r"\?", lambda _m: f"${next(counter)}", text)
 
-    async def batch(self, steps: Sequence[Step]) -> Stopped | None:
-        """Begin a write transaction and run ``steps`` (their SQL already in this backend's
-        placeholders) in it, leaving it open for the caller to commit (or roll back): None
-        then. A :class:`Stopped` (rolled back) when a step's ``expect`` failed; what any step
-        raises rolls back and propagates. This generic form awaits each statement; a backend
-        may do it all in one trip to its driver (SQLite: one hop to its thread)."""
+    async def batch(self, steps: Sequence[Step], before_commit: Callable[[], None] | None = None) -> Stopped | None:
+        """Run ``steps`` (their SQL already in this backend's placeholders) in one write
+        transaction, then ``before_commit`` inside it, then commit: None when committed. A
+        :class:`Stopped` (rolled back) when a step's ``expect`` failed; what any step,
+        ``before_commit`` or the commit raises rolls back and propagates. This generic form
+        awaits each statement; a backend may do it all in one trip to its driver (SQLite:
+        one hop to its thread)."""
         await self.begin()
         try:
             for i, st in enumerate(steps):
@@ -124,6 +125,9 @@ class Backend:
                 elif (await self.execute(st.sql, st.params)) != 1 and st.expect == "one":
                     await self.rollback()
                     return Stopped(i, [])
+            if before_commit is not None:
+                before_commit()
+            await self.commit()
         except BaseException:
             await self.rollback()
             raise

@@ -26,7 +26,7 @@ import json
 import os
 import socket
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -269,14 +269,27 @@ class SqliteBackend(Backend):
         if rows:
             await self._c().executemany(sql, rows)
 
-    async def batch(self, steps: Sequence[Step]) -> Stopped | None:
-        """:meth:`Backend.batch` in one trip to aiosqlite's thread (each awaited statement is
-        a trip there and back: a command's transaction made eight); the commit is the next."""
+    async def batch(self, steps: Sequence[Step], before_commit: Callable[[], None] | None = None) -> Stopped | None:
+        """:meth:`Backend.batch` in one trip to aiosqlite's thread, its COMMIT included (each
+        awaited statement is a trip there and back: a command's transaction made eight);
+        ``before_commit`` runs in that thread. A commit replaced on this backend (a wrapper
+        around :meth:`commit`) is honoured: the statements in one trip, then that commit."""
         conn = self._c()
         run = getattr(conn, "_execute", None)  # aiosqlite's own way to run a function in its thread
         if run is None:  # an aiosqlite without it: the generic form
-            return await super().batch(steps)
-        return await run(_run_batch, conn._conn, list(steps))
+            return await super().batch(steps, before_commit)
+        if "commit" not in vars(self):
+            return await run(_run_batch, conn._conn, list(steps), before_commit, True)
+        stopped = await run(_run_batch, conn._conn, list(steps), None, False)
+        if stopped is None:
+            try:
+                if before_commit is not None:
+                    before_commit()
+                await self.commit()
+            except BaseException:
+                await self.rollback()
+                raise
+        return stopped
 
     async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         async with self._c().execute(sql, tuple(params)) as cur:
@@ -293,8 +306,10 @@ class SqliteBackend(Backend):
         return explain(exc, self.path)
 
 
-def _run_batch(conn: sqlite3.Connection, steps: list[Step]) -> Stopped | None:
-    """:meth:`SqliteBackend.batch`'s statements, in the connection's own thread."""
+def _run_batch(conn: sqlite3.Connection, steps: list[Step], before_commit: Callable[[], None] | None,
+               commit: bool) -> Stopped | None:
+    """:meth:`SqliteBackend.batch`'s transaction in the connection's own thread; left open
+    (for the caller's commit) unless ``commit``."""
     conn.execute("BEGIN IMMEDIATE")
     try:
         for i, st in enumerate(steps):
@@ -311,6 +326,10 @@ def _run_batch(conn: sqlite3.Connection, steps: list[Step]) -> Stopped | None:
             elif st.expect == "one" and cur.rowcount != 1:
                 conn.execute("ROLLBACK")
                 return Stopped(i, [])
+        if commit:
+            if before_commit is not None:
+                before_commit()
+            conn.execute("COMMIT")
     except BaseException:
         if conn.in_transaction:
             conn.execute("ROLLBACK")

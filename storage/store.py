@@ -1644,19 +1644,12 @@ class Store:
                 raise
 
     async def _batch(self, label: str, steps: list[Step], point: str) -> Any:
-        """One write transaction of known statements (:meth:`Backend.batch`), then the fault
-        point ``point`` inside it and the commit; counted as ``label`` when committed."""
+        """One write transaction of known statements (:meth:`Backend.batch`), the fault point
+        ``point`` inside it before its commit; counted as ``label`` when committed."""
         db = self.backend
         async with self._db_lock:
             try:
-                stopped = await db.batch(steps)
-                if stopped is None:
-                    try:
-                        self._point(point)
-                        await db.commit()
-                    except BaseException:
-                        await db.rollback()
-                        raise
+                stopped = await db.batch(steps, lambda: self._point(point))
             except Exception as exc:
                 if db.is_driver_error(exc):
                     why = db.explain(exc)
