@@ -10,10 +10,32 @@ same methods (see ``docs/storage.md``).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 Row = tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class Step:
+    """One statement of a :meth:`Backend.batch`. ``many``: ``params`` is a list of rows
+    (``executemany``; nothing is run for none). ``expect``: ``"absent"`` — a query that must
+    return no row (else the batch stops, rolls back and returns the rows); ``"one"`` — a
+    statement that must change exactly one row (else the batch stops and rolls back)."""
+
+    sql: str
+    params: Any = ()
+    many: bool = False
+    expect: str | None = None
+
+
+@dataclass(frozen=True)
+class Stopped:
+    """A :meth:`Backend.batch` stopped (and rolled back) at step ``index`` by its ``expect``."""
+
+    index: int
+    rows: list[Row]
 
 
 class Backend:
@@ -82,6 +104,34 @@ class Backend:
             return text
         counter = iter(range(1, 1 << 30))
         return re.sub(r"\?", lambda _m: f"${next(counter)}", text)
+
+    async def batch(self, steps: Sequence[Step], before_commit: Callable[[], None] | None = None) -> Stopped | None:
+        """Run ``steps`` (their SQL already in this backend's placeholders) in one write
+        transaction, then ``before_commit`` inside it, then commit: None when committed. A
+        :class:`Stopped` (rolled back) when a step's ``expect`` failed; what any step,
+        ``before_commit`` or the commit raises rolls back and propagates. This generic form
+        awaits each statement; a backend may do it all in one trip to its driver (SQLite:
+        one hop to its thread)."""
+        await self.begin()
+        try:
+            for i, st in enumerate(steps):
+                if st.many:
+                    await self.executemany(st.sql, st.params)
+                elif st.expect == "absent":
+                    rows = await self.fetchall(st.sql, st.params)
+                    if rows:
+                        await self.rollback()
+                        return Stopped(i, rows)
+                elif (await self.execute(st.sql, st.params)) != 1 and st.expect == "one":
+                    await self.rollback()
+                    return Stopped(i, [])
+            if before_commit is not None:
+                before_commit()
+            await self.commit()
+        except BaseException:
+            await self.rollback()
+            raise
+        return None
 
     async def fetchone(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
         rows = await self.fetchall(sql, params)

@@ -7,9 +7,12 @@ descriptions are Russian by default with English localizations for the English l
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import re
-from collections.abc import Iterable
+from collections.abc import AsyncIterator, Iterable
+from dataclasses import dataclass
 from typing import Any
 
 import discord
@@ -60,8 +63,62 @@ def lang(interaction: discord.Interaction) -> str:
     return lang_of(interaction.locale, getattr(interaction.client, "settings", None) and interaction.client.settings.lang or "ru")
 
 
+#: how long a command may work before it acknowledges the interaction with a deferral
+#: (:func:`answering`). Discord drops an interaction not answered within 3 s of its creation;
+#: the other 2 s are the margin for the gateway's latency and the deferral's own round trip.
+ANSWER_WITHIN = 1.0
+
+
+@dataclass
+class _Answering:
+    ephemeral: bool
+    handle: asyncio.TimerHandle | None = None
+    deferral: asyncio.Future[Any] | None = None  # the deferral, once the work took too long
+    replying: bool = False  # the first response is on its way: no deferral any more
+
+
+_answering: dict[int, _Answering] = {}  # by interaction id, while a command works
+
+
+@contextlib.asynccontextmanager
+async def answering(interaction: discord.Interaction, *, ephemeral: bool = True) -> AsyncIterator[None]:
+    """The 3-second rule without a deferral when the work is short: the reply is the first
+    response (one REST call, like any quick command); only if no reply was sent within
+    :data:`ANSWER_WITHIN` seconds (a slow disk, a game busy resolving) is the interaction
+    deferred, and the reply then follows up. Wrap the work (engine, disk) and its reply."""
+    if interaction.response.is_done():  # deferred or answered already: the reply follows up
+        yield
+        return
+    state = _Answering(ephemeral)
+
+    def late() -> None:
+        if state.replying or interaction.response.is_done():
+            return
+        state.deferral = asyncio.ensure_future(interaction.response.defer(ephemeral=ephemeral, thinking=True))
+
+    state.handle = asyncio.get_running_loop().call_later(ANSWER_WITHIN, late)
+    _answering[interaction.id] = state
+    try:
+        yield
+    finally:
+        state.handle.cancel()
+        _answering.pop(interaction.id, None)
+        if state.deferral is not None:  # deferred and never replied: let the deferral land
+            with contextlib.suppress(discord.HTTPException):
+                await state.deferral
+
+
 async def reply(interaction: discord.Interaction, content: str, *, ephemeral: bool = True, **kw: Any) -> None:
     """Answer an interaction: its first response, or a follow-up once deferred."""
+    state = _answering.get(interaction.id)
+    if state is not None:
+        if state.handle is not None:
+            state.handle.cancel()
+        if state.deferral is None:
+            state.replying = True
+        else:  # deferred meanwhile: the reply follows the deferral
+            with contextlib.suppress(discord.HTTPException):
+                await state.deferral
     if interaction.response.is_done():
         await interaction.followup.send(content, ephemeral=ephemeral, **kw)
     else:

@@ -591,6 +591,8 @@ def bench_discord(b: Bench, say: Callable[[str], None], make_bot: BotFactory | N
     floor, how = resolve_floor()
     b.add("discord", "discord.command_path", "an action through SimCord (validation, SQLite commit, ephemeral reply) against a no-op slash command",
           None, "×", goal="≤ 1.5× the no-op", not_measured=reason)
+    b.add("discord", "discord.command_path_day7", "an action through SimCord on day 7 against a no-op slash command",
+          None, "×", goal="≤ 1.5× the no-op", not_measured=reason)
     b.add("discord", "discord.rest_create_13", "REST calls to create a 13-player game's channels, against the floor (one call per channel)",
           None, "calls", goal="the floor", not_measured=reason)
     b.add("discord", "discord.rest_resolve", "REST calls to deliver one resolve (13 players all acting), against the floor",
@@ -621,13 +623,15 @@ async def _discord(b: Bench, repeats: int, make_bot: BotFactory) -> None:
             gm = guild.add_member(env.create_user("gm"))
             members = [guild.add_member(env.create_user(f"p{i}", global_name=f"Игрок{i + 1}")) for i in range(13)]
             await gm.slash(lobby, "lobby create")
+            store = bot.store
+            for lid in await store.lobbies(guild.id):  # the same deal every run (the production seed is random)
+                await store.update_lobby(lid, lambda data: data.update(seed=BENCH_SEED))
             for m in members:
                 await m.slash(lobby, "lobby join")
             n0 = len(env.http_requests)
             await gm.slash(lobby, "lobby start")
             await env.settle()
             calls = env.http_requests[n0:]
-            store = bot.store
             gid = store.games()[0].game_id
             channels = store.info(gid).meta["channels"]
             made = [c for c in calls if c.path.startswith(f"/guilds/{guild.id}/channels") or "/permissions/" in c.path
@@ -639,65 +643,17 @@ async def _discord(b: Bench, repeats: int, make_bot: BotFactory) -> None:
                   note=f"/lobby start made {len(calls)} REST calls in all: {len(made)} to create channels (overwrites included), "
                   f"{len(posts)} messages (role cards, introductions), {len(calls) - len(made) - len(posts)} other (the reply)")
 
-            # the command path: one player's action, replaced again and again, against the no-op
-            game = store.game(gid)
+            # the command path on day 1: one player's action, replaced again and again, against the no-op
             by_id = {c.id: c for c in guild.channels.values()}
-            pid = 0
-            member = next(m for m in members if m.id == game.player(pid).user_id)
-            hidden = by_id[int(channels[f"player:{pid}"])]
-            la = next(a for a in game.legal_actions(pid) if not a.ability.options and a.ability.number is None)
-            args: dict[str, Any] = {"ability": f"{la.via}|{la.key}" if la.via else la.key}
-            for name, t in zip(["target", "target2", "target3"], la.targets[: la.ability.targets], strict=False):
-                args[name] = str(t)
-            cpu: dict[str, list[float]] = {"action": [], "noop": []}
-            wall: dict[str, list[float]] = {"action": [], "noop": []}
-            rest: Counter[str] = Counter()
-            applies = store.transactions["apply"]
-            for _ in range(repeats):
-                for kind, name, kw in (("noop", "bench-noop", {}), ("action", "action submit", args)):
-                    n0 = len(env.http_requests)
-                    c0, w0 = time.process_time(), time.perf_counter()
-                    r = await member.slash(hidden, name, **kw)
-                    cpu[kind].append(time.process_time() - c0)
-                    wall[kind].append(time.perf_counter() - w0)
-                    rest[kind] += len(env.http_requests) - n0
-                    assert r.response is not None and r.response.ephemeral, r
-            accepted = store.transactions["apply"] - applies
-            ratio = statistics.median(cpu["action"]) / statistics.median(cpu["noop"])
-            b.add("discord", "discord.command_path", "an action through SimCord (validation, SQLite commit, ephemeral reply) against a no-op slash command",
-                  ratio, "×", goal="≤ 1.5× the no-op", ratio=ratio, ok=ratio <= 1.5,
-                  note=f"CPU time of the whole process (bot, store thread, SimCord), medians of {repeats} alternating calls: "
-                  f"/action submit {median_ms(cpu['action']):.2f} ms ({accepted} accepted and committed, synchronous=FULL), "
-                  f"/bench-noop {median_ms(cpu['noop']):.2f} ms; REST calls a command: {rest['action'] / repeats:g} vs "
-                  f"{rest['noop'] / repeats:g}; wall clock {median_ms(wall['action']):.1f} vs {median_ms(wall['noop']):.1f} ms, "
-                  "which SimCord's settling (idle waits of up to 50 ms) dominates")
+            path = await _command_path(env, store, gid, members, channels, by_id, repeats)
+            _command_path_row(b, "discord.command_path", 1, repeats, path)
 
             # the REST economy of resolves: every player acts, the scheduler resolves and delivers
             rnd = random.Random(17)
             total = floor_total = 0
             detail = []
             for _ in range(3):  # day 1.1, day 1.2 (the turn's end, the prison vote), night 1
-                game = store.game(gid)
-                table = Table(game, ["random"] * len(game.state.players), rnd)
-                for p in game.living():
-                    for acts in table.lanes(p.pid).values():
-                        a = rnd.choice(acts)
-                        targets, opt = table.draw(a)
-                        cmd = {"pid": p.pid, "ability": a.key, "targets": targets}
-                        if opt is not None:
-                            cmd["option"] = opt
-                        if a.via:
-                            cmd["via"] = a.via
-                        with contextlib.suppress(ActionError):
-                            await store.apply(gid, Command("submit", cmd))
-                        break
-                await bot.deliverer.flush(gid)
-                await env.settle()
-                label = store.game(gid).info.label
-                n0 = len(env.http_requests)
-                done = await bot.scheduler.resolve(gid)
-                await env.settle()
-                calls = env.http_requests[n0:]
+                label, calls, done = await _bot_tick(bot, env, store, gid, rnd)
                 events = [e for res in done for e in res.events]
                 dests = {x for e in events for x in destinations(e)}
                 votes = 1 if any(e.key.startswith("vote.") for e in events) and "votes" in channels else 0
@@ -709,9 +665,115 @@ async def _discord(b: Bench, repeats: int, make_bot: BotFactory) -> None:
             b.add("discord", "discord.rest_resolve", "REST calls to deliver one resolve (13 players all acting), against the floor",
                   total / 3, "calls", goal="the floor: one call per channel with news", ratio=ratio, ok=ratio <= 1.0,
                   note="mean of 3 resolves (" + "; ".join(detail) + "); floor: players with news + public report + vote post + GM trace")
+
+            # the same game on day 7 (every player acting each tick, resolved and delivered by the
+            # scheduler as a deadline does), then the same command path again
+            day7 = (COMMAND_DAYS[1] - 1) * store.game(gid).clock.per_cycle
+            while store.game(gid).state.tick < day7:
+                await _bot_tick(bot, env, store, gid, rnd)
+                if store.info(gid).status != "running":
+                    raise RuntimeError(f"the bench's game ended before day {COMMAND_DAYS[1]}: a bench bug (seed {BENCH_SEED})")
+            path = await _command_path(env, store, gid, members, channels, by_id, repeats)
+            _command_path_row(b, "discord.command_path_day7", COMMAND_DAYS[1], repeats, path)
         finally:
             await env.shutdown()
             await bot.store.close()
+
+
+COMMAND_DAYS = (1, 7)  # the days the command path is timed at (day 7: the book's last day)
+BENCH_SEED = 11  # the Discord game's seed (production draws one at random): the same game every run
+
+
+async def _bot_tick(bot: Any, env: Any, store: Store, gid: str, rnd: random.Random) -> tuple[str, list[Any], list[Any]]:
+    """Every living player submits one random legal move through the store; the outbox is
+    delivered; then the scheduler resolves the tick and delivers it (what a deadline does).
+    The tick's label, the REST calls of the resolve and its delivery, the resolves done."""
+    game = store.game(gid)
+    table = Table(game, ["random"] * len(game.state.players), rnd)
+    for p in game.living():
+        for acts in table.lanes(p.pid).values():
+            a = rnd.choice(acts)
+            targets, opt = table.draw(a)
+            cmd: dict[str, Any] = {"pid": p.pid, "ability": a.key, "targets": targets}
+            if opt is not None:
+                cmd["option"] = opt
+            if a.via:
+                cmd["via"] = a.via
+            with contextlib.suppress(ActionError):
+                await store.apply(gid, Command("submit", cmd))
+            break
+    await bot.deliverer.flush(gid)
+    await env.settle()
+    label = store.game(gid).info.label
+    n0 = len(env.http_requests)
+    done = await bot.scheduler.resolve(gid)
+    await env.settle()
+    return label, env.http_requests[n0:], done
+
+
+async def _command_path(env: Any, store: Store, gid: str, members: list[Any], channels: dict[str, Any], by_id: dict[int, Any],
+                        repeats: int) -> dict[str, Any]:
+    """``/action submit`` of one living player, alternated ``repeats`` times with ``/bench-noop``
+    in the player's own channel: CPU time of the whole process and wall time of each call, REST
+    calls. The player alternates between two targets of one ability, so that every submit is
+    accepted, replaces the last one and is committed (the same submission twice would be
+    answered as already recorded, without a write)."""
+    game = store.game(gid)
+    by_user = {m.id: m for m in members}
+    pick = None
+    for p in game.living():
+        for la in game.legal_actions(p.pid):
+            k = la.ability.targets
+            if la.ability.options or la.ability.number is not None or not 1 <= k < len(la.targets):
+                continue
+            if p.user_id in by_user:
+                pick = p, la
+                break
+        if pick:
+            break
+    if pick is None:
+        raise RuntimeError("the bench found no ability with two choices of target: a bench bug")
+    p, la = pick
+    member, hidden = by_user[p.user_id], by_id[int(channels[f"player:{p.pid}"])]
+    base: dict[str, Any] = {"ability": f"{la.via}|{la.key}" if la.via else la.key}
+    k = la.ability.targets
+    variants = []
+    for first in (la.targets[:k], la.targets[1:k + 1]):
+        args = dict(base)
+        for name, t in zip(["target", "target2", "target3"], first, strict=False):
+            args[name] = str(t)
+        variants.append(args)
+    cpu: dict[str, list[float]] = {"action": [], "noop": []}
+    wall: dict[str, list[float]] = {"action": [], "noop": []}
+    rest: Counter[str] = Counter()
+    applies = store.transactions["apply"]
+    for i in range(repeats):
+        for kind, name, kw in (("noop", "bench-noop", {}), ("action", "action submit", variants[i % 2])):
+            n0 = len(env.http_requests)
+            c0, w0 = time.process_time(), time.perf_counter()
+            r = await member.slash(hidden, name, **kw)
+            cpu[kind].append(time.process_time() - c0)
+            wall[kind].append(time.perf_counter() - w0)
+            rest[kind] += len(env.http_requests) - n0
+            assert r.response is not None and r.response.ephemeral, r
+    accepted = store.transactions["apply"] - applies
+    if accepted != repeats:
+        raise RuntimeError(f"the bench's action was accepted {accepted} times of {repeats}: a bench bug")
+    return {"cpu": cpu, "wall": wall, "rest": rest, "accepted": accepted, "ability": la.key,
+            "snapshot": len(store._live(gid).text.encode("utf-8")), "label": game.info.label}
+
+
+def _command_path_row(b: Bench, key: str, day: int, repeats: int, path: dict[str, Any]) -> None:
+    cpu, wall, rest = path["cpu"], path["wall"], path["rest"]
+    ratio = statistics.median(cpu["action"]) / statistics.median(cpu["noop"])
+    b.add("discord", key, f"an action through SimCord on day {day} (validation, SQLite commit, ephemeral reply) against a no-op slash command",
+          ratio, "×", goal="≤ 1.5× the no-op", ratio=ratio, ok=ratio <= 1.5,
+          note=f"{path['label']}; CPU time of the whole process (bot, store thread, SimCord), medians of {repeats} alternating calls: "
+          f"/action submit {median_ms(cpu['action']):.2f} ms ({path['accepted']} accepted and committed, each replacing the last; "
+          f"synchronous=FULL; snapshot {path['snapshot'] / 1024:.1f} KiB), /bench-noop {median_ms(cpu['noop']):.2f} ms; "
+          f"REST calls a command: {rest['action'] / repeats:g} vs {rest['noop'] / repeats:g}; wall clock "
+          f"{median_ms(wall['action']):.1f} vs {median_ms(wall['noop']):.1f} ms, which SimCord's settling (idle waits of up to 50 ms) dominates")
+
 
 
 def run_bench(quick: bool = False, only: list[str] | None = None, progress: bool = True, make_bot: BotFactory | None = None) -> Bench:

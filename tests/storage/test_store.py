@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from engine import ActionError, Game
+from engine import ActionError
 from storage import Command, Due, StorageError, Store, default_db_path, latest_version
 
 from .conftest import new_game, sql, table_dump
@@ -236,14 +236,15 @@ async def test_finished_games_stay_in_the_database(db):
 
 
 async def test_the_live_game_is_the_committed_one(store):
-    """Working on a copy: a refused or failed command never leaves traces in memory."""
+    """A refused or failed command never leaves traces in memory: the game in memory is the
+    committed snapshot (a command runs on the live game and gives it back when not committed)."""
     await new_game(store)
-    live: Game = store.game("g1")
     await store.apply("g1", Command.submit(0, "day", [1]))
-    assert store.game("g1") is not live  # replaced only after the commit
+    assert store.game("g1").to_dict() == (await store.rebuild("g1")).to_dict()
     with pytest.raises(ActionError):
         await store.apply("g1", Command.submit(0, "day", [0]))
     assert [i.targets for i in store.game("g1").state.intents] == [[1]]
+    assert store.game("g1").to_dict() == (await store.rebuild("g1")).to_dict()
 
 
 async def test_a_cancelled_caller_does_not_split_memory_from_disk(store, monkeypatch):

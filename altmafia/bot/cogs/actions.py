@@ -17,9 +17,9 @@ from discord.ext import commands
 from altmafia.bot.interact import (
     D,
     N,
+    answering,
     as_player,
     deadline_text,
-    defer,
     games_here,
     lang,
     parse_player,
@@ -230,46 +230,47 @@ async def submit_action(bot: Any, interaction: discord.Interaction, ability: str
             await refuse(interaction, "err.unknown_player", name=t)
             return False
         targets.append(pid)
-    await defer(interaction)
-    # a retry after a lost reply (Discord never re-sends an interaction: the retry is a new
-    # one): the same submission already recorded is answered with what is recorded
-    same = next((i for i in game.pending(actor) if i.ability == key and i.targets == targets and i.option == option
-                 and i.via == via and i.by == by), None)
-    if same is not None:
+    async with answering(interaction):  # no deferral unless the work takes long
+        # a retry after a lost reply (Discord never re-sends an interaction: the retry is a new
+        # one): the same submission already recorded is answered with what is recorded
+        same = next((i for i in game.pending(actor) if i.ability == key and i.targets == targets and i.option == option
+                     and i.via == via and i.by == by), None)
+        if same is not None:
+            r = Renderer(game, lng)
+            opt = f" ({option_label(game, lng, option)})" if option else ""
+            # an ability that takes no target reads without «→ —»
+            await reply(interaction, text(lng, "action.already" + ("" if targets else "_alone"), ability=r.ability(same.ability),
+                                          targets=", ".join(r.player(t) for t in targets) or "—", option=opt)
+                        + "\n" + deadline_text(bot.store.info(gid), lng))
+            return True
+        before = {i.lane for i in game.pending(actor)}
+        args: dict[str, Any] = {"pid": actor, "ability": key, "targets": targets, "option": option, "via": via}
+        if by is not None:
+            args["by"] = by
+        cmd = Command("submit", args, user_id=interaction.user.id, request_id=str(interaction.id))
+        try:
+            applied = await bot.store.apply(gid, cmd)
+        except ActionError as err:
+            await refuse_engine(interaction, game, err)
+            return False
+        game = bot.store.game(gid)
         r = Renderer(game, lng)
+        lane = (applied.result or {}).get("lane", "action")
+        ability_key = (applied.result or {}).get("ability", key)
+        names = ", ".join(r.player(t) for t in targets) or "—"
         opt = f" ({option_label(game, lng, option)})" if option else ""
-        # an ability that takes no target reads without «→ —»
-        await reply(interaction, text(lng, "action.already" + ("" if targets else "_alone"), ability=r.ability(same.ability),
-                                      targets=", ".join(r.player(t) for t in targets) or "—", option=opt)
-                    + "\n" + deadline_text(bot.store.info(gid), lng))
+        key_text = text(lng, ("action.replaced" if lane in before else "action.accepted") + ("" if targets else "_alone"),
+                        ability=r.ability(ability_key), targets=names,
+                        option=opt)
+        if by is not None:
+            key_text = text(lng, "action.for_teammate", player=r.player(actor)) + " " + key_text
+        await reply(interaction, key_text + "\n" + deadline_text(bot.store.info(gid), lng))
+        if applied.deliveries:  # what the command itself gave to tell (the scheduler's loop sends the rest)
+            await bot.deliverer.flush(gid)
+        if game.end_now_requested():  # a riot ends the turn at once
+            await bot.scheduler.resolve(gid)
+        await bot.scheduler.end_early(gid)  # the ruleset may end the phase once nobody is waited for
         return True
-    before = {i.lane for i in game.pending(actor)}
-    args: dict[str, Any] = {"pid": actor, "ability": key, "targets": targets, "option": option, "via": via}
-    if by is not None:
-        args["by"] = by
-    cmd = Command("submit", args, user_id=interaction.user.id, request_id=str(interaction.id))
-    try:
-        applied = await bot.store.apply(gid, cmd)
-    except ActionError as err:
-        await refuse_engine(interaction, game, err)
-        return False
-    game = bot.store.game(gid)
-    r = Renderer(game, lng)
-    lane = (applied.result or {}).get("lane", "action")
-    ability_key = (applied.result or {}).get("ability", key)
-    names = ", ".join(r.player(t) for t in targets) or "—"
-    opt = f" ({option_label(game, lng, option)})" if option else ""
-    key_text = text(lng, ("action.replaced" if lane in before else "action.accepted") + ("" if targets else "_alone"),
-                    ability=r.ability(ability_key), targets=names,
-                    option=opt)
-    if by is not None:
-        key_text = text(lng, "action.for_teammate", player=r.player(actor)) + " " + key_text
-    await reply(interaction, key_text + "\n" + deadline_text(bot.store.info(gid), lng))
-    await bot.deliverer.flush(gid)
-    if game.end_now_requested():  # a riot ends the turn at once
-        await bot.scheduler.resolve(gid)
-    await bot.scheduler.end_early(gid)  # the ruleset may end the phase once nobody is waited for
-    return True
 
 
 async def cancel_action(bot: Any, interaction: discord.Interaction, which: str | None = None) -> bool:
@@ -284,13 +285,13 @@ async def cancel_action(bot: Any, interaction: discord.Interaction, which: str |
     if mine is None:
         await refuse(interaction, "err.nothing_to_cancel")
         return False
-    await defer(interaction)
-    try:
-        applied = await bot.store.apply(gid, Command.cancel(p.pid, lane, user_id=interaction.user.id, request_id=str(interaction.id)))
-    except ActionError as err:
-        await refuse_engine(interaction, game, err)
-        return False
-    await reply(interaction, text(lng, "action.cancelled" if applied.result else "action.not_cancelled"))
+    async with answering(interaction):  # no deferral unless the work takes long
+        try:
+            applied = await bot.store.apply(gid, Command.cancel(p.pid, lane, user_id=interaction.user.id, request_id=str(interaction.id)))
+        except ActionError as err:
+            await refuse_engine(interaction, game, err)
+            return False
+        await reply(interaction, text(lng, "action.cancelled" if applied.result else "action.not_cancelled"))
     if applied.result:  # an ability used in the open is taken back in public (an engine event)
         await bot.deliverer.flush(gid)
     return bool(applied.result)
