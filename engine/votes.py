@@ -82,8 +82,7 @@ def vote_choices(g: Game, vdef: Any, p: Player) -> list[int | str]:
     accepts."""
     counter = VOTES[vdef.kind]
     out: list[int | str] = []
-    peace = ["peace"] if vdef.params.get("peace") else []
-    for c in [q.pid for q in g.state.players] + peace + list(counter.named_choices(g, vdef)):
+    for c in vote_candidates(g, vdef):
         try:
             counter.check_choice(g, vdef, p, c)
         except ActionError:
@@ -91,6 +90,13 @@ def vote_choices(g: Game, vdef: Any, p: Player) -> list[int | str]:
         if c not in out:
             out.append(c)
     return out
+
+
+def vote_candidates(g: Game, vdef: Any) -> list[int | str]:
+    """Every choice a ballot of ``vdef`` may name before its counter is asked: each seat, then
+    «за мир» where the vote's ``params`` offer it (``peace``), then the counter's named choices."""
+    peace = ["peace"] if vdef.params.get("peace") else []
+    return [*(q.pid for q in g.state.players), *peace, *VOTES[vdef.kind].named_choices(g, vdef)]
 
 
 # ---- a ballot, told in the vote channel ------------------------------------------------------
