@@ -329,32 +329,9 @@ class Legality(World):
             raise ActionError("irrevocable", ability=held)
         if now.riot and lane == "action":
             raise ActionError("turn_used")  # the riot that ended this turn cannot be taken back
-        ob = now.obligation if lane == "action" and not unbound else None
-        if ob:
-            forced = ob.get("key")
-            if forced and not ((key == forced and via is None) or via == forced):
-                raise ActionError("blackmailed", ability=forced)
-            if ob.get("target") is not None and ab.targets == 0:
-                raise ActionError("blackmailed_target", target=ob["target"])
-        if via == "leader":
-            ready = p.ready_at.get("leader")
-            if ready is not None and st.tick < ready:
-                raise ActionError("cooldown", ability="leader", ready=self.clock.info(ready).label)
-            return ab
-        if slot.requires or ab.requires:
-            for req in [*slot.requires, *ab.requires]:
-                err = self._meets(p, req)
-                if err:
-                    raise err
-        ready = p.ready_at.get(key)
-        if ready is not None and st.tick < ready:
-            raise ActionError("cooldown", ability=key, ready=self.clock.info(ready).label)
-        if ab.uses_per_game is not None and p.uses.get(key, 0) >= ab.uses_per_game:
-            raise ActionError("no_uses_left", ability=key)
-        if ab.checks:
-            err = self.run_checks(p, ab, None, None)
-            if err:
-                raise err
+        err = _refusal_after_lane(self, p, key, via, ab, slot, lane, now, unbound)
+        if err is not None:
+            raise err
         return ab
 
     def run_checks(self, p: Player, ab: AbilityDef, targets: list[int] | None, option: str | None) -> ActionError | None:
@@ -478,11 +455,14 @@ class Legality(World):
                     continue
                 if now.stops and any("*" in f.blocks_slots or slot.id in f.blocks_slots for f in now.stops):
                     continue
-            try:
-                ab = self.check_available(p, key, via, known=known, now=now)
-            except ActionError:
-                continue
-            if known is None:
+                if _refusal_after_lane(self, p, key, via, known, slot, lane, now, False) is not None:
+                    continue
+                ab = known
+            else:
+                try:
+                    ab = self.check_available(p, key, via, now=now)
+                except ActionError:
+                    continue
                 lane = self.lane_for(key, ab, via)
             targets = []
             if ab.targets:
@@ -575,3 +555,39 @@ def _targets(world: Legality, p: Player, ab: AbilityDef, via: str | None, seats:
         elif alive is want_alive and not unreachable and (self_ok or t is not p) and (only is None or t.pid == only):
             out.append(t.pid)
     return out
+
+
+def _refusal_after_lane(world: Legality, p: Player, key: str, via: str | None, ab: AbilityDef, slot: SlotDef, lane: str,
+                        now: PlayerNow, unbound: bool) -> ActionError | None:
+    """The refusal of :meth:`Legality.check_available` once the phase, the statuses, the
+    forbidden abilities and the lane have let the way pass (a blackmail, a cooldown, a
+    requirement, the uses, the ability's checks), or None; returned, not raised, for
+    ``legal_actions``, which asks it of every way."""
+    ob = now.obligation if lane == "action" and not unbound else None
+    if ob:
+        forced = ob.get("key")
+        if forced and not ((key == forced and via is None) or via == forced):
+            return ActionError("blackmailed", ability=forced)
+        if ob.get("target") is not None and ab.targets == 0:
+            return ActionError("blackmailed_target", target=ob["target"])
+    if via == "leader":
+        ready = p.ready_at.get("leader")
+        if ready is not None and world.state.tick < ready:
+            return ActionError("cooldown", ability="leader", ready=world.clock.info(ready).label)
+        return None
+    if slot.requires or ab.requires:
+        for req in [*slot.requires, *ab.requires]:
+            err = world._meets(p, req)
+            if err:
+                return err
+    ready = p.ready_at.get(key)
+    if ready is not None and world.state.tick < ready:
+        return ActionError("cooldown", ability=key, ready=world.clock.info(ready).label)
+    if ab.uses_per_game is not None and p.uses.get(key, 0) >= ab.uses_per_game:
+        return ActionError("no_uses_left", ability=key)
+    if ab.checks:
+        err = world.run_checks(p, ab, None, None)
+        if err:
+            return err
+    return None
+

@@ -111,7 +111,10 @@ def day_memory(g: Game, vdef: Any, day: int) -> PrisonDay:
     """The memory of ``day`` of the vote ``vdef`` (made empty when first asked for; seed 001's
     amnesty vote keeps its day here too)."""
     days = g.state.place(PrisonMemory).days.setdefault(vdef.id, {})
-    return days.setdefault(str(day), PrisonDay())
+    found = days.get(str(day))  # asked for every choice of every ballot: no empty day built in vain
+    if found is None:
+        found = days[str(day)] = PrisonDay()
+    return found
 
 
 def _stat(g: Game, vdef: Any) -> str:
