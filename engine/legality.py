@@ -386,7 +386,7 @@ class Legality(World):
     def _bound_target(self, p: Player, ab: AbilityDef, via: str | None, now: PlayerNow | None = None) -> int | None:
         """The player a blackmailed player's action must be aimed at, if this action can be
         (``now``: :class:`PlayerNow` of ``p``, when known)."""
-        if via == "extra" or not self.counts_as_action(ab):
+        if (now is not None and now.obligation is None) or via == "extra" or not self.counts_as_action(ab):
             return None
         ob = self.obligation(p) if now is None else now.obligation
         x = ob.get("target") if ob else None
@@ -467,13 +467,15 @@ class Legality(World):
             targets = []
             if ab.targets:
                 if facts is None:
-                    facts = {t.pid: self._target_facts(t) for t in self.state.players}
+                    players = self.state.players
+                    facts = {t.pid: self._target_facts(t) if t.statuses else (True, False) for t in players}
                     # (player, alive, publicly unreachable, plain: no passive can make them untargetable)
-                    seats = [(t, *facts[t.pid], not (t.grants or {t.role, t.character} & self._untargetable)) for t in self.state.players]
+                    shield = self._untargetable
+                    seats = [(t, *facts[t.pid], not (t.grants or (shield and {t.role, t.character} & shield))) for t in players]
                 targets = _targets(self, p, ab, via, seats, facts, self._bound_target(p, ab, via, now))
                 if len(targets) < ab.targets:
                     continue
-            options = [o for o in ab.options if not ab.checks or self.run_checks(p, ab, None, o) is None]
+            options = [o for o in ab.options if self.run_checks(p, ab, None, o) is None] if ab.checks else list(ab.options)
             if ab.options and not options:
                 continue
             out.append(LegalAction(key=key, ability=ab, targets=targets, options=options, via=via, number=number_range(ab), lane=lane))
