@@ -431,7 +431,9 @@ class Legality(World):
         out: list[LegalAction] = []
         if self.state.over or not self.alive(p) or self.phase_cut():
             return out  # what check_available refuses first, for every way at once
-        own = _own_ways(self, p)
+        now = PlayerNow(self, p)
+        kind = now.info.kind
+        own, borrowers = _own_ways(self, p, kind)
         extra = self.extra_slots(p)
         # (key, via, the ability when known, its slot, lane, whether it borrows): a way that
         # check_available refuses at once (another phase, a spent lane…) is skipped unasked
@@ -442,9 +444,7 @@ class Legality(World):
                 ways.append((k, "leader", ab, _way(self, k, ab)[0], "action", False))
         if extra:
             ways += [(k, "extra", ab, slot, "extra", False) for k, _, ab, slot, _, _ in own if ab.slot in extra]
-        ways += [(k, b, None, None, "", False) for b, _, _, _, _, borrower in own if borrower for k in self.borrow_keys(p, b)]
-        now = PlayerNow(self, p)
-        kind = now.info.kind
+        ways += [(k, b, None, None, "", False) for b in borrowers for k in self.borrow_keys(p, b)]
         facts: dict[int, tuple[bool, bool]] | None = None
         seats: list[tuple[Player, bool, bool, bool]] = []
         for key, via, known, slot, lane, borrower in ways:
@@ -523,38 +523,45 @@ def _way(world: Legality, key: str, ab: AbilityDef) -> tuple[SlotDef, str, bool]
     return found[1], found[2], found[3]
 
 
-def _own_ways(world: Legality, p: Player) -> list[tuple[str, None, AbilityDef, SlotDef, str, bool]]:
-    """``p``'s own abilities (``abilities``) as ways to act: (key, None, the ability, its
-    slot, its lane, whether it borrows); looked up once per role and character for a player
+def _own_ways(world: Legality, p: Player, kind: str) -> tuple[list[tuple[str, None, AbilityDef, SlotDef, str, bool]], list[str]]:
+    """``p``'s own abilities (``abilities``) of the period ``kind`` (their slot's phase) as ways
+    to act: (key, None, the ability, its slot, its lane, whether it borrows); and the keys of
+    all their borrowing abilities. Looked up once per role, character and period for a player
     without grants."""
-    if p.grants:
-        return [(k, None, ab, *_way(world, k, ab)) for k, ab in world.abilities(p)]
-    cache = world.rules.derived_cache
-    ckey = ("own_ways", p.role, p.character)
-    found = cache.get(ckey)
-    if found is None:
-        found = cache[ckey] = [(k, None, ab, *_way(world, k, ab)) for k, ab in world.abilities(p)]
-    return found
+    if not p.grants:
+        ckey = ("own_ways", p.role, p.character, kind)
+        found = world.rules.derived_cache.get(ckey)
+        if found is None:
+            found = world.rules.derived_cache[ckey] = _own_ways_now(world, world.abilities(p), kind)
+        return found
+    return _own_ways_now(world, world.abilities(p), kind)
+
+
+def _own_ways_now(world: Legality, own: list[tuple[str, AbilityDef]], kind: str) -> tuple[list[Any], list[str]]:
+    ways = [(k, None, ab, *_way(world, k, ab)) for k, ab in own]
+    return [w for w in ways if w[3].phase in ("any", kind)], [w[0] for w in ways if w[5]]
 
 
 def _targets(world: Legality, p: Player, ab: AbilityDef, via: str | None, seats: list[tuple[Player, bool, bool, bool]],
              facts: dict[int, tuple[bool, bool]], bound: int | None) -> list[int]:
     """Every pid :meth:`Legality._target_ok` accepts for ``p``'s ``ab`` by ``via``, in seat order
     (``seats``, ``facts``: each target's facts, found once per ``legal_actions``). An
-    ability with no target filter, no checks and no once-per-target rule is decided from
-    the facts alone, for each target no passive can shield; any other pair asks
+    ability with no checks and no once-per-target rule is decided from the facts and its
+    target filter, for each target no passive can shield; any other pair asks
     :meth:`Legality._target_ok` itself."""
-    if ab.target_where or ab.checks or ab.once_per == "target":
+    if ab.checks or ab.once_per == "target":
         return [t.pid for t, *_ in seats if world._target_ok(p, ab, t, via, facts=facts, bound=bound) is None]
     self_ok = via == "leader" or (ab.self_target if ab.self_target is not None else world.slot_of(ab).self_target)
     want_alive = not ab.dead_targets
     only = bound if bound is not None and ab.targets == 1 else None
+    where = ab.target_where
     out = []
     for t, alive, unreachable, plain in seats:
         if not plain:
             if world._target_ok(p, ab, t, via, facts=facts, bound=bound) is None:
                 out.append(t.pid)
-        elif alive is want_alive and not unreachable and (self_ok or t is not p) and (only is None or t.pid == only):
+        elif (alive is want_alive and not unreachable and (self_ok or t is not p) and (only is None or t.pid == only)
+              and (where is None or world.matches(t, where, actor=p.pid))):
             out.append(t.pid)
     return out
 
