@@ -275,6 +275,13 @@ class PrisonVote(VoteCounter):
             raise ActionError("not_on_list", target=choice)
 
     @staticmethod
+    def accepted(g: Game, vdef: Any, p: Player, candidates: list[Any]) -> list[Any]:
+        """What :meth:`check_choice` accepts of ``candidates``: the listed, and «против всех»."""
+        listed = day_memory(g, vdef, g.info.day).listed
+        against = vdef.params.get("against_all")
+        return [c for c in candidates if (c == AGAINST_ALL and against) or c in listed]
+
+    @staticmethod
     def due(ctx: Ctx, vdef: Any) -> bool:
         return ctx.game.clock.is_turn_end(ctx.tick)
 
