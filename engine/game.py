@@ -36,7 +36,7 @@ from .state import (
     Vote,
     new_rng_state,
 )
-from .votes import announce_ballot, announce_open_action, announce_withdrawn
+from .votes import announce_ballot, announce_open_action, announce_withdrawn, vote_candidates
 from .world import blocked_by_status
 
 
@@ -205,11 +205,9 @@ class Game(Orders, Mail, Dealing, PhaseEnd):
     def vote(self, pid: int, vote_id: str, choice: int | str | None) -> Vote:
         """Cast or change a ballot; a new or changed one is told in the vote channel
         (:func:`engine.votes.announce_ballot`). Only what :meth:`vote_choices` lists is accepted."""
-        choices = self.vote_choices(pid, vote_id)  # game_over, vote_closed, cannot_vote
-        p = self.player(pid)
-        vdef = self.open_vote(vote_id)
+        vdef, p = self.voter(pid, vote_id)  # game_over, vote_closed, cannot_vote
         VOTES[vdef.kind].check_choice(self, vdef, p, choice)  # the counter's own reason
-        if choice not in choices:
+        if choice not in vote_candidates(self, vdef):  # what vote_choices lists: asked of the counter and a candidate
             raise ActionError("illegal_target", target=choice)
         existing = [v for v in self.state.votes if v.pid == pid and v.vote == vote_id]
         if existing and existing[0].choice == choice:

@@ -11,7 +11,7 @@ from typing import Any
 
 from .errors import ActionError
 from .registry import CHECKS
-from .ruleset import AbilityDef, Requirement
+from .ruleset import AbilityDef, Requirement, SlotDef
 from .state import Player
 from .votes import vote_choices
 from .world import World
@@ -87,12 +87,45 @@ class LegalAction:
     options: list[str]
     via: str | None = None
     number: NumberRange | None = None  # the numbers it takes as its option, if it takes one
+    lane: str | None = None  # the lane it fills this turn (``lane_for``): one move a lane
 
     def any_option(self, rnd: Any) -> str | None:
         """A legal choice: one of the options, a number in range, or None."""
         if self.number is not None:
             return self.number.pick(rnd)
         return rnd.choice(self.options) if self.options else None
+
+
+class PlayerNow:
+    """What :meth:`Legality.check_available` reads of one player in this period, found once
+    for every way they may act (``legal_actions`` asks for all of them at once; nothing
+    changes the game in between)."""
+
+    __slots__ = ("info", "flags", "stops", "spent", "held", "riot", "_ob", "_world", "_p")
+
+    def __init__(self, world: Legality, p: Player, flags: list[Any] | None = None) -> None:
+        st = world.state
+        self.info = world.info
+        self.flags = world.status_flags(p) if flags is None else flags
+        # the statuses that forbid some slots and whose holder may not act in them anyway
+        self.stops = [f for f in self.flags if f.blocks_slots and not world.passives(p, f"acts_in_{f.id}")]
+        self.spent = p.spent.get(self.info.turn, [])
+        self.held: dict[str, str] = {}  # lane -> the first irrevocable submission holding it
+        for i in st.intents:
+            if i.pid == p.pid and i.lane not in self.held and world.ability_def(i.ability).irrevocable:
+                self.held[i.lane] = i.ability
+        cut = st.core.end_now
+        self.riot = bool(cut and cut.tick == st.tick and cut.by == p.pid)
+        self._ob: Any = _ASK
+        self._world = world
+        self._p = p
+
+    @property
+    def obligation(self) -> dict[str, Any] | None:
+        """:meth:`Legality.obligation` of the player, asked once."""
+        if self._ob is _ASK:
+            self._ob = self._world.obligation(self._p)
+        return self._ob
 
 
 class Legality(World):
@@ -168,7 +201,7 @@ class Legality(World):
         return None
 
     def borrowers(self, p: Player) -> list[str]:
-        return [k for k, ab in self.abilities(p) if self.borrow_params(ab) is not None]
+        return [k for k, ab in self.abilities(p) if _way(self, k, ab)[2]]
 
     def borrow_keys(self, p: Player, via: str | None) -> list[str]:
         """The actions ``p`` may perform through the borrowing ability ``via``: those of its
@@ -253,14 +286,14 @@ class Legality(World):
         return ab
 
     def check_available(self, p: Player, key: str, via: str | None = None, *, unbound: bool = False, borrowing: bool = False,
-                        known: AbilityDef | None = None, flags: list[Any] | None = None) -> AbilityDef:
+                        known: AbilityDef | None = None, flags: list[Any] | None = None, now: PlayerNow | None = None) -> AbilityDef:
         """Raise unless ``p`` may use ability ``key`` now (targets aside).
 
         ``unbound``: leave a blackmail obligation aside; ``borrowing``: ``key`` is a borrowing
-        ability checked for use through it (never usable on its own). ``known`` and ``flags``
+        ability checked for use through it (never usable on its own). ``known`` and ``now``
         (``legal_actions``, which asks for every way at once): the ability, already found to be
         the player's by that way with the game running and the player alive and free to act in
-        this period, and the player's status flags."""
+        this period, and :class:`PlayerNow` of the player (``flags``: their status flags)."""
         st = self.state
         if known is None:
             if st.over:
@@ -273,56 +306,32 @@ class Legality(World):
         else:
             ab = known
         borrow = via not in self.VIAS
+        slot, own_lane, borrower = _way(self, key, ab)
         if borrow:
             self.check_available(p, via, unbound=True, borrowing=True)
-        elif via is None and not borrowing and self.borrow_params(ab) is not None:
+        elif via is None and not borrowing and borrower:
             raise ActionError("borrow_needs_choice", ability=key)
-        slot = self.slot_of(ab)
-        info = self.info
+        if now is None:
+            now = PlayerNow(self, p, flags)
         any_phase = borrow and self.borrow_params(self.ability_def(via)).get("any_phase")
-        if slot.phase != "any" and slot.phase != info.kind and not any_phase:
+        if slot.phase != "any" and slot.phase != now.info.kind and not any_phase:
             raise ActionError("wrong_phase", ability=key, phase=slot.phase)
-        for flag in self.status_flags(p) if flags is None else flags:
-            forbids = "*" in flag.blocks_slots or slot.id in flag.blocks_slots
-            if forbids and not self.passives(p, f"acts_in_{flag.id}"):
+        for flag in now.stops:
+            if "*" in flag.blocks_slots or slot.id in flag.blocks_slots:
                 raise ActionError("status_forbids", status=flag.id)
         if key in p.forbidden and via != "leader":
             raise ActionError("ability_forbidden", ability=key)
-        lane = self.lane_for(key, ab, via)
-        spent = p.spent.get(info.turn, [])
-        if lane in spent:
+        lane = own_lane if via is None else self.lane_for(key, ab, via)
+        if lane in now.spent:
             raise ActionError("turn_used")
-        for i in st.intents:  # an irrevocable submission («в любой момент») holds its lane
-            if i.pid == p.pid and i.lane == lane and self.ability_def(i.ability).irrevocable:
-                raise ActionError("irrevocable", ability=i.ability)
-        cut = st.core.end_now
-        if cut and cut.tick == st.tick and cut.by == p.pid and lane == "action":
+        held = now.held.get(lane)  # an irrevocable submission («в любой момент») holds its lane
+        if held is not None:
+            raise ActionError("irrevocable", ability=held)
+        if now.riot and lane == "action":
             raise ActionError("turn_used")  # the riot that ended this turn cannot be taken back
-        ob = self.obligation(p) if lane == "action" and not unbound else None
-        if ob:
-            forced = ob.get("key")
-            if forced and not ((key == forced and via is None) or via == forced):
-                raise ActionError("blackmailed", ability=forced)
-            if ob.get("target") is not None and ab.targets == 0:
-                raise ActionError("blackmailed_target", target=ob["target"])
-        if via == "leader":
-            ready = p.ready_at.get("leader")
-            if ready is not None and st.tick < ready:
-                raise ActionError("cooldown", ability="leader", ready=self.clock.info(ready).label)
-            return ab
-        for req in [*slot.requires, *ab.requires]:
-            err = self._meets(p, req)
-            if err:
-                raise err
-        ready = p.ready_at.get(key)
-        if ready is not None and st.tick < ready:
-            raise ActionError("cooldown", ability=key, ready=self.clock.info(ready).label)
-        if ab.uses_per_game is not None and p.uses.get(key, 0) >= ab.uses_per_game:
-            raise ActionError("no_uses_left", ability=key)
-        if ab.checks:
-            err = self.run_checks(p, ab, None, None)
-            if err:
-                raise err
+        err = _refusal_after_lane(self, p, key, via, ab, slot, lane, now, unbound)
+        if err is not None:
+            raise err
         return ab
 
     def run_checks(self, p: Player, ab: AbilityDef, targets: list[int] | None, option: str | None) -> ActionError | None:
@@ -337,6 +346,8 @@ class Legality(World):
         """(alive, publicly unreachable): what every ability asks of a target."""
         # only a public status refuses: a secret one (seed 000's absent) would be told by the
         # refusal; such a target is accepted and the action fails at the resolve (resolver)
+        if not t.statuses:
+            return True, False  # no status at all: alive, and nothing keeps anyone off
         return self.alive(t), any(not f.can_be_targeted and f.public for f in self.status_flags(t))
 
     def _target_ok(self, p: Player, ab: AbilityDef, t: Player, via: str | None = None, *, unbound: bool = False,
@@ -372,11 +383,12 @@ class Legality(World):
             return ActionError("blackmailed_target", target=x)
         return None
 
-    def _bound_target(self, p: Player, ab: AbilityDef, via: str | None) -> int | None:
-        """The player a blackmailed player's action must be aimed at, if this action can be."""
-        if via == "extra" or not self.counts_as_action(ab):
+    def _bound_target(self, p: Player, ab: AbilityDef, via: str | None, now: PlayerNow | None = None) -> int | None:
+        """The player a blackmailed player's action must be aimed at, if this action can be
+        (``now``: :class:`PlayerNow` of ``p``, when known)."""
+        if (now is not None and now.obligation is None) or via == "extra" or not self.counts_as_action(ab):
             return None
-        ob = self.obligation(p)
+        ob = self.obligation(p) if now is None else now.obligation
         x = ob.get("target") if ob else None
         if x is None or self._target_ok(p, ab, self.player(x), via, unbound=True) is not None:
             return None
@@ -419,36 +431,54 @@ class Legality(World):
         out: list[LegalAction] = []
         if self.state.over or not self.alive(p) or self.phase_cut():
             return out  # what check_available refuses first, for every way at once
-        own = self.abilities(p)
+        now = PlayerNow(self, p)
+        kind = now.info.kind
+        own, borrowers = _own_ways(self, p, kind)
         extra = self.extra_slots(p)
-        # (key, via, the ability when known without the checks): an ability of another phase
-        # is refused by check_available ("wrong_phase") and skipped here without asking it
-        ways: list[tuple[str, str | None, AbilityDef | None]] = [(k, None, ab) for k, ab in own]
-        ways += [(k, "leader", self.ability_def(k)) for k in self.leader_keys(p)]
-        ways += [(k, "extra", ab) for k, ab in own if ab.slot in extra]
-        ways += [(k, b, None) for b in self.borrowers(p) for k in self.borrow_keys(p, b)]
-        kind = self.info.kind
-        flags = self.status_flags(p)
+        # (key, via, the ability when known, its slot, lane, whether it borrows): a way that
+        # check_available refuses at once (another phase, a spent lane…) is skipped unasked
+        ways: list[tuple[str, str | None, AbilityDef | None, Any, str, bool]] = list(own)
+        if self.state.factions:
+            for k in self.leader_keys(p):
+                ab = self.ability_def(k)
+                ways.append((k, "leader", ab, _way(self, k, ab)[0], "action", False))
+        if extra:
+            ways += [(k, "extra", ab, slot, "extra", False) for k, _, ab, slot, _, _ in own if ab.slot in extra]
+        ways += [(k, b, None, None, "", False) for b in borrowers for k in self.borrow_keys(p, b)]
         facts: dict[int, tuple[bool, bool]] | None = None
-        for key, via, known in ways:
-            if known is not None and self.slot_of(known).phase not in ("any", kind):
-                continue
-            try:
-                ab = self.check_available(p, key, via, known=known, flags=flags)
-            except ActionError:
-                continue
-            if ab.targets and facts is None:
-                facts = {t.pid: self._target_facts(t) for t in self.state.players}
+        seats: list[tuple[Player, bool, bool, bool]] = []
+        for key, via, known, slot, lane, borrower in ways:
+            if known is not None:
+                if slot.phase not in ("any", kind) or borrower:  # borrower: only as one's own (via None)
+                    continue
+                if lane in now.spent or lane in now.held or (now.riot and lane == "action") or (key in p.forbidden and via != "leader"):
+                    continue
+                if now.stops and any("*" in f.blocks_slots or slot.id in f.blocks_slots for f in now.stops):
+                    continue
+                if _refusal_after_lane(self, p, key, via, known, slot, lane, now, False) is not None:
+                    continue
+                ab = known
+            else:
+                try:
+                    ab = self.check_available(p, key, via, now=now)
+                except ActionError:
+                    continue
+                lane = self.lane_for(key, ab, via)
             targets = []
             if ab.targets:
-                bound = self._bound_target(p, ab, via)
-                targets = [t.pid for t in self.state.players if self._target_ok(p, ab, t, via, facts=facts, bound=bound) is None]
-            if ab.targets and len(targets) < ab.targets:
-                continue
-            options = [o for o in ab.options if not ab.checks or self.run_checks(p, ab, None, o) is None]
+                if facts is None:
+                    players = self.state.players
+                    facts = {t.pid: self._target_facts(t) if t.statuses else (True, False) for t in players}
+                    # (player, alive, publicly unreachable, plain: no passive can make them untargetable)
+                    shield = self._untargetable
+                    seats = [(t, *facts[t.pid], not (t.grants or (shield and {t.role, t.character} & shield))) for t in players]
+                targets = _targets(self, p, ab, via, seats, facts, self._bound_target(p, ab, via, now))
+                if len(targets) < ab.targets:
+                    continue
+            options = [o for o in ab.options if self.run_checks(p, ab, None, o) is None] if ab.checks else list(ab.options)
             if ab.options and not options:
                 continue
-            out.append(LegalAction(key=key, ability=ab, targets=targets, options=options, via=via, number=number_range(ab)))
+            out.append(LegalAction(key=key, ability=ab, targets=targets, options=options, via=via, number=number_range(ab), lane=lane))
         return out
 
     # ---- votes: who may vote, and for what ------------------------------------------------
@@ -467,8 +497,106 @@ class Legality(World):
         in seat order, then the vote's named choices («за мир», «против всех», «амнистия»,
         «казнь»). Raises :class:`ActionError` (``game_over``, ``vote_closed``, ``cannot_vote``)
         when they may not vote at all. :meth:`engine.game.Game.vote` accepts nothing else."""
+        vdef, p = self.voter(pid, vote_id)
+        return vote_choices(self, vdef, p)
+
+    def voter(self, pid: int, vote_id: str | None = None) -> tuple[Any, Player]:
+        """The open vote ``vote_id`` and the player ``pid`` who may cast a ballot in it now;
+        raises what :meth:`vote_choices` raises before it lists any choice (``game_over``,
+        ``vote_closed``, ``cannot_vote``)."""
         vdef = self.open_vote(vote_id)
         p = self.player(pid)
         if not self.alive(p) or any(not f.can_vote for f in self.status_flags(p)):
             raise ActionError("cannot_vote")
-        return vote_choices(self, vdef, p)
+        return vdef, p
+
+
+# ---- what legal_actions finds once: the ways of a role and character, the targets of a way ----
+def _way(world: Legality, key: str, ab: AbilityDef) -> tuple[SlotDef, str, bool]:
+    """What the ruleset alone says of the ability ``ab`` held under ``key``: its slot, the
+    lane it fills used as one's own (``lane_of``), and whether it borrows (``op: borrow``);
+    found once per ruleset and key."""
+    cache = world.rules.derived_cache
+    found = cache.get(("way", key))
+    if found is None or found[0] is not ab:
+        found = cache["way", key] = (ab, world.slot_of(ab), world.lane_of(key, ab), world.borrow_params(ab) is not None)
+    return found[1], found[2], found[3]
+
+
+def _own_ways(world: Legality, p: Player, kind: str) -> tuple[list[tuple[str, None, AbilityDef, SlotDef, str, bool]], list[str]]:
+    """``p``'s own abilities (``abilities``) of the period ``kind`` (their slot's phase) as ways
+    to act: (key, None, the ability, its slot, its lane, whether it borrows); and the keys of
+    all their borrowing abilities. Looked up once per role, character and period for a player
+    without grants."""
+    if not p.grants:
+        ckey = ("own_ways", p.role, p.character, kind)
+        found = world.rules.derived_cache.get(ckey)
+        if found is None:
+            found = world.rules.derived_cache[ckey] = _own_ways_now(world, world.abilities(p), kind)
+        return found
+    return _own_ways_now(world, world.abilities(p), kind)
+
+
+def _own_ways_now(world: Legality, own: list[tuple[str, AbilityDef]], kind: str) -> tuple[list[Any], list[str]]:
+    ways = [(k, None, ab, *_way(world, k, ab)) for k, ab in own]
+    return [w for w in ways if w[3].phase in ("any", kind)], [w[0] for w in ways if w[5]]
+
+
+def _targets(world: Legality, p: Player, ab: AbilityDef, via: str | None, seats: list[tuple[Player, bool, bool, bool]],
+             facts: dict[int, tuple[bool, bool]], bound: int | None) -> list[int]:
+    """Every pid :meth:`Legality._target_ok` accepts for ``p``'s ``ab`` by ``via``, in seat order
+    (``seats``, ``facts``: each target's facts, found once per ``legal_actions``). An
+    ability with no checks and no once-per-target rule is decided from the facts and its
+    target filter, for each target no passive can shield; any other pair asks
+    :meth:`Legality._target_ok` itself."""
+    if ab.checks or ab.once_per == "target":
+        return [t.pid for t, *_ in seats if world._target_ok(p, ab, t, via, facts=facts, bound=bound) is None]
+    self_ok = via == "leader" or (ab.self_target if ab.self_target is not None else world.slot_of(ab).self_target)
+    want_alive = not ab.dead_targets
+    only = bound if bound is not None and ab.targets == 1 else None
+    where = ab.target_where
+    out = []
+    for t, alive, unreachable, plain in seats:
+        if not plain:
+            if world._target_ok(p, ab, t, via, facts=facts, bound=bound) is None:
+                out.append(t.pid)
+        elif (alive is want_alive and not unreachable and (self_ok or t is not p) and (only is None or t.pid == only)
+              and (where is None or world.matches(t, where, actor=p.pid))):
+            out.append(t.pid)
+    return out
+
+
+def _refusal_after_lane(world: Legality, p: Player, key: str, via: str | None, ab: AbilityDef, slot: SlotDef, lane: str,
+                        now: PlayerNow, unbound: bool) -> ActionError | None:
+    """The refusal of :meth:`Legality.check_available` once the phase, the statuses, the
+    forbidden abilities and the lane have let the way pass (a blackmail, a cooldown, a
+    requirement, the uses, the ability's checks), or None; returned, not raised, for
+    ``legal_actions``, which asks it of every way."""
+    ob = now.obligation if lane == "action" and not unbound else None
+    if ob:
+        forced = ob.get("key")
+        if forced and not ((key == forced and via is None) or via == forced):
+            return ActionError("blackmailed", ability=forced)
+        if ob.get("target") is not None and ab.targets == 0:
+            return ActionError("blackmailed_target", target=ob["target"])
+    if via == "leader":
+        ready = p.ready_at.get("leader")
+        if ready is not None and world.state.tick < ready:
+            return ActionError("cooldown", ability="leader", ready=world.clock.info(ready).label)
+        return None
+    if slot.requires or ab.requires:
+        for req in [*slot.requires, *ab.requires]:
+            err = world._meets(p, req)
+            if err:
+                return err
+    ready = p.ready_at.get(key)
+    if ready is not None and world.state.tick < ready:
+        return ActionError("cooldown", ability=key, ready=world.clock.info(ready).label)
+    if ab.uses_per_game is not None and p.uses.get(key, 0) >= ab.uses_per_game:
+        return ActionError("no_uses_left", ability=key)
+    if ab.checks:
+        err = world.run_checks(p, ab, None, None)
+        if err:
+            return err
+    return None
+

@@ -31,6 +31,14 @@ class VoteCounter:
         raise NotImplementedError
 
     @staticmethod
+    def accepted(g: Game, vdef: Any, p: Player, candidates: list[Any]) -> list[Any] | None:
+        """The ``candidates`` :meth:`check_choice` accepts for ``p``, in their order, when the
+        counter can tell them at once (a counter whose check reads one list); None (default):
+        :func:`vote_choices` asks :meth:`check_choice` of each. It must accept exactly what
+        :meth:`check_choice` accepts (tests/engine/test_legal_actions_paths.py holds them together)."""
+        return None
+
+    @staticmethod
     def count(ctx: Ctx, vdef: Any, ballots: list[Vote]) -> None:
         """Count ``ballots`` at the vote's step (``VoteDef.step``) and carry out the outcome;
         publish the tally (:func:`publish_tally`). The ballots are cleared afterwards."""
@@ -82,8 +90,14 @@ def vote_choices(g: Game, vdef: Any, p: Player) -> list[int | str]:
     accepts."""
     counter = VOTES[vdef.kind]
     out: list[int | str] = []
-    peace = ["peace"] if vdef.params.get("peace") else []
-    for c in [q.pid for q in g.state.players] + peace + list(counter.named_choices(g, vdef)):
+    candidates = vote_candidates(g, vdef)
+    at_once = counter.accepted(g, vdef, p, candidates)
+    if at_once is not None:
+        for c in at_once:
+            if c not in out:
+                out.append(c)
+        return out
+    for c in candidates:
         try:
             counter.check_choice(g, vdef, p, c)
         except ActionError:
@@ -91,6 +105,13 @@ def vote_choices(g: Game, vdef: Any, p: Player) -> list[int | str]:
         if c not in out:
             out.append(c)
     return out
+
+
+def vote_candidates(g: Game, vdef: Any) -> list[int | str]:
+    """Every choice a ballot of ``vdef`` may name before its counter is asked: each seat, then
+    «за мир» where the vote's ``params`` offer it (``peace``), then the counter's named choices."""
+    peace = ["peace"] if vdef.params.get("peace") else []
+    return [*(q.pid for q in g.state.players), *peace, *VOTES[vdef.kind].named_choices(g, vdef)]
 
 
 # ---- a ballot, told in the vote channel ------------------------------------------------------

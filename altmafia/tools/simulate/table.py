@@ -235,7 +235,7 @@ class Table:
     def lanes(self, pid: int) -> dict[str, list[LegalAction]]:
         out: dict[str, list[LegalAction]] = {}
         for a in self.g.legal_actions(pid):
-            out.setdefault(self.g.lane_for(a.key, a.ability, a.via), []).append(a)
+            out.setdefault(a.lane or self.g.lane_for(a.key, a.ability, a.via), []).append(a)
         return out
 
     # ---- the random player ------------------------------------------------------------------
@@ -259,13 +259,21 @@ class Table:
             self.try_(lambda: g.faction_op(pid, op, target))
 
     def cast(self, pid: int, vote_id: str, choices: Iterable[int | str]) -> bool:
+        """A ballot for the first of ``choices`` the engine accepts (``vote_choices``: what
+        ``Game.vote`` accepts, asked once instead of trying each choice); False when the player
+        may not vote now or may not change their ballot."""
+        try:
+            accepted = set(self.g.vote_choices(pid, vote_id))  # game_over, vote_closed, cannot_vote
+        except ActionError:
+            return False
         for c in choices:
-            try:
-                self.g.vote(pid, vote_id, c)
-                return True
-            except ActionError as exc:
-                if exc.key in ("cannot_vote", "vote_closed", "game_over", "vote_change_limit"):
-                    return False
+            if c in accepted:
+                try:
+                    self.g.vote(pid, vote_id, c)
+                    return True
+                except ActionError as exc:  # vote_change_limit: the one refusal left for an accepted choice
+                    if exc.key in ("cannot_vote", "vote_closed", "game_over", "vote_change_limit"):
+                        return False
         return False
 
     def messages(self, pid: int) -> None:

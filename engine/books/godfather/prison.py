@@ -112,7 +112,10 @@ def day_memory(g: Game, vdef: Any, day: int) -> PrisonDay:
     """The memory of ``day`` of the vote ``vdef`` (made empty when first asked for; seed 001's
     amnesty vote keeps its day here too)."""
     days = g.state.place(PrisonMemory).days.setdefault(vdef.id, {})
-    return days.setdefault(str(day), PrisonDay())
+    found = days.get(str(day))  # asked for every choice of every ballot: no empty day built in vain
+    if found is None:
+        found = days[str(day)] = PrisonDay()
+    return found
 
 
 def _stat(g: Game, vdef: Any) -> str:
@@ -271,6 +274,13 @@ class PrisonVote(VoteCounter):
         listed = day_memory(g, vdef, g.info.day).listed
         if choice not in listed:
             raise ActionError("not_on_list", target=choice)
+
+    @staticmethod
+    def accepted(g: Game, vdef: Any, p: Player, candidates: list[Any]) -> list[Any]:
+        """What :meth:`check_choice` accepts of ``candidates``: the listed, and «против всех»."""
+        listed = day_memory(g, vdef, g.info.day).listed
+        against = vdef.params.get("against_all")
+        return [c for c in candidates if (c == AGAINST_ALL and against) or c in listed]
 
     @staticmethod
     def due(ctx: Ctx, vdef: Any) -> bool:
