@@ -337,6 +337,14 @@ def make_backend(target: str | Path, synchronous: str = "FULL") -> Backend:
     return SqliteBackend(target, synchronous)
 
 
+#: an SQL condition on ``games``: the game is kept in memory — it runs, or it has messages not
+#: yet delivered, or it is finished and its end was not yet shown (the bot's reveal)
+KEPT = ("(status = 'running' "
+        "OR game_id IN (SELECT game_id FROM outbox WHERE delivered_at IS NULL) "
+        "OR game_id IN (SELECT game_id FROM outbox_parts WHERE sent_at IS NULL) "
+        """OR (status = 'over' AND meta NOT LIKE '%"revealed":true%'))""")
+
+
 # ---- the store ----------------------------------------------------------------------------
 class Store:
     """All games of one bot process. ``async with Store() as store: ...`` or open()/close()."""
@@ -489,13 +497,7 @@ class Store:
                 raise ShardInUse(self.location, i, count)
 
     async def _load_games(self) -> list[str]:
-        rows = await self._read(
-            f"SELECT {GAME_COLUMNS}, state FROM games WHERE {self._mine()} AND (status = 'running' "
-            "OR game_id IN (SELECT game_id FROM outbox WHERE delivered_at IS NULL) "
-            "OR game_id IN (SELECT game_id FROM outbox_parts WHERE sent_at IS NULL) "
-            # a finished game whose end was not yet shown (the bot's reveal) is kept at hand
-            """OR (status = 'over' AND meta NOT LIKE '%"revealed":true%')) ORDER BY game_id"""
-        )
+        rows = await self._read(f"SELECT {GAME_COLUMNS}, state FROM games WHERE {self._mine()} AND {KEPT} ORDER BY game_id")
         changed = []
         for row in rows:
             live = await self._load_live(row)
@@ -589,6 +591,36 @@ class Store:
                 out.append(Due(gid, info.tick, "overdue", info.deadline))
         return out
 
+    async def release_finished(self, now: datetime | None = None, *, older_than: timedelta = timedelta(0)) -> list[str]:
+        """Drop from memory every finished game that is done with: over, its end shown (the
+        bot's reveal, ``meta.revealed``) and every message of it delivered — the games a start
+        would not load (``KEPT``) —, last written at least ``older_than`` before ``now``. It
+        stays in the database: :meth:`find`, :meth:`snapshot`, :meth:`journal`,
+        :meth:`events`, :meth:`game_of_channel`, :meth:`update_meta` and :meth:`load` read it
+        on demand. Returns the ids released. Reads only: no transaction."""
+        limit = to_ts((now or self._clock()) - older_than)
+        done = [gid for gid, live in self._games.items() if live.info.status == "over" and live.info.updated_at <= limit]
+        out = []
+        for gid in done:
+            live = self._games[gid]
+            if live.lock.locked():
+                continue  # something is being written: the next sweep
+            if await self._read(f"SELECT 1 FROM games WHERE game_id = ? AND {KEPT}", (gid,)):
+                continue
+            if self._games.get(gid) is live and not live.lock.locked():
+                del self._games[gid]
+                self._held.difference_update({k for k in self._held if k[0].startswith(f"{gid}/")})
+                out.append(gid)
+        return out
+
+    async def load(self, game_id: str) -> Game | None:
+        """The game as last committed, loaded or not (a finished game released from memory is
+        read from the database, without its log, and not kept); None if there is none."""
+        if game_id in self._games:
+            return self._games[game_id].game
+        rows = await self._read(f"SELECT {GAME_COLUMNS}, state FROM games WHERE game_id = ?", (game_id,))
+        return self._live_from_row(rows[0]).game if rows else None
+
     # ---- reading ----------------------------------------------------------------------
     def has(self, game_id: str) -> bool:
         return game_id in self._games
@@ -667,8 +699,14 @@ class Store:
     async def rebuild(self, game_id: str, *, whole: bool = False) -> Game:
         """The game rebuilt from its creation settings by replaying the journal: without its
         log, as the store holds it in memory (it compares equal with :meth:`game`); ``whole``:
-        with all of it (it compares equal with :meth:`snapshot`)."""
-        live = self._live(game_id)
+        with all of it (it compares equal with :meth:`snapshot`). A finished game released
+        from memory is read from the database for it."""
+        live = self._games.get(game_id)
+        if live is None:
+            rows = await self._read(f"SELECT {GAME_COLUMNS}, state FROM games WHERE game_id = ?", (game_id,))
+            if not rows:
+                raise KeyError(f"no game {game_id!r}")
+            live = self._live_from_row(rows[0])
         info = live.info
         game = Game.new(live.rules, info.seed, [PlayerSpec(**p) for p in info.players], info.settings)
         game = replay_entries(game, effective(await self.journal(game_id)))
