@@ -42,6 +42,10 @@ from .undo import settle_undo
 
 log = logging.getLogger(__name__)
 
+#: how long a finished game, its end shown and delivered, stays in memory before the loop
+#: releases it (the GM's last clicks — publish, archive — find it at hand; they work without too)
+RELEASE_AFTER = timedelta(minutes=10)
+
 
 class Scheduler:
     def __init__(self, bot: Any) -> None:
@@ -281,6 +285,10 @@ class Scheduler:
                 except discord.HTTPException as exc:
                     log.warning("game %s: reminders failed: %s", info.game_id, exc)
         await self.bot.deliverer.flush()
+        # finished games leave memory once their end is shown and delivered (the database keeps them)
+        for gid in await store.release_finished(older_than=RELEASE_AFTER):
+            self.locks.pop(gid, None)
+            log.info("game %s: finished and delivered; released from memory", gid)
 
     def sleep_for(self) -> float:
         """Seconds until the next deadline or reminder, within [1, scheduler_seconds]."""
