@@ -55,6 +55,8 @@ SIZES = {
     "scale_runs": (3, 1),  # passes over all the games at once (the median is reported)
     "storage_ticks": (6, 2),
     "delivered_resolves": (6, 2),
+    "finished_days": (1, 1),  # the length of each game played to its end for storage.memory_finished
+    "finished_games": (12, 4),  # … and how many, one after another in one store
     "save_samples": (41, 5),  # accepted commands timed at day 1 and at day 7 (a player replacing their move)
     "save_games": (500, 10),  # copies of the day-7 game in one store, resolved at one deadline
     "save_alone": (15, 3),  # resolves of one copy alone in its store (the linear yardstick)
@@ -333,6 +335,8 @@ def bench_storage(b: Bench, say: Callable[[str], None], make_bot: BotFactory | N
     asyncio.run(_storage(b, size("storage_ticks", b.quick)))
     say("storage: the cost of a save on day 1 and day 7")
     asyncio.run(_save(b))
+    say("storage: the memory a finished game still holds in the store")
+    asyncio.run(_finished(b, size("finished_days", b.quick), size("finished_games", b.quick)))
     say("storage: the transactions of a resolve and its delivery through the bot")
     title = "transactions per resolve including its delivery (the real bot under SimCord, 13 players)"
     reason = discord_status(make_bot)
@@ -344,6 +348,61 @@ def bench_storage(b: Bench, say: Callable[[str], None], make_bot: BotFactory | N
         except Exception as exc:  # noqa: BLE001 - a bot that fails here is reported, not fatal
             reason = f"not measured: the bot failed under SimCord ({type(exc).__name__}: {str(exc)[:200]})"
     b.add("storage", "storage.tx_per_resolve_delivered", title, None, "tx", goal="≤ 3", not_measured=reason)
+
+
+async def _finish_one(store: Store, gid: str, days: int, rnd: random.Random, n: int) -> None:
+    """A 13-player game (18 channel ids of its own in its meta, as the bot's) played to its end
+    with every player acting, every message delivered, its end shown (``meta.revealed``). The
+    same seed every time (the same deal; the moves are drawn anew): the ruleset's derived cache,
+    keyed by role and character, fills with the first game and is the ruleset's, not a game's."""
+    keys = ["category", "public", "votes", "gm", "spectators"] + [f"player:{p}" for p in range(13)]
+    channels = {k: 10**17 + 100 * n + i for i, k in enumerate(keys)}
+    await store.create_game("godfather", 11, [PlayerSpec(f"P{i + 1}", DEAL, DEAL) for i in range(13)], game_id=gid,
+                            settings={"days": days}, meta={"channels": channels, "lang": "ru"})
+    while not store.game(gid).state.over:
+        await _play_tick(store, gid, rnd)
+        await store.resolve(gid)
+    for d in await store.pending_deliveries(gid):
+        await store.claim(d.key)
+        await store.mark_delivered(d.key)
+    await store.update_meta(gid, lambda meta: meta.update(revealed=True))
+
+
+async def _finished(b: Bench, days: int, games: int) -> None:
+    """``games`` games finished and released one after another in one store, under tracemalloc:
+    what each still holds is the growth from the first released to the last, divided by the
+    games between (a cache that fills once — SQLite's statements, the ruleset's — is not a
+    game's; anything kept per game is)."""
+    rnd = random.Random(23)
+    traced: list[int] = []
+    held = 0
+    with tempfile.TemporaryDirectory(prefix="altmafia-bench-") as d:
+        async with Store(Path(d) / "finished.sqlite3") as store:
+            gc.collect()
+            tracemalloc.start()
+            try:
+                for n in range(games):
+                    gid = f"fin{n}"
+                    await _finish_one(store, gid, days, rnd, n)
+                    gc.collect()
+                    if n == 0:
+                        before = tracemalloc.get_traced_memory()[0]
+                    released = await store.release_finished()
+                    gc.collect()
+                    traced.append(tracemalloc.get_traced_memory()[0])
+                    if n == 0:
+                        held = before - traced[0]
+                    if released != [gid] or store.has(gid) or await store.load(gid) is None or await store.find(gid) is None:
+                        raise RuntimeError(f"game {gid} was not released or cannot be read ({released}): a store bug")
+            finally:
+                tracemalloc.stop()
+    per = max(traced[-1] - traced[0], 0) / (games - 1)
+    b.add("storage", "storage.memory_finished", "memory a finished game still holds in the store (tracemalloc)",
+          per / 1024, "KiB", goal="≈ 0 KiB (≤ 4 KiB)", ratio=per / 4096, ok=per <= 4096,
+          note=f"{games} {days}-day 13-player games, each played to its end, delivered, revealed and released "
+          f"(Store.release_finished) in one store; (traced after the last − after the first) ÷ {games - 1}; a game "
+          f"releases {held / 1024:.1f} KiB; the ids of its 18 channels stay in the store's channel map (as for every "
+          "game after a start) and count here; it stays readable from the database (find, load, snapshot)")
 
 
 async def _delivered(b: Bench, title: str, resolves: int, make_bot: BotFactory) -> None:
