@@ -64,6 +64,8 @@ REPEAT_WINDOW = timedelta(minutes=10)
 log = logging.getLogger(__name__)
 #: how long a claim on a message part holds before another process may take it over
 CLAIM_SECONDS = 120
+#: a part claimed at staging is sent without claiming it again only this long before its claim expires
+CLAIM_MARGIN = 30
 #: how many times a command meets a game written by another process before it fails
 STALE_RETRIES = 20
 
@@ -371,8 +373,9 @@ class Store:
         self._db_lock = asyncio.Lock()
         self._meta_locks: dict[str, asyncio.Lock] = {}  # for games not loaded (finished)
         self._channels: dict[int, str] = {}  # Discord channel id -> game id (v4)
-        #: parts this store claimed when it staged them and has not tried to send yet (Part.held)
-        self._held: set[tuple[str, int]] = set()
+        #: parts this store claimed when it staged them and has not tried to send yet (Part.held),
+        #: with when that claim expires: past it (less a margin) the part is claimed again normally
+        self._held: dict[tuple[str, int], datetime] = {}
         #: committed transactions by label ("apply", "resolve", "resolve.mark", "claim", …)
         self.transactions: Counter[str] = Counter()
         #: a test hook called at named points ("apply.before_commit"…); None in production
@@ -609,7 +612,8 @@ class Store:
                 continue
             if self._games.get(gid) is live and not live.lock.locked():
                 del self._games[gid]
-                self._held.difference_update({k for k in self._held if k[0].startswith(f"{gid}/")})
+                for k in [k for k in self._held if k[0].startswith(f"{gid}/")]:
+                    del self._held[k]
                 out.append(gid)
         return out
 
@@ -940,7 +944,8 @@ class Store:
             await self._write_posts(db, game_id, f"resolve:{tick}", bot_posts, stamp)  # a key staged with the mark: skipped
             held = await self._write_posts(db, game_id, f"resolve:{tick}:d", staged, stamp, claim=True)
             self._point("resolve.before_commit")
-        self._held.update((p.batch_id, p.part_idx) for p in held)
+        until = self._clock() + timedelta(seconds=CLAIM_SECONDS - CLAIM_MARGIN)
+        self._held.update({(p.batch_id, p.part_idx): until for p in held})
         self._point("resolve.after_commit")
         live.game, live.text, live.info = game, text, info
         live.ev_count, live.hist_count = live.ev_count + len(events), live.hist_count + len(run.history)
@@ -1398,7 +1403,7 @@ class Store:
         its channel's batch): marked sent, without a message id, in the same transaction."""
         rows = await self._read(f"SELECT {PARTS_COLS} FROM outbox_parts WHERE batch_id = ? ORDER BY part_idx", (batch_id,))
         if rows:  # staged before (a keyed post repeated, a resolve's batch): nothing to write
-            return [replace(p, held=True) if (p.batch_id, p.part_idx) in self._held else p for p in map(_part, rows)]
+            return self._mark_held(list(map(_part, rows)))
         async with self._tx("stage") as db:
             rows = await db.fetchall(db.sql(f"SELECT {PARTS_COLS} FROM outbox_parts WHERE batch_id = ? ORDER BY part_idx"),
                                      (batch_id,))
@@ -1513,7 +1518,16 @@ class Store:
             sql += " AND game_id = ?"
             params.append(game_id)
         out = [_part(r) for r in await self._read(sql + " ORDER BY batch_ord, part_idx", params)]
-        return [replace(p, held=True) if (p.batch_id, p.part_idx) in self._held else p for p in out]
+        return self._mark_held(out)
+
+    def _mark_held(self, parts: list[Part]) -> list[Part]:
+        """``held`` on the parts whose claim this store took at staging and still holds."""
+        if not self._held:
+            return parts
+        now = self._clock()
+        for k in [k for k, until in self._held.items() if until <= now]:
+            del self._held[k]  # the claim is about to expire: claim it again before sending
+        return [replace(p, held=True) if (p.batch_id, p.part_idx) in self._held else p for p in parts]
 
     async def parts(self, batch_id: str) -> list[Part]:
         """Every part of a batch, sent or not (tests, diagnostics)."""
@@ -1524,7 +1538,7 @@ class Store:
         """A send of this part starts now (committed before the send): True when this store
         holds the part's claim for the next ``CLAIM_SECONDS``; False when it was sent, or
         another process holds a claim that has not expired (send nothing then)."""
-        self._held.discard((part.batch_id, part.part_idx))
+        self._held.pop((part.batch_id, part.part_idx), None)
         now = self._clock()
         stamp, until = to_ts(now), to_ts(now + timedelta(seconds=CLAIM_SECONDS))
         async with self._tx("part.claim") as db:
@@ -1538,7 +1552,7 @@ class Store:
         return n == 1
 
     async def mark_part_failed(self, part: Part, error: str) -> bool:
-        self._held.discard((part.batch_id, part.part_idx))  # tried: the next try looks for it first
+        self._held.pop((part.batch_id, part.part_idx), None)  # tried: the next try looks for it first
         return await self._part_update("part.failed", "last_error = ?", (error[:1000],), part)
 
     async def mark_part_sent(self, part: Part, message_id: int | None) -> bool:
@@ -1569,7 +1583,8 @@ class Store:
                     await db.execute(db.sql("UPDATE outbox SET delivered_at = ? WHERE batch_id = ? AND delivered_at IS NULL"),
                                      (stamp, batch_id))
             self._point("part.sent.before_commit")
-        self._held.difference_update((p.batch_id, p.part_idx) for p, _ in sent)
+        for p, _ in sent:
+            self._held.pop((p.batch_id, p.part_idx), None)
         return n
 
     async def _part_update(self, label: str, assignments: str, params: tuple[Any, ...], part: Part) -> bool:

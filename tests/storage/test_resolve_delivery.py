@@ -5,9 +5,12 @@ and claims nothing twice (docs/storage.md, "A resolve and its delivery in three 
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 
 from storage import Command, Post, Store
+from storage.store import CLAIM_MARGIN, CLAIM_SECONDS
 
 from . import game_script
 from .conftest import new_game
@@ -145,3 +148,21 @@ async def test_the_meta_of_a_resolve_commits_with_it(store: Store):
     assert (await store.find(gid)).meta == info.meta  # as stored
     rows = await store._read("SELECT meta_version FROM games WHERE game_id = ?", (gid,))
     assert rows[0][0] == version + 1
+
+
+async def test_a_claim_at_staging_is_used_only_while_it_lasts(db):
+    now = [game_script.BASE]
+    s = Store(db, clock=lambda: now[0])
+    await s.open(now=game_script.BASE)
+    try:
+        gid = await new_game(s)
+        await s.resolve(gid, stage=by_channel)
+        assert all(p.held for p in await s.pending_parts(gid))
+        # not sent for a while (a channel blocked by a failure): close to its expiry the claim
+        # is taken again before the send, as any other part's (never sent past its claim)
+        now[0] = game_script.BASE + timedelta(seconds=CLAIM_SECONDS - CLAIM_MARGIN)
+        left = await s.pending_parts(gid)
+        assert left and not any(p.held for p in left) and all(p.attempts == 1 for p in left)
+        assert await s.claim_part(left[0])  # still this store's own claim: renewed
+    finally:
+        await s.close()
