@@ -853,8 +853,9 @@ class Store:
         ``stage``: the delivery of the resolve, rendered by the caller and staged **in the
         resolve's own transaction**, its parts claimed by this store (``Resolved.parts``,
         ``Part.held``): a function of the game after the resolve (without its log), its new
-        :class:`GameInfo`, the outbox rows the resolve makes and the resolve's own unsent
-        parts (the GM's line staged with the mark), returning :class:`Post` objects (with the
+        :class:`GameInfo`, the outbox rows not yet staged (those committed before, then the
+        resolve's own) and the resolve's own unsent parts (the GM's line staged with the
+        mark), returning :class:`Post` objects (with the
         ``keys`` of the rows each delivers); rows left out are delivered as any other. A
         function that raises stages nothing (logged): the resolve is never held up by it.
         ``meta``: a change of the caller's meta that belongs to the resolve (when the new phase
@@ -919,9 +920,12 @@ class Store:
         staged: list[Post] = []
         if stage is not None:
             rows, outbox, deliveries = _outbox_rows(game_id, seq, live.ev_count, events, stamp)
+            # rows committed before and not staged yet (the resolve before this one in a turn cut
+            # short, a command's not flushed) go with this resolve's, as one flush would take them
+            earlier = await self.pending_deliveries(game_id)
             own = [p for p in await self.pending_parts(game_id) if p.batch_id.startswith(f"{game_id}/resolve:{tick}:")]
             try:
-                staged = list(stage(game, info, deliveries, own))
+                staged = list(stage(game, info, earlier + deliveries, own))
             except Exception:  # a rendering bug must not hold up the game: its messages go the usual way
                 log.exception("%s: game %r: the delivery of the resolve of tick %d could not be staged with it",
                               self.location, game_id, tick)

@@ -178,7 +178,9 @@ class Deliverer:
         the resolve's own transaction (``Store.resolve(stage=…)``): one batch a channel (and one
         an event with buttons), as :meth:`flush` would stage them, then the new phase's panels
         and its announcement (``panel.panels``, ``living.phase_announcement``), under the ids
-        :meth:`post` would give them, so they are never staged twice. ``own``: the resolve's own
+        :meth:`post` would give them, so they are never staged twice. ``deliveries``: the rows
+        not staged yet, the resolve's and those committed before it (the first resolve of a turn
+        cut short), rendered together as a flush after both would. ``own``: the resolve's own
         lines (the GM's log line staged with its mark) join the GM batch. Rows of a channel the
         game has not got yet (a faction's, created by the channel sync after the resolve) are
         left to :meth:`flush`; so is everything when the same turn resolves on at once (a riot:
@@ -218,8 +220,9 @@ class Deliverer:
               once: str | None = None, absorb: list[Part] = ()) -> Post:
         """A batch as :meth:`_stage` / :meth:`post` would store it, as a :class:`Post`."""
         batch_id = f"{batch[0].key}>{key}" if batch else f"{gid}/{once}>{key}"
+        uncertain = any(d.attempts for d in batch)  # rows claimed by an older build may have been sent
         specs = tuple({"content": c, "nonce": nonce(batch_id, i), "mention": None if batch or once is None else 0,
-                       "view": view if i == len(lines) - 1 else None} for i, c in enumerate(lines))
+                       "view": view if i == len(lines) - 1 else None, "uncertain": uncertain} for i, c in enumerate(lines))
         return Post(key, int(channels[key]), specs, keys=tuple(d.key for d in batch), batch=batch_id, absorb=tuple(absorb))
 
     def render(self, gid: str, key: str, batch: list[Delivery], extra: list[str], meta: dict[str, Any], *,

@@ -55,3 +55,27 @@ async def test_a_crash_between_the_sends_and_their_mark_sends_nothing_twice(env,
     marked = await env.bot.store._read("SELECT COUNT(*) FROM outbox_parts WHERE game_id = ? AND message_id IS NOT NULL "
                                        "AND attempts = 1 AND sent_at IS NOT NULL", (t.game_id,))
     assert marked[0][0] >= len(sent)  # each marked with the message found in its channel
+
+
+async def test_a_riot_delivers_both_resolves_of_the_turn_together(env):
+    """A riot cuts the day short: day 1.1 and day 1.2 resolve at once; the first resolve's
+    messages go with the second's (one message a channel), only the last phase line stands,
+    and the skipped phase gets no panels."""
+    from .test_gm_tools import TAVERN
+
+    t = await start(await gather(env, 13, spectators=0))
+    await t.gm.slash(t.channel("gm"), "gm setstat", player=str(TAVERN), stat="vo", value=9)
+    store = t.store
+    before = store.transactions.copy()
+    shown = len(t.channel("public").history())
+    r = await t.member(TAVERN).slash(t.hidden(TAVERN), "action submit", ability="role:tavern_keeper:riot")
+    assert r.response.content.startswith("✅"), r.response.content
+    assert t.game.info.kind == "night", t.game.info
+    spent = store.transactions - before
+    # the command (1) and its own message (stage, claim, mark: 3); then the two resolves, each
+    # marked (2) and committed (2), the first's messages staged with the second's, one mark (1)
+    assert spent == {"apply": 1, "stage": 1, "part.claim": 1, "part.sent": 2, "resolve.mark": 2, "resolve": 2,
+                     "total": 9}, spent
+    public = [m.content for m in t.channel("public").history()][shown:]
+    assert sum("Сейчас:" in m for m in public) == 1, public  # the night's, not day 1.2's
+    assert not any("day 1.2" in m.content for p in range(13) for m in t.hidden(p).history() if m.content.startswith("🎛"))
