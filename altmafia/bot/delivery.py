@@ -183,8 +183,9 @@ class Deliverer:
         cut short), rendered together as a flush after both would. ``own``: the resolve's own
         lines (the GM's log line staged with its mark) join the GM batch. Rows of a channel the
         game has not got yet (a faction's, created by the channel sync after the resolve) are
-        left to :meth:`flush`; so is everything when the same turn resolves on at once (a riot:
-        only the last phase line stands) or the channels are being created."""
+        left to :meth:`flush`, and everything while the channels are being created; when the
+        same turn resolves on at once (a riot), nothing is staged: the next resolve of the turn
+        takes these rows with its own (only the last phase line stands, no panels in between)."""
         meta = info.meta
         channels = meta.get("channels")
         if channels is None or (not game.state.over and game.end_now_requested()):
