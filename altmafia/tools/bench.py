@@ -409,7 +409,8 @@ async def _delivered(b: Bench, title: str, resolves: int, make_bot: BotFactory) 
     """Every transaction ``bot.scheduler.resolve`` commits for a deadline's resolve of a
     13-player game whose every player acted: the resolve, its delivery to every channel, the
     new phase's panels and announcement (``Store.transactions``, by label)."""
-    import simcord  # a test extra: imported only when measured
+    # imported here: SimCord is a test extra, needed only when this row is measured
+    import simcord
 
     with tempfile.TemporaryDirectory(prefix="altmafia-bench-") as d:
         bot = make_bot(Path(d) / "bench.sqlite3")

@@ -5,6 +5,7 @@ sent; a crash after the sends and before that last one sends nothing twice."""
 from __future__ import annotations
 
 from .helpers import force_resolve, gather, start
+from .test_gm_tools import TAVERN
 from .test_restart import restart
 
 
@@ -61,8 +62,6 @@ async def test_a_riot_delivers_both_resolves_of_the_turn_together(env):
     """A riot cuts the day short: day 1.1 and day 1.2 resolve at once; the first resolve's
     messages go with the second's (one message a channel), only the last phase line stands,
     and the skipped phase gets no panels."""
-    from .test_gm_tools import TAVERN
-
     t = await start(await gather(env, 13, spectators=0))
     await t.gm.slash(t.channel("gm"), "gm setstat", player=str(TAVERN), stat="vo", value=9)
     store = t.store
