@@ -45,6 +45,9 @@ class Backend:
     location: str = "?"
     #: ``qmark`` (``?``) or ``numeric_dollar`` (``$1``): how placeholders are spelled
     paramstyle: str = "qmark"
+    #: one process at a time holds the database (``acquire``): at start, a claim of another
+    #: owner was made by a process that is gone
+    exclusive: bool = False
 
     async def connect(self) -> bool:
         """Open the database; True when it was created just now (no data existed)."""

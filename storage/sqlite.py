@@ -104,6 +104,7 @@ def explain(exc: BaseException, path: Path) -> str | None:
 
 class SqliteBackend(Backend):
     paramstyle = "qmark"
+    exclusive = True  # the flock on FILE.lock: one process at a time
 
     def __init__(self, path: str | Path, synchronous: str = "FULL", busy_timeout_ms: int = 5000) -> None:
         self.path = Path(path)

@@ -69,6 +69,8 @@ REPEAT_WINDOW = timedelta(minutes=10)
 log = logging.getLogger(__name__)
 #: how long a claim on a message part holds before another process may take it over
 CLAIM_SECONDS = 120
+#: a part claimed at staging is sent without claiming it again only this long before its claim expires
+CLAIM_MARGIN = 30
 #: how many times a command meets a game written by another process before it fails
 STALE_RETRIES = 20
 
@@ -199,6 +201,9 @@ class Part:
     attempts: int = 0  # > 0: the send may have happened: look for it before resending
     last_attempt_at: str | None = None
     message_id: int | None = None
+    #: claimed by this store when it was staged (a resolve's batches) and not tried yet: send it
+    #: without claiming it again or looking for it first (``attempts`` counts that claim)
+    held: bool = False
 
     @property
     def key(self) -> str:
@@ -235,6 +240,14 @@ class Post:
     channel_key: str
     channel_id: int | None
     parts: tuple[dict[str, Any], ...]
+    #: the outbox rows this message delivers (a resolve's batch of a channel): claimed with it
+    keys: tuple[str, ...] = ()
+    #: the whole batch id (``<first key>><channel>``, ``<game>/panel:3:2>player:2``) instead of
+    #: ``<game>/<key>:<n>><channel>``: the id the bot would stage it under later, so it is staged once
+    batch: str | None = None
+    #: unsent parts whose text this message carries (a resolve's GM line joining the GM batch):
+    #: marked sent, without a message id, in the same transaction
+    absorb: tuple[Part, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -257,6 +270,8 @@ class Resolved:
     deliveries: list[Delivery]
     over: bool
     winner: list[int] | None
+    #: the messages staged and claimed in the resolve's own transaction (``resolve(stage=…)``)
+    parts: list[Part] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -347,6 +362,14 @@ def make_backend(target: str | Path, synchronous: str = "FULL") -> Backend:
     return SqliteBackend(target, synchronous)
 
 
+#: an SQL condition on ``games``: the game is kept in memory — it runs, or it has messages not
+#: yet delivered, or it is finished and its end was not yet shown (the bot's reveal)
+KEPT = ("(status = 'running' "
+        "OR game_id IN (SELECT game_id FROM outbox WHERE delivered_at IS NULL) "
+        "OR game_id IN (SELECT game_id FROM outbox_parts WHERE sent_at IS NULL) "
+        """OR (status = 'over' AND meta NOT LIKE '%"revealed":true%'))""")
+
+
 # ---- the store ----------------------------------------------------------------------------
 class Store:
     """All games of one bot process. ``async with Store() as store: ...`` or open()/close()."""
@@ -373,6 +396,9 @@ class Store:
         self._db_lock = asyncio.Lock()
         self._meta_locks: dict[str, asyncio.Lock] = {}  # for games not loaded (finished)
         self._channels: dict[int, str] = {}  # Discord channel id -> game id (v4)
+        #: parts this store claimed when it staged them and has not tried to send yet (Part.held),
+        #: with when that claim expires: past it (less a margin) the part is claimed again normally
+        self._held: dict[tuple[str, int], datetime] = {}
         #: committed transactions by label ("apply", "resolve", "resolve.mark", "claim", …)
         self.transactions: Counter[str] = Counter()
         #: a test hook called at named points ("apply.before_commit"…); None in production
@@ -403,6 +429,7 @@ class Store:
             await self._split_old()
             changed = await self._load_games()
             self._channels = {int(r[0]): r[1] for r in await self._read("SELECT channel_id, game_id FROM game_channels")}
+            await self._release_dead_claims()
             pending = await self.pending_deliveries()
         except BaseException:
             await self.backend.close()
@@ -430,6 +457,7 @@ class Store:
             await self.backend.close()
         self._games.clear()
         self._channels.clear()
+        self._held.clear()
 
     async def _backfill_v4(self) -> None:
         """Fill what migration 0004 added from the JSON kept so far: each lobby's channel (the
@@ -495,13 +523,7 @@ class Store:
                 raise ShardInUse(self.location, i, count)
 
     async def _load_games(self) -> list[str]:
-        rows = await self._read(
-            f"SELECT {GAME_COLUMNS}, state FROM games WHERE {self._mine()} AND (status = 'running' "
-            "OR game_id IN (SELECT game_id FROM outbox WHERE delivered_at IS NULL) "
-            "OR game_id IN (SELECT game_id FROM outbox_parts WHERE sent_at IS NULL) "
-            # a finished game whose end was not yet shown (the bot's reveal) is kept at hand
-            """OR (status = 'over' AND meta NOT LIKE '%"revealed":true%')) ORDER BY game_id"""
-        )
+        rows = await self._read(f"SELECT {GAME_COLUMNS}, state FROM games WHERE {self._mine()} AND {KEPT} ORDER BY game_id")
         changed = []
         for row in rows:
             live = await self._load_live(row)
@@ -595,6 +617,37 @@ class Store:
                 out.append(Due(gid, info.tick, "overdue", info.deadline))
         return out
 
+    async def release_finished(self, now: datetime | None = None, *, older_than: timedelta = timedelta(0)) -> list[str]:
+        """Drop from memory every finished game that is done with: over, its end shown (the
+        bot's reveal, ``meta.revealed``) and every message of it delivered — the games a start
+        would not load (``KEPT``) —, last written at least ``older_than`` before ``now``. It
+        stays in the database: :meth:`find`, :meth:`snapshot`, :meth:`journal`,
+        :meth:`events`, :meth:`game_of_channel`, :meth:`update_meta` and :meth:`load` read it
+        on demand. Returns the ids released. Reads only: no transaction."""
+        limit = to_ts((now or self._clock()) - older_than)
+        done = [gid for gid, live in self._games.items() if live.info.status == "over" and live.info.updated_at <= limit]
+        out = []
+        for gid in done:
+            live = self._games[gid]
+            if live.lock.locked():
+                continue  # something is being written: the next sweep
+            if await self._read(f"SELECT 1 FROM games WHERE game_id = ? AND {KEPT}", (gid,)):
+                continue
+            if self._games.get(gid) is live and not live.lock.locked():
+                del self._games[gid]
+                for k in [k for k in self._held if k[0].startswith(f"{gid}/")]:
+                    del self._held[k]
+                out.append(gid)
+        return out
+
+    async def load(self, game_id: str) -> Game | None:
+        """The game as last committed, loaded or not (a finished game released from memory is
+        read from the database, without its log, and not kept); None if there is none."""
+        if game_id in self._games:
+            return self._games[game_id].game
+        rows = await self._read(f"SELECT {GAME_COLUMNS}, state FROM games WHERE game_id = ?", (game_id,))
+        return self._live_from_row(rows[0]).game if rows else None
+
     # ---- reading ----------------------------------------------------------------------
     def has(self, game_id: str) -> bool:
         return game_id in self._games
@@ -673,8 +726,14 @@ class Store:
     async def rebuild(self, game_id: str, *, whole: bool = False) -> Game:
         """The game rebuilt from its creation settings by replaying the journal: without its
         log, as the store holds it in memory (it compares equal with :meth:`game`); ``whole``:
-        with all of it (it compares equal with :meth:`snapshot`)."""
-        live = self._live(game_id)
+        with all of it (it compares equal with :meth:`snapshot`). A finished game released
+        from memory is read from the database for it."""
+        live = self._games.get(game_id)
+        if live is None:
+            rows = await self._read(f"SELECT {GAME_COLUMNS}, state FROM games WHERE game_id = ?", (game_id,))
+            if not rows:
+                raise KeyError(f"no game {game_id!r}")
+            live = self._live_from_row(rows[0])
         info = live.info
         game = Game.new(live.rules, info.seed, [PlayerSpec(**p) for p in info.players], info.settings)
         game = replay_entries(game, effective(await self.journal(game_id)))
@@ -873,6 +932,8 @@ class Store:
         next_deadline: datetime | None = None,
         user_id: int | None = None,
         posts: Any = (),
+        stage: Callable[[Game, GameInfo, list[Delivery], list[Part]], list[Post]] | None = None,
+        meta: Callable[[dict[str, Any], Game], dict[str, Any] | None] | None = None,
     ) -> Resolved | None:
         """Resolve the current tick in one transaction; None when there is nothing to do.
 
@@ -882,17 +943,29 @@ class Store:
         ``posts``: the bot's messages of this resolve (the GM's log line of a forced or early
         end), staged with the resolve's mark (or, for a redo, its transaction) as batches
         ``<game>/resolve:<tick>:<n>>…``: the redo of a forced resolve keeps the GM's line.
+        ``stage``: the delivery of the resolve, rendered by the caller and staged **in the
+        resolve's own transaction**, its parts claimed by this store (``Resolved.parts``,
+        ``Part.held``): a function of the game after the resolve (without its log), its new
+        :class:`GameInfo`, the outbox rows not yet staged (those committed before, then the
+        resolve's own) and the resolve's own unsent parts (the GM's line staged with the
+        mark), returning :class:`Post` objects (with the
+        ``keys`` of the rows each delivers); rows left out are delivered as any other. A
+        function that raises stages nothing (logged): the resolve is never held up by it.
+        ``meta``: a change of the caller's meta that belongs to the resolve (when the new phase
+        began), a function of a copy of the meta and the game after the resolve (as
+        :meth:`update_meta`'s), written in the resolve's transaction (``meta_version`` + 1).
         """
-        return await _uncancellable(self._resolve(game_id, expect_tick, utc(next_deadline), user_id, posts))
+        return await _uncancellable(self._resolve(game_id, expect_tick, utc(next_deadline), user_id, posts, stage, meta))
 
     async def _resolve(self, game_id: str, expect_tick: int | None, next_deadline: datetime | None, user_id: int | None,
-                       posts: Any = ()) -> Resolved | None:
+                       posts: Any = (), stage: Any = None, meta: Any = None) -> Resolved | None:
         live = self._live(game_id)
         async with live.lock:
-            return await self._retry_stale(live, lambda: self._resolve_locked(live, game_id, expect_tick, next_deadline, user_id, posts))
+            return await self._retry_stale(
+                live, lambda: self._resolve_locked(live, game_id, expect_tick, next_deadline, user_id, posts, stage, meta))
 
     async def _resolve_locked(self, live: _Live, game_id: str, expect_tick: int | None, next_deadline: datetime | None,
-                              user_id: int | None, posts: Any = ()) -> Resolved | None:
+                              user_id: int | None, posts: Any = (), stage: Any = None, meta: Any = None) -> Resolved | None:
         if live.game.state.over:
             return None
         tick = live.game.state.tick
@@ -928,8 +1001,32 @@ class Store:
                   # the deadline the resolved phase had: a GM's undo gives it back
                   "deadline_was": to_ts(live.info.deadline) if live.info.deadline else None}
         args = {"tick": tick}
+        new_meta = None
+        if meta is not None:
+            work = copy.deepcopy(live.info.meta)
+            out = meta(work, game)
+            new_meta = work if out is None else dict(out)
+            if new_meta == live.info.meta:
+                new_meta = None
+            else:
+                info = replace(info, meta=new_meta, meta_version=live.info.meta_version + 1)
+        staged: list[Post] = []
+        if stage is not None:
+            rows, outbox, deliveries = _outbox_rows(game_id, seq, live.ev_count, events, stamp)
+            # rows committed before and not staged yet (the resolve before this one in a turn cut
+            # short, a command's not flushed) go with this resolve's, as one flush would take them
+            earlier = await self.pending_deliveries(game_id)
+            own = [p for p in await self.pending_parts(game_id) if p.batch_id.startswith(f"{game_id}/resolve:{tick}:")]
+            try:
+                staged = list(stage(game, info, earlier + deliveries, own))
+            except Exception:  # a rendering bug must not hold up the game: its messages go the usual way
+                log.exception("%s: game %r: the delivery of the resolve of tick %d could not be staged with it",
+                              self.location, game_id, tick)
+                staged = []
         async with self._tx("resolve") as db:
             await self._update_game(db, live.info, info, text)  # first: a stale copy writes nothing
+            if new_meta is not None:
+                await self._meta_write(db, game_id, live.info.meta, live.info.meta_version, lambda _m: new_meta, stamp)
             await db.execute(
                 db.sql(
                     "INSERT INTO commands (game_id, seq, tick, kind, args, result, user_id, request_id, created_at) "
@@ -942,11 +1039,14 @@ class Store:
             if user_id is not None:
                 await self._gm_action(db, game_id, seq, tick, user_id, "resolve", args, stamp)
             await self._write_posts(db, game_id, f"resolve:{tick}", bot_posts, stamp)  # a key staged with the mark: skipped
+            held = await self._write_posts(db, game_id, f"resolve:{tick}:d", staged, stamp, claim=True)
             self._point("resolve.before_commit")
+        until = self._clock() + timedelta(seconds=CLAIM_SECONDS - CLAIM_MARGIN)
+        self._held.update({(p.batch_id, p.part_idx): until for p in held})
         self._point("resolve.after_commit")
         live.game, live.text, live.info = game, text, info
         live.ev_count, live.hist_count = live.ev_count + len(events), live.hist_count + len(run.history)
-        return Resolved(game_id, seq, tick, list(events), deliveries, over, game.state.winner)
+        return Resolved(game_id, seq, tick, list(events), deliveries, over, game.state.winner, held)
 
     async def set_deadline(self, game_id: str, at: datetime | None, *, user_id: int | None = None) -> bool:
         """Set (or clear, with None) the deadline of the current tick; False if unchanged."""
@@ -1398,6 +1498,9 @@ class Store:
         (so a retry never renders anew). Outbox rows staged elsewhere or delivered are skipped.
         ``absorb``: unsent parts whose text the new batch carries (a resolve's own line joining
         its channel's batch): marked sent, without a message id, in the same transaction."""
+        rows = await self._read(f"SELECT {PARTS_COLS} FROM outbox_parts WHERE batch_id = ? ORDER BY part_idx", (batch_id,))
+        if rows:  # staged before (a keyed post repeated, a resolve's batch): nothing to write
+            return self._mark_held(list(map(_part, rows)))
         async with self._tx("stage") as db:
             rows = await db.fetchall(db.sql(f"SELECT {PARTS_COLS} FROM outbox_parts WHERE batch_id = ? ORDER BY part_idx"),
                                      (batch_id,))
@@ -1430,11 +1533,15 @@ class Store:
         self._point("stage.after_commit")
         return out
 
-    async def _write_posts(self, db: Backend, game_id: str, key: str, posts: list[Post], stamp: str) -> list[Part]:
-        """Stage ``posts`` inside a transaction (the command's own): batch ``<game>/<key>:<n>>…``."""
+    async def _write_posts(self, db: Backend, game_id: str, key: str, posts: list[Post], stamp: str, *,
+                           claim: bool = False) -> list[Part]:
+        """Stage ``posts`` inside a transaction (the command's own): batch ``<game>/<key>:<n>>…``
+        (or the post's own ``batch`` id); a post's ``keys`` (outbox rows) are staged with it.
+        ``claim``: the parts are claimed by this store at once (it sends them next)."""
         out: list[Part] = []
+        claimed = (self._stamp(), to_ts(self._clock() + timedelta(seconds=CLAIM_SECONDS))) if claim else None
         for n, post in enumerate(posts):
-            batch_id = f"{game_id}/{key}:{n}>{post.channel_key}"
+            batch_id = post.batch or f"{game_id}/{key}:{n}>{post.channel_key}"
             rows = await db.fetchall(db.sql("SELECT COUNT(*) FROM outbox_parts WHERE batch_id = ?"), (batch_id,))
             if rows[0][0]:
                 continue
@@ -1442,37 +1549,82 @@ class Store:
             specs = [{**p, "nonce": p.get("nonce") or part_nonce(batch_id, i)} for i, p in enumerate(post.parts)]
             if post.channel_id is None:
                 specs = [{"content": "", "nonce": part_nonce(batch_id, 0)}]
+            for k in post.keys:
+                await db.execute(
+                    db.sql("UPDATE outbox SET batch_id = ?, attempts = attempts + 1, last_attempt_at = ? "
+                           "WHERE delivery_key = ? AND delivered_at IS NULL AND batch_id IS NULL"),
+                    (batch_id, stamp, k),
+                )
             out += await self._insert_parts(db, game_id, batch_id, (top[0][0] or 0) + 1, post.channel_key, post.channel_id,
-                                            specs, stamp)
+                                            specs, stamp, claimed)
+            for p in post.absorb:
+                await db.execute(db.sql("UPDATE outbox_parts SET sent_at = ?, last_error = ? WHERE batch_id = ? AND part_idx = ? "
+                                        "AND sent_at IS NULL"), (stamp, f"sent within {batch_id}"[:1000], p.batch_id, p.part_idx))
         return out
 
     async def _insert_parts(self, db: Backend, game_id: str, batch_id: str, order: int, channel_key: str,
-                            channel_id: int | None, parts: list[dict[str, Any]], stamp: str) -> list[Part]:
+                            channel_id: int | None, parts: list[dict[str, Any]], stamp: str,
+                            claimed: tuple[str, str] | None = None) -> list[Part]:
+        """``claimed``: (now, until) — the parts are claimed by this store as they are stored."""
         out = []
         for i, p in enumerate(parts):
             files = p.get("files") or None
-            attempts = 1 if p.get("uncertain") else 0  # claimed by an older build: look before sending
+            attempts = 1 if p.get("uncertain") or claimed else 0  # claimed by an older build: look before sending
             await db.execute(
                 db.sql("INSERT INTO outbox_parts (batch_id, part_idx, batch_ord, game_id, channel_key, channel_id, content, "
-                       "nonce, mention, view, files, created_at, attempts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+                       "nonce, mention, view, files, created_at, attempts, last_attempt_at, claim_owner, claim_until) "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
                 (batch_id, i, order, game_id, channel_key, channel_id, p["content"], p["nonce"], p.get("mention"),
-                 p.get("view"), dumps(files) if files else None, stamp, attempts),
+                 p.get("view"), dumps(files) if files else None, stamp, attempts,
+                 claimed[0] if claimed else None, self.owner if claimed else None, claimed[1] if claimed else None),
             )
             out.append(Part(batch_id, i, game_id, channel_key, channel_id, p["content"], p["nonce"], p.get("mention"),
-                            p.get("view"), files, attempts))
+                            p.get("view"), files, attempts, claimed[0] if claimed else None,
+                            held=claimed is not None and not p.get("uncertain")))
         return out
+
+    def _my_parts(self) -> str:
+        """An SQL condition on ``outbox_parts``: the part is this store's to send."""
+        if self.shards is None:
+            return "1 = 1"
+        # the bot's posts of no game ("-") go with shard 0
+        return (f"(game_id IN (SELECT game_id FROM games WHERE {self._mine()}) OR "
+                f"(game_id NOT IN (SELECT game_id FROM games) AND {int(0 in self.shards[1])} = 1))")
+
+    async def _release_dead_claims(self) -> None:
+        """At start, the claims of this store's unsent parts held by another owner were made by
+        a process that is gone when no other can be running: the database is this process's
+        alone (SQLite's lock) or the parts are of the shards it holds the locks of. They are
+        released (the parts keep their ``attempts``: each is looked for in its channel before it
+        is sent), instead of waiting for the claims to expire. Shared otherwise: they expire."""
+        if not self.backend.exclusive and self.shards is None:
+            return
+        where = f"sent_at IS NULL AND claim_owner IS NOT NULL AND claim_owner <> ? AND {self._my_parts()}"
+        if not (await self._read(f"SELECT COUNT(*) FROM outbox_parts WHERE {where}", (self.owner,)))[0][0]:
+            return
+        async with self._tx("part.release") as db:
+            await db.execute(db.sql(f"UPDATE outbox_parts SET claim_owner = NULL, claim_until = NULL WHERE {where}"), (self.owner,))
 
     async def pending_parts(self, game_id: str | None = None) -> list[Part]:
         """Parts not yet sent, in the order they were staged."""
         sql = f"SELECT {PARTS_COLS} FROM outbox_parts WHERE sent_at IS NULL"
-        if self.shards is not None:  # the bot's posts of no game ("-") go with shard 0
-            sql += (f" AND (game_id IN (SELECT game_id FROM games WHERE {self._mine()}) OR "
-                    f"(game_id NOT IN (SELECT game_id FROM games) AND {int(0 in self.shards[1])} = 1))")
+        if self.shards is not None:
+            sql += f" AND {self._my_parts()}"
         params: list[Any] = []
         if game_id is not None:
             sql += " AND game_id = ?"
             params.append(game_id)
-        return [_part(r) for r in await self._read(sql + " ORDER BY batch_ord, part_idx", params)]
+        out = [_part(r) for r in await self._read(sql + " ORDER BY batch_ord, part_idx", params)]
+        return self._mark_held(out)
+
+    def _mark_held(self, parts: list[Part]) -> list[Part]:
+        """``held`` on the parts whose claim this store took at staging and still holds."""
+        if not self._held:
+            return parts
+        now = self._clock()
+        for k in [k for k, until in self._held.items() if until <= now]:
+            del self._held[k]  # the claim is about to expire: claim it again before sending
+        return [replace(p, held=True) if (p.batch_id, p.part_idx) in self._held else p for p in parts]
 
     async def parts(self, batch_id: str) -> list[Part]:
         """Every part of a batch, sent or not (tests, diagnostics)."""
@@ -1483,6 +1635,7 @@ class Store:
         """A send of this part starts now (committed before the send): True when this store
         holds the part's claim for the next ``CLAIM_SECONDS``; False when it was sent, or
         another process holds a claim that has not expired (send nothing then)."""
+        self._held.pop((part.batch_id, part.part_idx), None)
         now = self._clock()
         stamp, until = to_ts(now), to_ts(now + timedelta(seconds=CLAIM_SECONDS))
         async with self._tx("part.claim") as db:
@@ -1496,23 +1649,40 @@ class Store:
         return n == 1
 
     async def mark_part_failed(self, part: Part, error: str) -> bool:
+        self._held.pop((part.batch_id, part.part_idx), None)  # tried: the next try looks for it first
         return await self._part_update("part.failed", "last_error = ?", (error[:1000],), part)
 
     async def mark_part_sent(self, part: Part, message_id: int | None) -> bool:
         """The part is in its channel (``message_id``: the message, if known); when it was the
         batch's last unsent part, its outbox rows are delivered in the same transaction."""
+        return await self.mark_parts_sent([(part, message_id)]) == 1
+
+    async def mark_parts_sent(self, sent: list[tuple[Part, int | None]]) -> int:
+        """:meth:`mark_part_sent` for every part of a flush, in one transaction (a crash before
+        it leaves them claimed and unsent: the next start looks for each in its channel before
+        sending it). Returns how many were still unsent."""
+        if not sent:
+            return 0
+        n = 0
+        stamp = self._stamp()
         async with self._tx("part.sent") as db:
-            n = await db.execute(
-                db.sql("UPDATE outbox_parts SET sent_at = ?, message_id = ? WHERE batch_id = ? AND part_idx = ? AND sent_at IS NULL"),
-                (self._stamp(), message_id, part.batch_id, part.part_idx),
-            )
-            left = await db.fetchall(db.sql("SELECT COUNT(*) FROM outbox_parts WHERE batch_id = ? AND sent_at IS NULL"),
-                                     (part.batch_id,))
-            if not left[0][0]:
-                await db.execute(db.sql("UPDATE outbox SET delivered_at = ? WHERE batch_id = ? AND delivered_at IS NULL"),
-                                 (self._stamp(), part.batch_id))
+            batches: dict[str, None] = {}
+            for part, message_id in sent:
+                n += await db.execute(
+                    db.sql("UPDATE outbox_parts SET sent_at = ?, message_id = ? WHERE batch_id = ? AND part_idx = ? AND sent_at IS NULL"),
+                    (stamp, message_id, part.batch_id, part.part_idx),
+                )
+                batches[part.batch_id] = None
+            for batch_id in batches:
+                left = await db.fetchall(db.sql("SELECT COUNT(*) FROM outbox_parts WHERE batch_id = ? AND sent_at IS NULL"),
+                                         (batch_id,))
+                if not left[0][0]:
+                    await db.execute(db.sql("UPDATE outbox SET delivered_at = ? WHERE batch_id = ? AND delivered_at IS NULL"),
+                                     (stamp, batch_id))
             self._point("part.sent.before_commit")
-        return n == 1
+        for p, _ in sent:
+            self._held.pop((p.batch_id, p.part_idx), None)
+        return n
 
     async def _part_update(self, label: str, assignments: str, params: tuple[Any, ...], part: Part) -> bool:
         async with self._tx(label) as db:
@@ -1604,14 +1774,7 @@ class Store:
 
     async def _write_events(self, db: Backend, game_id: str, seq: int, first: int, events: list[Event], stamp: str) -> list[Delivery]:
         """The events (from index ``first``) and one outbox row per destination of each."""
-        rows, outbox, deliveries = [], [], []
-        for n, ev in enumerate(events):
-            idx = first + n
-            rows.append((game_id, idx, seq, ev.tick, ev.key, ev.audience, dumps(ev.ids), dumps(ev.args)))
-            for order, (kind, ident) in enumerate(destinations(ev)):
-                key = delivery_key(game_id, ev.tick, idx, kind, ident)
-                outbox.append((key, game_id, ev.tick, idx, order, kind, ident, stamp))
-                deliveries.append(Delivery(key=key, game_id=game_id, tick=ev.tick, event_idx=idx, dest=kind, dest_id=ident, event=ev))
+        rows, outbox, deliveries = _outbox_rows(game_id, seq, first, events, stamp)
         await db.executemany(
             db.sql("INSERT INTO events (game_id, idx, seq, tick, msg_key, audience, ids, args) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"), rows
         )
@@ -1801,6 +1964,19 @@ async def _uncancellable(coro: Any) -> Any:
     task = asyncio.ensure_future(coro)
     task.add_done_callback(lambda t: t.cancelled() or t.exception())
     return await asyncio.shield(task)
+
+
+def _outbox_rows(game_id: str, seq: int, first: int, events: list[Event], stamp: str) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], list[Delivery]]:
+    """The ``events`` rows (from index ``first``), their ``outbox`` rows and the deliveries."""
+    rows, outbox, deliveries = [], [], []
+    for n, ev in enumerate(events):
+        idx = first + n
+        rows.append((game_id, idx, seq, ev.tick, ev.key, ev.audience, dumps(ev.ids), dumps(ev.args)))
+        for order, (kind, ident) in enumerate(destinations(ev)):
+            key = delivery_key(game_id, ev.tick, idx, kind, ident)
+            outbox.append((key, game_id, ev.tick, idx, order, kind, ident, stamp))
+            deliveries.append(Delivery(key=key, game_id=game_id, tick=ev.tick, event_idx=idx, dest=kind, dest_id=ident, event=ev))
+    return rows, outbox, deliveries
 
 
 def destinations(ev: Event) -> list[tuple[str, str | None]]:

@@ -41,10 +41,11 @@ import discord
 
 from altmafia.text.guide import task_notice
 from altmafia.text.i18n import Renderer, text
-from storage import Delivery, Part, Post, part_nonce
+from storage import Delivery, GameInfo, Part, Post, part_nonce
 
 from . import panel
 from .buttons import GameButton, PublishButton, bonus_view, event_view
+from .living import phase_announcement
 from .spectators import request_view
 
 log = logging.getLogger(__name__)
@@ -172,8 +173,64 @@ class Deliverer:
                     staged += await self._stage(gid, info, key, [d], [], view=f"event:{d.event_idx}:{lang}")
         return await self._send_parts(staged, blocked)
 
-    def render(self, gid: str, key: str, batch: list[Delivery], extra: list[str], meta: dict[str, Any]) -> list[str]:
-        game = self.bot.store.game(gid)
+    def resolve_posts(self, gid: str, game: Any, info: GameInfo, deliveries: list[Delivery], own: list[Part]) -> list[Post]:
+        """The delivery of a resolve, rendered from the game after it, for the store to stage in
+        the resolve's own transaction (``Store.resolve(stage=…)``): one batch a channel (and one
+        an event with buttons), as :meth:`flush` would stage them, then the new phase's panels
+        and its announcement (``panel.panels``, ``living.phase_announcement``), under the ids
+        :meth:`post` would give them, so they are never staged twice. ``deliveries``: the rows
+        not staged yet, the resolve's and those committed before it (the first resolve of a turn
+        cut short), rendered together as a flush after both would. ``own``: the resolve's own
+        lines (the GM's log line staged with its mark) join the GM batch. Rows of a channel the
+        game has not got yet (a faction's, created by the channel sync after the resolve) are
+        left to :meth:`flush`, and everything while the channels are being created; when the
+        same turn resolves on at once (a riot), nothing is staged: the next resolve of the turn
+        takes these rows with its own (only the last phase line stands, no panels in between)."""
+        meta = info.meta
+        channels = meta.get("channels")
+        if channels is None or (not game.state.over and game.end_now_requested()):
+            return []
+        batches: dict[str, list[Delivery]] = {}
+        for d in deliveries:
+            if route(d) in channels:
+                batches.setdefault(route(d), []).append(d)
+        posts: list[Post] = []
+        for key, batch in batches.items():
+            lang = reader_lang(meta, key)
+            views = [(d, event_view(gid, d.event, lang)) for d in batch]
+            plain = [d for d, v in views if v is None]
+            joined = [p for p in own if p.channel_key == key and absorbable(p)]
+            if plain or joined:
+                lines = self.render(gid, key, plain, [p.content for p in joined], meta, game=game, deadline=info.deadline)
+                posts.append(self._post(gid, key, plain, lines, channels, absorb=joined))
+            for d, view in views:
+                if view is not None:
+                    lines = self.render(gid, key, [d], [], meta, game=game, deadline=info.deadline)
+                    posts.append(self._post(gid, key, [d], lines, channels, view=f"event:{d.event_idx}:{lang}"))
+        if info.status == "running":
+            for key, content, view, once in panel.panels(game, info):
+                if key in channels:
+                    posts.append(self._post(gid, key, [], chunks(content.split("\n")) or [""], channels, view=view, once=once))
+            found = phase_announcement(game, info)
+            if found is not None and "public" in channels:
+                posts.append(self._post(gid, "public", [], chunks(found[0].split("\n")) or [""], channels, once=found[1]))
+        return posts
+
+    @staticmethod
+    def _post(gid: str, key: str, batch: list[Delivery], lines: list[str], channels: dict[str, Any], *, view: str | None = None,
+              once: str | None = None, absorb: list[Part] = ()) -> Post:
+        """A batch as :meth:`_stage` / :meth:`post` would store it, as a :class:`Post`."""
+        batch_id = f"{batch[0].key}>{key}" if batch else f"{gid}/{once}>{key}"
+        uncertain = any(d.attempts for d in batch)  # rows claimed by an older build may have been sent
+        specs = tuple({"content": c, "nonce": nonce(batch_id, i), "mention": None if batch or once is None else 0,
+                       "view": view if i == len(lines) - 1 else None, "uncertain": uncertain} for i, c in enumerate(lines))
+        return Post(key, int(channels[key]), specs, keys=tuple(d.key for d in batch), batch=batch_id, absorb=tuple(absorb))
+
+    def render(self, gid: str, key: str, batch: list[Delivery], extra: list[str], meta: dict[str, Any], *,
+               game: Any = None, deadline: Any = ...) -> list[str]:
+        """A batch's lines cut into messages; ``game`` and ``deadline``: the game to render from
+        (default: the store's) and its deadline (a resolve's batch, before its commit)."""
+        game = game if game is not None else self.bot.store.game(gid)
         lang = reader_lang(meta, key)
         r = Renderer(game, lang)
         lines = list(extra)
@@ -186,7 +243,7 @@ class Deliverer:
             if d.event.key == "notice.phase":  # what comes now, with the deadline the bot keeps
                 if d.event.args.get("tick") != game.state.tick:
                     continue  # a turn cut short resolved on at once: only the last one stands
-                lines.append(text(lang, "delivery.line", text=self.phase_line(gid, r, meta)))
+                lines.append(text(lang, "delivery.line", text=self.phase_line(gid, r, meta, deadline)))
                 continue
             # a GM task shows the ability's text and the command that settles it
             line = task_notice(game, d.event, lang) if d.event.key == "gm.task" else r.event(d.event)
@@ -198,11 +255,12 @@ class Deliverer:
                 lines.insert(0, f"<@{uid}>")
         return chunks(lines)
 
-    def phase_line(self, gid: str, r: Renderer, meta: dict[str, Any]) -> str:
+    def phase_line(self, gid: str, r: Renderer, meta: dict[str, Any], deadline: Any = ...) -> str:
         """«Сейчас: день 1.2. Ходы и голоса — до 21:00, 02.12 (Europe/Moscow), <in 6 hours>»:
         the phase in words and its deadline in the game's time zone (none while paused)."""
         phase = r.label(r.game.info.label)
-        deadline = self.bot.store.deadline(gid)
+        if deadline is ...:
+            deadline = self.bot.store.deadline(gid)
         if deadline is None or meta.get("paused"):
             return text(r.lang, "notice.next_phase_open", phase=phase)
         tz = meta.get("tz") or self.bot.settings.tz
@@ -231,32 +289,40 @@ class Deliverer:
     async def _send_parts(self, parts: list[Part], blocked: set[tuple[str, str]]) -> int:
         """Send parts in order; a failed part blocks the rest of its channel until the next flush."""
         sent = 0
-        for part in parts:
-            where = (part.game_id, part.channel_key)
-            if where in blocked:
-                continue
-            result = await self._send_part(part)
-            if result is None:
-                blocked.add(where)
-            else:
-                sent += result
+        done: list[tuple[Part, int | None]] = []  # sent (or found, or dropped): marked together at the end
+        try:
+            for part in parts:
+                where = (part.game_id, part.channel_key)
+                if where in blocked:
+                    continue
+                result = await self._send_part(part, done)
+                if result is None:
+                    blocked.add(where)
+                else:
+                    sent += result
+        finally:
+            # one transaction for every part of the flush; a crash before it leaves them claimed
+            # and unsent, and the next start looks for each in its channel before sending it
+            await self.bot.store.mark_parts_sent(done)
         return sent
 
-    async def _send_part(self, part: Part) -> int | None:
-        """1 if sent now, 0 if found already sent (or dropped), None if it failed (retry later)."""
+    async def _send_part(self, part: Part, done: list[tuple[Part, int | None]]) -> int | None:
+        """1 if sent now, 0 if found already sent (or dropped), None if it failed (retry later).
+        A part sent (found, dropped) is added to ``done``, to be marked with the flush's others."""
         store = self.bot.store
         if part.channel_id is None:
-            await store.mark_part_sent(part, None)
+            done.append((part, None))
             return 0
         info = store.info(part.game_id) if store.has(part.game_id) else await store.find(part.game_id)
         channel = self.bot.get_partial_messageable(part.channel_id, guild_id=info.guild_id if info else None)
         try:
-            if part.attempts:
+            if part.attempts and not part.held:
                 found = await self._find(channel, part)
                 if found is not None:
-                    await store.mark_part_sent(part, found)
+                    done.append((part, found))
                     return 0
-            if not await store.claim_part(part):
+            # a held part was claimed by this store when the resolve staged it, and not tried yet
+            if not part.held and not await store.claim_part(part):
                 return 0  # sent meanwhile, or another process is sending it
             kw: dict[str, Any] = {}
             view = await self.build_view(part) if part.view else None
@@ -278,13 +344,13 @@ class Deliverer:
         except (discord.NotFound, discord.Forbidden) as exc:
             log.error("game %s: cannot post in %s (%s): message dropped", part.game_id, part.channel_key, exc)
             await store.mark_part_failed(part, str(exc))
-            await store.mark_part_sent(part, None)
+            done.append((part, None))
             return 0
         except discord.HTTPException as exc:
             log.warning("game %s: posting in %s failed (%s); will retry", part.game_id, part.channel_key, exc)
             await store.mark_part_failed(part, str(exc))
             return None
-        await store.mark_part_sent(part, msg.id)
+        done.append((part, msg.id))
         return 1
 
     async def _find(self, channel: Any, part: Part) -> int | None:

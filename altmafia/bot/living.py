@@ -67,13 +67,19 @@ async def announce_phase(bot: Any, game_id: str) -> None:
     """«<@&role> Началась фаза …» in the public channel, once per phase begun (the key names
     the journal entry that began it, so a phase begun again after an undo is announced again)."""
     store = bot.store
-    info = store.info(game_id)
+    found = phase_announcement(store.game(game_id), store.info(game_id))
+    if found is not None:
+        await bot.deliverer.post(game_id, "public", found[0], once=found[1])
+
+
+def phase_announcement(game: Any, info: Any) -> tuple[str, str] | None:
+    """The text and ``once`` key of :func:`announce_phase` (None: no living role, or the game is
+    not running); also staged with the resolve that begins the phase."""
     rid = info.meta.get("living_role")
     if rid is None or info.status != "running":
-        return
-    game = store.game(game_id)
+        return None
     lang = info.meta.get("lang", "ru")
     dl = info.deadline
     when = f"<t:{int(dl.timestamp())}:f>" if dl else "—"
     body = text(lang, "living.phase_start", role=f"<@&{rid}>", phase=Renderer(game, lang).label(game.info.label), deadline=when)
-    await bot.deliverer.post(game_id, "public", body, once=f"phase:{info.tick}:{info.version}")
+    return body, f"phase:{info.tick}:{info.version}"

@@ -147,16 +147,22 @@ async def post_panels(bot: Any, game_id: str) -> None:
     store = bot.store
     if not store.has(game_id) or store.info(game_id).status != "running":
         return
-    info = store.info(game_id)
-    game = store.game(game_id)
+    for key, content, view, once in panels(store.game(game_id), store.info(game_id)):
+        await bot.deliverer.post(game_id, key, content, view=view, once=once)
+
+
+def panels(game: Game, info: Any) -> list[tuple[str, str, str, str]]:
+    """The panels of the current phase: (channel key, text, view spec, ``once`` key) a seat;
+    also staged with the resolve that begins the phase (``Deliverer.resolve_posts``)."""
     tick = game.state.tick
+    out = []
     for p in game.state.players:
         if not p.user_id or not game.alive(p):
             continue
         plang = info.meta.get("langs", {}).get(str(p.pid)) or info.meta.get("lang", "ru")
-        content = panel_content(game, p.pid, plang, info, {"tick": tick})
-        await bot.deliverer.post(game_id, f"player:{p.pid}", content, view=f"panel:{p.pid}:{tick}:{plang}",
-                                 once=f"panel:{tick}:{p.pid}")
+        out.append((f"player:{p.pid}", panel_content(game, p.pid, plang, info, {"tick": tick}),
+                    f"panel:{p.pid}:{tick}:{plang}", f"panel:{tick}:{p.pid}"))
+    return out
 
 
 async def _seat(interaction: discord.Interaction, game_id: str, pid: int, tick: int) -> Game | None:

@@ -42,6 +42,10 @@ from .undo import settle_undo
 
 log = logging.getLogger(__name__)
 
+#: how long a finished game, its end shown and delivered, stays in memory before the loop
+#: releases it (the GM's last clicks — publish, archive — find it at hand; they work without too)
+RELEASE_AFTER = timedelta(minutes=10)
+
 
 class Scheduler:
     def __init__(self, bot: Any) -> None:
@@ -108,7 +112,11 @@ class Scheduler:
                 nxt = None if self.paused(game_id) else self.next_deadline(game_id, tick + 1, hurried=hurried)
                 # the GM's log line is staged in the resolve's own transaction (never lost to a crash)
                 posts = [self.bot.deliverer.outgoing(game_id, "gm", gm_line)] if gm_line and not done else []
-                res = await store.resolve(game_id, expect_tick=tick, next_deadline=nxt, user_id=user_id, posts=posts)
+                # its delivery (the batches, the new phase's panels and announcement) is rendered
+                # and staged in the resolve's own transaction, claimed for this process
+                # so is when the new phase began, where the ruleset gives a phase a minimum length
+                res = await store.resolve(game_id, expect_tick=tick, next_deadline=nxt, user_id=user_id, posts=posts,
+                                          stage=self._stage_for(game_id), meta=self._phase_start)
                 if res is None:
                     break
                 done.append(res)
@@ -119,6 +127,16 @@ class Scheduler:
             if done:
                 await self.after_resolve(game_id)
         return done
+
+    def _phase_start(self, meta: dict[str, Any], game: Game) -> None:
+        """``meta.phase_started`` of the phase a resolve begins (see :meth:`mark_phase_start`),
+        committed with the resolve; nothing when the game is over or phases have no minimum."""
+        if not game.state.over and self.min_phase(game):
+            meta["phase_started"] = {"tick": game.state.tick, "at": now().isoformat()}
+
+    def _stage_for(self, game_id: str) -> Any:
+        deliverer = self.bot.deliverer
+        return lambda game, info, deliveries, own: deliverer.resolve_posts(game_id, game, info, deliveries, own)
 
     # ---- early ends -----------------------------------------------------------------------
     def waiting(self, game_id: str) -> list[int] | None:
@@ -179,7 +197,8 @@ class Scheduler:
             await bot.channel_manager.sync(game_id)
         except discord.HTTPException as exc:
             log.warning("game %s: channel permissions not updated: %s", game_id, exc)
-        if bot.store.info(game_id).status == "running" and self.min_phase(bot.store.game(game_id)):
+        if (bot.store.info(game_id).status == "running" and self.min_phase(bot.store.game(game_id))
+                and self.phase_started(game_id) is None):  # committed with the resolve, unless cut short
             await self.mark_phase_start(game_id)
         extra = {"gm": [gm_line]} if gm_line else None
         await bot.deliverer.flush(game_id, extra=extra)
@@ -266,6 +285,10 @@ class Scheduler:
                 except discord.HTTPException as exc:
                     log.warning("game %s: reminders failed: %s", info.game_id, exc)
         await self.bot.deliverer.flush()
+        # finished games leave memory once their end is shown and delivered (the database keeps them)
+        for gid in await store.release_finished(older_than=RELEASE_AFTER):
+            self.locks.pop(gid, None)
+            log.info("game %s: finished and delivered; released from memory", gid)
 
     def sleep_for(self) -> float:
         """Seconds until the next deadline or reminder, within [1, scheduler_seconds]."""

@@ -61,6 +61,9 @@ SIZES = {
     "scale_templates": (8, 2),
     "scale_runs": (3, 1),  # passes over all the games at once (the median is reported)
     "storage_ticks": (6, 2),
+    "delivered_resolves": (6, 2),
+    "finished_days": (1, 1),  # the length of each game played to its end for storage.memory_finished
+    "finished_games": (12, 4),  # … and how many, one after another in one store
     "save_samples": (41, 5),  # accepted commands timed at day 1 and at day 7 (a player replacing their move)
     "save_games": (500, 10),  # copies of the day-7 game in one store, resolved at one deadline
     "save_alone": (15, 3),  # resolves of one copy alone in its store (the linear yardstick)
@@ -341,11 +344,136 @@ def bench_scale(b: Bench, say: Callable[[str], None]) -> None:
     b.add("scale", "scale.resolve_one", "resolve one of those games alone (median)", statistics.median(ones) * 1000, "ms")
 
 
-def bench_storage(b: Bench, say: Callable[[str], None]) -> None:
+def bench_storage(b: Bench, say: Callable[[str], None], make_bot: BotFactory | None = None) -> None:
     say("storage: transactions on a real SQLite file")
     asyncio.run(_storage(b, size("storage_ticks", b.quick)))
     say("storage: the cost of a save on day 1 and day 7")
     asyncio.run(_save(b))
+    say("storage: the memory a finished game still holds in the store")
+    asyncio.run(_finished(b, size("finished_days", b.quick), size("finished_games", b.quick)))
+    say("storage: the transactions of a resolve and its delivery through the bot")
+    title = "transactions per resolve including its delivery (the real bot under SimCord, 13 players)"
+    reason = discord_status(make_bot)
+    if reason is None:
+        try:
+            assert make_bot is not None
+            asyncio.run(_delivered(b, title, size("delivered_resolves", b.quick), make_bot))
+            return
+        except Exception as exc:  # noqa: BLE001 - a bot that fails here is reported, not fatal
+            reason = f"not measured: the bot failed under SimCord ({type(exc).__name__}: {str(exc)[:200]})"
+    b.add("storage", "storage.tx_per_resolve_delivered", title, None, "tx", goal="≤ 3", not_measured=reason)
+
+
+async def _finish_one(store: Store, gid: str, days: int, rnd: random.Random, n: int) -> None:
+    """A 13-player game (18 channel ids of its own in its meta, as the bot's) played to its end
+    with every player acting, every message delivered, its end shown (``meta.revealed``). The
+    same seed every time (the same deal; the moves are drawn anew): the ruleset's derived cache,
+    keyed by role and character, fills with the first game and is the ruleset's, not a game's."""
+    keys = ["category", "public", "votes", "gm", "spectators"] + [f"player:{p}" for p in range(13)]
+    channels = {k: 10**17 + 100 * n + i for i, k in enumerate(keys)}
+    await store.create_game("godfather", 11, [PlayerSpec(f"P{i + 1}", DEAL, DEAL) for i in range(13)], game_id=gid,
+                            settings={"days": days}, meta={"channels": channels, "lang": "ru"})
+    while not store.game(gid).state.over:
+        await _play_tick(store, gid, rnd)
+        await store.resolve(gid)
+    for d in await store.pending_deliveries(gid):
+        await store.claim(d.key)
+        await store.mark_delivered(d.key)
+    await store.update_meta(gid, lambda meta: meta.update(revealed=True))
+
+
+async def _finished(b: Bench, days: int, games: int) -> None:
+    """``games`` games finished and released one after another in one store, under tracemalloc:
+    what each still holds is the growth from the first released to the last, divided by the
+    games between (a cache that fills once — SQLite's statements, the ruleset's — is not a
+    game's; anything kept per game is)."""
+    rnd = random.Random(23)
+    traced: list[int] = []
+    held = 0
+    with tempfile.TemporaryDirectory(prefix="altmafia-bench-") as d:
+        async with Store(Path(d) / "finished.sqlite3") as store:
+            gc.collect()
+            tracemalloc.start()
+            try:
+                for n in range(games):
+                    gid = f"fin{n}"
+                    await _finish_one(store, gid, days, rnd, n)
+                    gc.collect()
+                    if n == 0:
+                        before = tracemalloc.get_traced_memory()[0]
+                    released = await store.release_finished()
+                    gc.collect()
+                    traced.append(tracemalloc.get_traced_memory()[0])
+                    if n == 0:
+                        held = before - traced[0]
+                    if released != [gid] or store.has(gid) or await store.load(gid) is None or await store.find(gid) is None:
+                        raise RuntimeError(f"game {gid} was not released or cannot be read ({released}): a store bug")
+            finally:
+                tracemalloc.stop()
+    per = max(traced[-1] - traced[0], 0) / (games - 1)
+    b.add("storage", "storage.memory_finished", "memory a finished game still holds in the store (tracemalloc)",
+          per / 1024, "KiB", goal="≈ 0 KiB (≤ 4 KiB)", ratio=per / 4096, ok=per <= 4096,
+          note=f"{games} {days}-day 13-player games, each played to its end, delivered, revealed and released "
+          f"(Store.release_finished) in one store; (traced after the last − after the first) ÷ {games - 1}; a game "
+          f"releases {held / 1024:.1f} KiB; the ids of its 18 channels stay in the store's channel map (as for every "
+          "game after a start) and count here; it stays readable from the database (find, load, snapshot)")
+
+
+async def _delivered(b: Bench, title: str, resolves: int, make_bot: BotFactory) -> None:
+    """Every transaction ``bot.scheduler.resolve`` commits for a deadline's resolve of a
+    13-player game whose every player acted: the resolve, its delivery to every channel, the
+    new phase's panels and announcement (``Store.transactions``, by label)."""
+    # imported here: SimCord is a test extra, needed only when this row is measured
+    import simcord
+
+    with tempfile.TemporaryDirectory(prefix="altmafia-bench-") as d:
+        bot = make_bot(Path(d) / "bench.sqlite3")
+        env = simcord.Env(bot, settle_timeout=60.0)
+        await env.start()
+        try:
+            guild = env.create_guild("bench")
+            lobby = guild.create_text_channel("lobby")
+            gm = guild.add_member(env.create_user("gm"))
+            members = [guild.add_member(env.create_user(f"p{i}", global_name=f"Игрок{i + 1}")) for i in range(13)]
+            await gm.slash(lobby, "lobby create")
+            for m in members:
+                await m.slash(lobby, "lobby join")
+            await gm.slash(lobby, "lobby start")
+            await env.settle()
+            store = bot.store
+            gid = store.games()[0].game_id
+            rnd = random.Random(17)
+            per: list[int] = []
+            spent: Counter[str] = Counter()
+            messages = 0
+            detail = []
+            for _ in range(resolves):
+                if store.game(gid).state.over:
+                    break
+                await _play_tick(store, gid, rnd)
+                await bot.deliverer.flush(gid)
+                await env.settle()
+                label = store.game(gid).info.label
+                before, n0 = store.transactions.copy(), len(env.http_requests)
+                await bot.scheduler.resolve(gid)
+                await env.settle()
+                here = store.transactions - before
+                posts = sum(1 for c in env.http_requests[n0:] if c.method == "POST" and c.path.endswith("/messages"))
+                per.append(here["total"])
+                spent.update(here)
+                messages += posts
+                detail.append(f"{label}: {here['total']} tx, {posts} messages")
+        finally:
+            await env.shutdown()
+            await bot.store.close()
+    if not per:
+        raise RuntimeError("the bench's game ended before its first resolve: a bench bug")
+    worst = max(per)
+    labels = ", ".join(f"{k} {v}" for k, v in sorted(spent.items()) if k != "total")
+    b.add("storage", "storage.tx_per_resolve_delivered", title, float(statistics.mean(per)), "tx", goal="≤ 3", ratio=worst / 3,
+          ok=worst <= 3,
+          note=f"{len(per)} resolves, the most {worst} ({'; '.join(detail)}; {messages} messages in all); by label: {labels}; "
+          "the ratio: the most ÷ 3")
 
 
 SAVE_DAYS = (1, 7)
@@ -802,7 +930,8 @@ def run_bench(quick: bool = False, only: list[str] | None = None, progress: bool
         if s == "discord":
             bench_discord(b, say, make_bot)
         else:
-            {"engine": bench_engine, "peer": bench_peer, "scale": bench_scale, "storage": bench_storage}[s](b, say)
+            {"engine": bench_engine, "peer": bench_peer, "scale": bench_scale,
+             "storage": lambda b, say: bench_storage(b, say, make_bot)}[s](b, say)
     return b
 
 

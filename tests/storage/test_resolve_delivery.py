@@ -1,0 +1,168 @@
+"""A resolve and its delivery in three transactions (issue 17 §1): the caller's rendered
+delivery is staged and claimed in the resolve's own transaction (``Store.resolve(stage=…)``),
+the parts are sent and marked together (``mark_parts_sent``); a crash anywhere loses nothing
+and claims nothing twice (docs/storage.md, "A resolve and its delivery in three transactions")."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from storage import Command, Post, Store
+from storage.store import CLAIM_MARGIN, CLAIM_SECONDS
+
+from . import game_script
+from .conftest import new_game
+
+
+class Killed(Exception):
+    pass
+
+
+def by_channel(game, info, deliveries, own):
+    """A stand-in for the bot's renderer: one post a destination, a line per delivery."""
+    batches: dict[str, list] = {}
+    for d in deliveries:
+        key = d.dest if d.dest_id is None else f"{d.dest}:{d.dest_id}"
+        batches.setdefault(key, []).append(d)
+    posts = []
+    for key, batch in batches.items():
+        lines = [p.content for p in own if p.channel_key == key] + [f"{d.event.key} {d.event_idx}" for d in batch]
+        posts.append(Post(key, 100 + len(posts), ({"content": "\n".join(lines)},), keys=tuple(d.key for d in batch),
+                          batch=f"{batch[0].key}>{key}", absorb=tuple(p for p in own if p.channel_key == key)))
+    posts.append(Post("public", 99, ({"content": f"phase {game.state.tick}, version {info.version}"},),
+                      batch=f"{info.game_id}/phase:{game.state.tick}>public"))
+    return posts
+
+
+async def test_the_delivery_is_staged_and_claimed_in_the_resolve(store: Store):
+    gid = await new_game(store)
+    await store.apply(gid, Command.submit(0, "day", [1]))
+    base = store.transactions.copy()
+    resolved = await store.resolve(gid, stage=by_channel)
+    assert store.transactions - base == {"resolve.mark": 1, "resolve": 1, "total": 2}
+    assert resolved.deliveries and resolved.parts
+    # every row of the resolve is in a staged batch: none is left for a flush to stage
+    assert not await store.pending_deliveries(gid)
+    pending = await store.pending_parts(gid)
+    assert [p.key for p in pending] == [p.key for p in resolved.parts]
+    assert all(p.held and p.attempts == 1 for p in pending)  # claimed by this store, not tried
+    assert pending[-1].content == f"phase {store.game(gid).state.tick}, version {store.info(gid).version}"
+    # the same batch staged again (the bot's keyed post after the resolve): nothing is written
+    base = store.transactions.copy()
+    again = await store.stage(gid, pending[-1].batch_id, "public", 99, [{"content": "other", "nonce": "x"}])
+    assert [p.content for p in again] == [pending[-1].content] and again[0].held
+    assert store.transactions == base
+    # all sent: one transaction marks them and delivers every row
+    assert await store.mark_parts_sent([(p, 5000 + i) for i, p in enumerate(pending)]) == len(pending)
+    assert store.transactions - base == {"part.sent": 1, "total": 1}
+    assert not await store.pending_parts(gid)
+    rows = await store._read("SELECT COUNT(*) FROM outbox WHERE game_id = ? AND delivered_at IS NULL", (gid,))
+    assert rows[0][0] == 0
+    assert await store.mark_parts_sent([(pending[0], 1)]) == 0  # already sent: not again
+
+
+async def test_a_claim_at_staging_is_looked_for_after_a_restart(db):
+    s = Store(db)
+    await s.open(now=game_script.BASE)
+    gid = await new_game(s)
+    await s.resolve(gid, stage=by_channel)
+    staged = await s.pending_parts(gid)
+    assert staged and all(p.held for p in staged)
+    await s.close()  # the process died after the commit, before (or while) sending
+    s = Store(db)
+    await s.open(now=game_script.BASE)
+    try:
+        left = await s.pending_parts(gid)
+        # claimed by the dead process: the next one looks for each before sending it
+        assert [p.key for p in left] == [p.key for p in staged]
+        assert all(not p.held and p.attempts == 1 for p in left)
+        if s.backend.exclusive:  # nobody else can hold this database: the dead one's claims are released
+            assert await s.claim_part(left[0])
+        else:  # shared (PostgreSQL without shards): another live process may hold them until they expire
+            assert not await s.claim_part(left[0])
+    finally:
+        await s.close()
+
+
+async def test_a_resolve_killed_before_its_commit_stages_nothing(db):
+    s = Store(db)
+    await s.open(now=game_script.BASE)
+    gid = await new_game(s)
+
+    def fault(point: str) -> None:
+        if point == "resolve.before_commit":
+            raise Killed(point)
+
+    s.fault = fault
+    with pytest.raises(Killed):
+        await s.resolve(gid, stage=by_channel)
+    assert not await s.pending_parts(gid) and not s._held
+    await s.close()
+    s = Store(db)
+    report = await s.open(now=game_script.BASE)
+    try:
+        assert [d.reason for d in report.due] == ["interrupted"]
+        redo = await s.resolve(gid, expect_tick=0, stage=by_channel)
+        assert redo.parts and [p.key for p in await s.pending_parts(gid)] == [p.key for p in redo.parts]
+        assert not await s.pending_deliveries(gid)
+    finally:
+        await s.close()
+
+
+async def test_a_forced_resolves_own_line_joins_its_channel(store: Store):
+    gid = await new_game(store)
+    await store.apply(gid, Command.submit(0, "day", [1]))  # the GM's trace of it goes to the GM channel
+    line = Post("gm", 7, ({"content": "GM: resolve now"},))
+    resolved = await store.resolve(gid, user_id=game_script.GM, posts=[line], stage=by_channel)
+    gm = [p for p in resolved.parts if p.channel_key == "gm"]
+    assert gm and gm[0].content.startswith("GM: resolve now\n")
+    # the line staged with the mark was carried by the GM batch: it is not sent on its own
+    assert all("/resolve:" not in p.batch_id for p in await store.pending_parts(gid))
+
+
+async def test_a_stage_function_that_raises_holds_up_nothing(store: Store):
+    gid = await new_game(store)
+
+    def broken(*_args):
+        raise ValueError("a rendering bug")
+
+    resolved = await store.resolve(gid, stage=broken)
+    assert resolved is not None and resolved.parts == [] and store.game(gid).state.tick == 1
+    assert {d.key for d in await store.pending_deliveries(gid)} == {d.key for d in resolved.deliveries}
+
+
+async def test_the_meta_of_a_resolve_commits_with_it(store: Store):
+    gid = await new_game(store)
+    version = store.info(gid).meta_version
+    base = store.transactions.copy()
+
+    def began(meta, game):
+        meta["phase_started"] = {"tick": game.state.tick, "at": "now"}
+
+    await store.resolve(gid, meta=began)
+    assert store.transactions - base == {"resolve.mark": 1, "resolve": 1, "total": 2}
+    info = store.info(gid)
+    assert info.meta["phase_started"] == {"tick": 1, "at": "now"} and info.meta_version == version + 1
+    assert (await store.find(gid)).meta == info.meta  # as stored
+    rows = await store._read("SELECT meta_version FROM games WHERE game_id = ?", (gid,))
+    assert rows[0][0] == version + 1
+
+
+async def test_a_claim_at_staging_is_used_only_while_it_lasts(db):
+    now = [game_script.BASE]
+    s = Store(db, clock=lambda: now[0])
+    await s.open(now=game_script.BASE)
+    try:
+        gid = await new_game(s)
+        await s.resolve(gid, stage=by_channel)
+        assert all(p.held for p in await s.pending_parts(gid))
+        # not sent for a while (a channel blocked by a failure): close to its expiry the claim
+        # is taken again before the send, as any other part's (never sent past its claim)
+        now[0] = game_script.BASE + timedelta(seconds=CLAIM_SECONDS - CLAIM_MARGIN)
+        left = await s.pending_parts(gid)
+        assert left and not any(p.held for p in left) and all(p.attempts == 1 for p in left)
+        assert await s.claim_part(left[0])  # still this store's own claim: renewed
+    finally:
+        await s.close()
