@@ -51,17 +51,40 @@ def credit(ctx: Ctx, before: dict[int, dict[str, int]], cause: str, actor: int |
                 book.append((pid, sid, d, cause, actor))
 
 
+def _reads(game: Game) -> tuple[tuple[str, ...], frozenset[str], bool]:
+    """What :meth:`World.true_stat` can read in this ruleset (once per ruleset): its stat ids,
+    the statuses that move a stat (``stat_modifiers``; any other status adds nothing), and
+    whether a faction bonus applies (``factions.bonus_stat`` of an enabled faction rule)."""
+    rules = game.rules
+    cache = rules.derived_cache
+    found = cache.get(("own_stat_reads",))
+    if found is None:
+        ids = tuple(s.id for s in rules.stats)
+        fr = rules.factions
+        found = cache[("own_stat_reads",)] = (
+            ids,
+            frozenset(s.id for s in rules.statuses if s.stat_modifiers),
+            bool(fr.enabled and fr.bonus_stat),
+        )
+    return found
+
+
 def _fingerprint(game: Game) -> tuple[Any, ...]:
-    """Everything :meth:`World.true_stat` reads (base stats, modifiers, statuses with their
-    times, faction members, the tick): equal fingerprints, equal own stats. Far cheaper than the
-    stats themselves, so that a step or action that changes nothing costs next to nothing."""
+    """Everything :meth:`World.true_stat` reads (base stats, modifiers, the statuses that move a
+    stat with their times, faction members where a faction bonus applies, the tick): equal
+    fingerprints, equal own stats. Far cheaper than the stats themselves, so that a step or
+    action that changes nothing costs next to nothing."""
     st = game.state
-    return (
-        st.tick,
-        tuple((tuple(p.stats.items()), tuple((m.stat, m.amount, m.until, m.scope) for m in p.modifiers),
-               tuple((k, s.since, s.until) for k, s in p.statuses.items())) for p in st.players),
-        tuple((fid, tuple(f.members.items())) for fid, f in st.factions.items()),
-    )
+    _, moving, bonus = _reads(game)
+    if moving:
+        players = [(tuple(p.stats.items()),
+                    [(m.stat, m.amount, m.until, m.scope) for m in p.modifiers] if p.modifiers else None,
+                    [(k, s.since, s.until) for k, s in p.statuses.items() if k in moving]) for p in st.players]
+    else:
+        players = [(tuple(p.stats.items()),
+                    [(m.stat, m.amount, m.until, m.scope) for m in p.modifiers] if p.modifiers else None) for p in st.players]
+    factions = [(fid, tuple(f.members.items())) for fid, f in st.factions.items()] if bonus else None
+    return (st.tick, players, factions)
 
 
 OWN = "own_stats"  # Ctx.scratch key: (fingerprint, own_stats) as last computed
@@ -77,7 +100,10 @@ def _own_now(ctx: Ctx) -> tuple[tuple[Any, ...], dict[int, dict[str, int]]]:
 
 def tracked(ctx: Ctx, cause: str, work: Callable[[], Any], actor: int | None = None) -> Any:
     """Run ``work`` and credit the changes of the players' own stats it made to ``cause``
-    (the own stats are computed again only when something they read has changed)."""
+    (the own stats are computed again only when something they read has changed; a ruleset
+    without stats has nothing to credit: ``work`` alone runs)."""
+    if not _reads(ctx.game)[0]:
+        return work()
     fp, before = _own_now(ctx)
     try:
         return work()
