@@ -8,7 +8,8 @@ modifiers settle by that order and then by seat, never by chance."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ActionError, GameError
 from ..registry import EFFECTS, STEPS, VICTORIES, VOTES
@@ -25,6 +26,36 @@ if TYPE_CHECKING:
     from ..game import Game
 
 
+@dataclass(frozen=True)
+class Plan:
+    """What a resolve of this ruleset can have to do, derived once from the ruleset alone, so
+    that a resolve skips the work that can do nothing in it (a clamp of no stat, the snapshot
+    of the stats a filter reads where no filter reads one, a status nobody can have)."""
+
+    stats: bool  # the ruleset has stats (clamps, the report's stat lines, the notices' ledger)
+    step_clamp: bool  # some stat is clamped after every step
+    step_stats: bool  # some effect filters its recipients by a stat (``where.stat``)
+    unreachable: bool  # some secret status keeps everyone off its holder
+    thresholds: frozenset[str]  # the kinds of phase with an ``every_tick`` prison threshold
+
+
+def plan(rules: Any) -> Plan:
+    cache = rules.derived_cache
+    found = cache.get(("resolve_plan",))
+    if found is None:
+        effects = [e for src in [*rules.roles, *rules.characters] for ab in src.abilities
+                   for e in [*ab.effects, *(x for effs in ab.options.values() for x in effs)]]
+        found = cache[("resolve_plan",)] = Plan(
+            stats=bool(rules.stats),
+            step_clamp=any(s.clamp == "step" for s in rules.stats),
+            step_stats=any(e.where is not None and e.where.stat for e in effects),
+            unreachable=any(not s.public and not s.can_be_targeted for s in rules.statuses),
+            thresholds=frozenset(kind for kind, steps in rules.steps.items()
+                                 if any(sd.kind == "prison_thresholds" and sd.params.get("every_tick") for sd in steps)),
+        )
+    return found
+
+
 def resolve_tick(game: Game) -> list[Event]:
     st = game.state
     if st.over:
@@ -36,47 +67,59 @@ def resolve_tick(game: Game) -> list[Event]:
     _random_actions(game)  # inactivity.mode random_action: a missing action is drawn at the turn's end
     info = game.info
     tick = st.tick
+    how = plan(game.rules)
     intents = sorted((i for i in st.intents if i.tick == tick), key=lambda i: (i.pid, i.lane != "action", i.seq))
     ctx = Ctx(game=game, tick=tick, intents=intents, first_event=first_event)
-    before = _snapshot(game)
-    _secretly_unreachable(ctx)
+    before = _snapshot(game, how)
+    if how.unreachable:
+        _secretly_unreachable(ctx)
 
+    by_step: dict[str, list[Intent]] = {}
+    for i in intents:
+        by_step.setdefault(ctx.step_of(i), []).append(i)
     for step in game.rules.steps[info.kind]:
         if step.kind == "actions":
-            ctx.step_stats = {p.pid: dict(p.stats) for p in st.players}
-            run_in_order(ctx, step, [i for i in intents if ctx.step_of(i) == step.id], _run_tracked)
+            if how.step_stats:
+                ctx.step_stats = {p.pid: dict(p.stats) for p in st.players}
+            run_in_order(ctx, step, by_step.get(step.id, []), _run_tracked)
         else:
             tracked(ctx, step_cause(game, step), lambda step=step: STEPS[step.kind](ctx, step))
-        tracked(ctx, "limit", lambda: clamp(game, "step"))
+        if how.step_clamp:
+            tracked(ctx, "limit", lambda: clamp(game, "step"))
 
+    settings = game.settings
+    outcome = ctx.outcome
     for intent in intents:
         # setting ``blocked_spends: false`` (seed 003: the blocked actions «не учитываются»): a
         # blocked action spends no use, cooldown or lane, as if it had not been submitted
-        if ctx.outcome.get(intent.seq) != "blocked" or game.settings.blocked_spends:
+        result = outcome.setdefault(intent.seq, "applied")
+        if result != "blocked" or settings.blocked_spends:
             _spend(game, intent)
-        ctx.outcome.setdefault(intent.seq, "applied")
         game.emit(
             "trace.action", "gm",
             actor=intent.pid, ability=intent.ability, targets=list(intent.targets), option=intent.option,
-            result=ctx.outcome[intent.seq], reasons=ctx.reasons.get(intent.seq, []),
+            result=result, reasons=ctx.reasons.get(intent.seq, []),
         )
-        if ctx.outcome[intent.seq] == "blocked" and game.settings.tell_blocked:
+        if result == "blocked" and settings.tell_blocked:
             game.emit("private.no_effect", "players", [intent.pid], ability=intent.ability)
-        action_result(game, intent, ctx.outcome[intent.seq])
+        action_result(game, intent, result)
     st.history.extend(ctx.acted)
 
-    if game.clock.is_turn_end(tick):
+    if game.clock.is_turn_end(tick) and game.rules.inactivity.mode == "penalty":
         tracked(ctx, "inactive", lambda: _inactivity(ctx))
-    tracked(ctx, "limit", lambda: clamp(game, "resolve"))
-    apply_bands(game, announce=False)
-    _publish_anons(game)
-    restored = {p.pid: dict(p.stats) for p in st.players}
-    held = {p.pid: {s.kind for sid, s in p.statuses.items() if sid not in before[p.pid][2]} for p in st.players}
+    if how.stats:
+        tracked(ctx, "limit", lambda: clamp(game, "resolve"))
+        apply_bands(game, announce=False)
+    if st.anons:
+        _publish_anons(game)
+    check = info.kind in how.thresholds
+    restored = {p.pid: dict(p.stats) for p in st.players} if check else {}
+    held = _new_kinds(st, before)
     tracked(ctx, "expired", lambda: _expire(game, tick + 1))
-    if any(p.stats != restored[p.pid] for p in st.players):
+    if check and any(p.stats != restored[p.pid] for p in st.players):
         tracked(ctx, "prison_thresholds", lambda: _thresholds_at_once(ctx))
     _deliver_waiting_pms(game)
-    _report(ctx, before, held)
+    _report(ctx, before, held, how)
 
     st.intents = [i for i in st.intents if i.tick != tick]
     st.tick += 1
@@ -88,6 +131,16 @@ def resolve_tick(game: Game) -> list[Event]:
         # what comes now, in the public report (the bot adds the deadline it keeps)
         game.emit("notice.phase", "public", phase=game.info.label, tick=st.tick).tick = tick
     return st.events[first_event:]
+
+
+def _new_kinds(st: Any, before: dict[int, tuple[dict[str, int], dict[str, int], set[str]]]) -> dict[int, set[str]]:
+    """The kinds of the statuses each player got in this resolve (read before the timed ones
+    run out at its end)."""
+    out: dict[int, set[str]] = {}
+    for p in st.players:
+        new = p.statuses.keys() - before[p.pid][2]
+        out[p.pid] = {p.statuses[sid].kind for sid in new} if new else set()
+    return out
 
 
 def _secretly_unreachable(ctx: Ctx) -> None:
@@ -254,30 +307,38 @@ def _expire(game: Game, next_tick: int) -> None:
         p.modifiers = [m for m in p.modifiers if m.until is None or m.until > next_tick]
 
 
-def _snapshot(game: Game) -> dict[int, tuple[dict[str, int], dict[str, int], set[str]]]:
-    out = {}
-    for p in game.state.players:
-        true = {s.id: game.true_stat(p, s.id) for s in game.rules.stats}
-        out[p.pid] = (dict(p.stats), true, set(p.statuses))
-    return out
+def _snapshot(game: Game, how: Plan) -> dict[int, tuple[dict[str, int], dict[str, int], set[str]]]:
+    if not how.stats:
+        return {p.pid: (p.stats, {}, set(p.statuses)) for p in game.state.players}
+    ids = [s.id for s in game.rules.stats]
+    true_stat = game.true_stat
+    return {p.pid: (dict(p.stats), {sid: true_stat(p, sid) for sid in ids}, set(p.statuses)) for p in game.state.players}
 
 
 def _report(ctx: Ctx, before: dict[int, tuple[dict[str, int], dict[str, int], set[str]]],
-            new_kinds: dict[int, set[str]]) -> None:
+            new_kinds: dict[int, set[str]], how: Plan) -> None:
     """The public report (public stats, public statuses) and each player's private news: their
     own changes with their causes (:mod:`engine.resolve.notices`). ``new_kinds``: the kinds of
-    the statuses each player got in this resolve, those that ran out at its end included."""
+    the statuses each player got in this resolve, those that ran out at its end included.
+    Without stats, a player whose statuses are as before and who got none on the way has
+    nothing to be told."""
     game = ctx.game
-    known = {s.id: s for s in game.rules.statuses}
+    known = game.rules.status_by_id
     st = game.state
-    st.tick += 1  # bonuses read at the start of the next tick
-    try:
-        after = _snapshot(game)
-    finally:
-        st.tick -= 1
+    if how.stats:
+        st.tick += 1  # bonuses read at the start of the next tick
+        try:
+            after = _snapshot(game, how)
+        finally:
+            st.tick -= 1
     for p in st.players:
         base0, true0, stat0 = before[p.pid]
-        base1, true1, stat1 = after[p.pid]
+        if how.stats:
+            base1, true1, stat1 = after[p.pid]
+        else:
+            stat1 = set(p.statuses)
+            if stat1 == stat0 and not new_kinds[p.pid]:
+                continue
         was_out = any(known[sid].dead or known[sid].out_of_play for sid in stat0 if sid in known)
         for s in game.rules.stats:
             delta = true1[s.id] - true0[s.id]
