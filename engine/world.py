@@ -31,6 +31,15 @@ def blocked_by_status(game: World, p: Player, key: str, slot: str, tick: int) ->
     return False
 
 
+def shared_clock(rules: Ruleset) -> Clock:
+    """The one :class:`Clock` of a ruleset's calendar: a tick's facts depend on the calendar
+    alone, so every game of the ruleset shares them (computed once, not once per game)."""
+    found = rules.derived_cache.get(("clock",))
+    if found is None or found[0] is not rules.calendar:
+        found = rules.derived_cache[("clock",)] = (rules.calendar, Clock(rules.calendar))
+    return found[1]
+
+
 class World:
     """A ruleset and a state read together; the base of :class:`engine.game.Game`."""
 
@@ -39,7 +48,7 @@ class World:
             raise GameError(f"state is for ruleset {state.ruleset!r}, not {ruleset.id!r}")
         self.rules = ruleset
         self.state = state
-        self.clock = Clock(ruleset.calendar)
+        self.clock = shared_clock(ruleset)
         # roles and characters whose holders some abilities cannot target (passive ``untargetable``)
         self._untargetable = {
             src.id for src in [*ruleset.roles, *ruleset.characters] if any(pas.kind == "untargetable" for pas in src.passives)
@@ -127,8 +136,11 @@ class World:
 
     def team(self, p: Player) -> str | None:
         """A player's team: their character's (the secret role), else their role's."""
-        src = self.rules.character(p.character) if p.character else self.rules.role(p.role)
-        return src.team
+        cache = self.rules.derived_cache
+        key = ("team", p.role, p.character)
+        if key not in cache:
+            cache[key] = (self.rules.character(p.character) if p.character else self.rules.role(p.role)).team
+        return cache[key]
 
     def passives(self, p: Player, kind: str) -> list[dict[str, Any]]:
         cache = self.rules.derived_cache

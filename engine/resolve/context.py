@@ -44,8 +44,9 @@ class Ctx:
             found = cache[key] = ab.step or default_step(ab, intent.option)
         return found
 
-    def is_blocked(self, intent: Intent) -> bool:
-        ab = self.ability(intent)
+    def is_blocked(self, intent: Intent, ab: AbilityDef | None = None) -> bool:
+        if ab is None:
+            ab = self.ability(intent)
         if ab.unblockable or intent.via == "leader":
             return False
         return blocked_by_status(self.game, self.game.player(intent.pid), intent.ability, ab.slot, self.tick)

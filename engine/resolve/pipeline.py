@@ -63,7 +63,8 @@ def resolve_tick(game: Game) -> list[Event]:
     first_event = len(st.events)
     record_able(game)  # who could act in this period: the turn's inactivity reads the whole turn
     game.settle_orders()  # actions teammates gave for this tick (FactionRules.orders)
-    game.submit_forced()  # a blackmailed player's forced move, if not made by the turn's end
+    if _holds_kind(st, "obliged"):
+        game.submit_forced()  # a blackmailed player's forced move, if not made by the turn's end
     _random_actions(game)  # inactivity.mode random_action: a missing action is drawn at the turn's end
     info = game.info
     tick = st.tick
@@ -74,6 +75,7 @@ def resolve_tick(game: Game) -> list[Event]:
     if how.unreachable:
         _secretly_unreachable(ctx)
 
+    run = _run_tracked if how.stats else run_intent  # without stats there is nothing to credit
     by_step: dict[str, list[Intent]] = {}
     for i in intents:
         by_step.setdefault(ctx.step_of(i), []).append(i)
@@ -81,9 +83,11 @@ def resolve_tick(game: Game) -> list[Event]:
         if step.kind == "actions":
             if how.step_stats:
                 ctx.step_stats = {p.pid: dict(p.stats) for p in st.players}
-            run_in_order(ctx, step, by_step.get(step.id, []), _run_tracked)
-        else:
+            run_in_order(ctx, step, by_step.get(step.id, []), run)
+        elif how.stats:
             tracked(ctx, step_cause(game, step), lambda step=step: STEPS[step.kind](ctx, step))
+        else:  # nothing to credit (notices.tracked)
+            STEPS[step.kind](ctx, step)
         if how.step_clamp:
             tracked(ctx, "limit", lambda: clamp(game, "step"))
 
@@ -115,7 +119,10 @@ def resolve_tick(game: Game) -> list[Event]:
     check = info.kind in how.thresholds
     restored = {p.pid: dict(p.stats) for p in st.players} if check else {}
     held = _new_kinds(st, before)
-    tracked(ctx, "expired", lambda: _expire(game, tick + 1))
+    if how.stats:
+        tracked(ctx, "expired", lambda: _expire(game, tick + 1))
+    else:
+        _expire(game, tick + 1)
     if check and any(p.stats != restored[p.pid] for p in st.players):
         tracked(ctx, "prison_thresholds", lambda: _thresholds_at_once(ctx))
     _deliver_waiting_pms(game)
@@ -133,12 +140,18 @@ def resolve_tick(game: Game) -> list[Event]:
     return st.events[first_event:]
 
 
+def _holds_kind(st: Any, kind: str) -> bool:
+    """Whether any player holds a status of ``kind`` (none: the work that reads them has none
+    to read)."""
+    return any(s.kind == kind for p in st.players if p.statuses for s in p.statuses.values())
+
+
 def _new_kinds(st: Any, before: dict[int, tuple[dict[str, int], dict[str, int], set[str]]]) -> dict[int, set[str]]:
     """The kinds of the statuses each player got in this resolve (read before the timed ones
     run out at its end)."""
     out: dict[int, set[str]] = {}
     for p in st.players:
-        new = p.statuses.keys() - before[p.pid][2]
+        new = p.statuses.keys() - before[p.pid][2] if p.statuses else None
         out[p.pid] = {p.statuses[sid].kind for sid in new} if new else set()
     return out
 
@@ -203,16 +216,15 @@ def _run_tracked(ctx: Ctx, intent: Intent) -> None:
 
 def run_intent(ctx: Ctx, intent: Intent) -> None:
     """Apply one submitted action: its effects on its targets, unless its actor is blocked."""
-    g = ctx.game
     if intent.via:
         ctx.note(intent, f"via:{intent.via}")
-    if ctx.outcome.get(intent.seq) == "blocked" or ctx.is_blocked(intent):
+    ab = ctx.ability(intent)
+    if ctx.outcome.get(intent.seq) == "blocked" or ctx.is_blocked(intent, ab):
         ctx.outcome[intent.seq] = "blocked"
         ctx.note(intent, "blocked")
         for t in intent.targets or [None]:  # a targetless action: target None
             ctx.acted.append({"tick": ctx.tick, "actor": intent.pid, "target": t, "ability": intent.ability, "blocked": True})
         return
-    ab = ctx.ability(intent)
     ctx.current = intent
     ctx.scratch.setdefault("ran", set()).add(intent.seq)
     for t in intent.targets or [None]:
@@ -223,7 +235,6 @@ def run_intent(ctx: Ctx, intent: Intent) -> None:
             raise GameError(f"unknown effect op {eff.op!r}")
         handler(ctx, intent, eff, recipients(ctx, intent, eff))
     ctx.current = None
-    _ = g
 
 
 def _random_actions(game: Game) -> None:
@@ -297,14 +308,15 @@ def _publish_anons(game: Game) -> None:
 
 def _expire(game: Game, next_tick: int) -> None:
     for p in game.state.players:
-        for sid in list(p.statuses):
-            s = p.statuses[sid]
-            if s.until is not None and s.until <= next_tick:
-                del p.statuses[sid]
-                # a change «на сутки» is given back when its status runs out
-                for stat, delta in s.data.get("restore", {}).items():
-                    p.stats[stat] = p.stats.get(stat, 0) + delta
-        p.modifiers = [m for m in p.modifiers if m.until is None or m.until > next_tick]
+        if p.statuses:
+            for sid, s in list(p.statuses.items()):
+                if s.until is not None and s.until <= next_tick:
+                    del p.statuses[sid]
+                    # a change «на сутки» is given back when its status runs out
+                    for stat, delta in s.data.get("restore", {}).items():
+                        p.stats[stat] = p.stats.get(stat, 0) + delta
+        if p.modifiers:
+            p.modifiers = [m for m in p.modifiers if m.until is None or m.until > next_tick]
 
 
 def _snapshot(game: Game, how: Plan) -> dict[int, tuple[dict[str, int], dict[str, int], set[str]]]:

@@ -94,7 +94,8 @@ def record_able(game: Game) -> None:
     cut = st.core.end_now
     if cut and cut.tick < st.tick <= cut.last:
         return
-    able.pids = sorted(set(able.pids) | {p.pid for p in st.players if able_now(game, p)})
+    # a player under no status at all is alive and free to act (``able_now`` without asking)
+    able.pids = sorted(set(able.pids) | {p.pid for p in st.players if not p.statuses or able_now(game, p)})
 
 
 def owes_turn(game: Game, p: Player) -> bool:
