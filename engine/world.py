@@ -197,13 +197,16 @@ class World:
         return any(not f.can_communicate and not f.public for f in self.status_flags(p))
 
     def alive(self, p: Player) -> bool:
+        if not p.statuses:
+            return True
         gone = self.rules.gone_status_ids  # dead or out of play
         if not gone.intersection(p.statuses):
             return True
         return not any(s.dead or s.out_of_play for s in self.status_flags(p))
 
     def living(self) -> list[Player]:
-        return [p for p in self.state.players if self.alive(p)]
+        alive = self.alive
+        return [p for p in self.state.players if not p.statuses or alive(p)]
 
     def factions_of(self, pid: int) -> list[Faction]:
         return [f for f in self.state.factions.values() if pid in f.members]

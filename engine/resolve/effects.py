@@ -266,16 +266,32 @@ def op_kill(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
         kill(ctx, t, intent.ability)
 
 
+def _death_status(rules: Any) -> Any:
+    """The ruleset's default death status (looked up once per ruleset)."""
+    found = rules.derived_cache.get(("death_status",))
+    if found is None:
+        found = rules.derived_cache[("death_status",)] = rules.death_status()
+    return found
+
+
+def _poison_status(rules: Any) -> str | None:
+    """The ruleset's poison status id, or None (looked up once per ruleset)."""
+    cache = rules.derived_cache
+    if ("poison_status",) not in cache:
+        cache[("poison_status",)] = rules.status_of_kind("poison")
+    return cache[("poison_status",)]
+
+
 def kill(ctx: Ctx, t: Player, cause: str, status: str | None = None) -> None:
     """``t`` is out of the game with the dead status ``status`` (default: the ruleset's first;
     an execution may put its own, «казнён»). Setting ``death_reveals`` lists the facts everyone
     learns of the dead (seed 001: ``character``, ``in_faction`` — not which faction; ``role``)."""
     g = ctx.game
-    ddef = g.rules.status(status) if status else g.rules.death_status()
+    ddef = g.rules.status(status) if status else _death_status(g.rules)
     dead = ddef.id
     reveal = {"character": t.character, "role": t.role, "in_faction": bool(g.factions_of(t.pid))}
     t.statuses[dead] = Status(id=dead, since=ctx.tick, data={"cause": cause})
-    poison = g.rules.status_of_kind("poison")
+    poison = _poison_status(g.rules)
     if poison:
         t.statuses.pop(poison, None)
     for sid in ddef.clears:

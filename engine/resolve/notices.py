@@ -139,7 +139,7 @@ def stat_causes(ctx: Ctx, pid: int, sid: str, true_delta: int, gained: set[str] 
             cause = "action"
         out[cause] = out.get(cause, 0) + d
     rest = true_delta - sum(out.values())
-    known = {s.id: s for s in ctx.rules.statuses}
+    known = ctx.rules.status_by_id
     for st_id, sign in [*((x, 1) for x in sorted(gained)), *((x, -1) for x in sorted(lost))]:
         amount = sign * known[st_id].stat_modifiers.get(sid, 0) if st_id in known else 0
         # what the status gave or took: out of the rest, or out of what ran out with it
@@ -180,7 +180,9 @@ def tell(game: Game, pid: int, key: str, **args: Any) -> None:
 def status_notices(game: Game, pid: int, gained: list[str], lost: list[str], new_kinds: set[str]) -> None:
     """A player's own public statuses gained and lost, and a block put on them (the secret
     statuses already reach them as ``report.status_*`` with their own audience)."""
-    known = {s.id: s for s in game.rules.statuses}
+    if not gained and not lost and "blocked" not in new_kinds:
+        return
+    known = game.rules.status_by_id
     died = any(known[sid].dead for sid in gained if sid in known)
     for sid in gained:
         if sid in known and known[sid].public:

@@ -18,7 +18,7 @@ from . import effects as _effects  # noqa: F401  (registers the primitives)
 from . import steps as _steps  # noqa: F401  (registers the built-in steps)
 from .context import Ctx
 from .notices import action_result, stat_causes, status_notices, step_cause, tell, tracked
-from .order import run_in_order
+from .order import ORDERS, run_in_order
 from .targeting import recipients
 from .upkeep import _spend, apply_bands, clamp, owes_turn, record_able
 
@@ -37,6 +37,7 @@ class Plan:
     step_stats: bool  # some effect filters its recipients by a stat (``where.stat``)
     unreachable: bool  # some secret status keeps everyone off its holder
     thresholds: frozenset[str]  # the kinds of phase with an ``every_tick`` prison threshold
+    orders_known: bool  # every ``actions`` step names a known order (else each is asked, to refuse it)
 
 
 def plan(rules: Any) -> Plan:
@@ -52,6 +53,8 @@ def plan(rules: Any) -> Plan:
             unreachable=any(not s.public and not s.can_be_targeted for s in rules.statuses),
             thresholds=frozenset(kind for kind, steps in rules.steps.items()
                                  if any(sd.kind == "prison_thresholds" and sd.params.get("every_tick") for sd in steps)),
+            orders_known=all(sd.params.get("order") in (None, "", *ORDERS) for steps in rules.steps.values()
+                             for sd in steps if sd.kind == "actions"),
         )
     return found
 
@@ -83,7 +86,9 @@ def resolve_tick(game: Game) -> list[Event]:
         if step.kind == "actions":
             if how.step_stats:
                 ctx.step_stats = {p.pid: dict(p.stats) for p in st.players}
-            run_in_order(ctx, step, by_step.get(step.id, []), run)
+            todo = by_step.get(step.id)
+            if todo or not how.orders_known:
+                run_in_order(ctx, step, todo or [], run)
         elif how.stats:
             tracked(ctx, step_cause(game, step), lambda step=step: STEPS[step.kind](ctx, step))
         else:  # nothing to credit (notices.tracked)
@@ -321,10 +326,13 @@ def _expire(game: Game, next_tick: int) -> None:
 
 def _snapshot(game: Game, how: Plan) -> dict[int, tuple[dict[str, int], dict[str, int], set[str]]]:
     if not how.stats:
-        return {p.pid: (p.stats, {}, set(p.statuses)) for p in game.state.players}
+        return {p.pid: (p.stats, NONE, set(p.statuses) if p.statuses else NONE) for p in game.state.players}
     ids = [s.id for s in game.rules.stats]
     true_stat = game.true_stat
     return {p.pid: (dict(p.stats), {sid: true_stat(p, sid) for sid in ids}, set(p.statuses)) for p in game.state.players}
+
+
+NONE: Any = frozenset()  # a snapshot's part that is empty (never written: read only)
 
 
 def _report(ctx: Ctx, before: dict[int, tuple[dict[str, int], dict[str, int], set[str]]],
@@ -336,6 +344,7 @@ def _report(ctx: Ctx, before: dict[int, tuple[dict[str, int], dict[str, int], se
     nothing to be told."""
     game = ctx.game
     known = game.rules.status_by_id
+    stats = game.rules.stats
     st = game.state
     if how.stats:
         st.tick += 1  # bonuses read at the start of the next tick
@@ -348,13 +357,19 @@ def _report(ctx: Ctx, before: dict[int, tuple[dict[str, int], dict[str, int], se
         if how.stats:
             base1, true1, stat1 = after[p.pid]
         else:
-            stat1 = set(p.statuses)
-            if stat1 == stat0 and not new_kinds[p.pid]:
-                continue
-        was_out = any(known[sid].dead or known[sid].out_of_play for sid in stat0 if sid in known)
-        for s in game.rules.stats:
+            if new_kinds[p.pid]:
+                stat1 = set(p.statuses)
+            elif not p.statuses and not stat0:
+                continue  # no status before, none now, none got on the way
+            else:
+                stat1 = set(p.statuses)
+                if stat1 == stat0:
+                    continue
+        gained, lost = stat1 - stat0, stat0 - stat1
+        was_out = bool(stat0) and any(known[sid].dead or known[sid].out_of_play for sid in stat0 if sid in known)
+        for s in stats:
             delta = true1[s.id] - true0[s.id]
-            causes = stat_causes(ctx, p.pid, s.id, delta, stat1 - stat0, stat0 - stat1) if s.visibility != "hidden" and delta else []
+            causes = stat_causes(ctx, p.pid, s.id, delta, gained, lost) if s.visibility != "hidden" and delta else []
             if s.visibility == "public" and base1[s.id] != base0[s.id]:
                 game.emit("report.stat", "public", player=p.pid, stat=s.id, delta=base1[s.id] - base0[s.id], value=base1[s.id])
             if s.visibility == "secret" and delta:
@@ -366,17 +381,19 @@ def _report(ctx: Ctx, before: dict[int, tuple[dict[str, int], dict[str, int], se
                 tell(game, p.pid, "notice.stat", stat=s.id, delta=delta, value=true1[s.id], causes=causes)
             if s.visibility == "hidden" and base1[s.id] != base0[s.id]:
                 game.emit("gm.stat", "gm", player=p.pid, stat=s.id, delta=base1[s.id] - base0[s.id], value=base1[s.id])
-        for sid in sorted(stat1 - stat0):
+        on = sorted(gained) if gained else []
+        off = sorted(lost) if lost else []
+        for sid in on:
             if sid in known:
                 pub = known[sid].public
                 game.emit("report.status_on", "public" if pub else "players", [] if pub else [p.pid], player=p.pid, status=sid)
-        died = any(known[sid].dead for sid in stat1 - stat0 if sid in known)
-        for sid in sorted(stat0 - stat1):
+        died = any(known[sid].dead for sid in on if sid in known)
+        for sid in off:
             if sid in known and not died:  # death says it all: no "no longer poisoned"
                 pub = known[sid].public
                 game.emit("report.status_off", "public" if pub else "players", [] if pub else [p.pid], player=p.pid, status=sid)
         if not was_out:
-            status_notices(game, p.pid, sorted(stat1 - stat0), sorted(stat0 - stat1), new_kinds[p.pid])
+            status_notices(game, p.pid, on, off, new_kinds[p.pid])
 
 
 def _after_resolve(game: Game) -> None:

@@ -15,8 +15,10 @@ if TYPE_CHECKING:
 
 def recipients(ctx: Ctx, intent: Intent, eff: Any) -> list[Player]:
     g = ctx.game
-    actor = g.player(intent.pid)
     to = eff.to
+    if to == "target" and eff.where is None and len(intent.targets) == 1:  # the common case: one target
+        return reroute(ctx, intent, swap_targets(ctx, intent, [g.player(intent.targets[0])]))
+    actor = g.player(intent.pid)
     if to == "target":
         people = [g.player(t) for t in intent.targets]
     elif to == "self":
@@ -45,7 +47,7 @@ def reroute(ctx: Ctx, intent: Intent, people: list[Player]) -> list[Player]:
     not already reached by the effect (none left: the effect on that player is lost). One's effects on oneself stay.
     The choice is drawn once per action and player, so all its effects go the same way."""
     g = ctx.game
-    if not any(s.kind == "rerouted" for p in people for s in p.statuses.values()):
+    if not any(s.kind == "rerouted" for p in people if p.statuses for s in p.statuses.values()):
         return people
     memo = ctx.scratch.setdefault("rerouted", {})
     out: list[Player] = []

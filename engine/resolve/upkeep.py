@@ -95,7 +95,8 @@ def record_able(game: Game) -> None:
     if cut and cut.tick < st.tick <= cut.last:
         return
     # a player under no status at all is alive and free to act (``able_now`` without asking)
-    able.pids = sorted(set(able.pids) | {p.pid for p in st.players if not p.statuses or able_now(game, p)})
+    now = [p.pid for p in st.players if not p.statuses or able_now(game, p)]
+    able.pids = sorted(set(able.pids).union(now)) if able.pids else sorted(set(now))
 
 
 def owes_turn(game: Game, p: Player) -> bool:
