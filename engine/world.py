@@ -31,6 +31,9 @@ def blocked_by_status(game: World, p: Player, key: str, slot: str, tick: int) ->
     return False
 
 
+_UNKNOWN = object()  # a cache's "not looked up yet" (None is an answer)
+
+
 def shared_clock(rules: Ruleset) -> Clock:
     """The one :class:`Clock` of a ruleset's calendar: a tick's facts depend on the calendar
     alone, so every game of the ruleset shares them (computed once, not once per game)."""
@@ -138,9 +141,10 @@ class World:
         """A player's team: their character's (the secret role), else their role's."""
         cache = self.rules.derived_cache
         key = ("team", p.role, p.character)
-        if key not in cache:
-            cache[key] = (self.rules.character(p.character) if p.character else self.rules.role(p.role)).team
-        return cache[key]
+        found = cache.get(key, _UNKNOWN)
+        if found is _UNKNOWN:
+            found = cache[key] = (self.rules.character(p.character) if p.character else self.rules.role(p.role)).team
+        return found
 
     def passives(self, p: Player, kind: str) -> list[dict[str, Any]]:
         cache = self.rules.derived_cache
@@ -260,8 +264,9 @@ class World:
             raise GameError(f"event {key!r}: audience {audience!r} is not one of {', '.join(AUDIENCES)}")
         if audience == "faction" and not ids:
             raise GameError(f"event {key!r}: a faction event names its faction in ids")
-        ev = Event(tick=self.state.tick, key=key, args=args, audience=audience, ids=list(ids or []))
-        self.state.events.append(ev)
+        st = self.state
+        ev = Event(st.tick, key, args, audience, list(ids) if ids else [])
+        st.events.append(ev)
         return ev
 
     def next_seq(self) -> int:

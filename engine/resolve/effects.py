@@ -289,7 +289,8 @@ def kill(ctx: Ctx, t: Player, cause: str, status: str | None = None) -> None:
     g = ctx.game
     ddef = g.rules.status(status) if status else _death_status(g.rules)
     dead = ddef.id
-    reveal = {"character": t.character, "role": t.role, "in_faction": bool(g.factions_of(t.pid))}
+    factions = g.factions_of(t.pid)  # a new list: the removals below do not touch it
+    reveal = {"character": t.character, "role": t.role, "in_faction": bool(factions)}
     t.statuses[dead] = Status(id=dead, since=ctx.tick, data={"cause": cause})
     poison = _poison_status(g.rules)
     if poison:
@@ -299,12 +300,12 @@ def kill(ctx: Ctx, t: Player, cause: str, status: str | None = None) -> None:
     hp = g.settings.hp_stat
     if hp:
         t.stats[hp] = min(0, t.stats.get(hp, 0))
-    for f in list(g.factions_of(t.pid)):
+    for f in factions:
         remove_member(g, f, t.pid, reason="death")
-    ctx.emit("gm.death", "gm", player=t.pid, cause=cause)
+    g.emit("gm.death", "gm", player=t.pid, cause=cause)
     for fact in g.settings.death_reveals or []:
         if reveal[fact] is not None:  # a player dealt no character has none to reveal
-            ctx.emit(f"death.{fact}", "public", player=t.pid, value=reveal[fact])
+            g.emit(f"death.{fact}", "public", player=t.pid, value=reveal[fact])
 
 
 @effect("reveal")

@@ -182,6 +182,8 @@ def status_notices(game: Game, pid: int, gained: list[str], lost: list[str], new
     statuses already reach them as ``report.status_*`` with their own audience)."""
     if not gained and not lost and "blocked" not in new_kinds:
         return
+    if message_mode(game, pid) != "deliver":
+        return  # every notice below goes through ``tell``: none would reach them
     known = game.rules.status_by_id
     died = any(known[sid].dead for sid in gained if sid in known)
     for sid in gained:
