@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..ruleset import AbilityDef, default_step
-from ..state import Audience, Event, Intent, Player
+from ..state import Event, Intent, Player
 from ..world import blocked_by_status
 
 if TYPE_CHECKING:
@@ -49,7 +50,10 @@ class Ctx:
             ab = self.ability(intent)
         if ab.unblockable or intent.via == "leader":
             return False
-        return blocked_by_status(self.game, self.game.player(intent.pid), intent.ability, ab.slot, self.tick)
+        p = self.game.state.players[intent.pid]
+        if not p.statuses:
+            return False  # no block without a status (blocked_by_status)
+        return blocked_by_status(self.game, p, intent.ability, ab.slot, self.tick)
 
     def protection(self, target: Player, labels: list[str], actor: int | None, amount: int | None = None) -> dict[str, Any] | None:
         """The first active protection of ``target`` that stops an effect with ``labels``.
@@ -58,7 +62,8 @@ class Ctx:
         (a character's immunity). ``over``: only changes bigger than that (``amount``) stop.
         """
         g = self.game
-        found = [s.data for sid, s in sorted(target.statuses.items()) if s.kind == "protected" and g.active(target, sid, self.tick)]
+        found = [s.data for sid, s in sorted(target.statuses.items())
+                 if s.kind == "protected" and g.active(target, sid, self.tick)] if target.statuses else []
         found += [{"by": target.pid, **x} for x in g.passives(target, "protection")]
         for data in found:
             against = data.get("against", [])
@@ -79,5 +84,8 @@ class Ctx:
         if intent is not None:
             self.reasons.setdefault(intent.seq, []).append(reason)
 
-    def emit(self, key: str, audience: Audience, ids: list[Any] | None = None, **args: Any) -> Event:
-        return self.game.emit(key, audience, ids, **args)
+    @property
+    def emit(self) -> Callable[..., Event]:
+        """The game's :meth:`engine.world.World.emit` itself (``ctx.emit(key, audience, ids,
+        **args)``), without a second call to pass the arguments on."""
+        return self.game.emit

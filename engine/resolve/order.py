@@ -59,6 +59,10 @@ def run_in_order(ctx: Ctx, step: StepDef, intents: list[Intent], run) -> None:
     # dependencies: only blocks and swaps make another action wait, so each round looks at the
     # waiting blocks and swaps alone (a table of 64 has a handful), by seat
     ops = {i.seq: first_op(ctx, i) for i in intents}
+    if not any(op in ("block", "swap") for op in ops.values()):
+        for i in intents:  # nothing here can make another wait: by seat
+            run(ctx, i)
+        return
     waiting = list(intents)
     while waiting:
         movers = [y for y in waiting if ops[y.seq] in ("block", "swap") and ctx.outcome.get(y.seq) != "blocked"]

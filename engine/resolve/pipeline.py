@@ -72,7 +72,7 @@ def resolve_tick(game: Game) -> list[Event]:
     info = game.info
     tick = st.tick
     how = plan(game.rules)
-    intents = sorted((i for i in st.intents if i.tick == tick), key=lambda i: (i.pid, i.lane != "action", i.seq))
+    intents = sorted([i for i in st.intents if i.tick == tick], key=_by_seat)
     ctx = Ctx(game=game, tick=tick, intents=intents, first_event=first_event)
     before = _snapshot(game, how)
     if how.unreachable:
@@ -103,7 +103,7 @@ def resolve_tick(game: Game) -> list[Event]:
         # blocked action spends no use, cooldown or lane, as if it had not been submitted
         result = outcome.setdefault(intent.seq, "applied")
         if result != "blocked" or settings.blocked_spends:
-            _spend(game, intent)
+            _spend(game, intent, info.turn)
         game.emit(
             "trace.action", "gm",
             actor=intent.pid, ability=intent.ability, targets=list(intent.targets), option=intent.option,
@@ -111,7 +111,8 @@ def resolve_tick(game: Game) -> list[Event]:
         )
         if result == "blocked" and settings.tell_blocked:
             game.emit("private.no_effect", "players", [intent.pid], ability=intent.ability)
-        action_result(game, intent, result)
+        if settings.tell_results:  # else action_result tells nothing
+            action_result(game, intent, result)
     st.history.extend(ctx.acted)
 
     if game.clock.is_turn_end(tick) and game.rules.inactivity.mode == "penalty":
@@ -143,6 +144,11 @@ def resolve_tick(game: Game) -> list[Event]:
         # what comes now, in the public report (the bot adds the deadline it keeps)
         game.emit("notice.phase", "public", phase=game.info.label, tick=st.tick).tick = tick
     return st.events[first_event:]
+
+
+def _by_seat(i: Intent) -> tuple[int, bool, int]:
+    """The order of a tick's actions: by seat, the turn's action first, then as submitted."""
+    return (i.pid, i.lane != "action", i.seq)
 
 
 def _holds_kind(st: Any, kind: str) -> bool:
@@ -250,10 +256,12 @@ def _random_actions(game: Game) -> None:
     and is told which; no penalty. A day ended early («Спровоцировать бунт») ends with the period
     it was ended in: the actions are drawn there. An ability that ends the phase is left out:
     ending it at its end would tell the public a false early end."""
+    if game.rules.inactivity.mode != "random_action":
+        return
     st = game.state
     cut = st.core.end_now
     last = game.clock.is_turn_end(st.tick) or bool(cut and cut.tick == st.tick)
-    if game.rules.inactivity.mode != "random_action" or st.over or not last:
+    if st.over or not last:
         return
     turn = game.info.turn
     for p in game.living():

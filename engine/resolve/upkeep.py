@@ -48,22 +48,28 @@ def apply_bands(game: Game, announce: bool = True) -> None:
                 p.statuses[want] = Status(id=want, since=game.state.tick)
 
 
-def _spend(game: Game, intent: Intent) -> None:
-    p = game.player(intent.pid)
+def _spend(game: Game, intent: Intent, turn: str | None = None) -> None:
+    """Spend what ``intent`` uses: its lane of the turn (``turn``: the current one, given by a
+    caller that knows it), its cooldown, a use, its once-per-target marks."""
+    p = game.state.players[intent.pid]
     ab = game.ability_def(intent.ability)
-    turn = game.info.turn
-    p.spent.setdefault(turn, [])
-    if intent.lane not in p.spent[turn]:
-        p.spent[turn].append(intent.lane)
-    if intent.via == "leader":  # the leader action: once a cycle, on nobody's own counter
+    if turn is None:
+        turn = game.info.turn
+    lanes = p.spent.get(turn)
+    if lanes is None:
+        lanes = p.spent[turn] = []
+    if intent.lane not in lanes:
+        lanes.append(intent.lane)
+    via = intent.via
+    if via == "leader":  # the leader action: once a cycle, on nobody's own counter
         p.ready_at["leader"] = game.state.tick + game.clock.cycles(1)
         return
-    if intent.via not in game.VIAS:  # performed through a borrowing ability: its counters too
-        vab = game.ability_def(intent.via)
+    if via is not None and via not in game.VIAS:  # performed through a borrowing ability: its counters too
+        vab = game.ability_def(via)
         if game.cooldown_ticks(vab):
-            p.ready_at[intent.via] = game.state.tick + game.cooldown_ticks(vab)
+            p.ready_at[via] = game.state.tick + game.cooldown_ticks(vab)
         if vab.uses_per_game is not None:
-            p.uses[intent.via] = p.uses.get(intent.via, 0) + 1
+            p.uses[via] = p.uses.get(via, 0) + 1
     cd = game.cooldown_ticks(ab)
     if cd:
         p.ready_at[intent.ability] = game.state.tick + cd
