@@ -42,10 +42,15 @@ def own_stats(game: Game) -> dict[int, dict[str, int]]:
 
 def credit(ctx: Ctx, before: dict[int, dict[str, int]], cause: str, actor: int | None = None) -> None:
     """Credit every change of a player's own stats since ``before`` to ``cause`` (done by ``actor``)."""
+    _credit(ctx, before, _own_now(ctx)[1], cause, actor)
+
+
+def _credit(ctx: Ctx, before: dict[int, dict[str, int]], now: dict[int, dict[str, int]], cause: str,
+            actor: int | None) -> None:
     book = ctx.scratch.setdefault(LEDGER, [])
-    for pid, now in _own_now(ctx)[1].items():
+    for pid, mine in now.items():
         old = before.get(pid, {})
-        for sid, v in now.items():
+        for sid, v in mine.items():
             d = v - old.get(sid, 0)
             if d:
                 book.append((pid, sid, d, cause, actor))
@@ -72,22 +77,25 @@ def _reads(game: Game) -> tuple[tuple[str, ...], frozenset[str], bool]:
 def _fingerprint(game: Game) -> tuple[Any, ...]:
     """Everything :meth:`World.true_stat` reads (base stats, modifiers, the statuses that move a
     stat with their times, faction members where a faction bonus applies, the tick): equal
-    fingerprints, equal own stats. Far cheaper than the stats themselves, so that a step or
-    action that changes nothing costs next to nothing."""
+    fingerprints, equal own stats. Far cheaper than the stats themselves (copies of plain
+    dicts, compared as dicts), so that a step or action that changes nothing costs next to
+    nothing."""
     st = game.state
     _, moving, bonus = _reads(game)
-    if moving:
-        players = [(tuple(p.stats.items()),
-                    [(m.stat, m.amount, m.until, m.scope) for m in p.modifiers] if p.modifiers else None,
-                    [(k, s.since, s.until) for k, s in p.statuses.items() if k in moving]) for p in st.players]
-    else:
-        players = [(tuple(p.stats.items()),
-                    [(m.stat, m.amount, m.until, m.scope) for m in p.modifiers] if p.modifiers else None) for p in st.players]
-    factions = [(fid, tuple(f.members.items())) for fid, f in st.factions.items()] if bonus else None
-    return (st.tick, players, factions)
+    players = st.players
+    return (
+        st.tick,
+        [p.stats.copy() for p in players],
+        [(p.pid, [(m.stat, m.amount, m.until, m.scope) for m in p.modifiers]) for p in players if p.modifiers],
+        [(p.pid, [(k, s.since, s.until) for k, s in p.statuses.items() if k in moving]) for p in players if p.statuses]
+        if moving else None,
+        [(fid, f.members.copy()) for fid, f in st.factions.items()] if bonus else None,
+    )
 
 
 OWN = "own_stats"  # Ctx.scratch key: (fingerprint, own_stats) as last computed
+FRESH = "own_stats_fresh"  # Ctx.scratch key: True while OWN is known to hold the state as it is now
+CHAIN = "own_stats_chain"  # Ctx.scratch key: True while nothing but tracked work changes the state
 
 
 def _own_now(ctx: Ctx) -> tuple[tuple[Any, ...], dict[int, dict[str, int]]]:
@@ -101,15 +109,28 @@ def _own_now(ctx: Ctx) -> tuple[tuple[Any, ...], dict[int, dict[str, int]]]:
 def tracked(ctx: Ctx, cause: str, work: Callable[[], Any], actor: int | None = None) -> Any:
     """Run ``work`` and credit the changes of the players' own stats it made to ``cause``
     (the own stats are computed again only when something they read has changed; a ruleset
-    without stats has nothing to credit: ``work`` alone runs)."""
-    if not _reads(ctx.game)[0]:
+    without stats has nothing to credit: ``work`` alone runs). Where the resolve runs tracked
+    work back to back with nothing in between that could change a stat (``CHAIN``: the
+    steps), the state one work left is the state the next one starts from: it is not
+    fingerprinted twice."""
+    game = ctx.game
+    if not _reads(game)[0]:
         return work()
-    fp, before = _own_now(ctx)
+    scratch = ctx.scratch
+    if scratch.pop(FRESH, False):
+        fp, before = scratch[OWN]
+    else:
+        fp, before = _own_now(ctx)
     try:
         return work()
     finally:
-        if _fingerprint(ctx.game) != fp:
-            credit(ctx, before, cause, actor)
+        now = _fingerprint(game)
+        if now != fp:
+            own = own_stats(game)
+            scratch[OWN] = (now, own)
+            _credit(ctx, before, own, cause, actor)
+        if scratch.get(CHAIN):
+            scratch[FRESH] = True
 
 
 def step_cause(game: Game, step: Any) -> str:

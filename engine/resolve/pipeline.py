@@ -17,7 +17,16 @@ from ..state import Event, Intent, PublishedAnon
 from . import effects as _effects  # noqa: F401  (registers the primitives)
 from . import steps as _steps  # noqa: F401  (registers the built-in steps)
 from .context import Ctx
-from .notices import action_result, stat_causes, status_notices, step_cause, tell, tracked
+from .notices import (
+    CHAIN,
+    FRESH,
+    action_result,
+    stat_causes,
+    status_notices,
+    step_cause,
+    tell,
+    tracked,
+)
 from .order import ORDERS, run_in_order
 from .targeting import recipients
 from .upkeep import _spend, apply_bands, clamp, owes_turn, record_able
@@ -79,6 +88,9 @@ def resolve_tick(game: Game) -> list[Event]:
         _secretly_unreachable(ctx)
 
     run = _run_tracked if how.stats else run_intent  # without stats there is nothing to credit
+    # the steps: tracked work back to back (actions, steps, clamps); the step's stats snapshot
+    # and the order of its actions change nothing the own stats read (notices.CHAIN)
+    ctx.scratch[CHAIN] = True
     by_step: dict[str, list[Intent]] = {}
     for i in intents:
         by_step.setdefault(ctx.step_of(i), []).append(i)
@@ -95,6 +107,9 @@ def resolve_tick(game: Game) -> list[Event]:
             STEPS[step.kind](ctx, step)
         if how.step_clamp:
             tracked(ctx, "limit", lambda: clamp(game, "step"))
+
+    ctx.scratch[CHAIN] = False
+    ctx.scratch.pop(FRESH, None)
 
     settings = game.settings
     outcome = ctx.outcome
