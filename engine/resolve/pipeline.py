@@ -174,11 +174,14 @@ def _holds_kind(st: Any, kind: str) -> bool:
 
 def _new_kinds(st: Any, before: dict[int, tuple[dict[str, int], dict[str, int], set[str]]]) -> dict[int, set[str]]:
     """The kinds of the statuses each player got in this resolve (read before the timed ones
-    run out at its end)."""
+    run out at its end), for every player who holds a status now; a player who holds none
+    got none that is still to run out."""
     out: dict[int, set[str]] = {}
     for p in st.players:
-        new = p.statuses.keys() - before[p.pid][2] if p.statuses else None
-        out[p.pid] = {p.statuses[sid].kind for sid in new} if new else set()
+        if p.statuses:
+            old = before.get(p.pid)
+            new = p.statuses.keys() - old[2] if old is not None else p.statuses.keys()
+            out[p.pid] = {p.statuses[sid].kind for sid in new} if new else set()
     return out
 
 
@@ -348,14 +351,17 @@ def _expire(game: Game, next_tick: int) -> None:
 
 
 def _snapshot(game: Game, how: Plan) -> dict[int, tuple[dict[str, int], dict[str, int], set[str]]]:
+    """Each player's base stats, own stats and status ids as the resolve begins. Without stats,
+    only the players who hold a status (the others: none, :data:`BARE`)."""
     if not how.stats:
-        return {p.pid: (p.stats, NONE, set(p.statuses) if p.statuses else NONE) for p in game.state.players}
+        return {p.pid: (p.stats, NONE, set(p.statuses)) for p in game.state.players if p.statuses}
     ids = [s.id for s in game.rules.stats]
     true_stat = game.true_stat
     return {p.pid: (dict(p.stats), {sid: true_stat(p, sid) for sid in ids}, set(p.statuses)) for p in game.state.players}
 
 
 NONE: Any = frozenset()  # a snapshot's part that is empty (never written: read only)
+BARE: Any = ({}, NONE, NONE)  # the snapshot of a player with no status, in a ruleset without stats
 
 
 def _report(ctx: Ctx, before: dict[int, tuple[dict[str, int], dict[str, int], set[str]]],
@@ -363,60 +369,68 @@ def _report(ctx: Ctx, before: dict[int, tuple[dict[str, int], dict[str, int], se
     """The public report (public stats, public statuses) and each player's private news: their
     own changes with their causes (:mod:`engine.resolve.notices`). ``new_kinds``: the kinds of
     the statuses each player got in this resolve, those that ran out at its end included.
-    Without stats, a player whose statuses are as before and who got none on the way has
-    nothing to be told."""
+    Without stats only statuses can change: only the players who held one as the resolve
+    began or got one on the way are looked at, by seat."""
     game = ctx.game
-    known = game.rules.status_by_id
-    stats = game.rules.stats
     st = game.state
-    if how.stats:
-        st.tick += 1  # bonuses read at the start of the next tick
-        try:
-            after = _snapshot(game, how)
-        finally:
-            st.tick -= 1
+    if not how.stats:
+        players = st.players
+        for pid in sorted(before.keys() | new_kinds.keys()):
+            p = players[pid]
+            stat0 = before.get(pid, BARE)[2]
+            kinds = new_kinds.get(pid, NONE)
+            stat1 = set(p.statuses)
+            if not kinds and stat1 == stat0:
+                continue  # as before, and nothing got on the way
+            _report_statuses(game, p, stat0, stat1, kinds, [])
+        return
+    st.tick += 1  # bonuses read at the start of the next tick
+    try:
+        after = _snapshot(game, how)
+    finally:
+        st.tick -= 1
     for p in st.players:
         base0, true0, stat0 = before[p.pid]
-        if how.stats:
-            base1, true1, stat1 = after[p.pid]
-        else:
-            if new_kinds[p.pid]:
-                stat1 = set(p.statuses)
-            elif not p.statuses and not stat0:
-                continue  # no status before, none now, none got on the way
-            else:
-                stat1 = set(p.statuses)
-                if stat1 == stat0:
-                    continue
-        gained, lost = stat1 - stat0, stat0 - stat1
-        was_out = bool(stat0) and any(known[sid].dead or known[sid].out_of_play for sid in stat0 if sid in known)
-        for s in stats:
-            delta = true1[s.id] - true0[s.id]
-            causes = stat_causes(ctx, p.pid, s.id, delta, gained, lost) if s.visibility != "hidden" and delta else []
-            if s.visibility == "public" and base1[s.id] != base0[s.id]:
-                game.emit("report.stat", "public", player=p.pid, stat=s.id, delta=base1[s.id] - base0[s.id], value=base1[s.id])
-            if s.visibility == "secret" and delta:
-                game.emit("private.stat", "players", [p.pid], stat=s.id, delta=delta, value=true1[s.id], causes=causes)
-            elif s.visibility == "public" and delta and base1[s.id] != base0[s.id] and not was_out:
-                # the report above tells everyone the base change; the player learns why, and
-                # their own value (with every hidden bonus; a change of the bonus alone stays
-                # as silent as before)
-                tell(game, p.pid, "notice.stat", stat=s.id, delta=delta, value=true1[s.id], causes=causes)
-            if s.visibility == "hidden" and base1[s.id] != base0[s.id]:
-                game.emit("gm.stat", "gm", player=p.pid, stat=s.id, delta=base1[s.id] - base0[s.id], value=base1[s.id])
-        on = sorted(gained) if gained else []
-        off = sorted(lost) if lost else []
-        for sid in on:
-            if sid in known:
-                pub = known[sid].public
-                game.emit("report.status_on", "public" if pub else "players", [] if pub else [p.pid], player=p.pid, status=sid)
-        died = any(known[sid].dead for sid in on if sid in known)
-        for sid in off:
-            if sid in known and not died:  # death says it all: no "no longer poisoned"
-                pub = known[sid].public
-                game.emit("report.status_off", "public" if pub else "players", [] if pub else [p.pid], player=p.pid, status=sid)
-        if not was_out:
-            status_notices(game, p.pid, on, off, new_kinds[p.pid])
+        base1, true1, stat1 = after[p.pid]
+        _report_statuses(game, p, stat0, stat1, new_kinds.get(p.pid, NONE), game.rules.stats,
+                         ctx, base0, true0, base1, true1)
+
+
+def _report_statuses(game: Game, p: Any, stat0: Any, stat1: set[str], kinds: Any, stats: list[Any],
+                     ctx: Ctx | None = None, base0: Any = None, true0: Any = None, base1: Any = None,
+                     true1: Any = None) -> None:
+    """One player's lines of the report: their ``stats`` (with the snapshots), then their
+    statuses gained and lost, then their own notices."""
+    known = game.rules.status_by_id
+    gained, lost = stat1 - stat0, stat0 - stat1
+    was_out = bool(stat0) and any(known[sid].dead or known[sid].out_of_play for sid in stat0 if sid in known)
+    for s in stats:
+        delta = true1[s.id] - true0[s.id]
+        causes = stat_causes(ctx, p.pid, s.id, delta, gained, lost) if s.visibility != "hidden" and delta else []
+        if s.visibility == "public" and base1[s.id] != base0[s.id]:
+            game.emit("report.stat", "public", player=p.pid, stat=s.id, delta=base1[s.id] - base0[s.id], value=base1[s.id])
+        if s.visibility == "secret" and delta:
+            game.emit("private.stat", "players", [p.pid], stat=s.id, delta=delta, value=true1[s.id], causes=causes)
+        elif s.visibility == "public" and delta and base1[s.id] != base0[s.id] and not was_out:
+            # the report above tells everyone the base change; the player learns why, and
+            # their own value (with every hidden bonus; a change of the bonus alone stays
+            # as silent as before)
+            tell(game, p.pid, "notice.stat", stat=s.id, delta=delta, value=true1[s.id], causes=causes)
+        if s.visibility == "hidden" and base1[s.id] != base0[s.id]:
+            game.emit("gm.stat", "gm", player=p.pid, stat=s.id, delta=base1[s.id] - base0[s.id], value=base1[s.id])
+    on = sorted(gained) if gained else []
+    off = sorted(lost) if lost else []
+    for sid in on:
+        if sid in known:
+            pub = known[sid].public
+            game.emit("report.status_on", "public" if pub else "players", [] if pub else [p.pid], player=p.pid, status=sid)
+    died = any(known[sid].dead for sid in on if sid in known)
+    for sid in off:
+        if sid in known and not died:  # death says it all: no "no longer poisoned"
+            pub = known[sid].public
+            game.emit("report.status_off", "public" if pub else "players", [] if pub else [p.pid], player=p.pid, status=sid)
+    if not was_out:
+        status_notices(game, p.pid, on, off, kinds)
 
 
 def _after_resolve(game: Game) -> None:
