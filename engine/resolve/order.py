@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..state import Intent
-from .swaps import swap_pid
+from .swaps import swap_pid, swaps_maybe
 
 if TYPE_CHECKING:
     from ..ruleset import StepDef
@@ -67,14 +67,21 @@ def run_in_order(ctx: Ctx, step: StepDef, intents: list[Intent], run) -> None:
     while waiting:
         movers = [y for y in waiting if ops[y.seq] in ("block", "swap") and ctx.outcome.get(y.seq) != "blocked"]
 
-        def waits(x: Intent, movers: list[Intent] = movers) -> bool:
+        # while nobody holds a swap, every target lands where it is aimed (swap_pid is the
+        # identity): the same questions without asking it
+        moved = swaps_maybe(ctx)
+
+        def waits(x: Intent, movers: list[Intent] = movers, moved: bool = moved) -> bool:
             for y in movers:
                 if y.seq == x.seq:
                     continue
                 if ops[y.seq] == "block":
-                    if any(swap_pid(ctx, y, t) == x.pid for t in y.targets):
+                    if (any(swap_pid(ctx, y, t) == x.pid for t in y.targets) if moved else x.pid in y.targets):
                         return True
-                elif {swap_pid(ctx, x, t) for t in x.targets} & {swap_pid(ctx, y, t) for t in y.targets}:
+                elif moved:
+                    if {swap_pid(ctx, x, t) for t in x.targets} & {swap_pid(ctx, y, t) for t in y.targets}:
+                        return True
+                elif not set(x.targets).isdisjoint(y.targets):
                     return True
             return False
 

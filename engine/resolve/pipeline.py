@@ -247,7 +247,7 @@ def run_intent(ctx: Ctx, intent: Intent) -> None:
     """Apply one submitted action: its effects on its targets, unless its actor is blocked."""
     if intent.via:
         ctx.note(intent, f"via:{intent.via}")
-    ab = ctx.ability(intent)
+    ab = ctx.game.ability_def(intent.ability)
     if ctx.outcome.get(intent.seq) == "blocked" or ctx.is_blocked(intent, ab):
         ctx.outcome[intent.seq] = "blocked"
         ctx.note(intent, "blocked")
@@ -255,9 +255,13 @@ def run_intent(ctx: Ctx, intent: Intent) -> None:
             ctx.acted.append({"tick": ctx.tick, "actor": intent.pid, "target": t, "ability": intent.ability, "blocked": True})
         return
     ctx.current = intent
-    ctx.scratch.setdefault("ran", set()).add(intent.seq)
+    ran = ctx.scratch.get("ran")
+    if ran is None:
+        ran = ctx.scratch["ran"] = set()
+    ran.add(intent.seq)
+    acted = ctx.acted
     for t in intent.targets or [None]:
-        ctx.acted.append({"tick": ctx.tick, "actor": intent.pid, "target": t, "ability": intent.ability, "blocked": False})
+        acted.append({"tick": ctx.tick, "actor": intent.pid, "target": t, "ability": intent.ability, "blocked": False})
     for eff in ab.all_effects(intent.option):
         handler = EFFECTS.get(eff.op)
         if handler is None:
