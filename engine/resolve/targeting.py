@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import GameError
 from ..state import Intent, Player
 from .context import Ctx
-from .swaps import swap_targets
+from .swaps import swap_targets, swaps_maybe
 
 if TYPE_CHECKING:
     pass
@@ -17,7 +17,10 @@ def recipients(ctx: Ctx, intent: Intent, eff: Any) -> list[Player]:
     g = ctx.game
     to = eff.to
     if to == "target" and eff.where is None and len(intent.targets) == 1:  # the common case: one target
-        return reroute(ctx, intent, swap_targets(ctx, intent, [g.player(intent.targets[0])]))
+        people = [g.player(intent.targets[0])]
+        if swaps_maybe(ctx):
+            people = swap_targets(ctx, intent, people)
+        return reroute(ctx, intent, people) if people[0].statuses else people
     actor = g.player(intent.pid)
     if to == "target":
         people = [g.player(t) for t in intent.targets]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..state import Able, Intent, Player, Status
 
@@ -70,7 +70,7 @@ def _spend(game: Game, intent: Intent, turn: str | None = None) -> None:
             p.ready_at[via] = game.state.tick + game.cooldown_ticks(vab)
         if vab.uses_per_game is not None:
             p.uses[via] = p.uses.get(via, 0) + 1
-    cd = game.cooldown_ticks(ab)
+    cd = _cooldown(game, intent.ability, ab)
     if cd:
         p.ready_at[intent.ability] = game.state.tick + cd
     if ab.uses_per_game is not None:
@@ -78,6 +78,16 @@ def _spend(game: Game, intent: Intent, turn: str | None = None) -> None:
     if ab.once_per:  # never again on these targets (with this option)
         for t in intent.targets:
             p.uses[f"once:{ab.id}:{t}" + (f":{intent.option}" if ab.once_per == "target_option" else "")] = 1
+
+
+def _cooldown(game: Game, key: str, ab: Any) -> int:
+    """:meth:`World.cooldown_ticks` of the ability ``key`` (once per ruleset and key: it reads
+    the ability, its slot and the calendar alone)."""
+    cache = game.rules.derived_cache
+    found = cache.get(("cooldown", key))
+    if found is None or found[0] is not ab:
+        found = cache[("cooldown", key)] = (ab, game.cooldown_ticks(ab))
+    return found[1]
 
 
 def able_now(game: Game, p: Player) -> bool:
