@@ -29,6 +29,16 @@ class Ctx:
     step_stats: dict[int, dict[str, int]] = field(default_factory=dict)
     first_event: int = 0  # the index of this resolve's first event in the game's log
 
+    def intents_of(self, pid: int) -> list[Intent]:
+        """This tick's actions of ``pid``, in the resolve's order (an index built once: the
+        list of the tick's actions does not change while it resolves)."""
+        index = self.scratch.get("intents_by_pid")
+        if index is None:
+            index = self.scratch["intents_by_pid"] = {}
+            for i in self.intents:
+                index.setdefault(i.pid, []).append(i)
+        return index.get(pid, [])
+
     @property
     def rules(self):
         return self.game.rules

@@ -106,8 +106,8 @@ def put_block(ctx: Ctx, intent: Intent, t: Player, until: int | None, slots: lis
     sid = f"blocked:{intent.seq}:{t.pid}"
     t.statuses[sid] = Status(id=sid, since=ctx.tick, until=until, data={"by": intent.pid, "slots": list(slots)}, kind="blocked")
     ran = ctx.scratch.get("ran") or ()
-    for other in ctx.intents:
-        if other.seq == intent.seq or other.pid != t.pid:
+    for other in ctx.intents_of(t.pid):
+        if other.seq == intent.seq:
             continue
         if ctx.outcome.get(other.seq) in (None, "applied") and ctx.is_blocked(other):
             if other.seq in ran and not _withdraw(ctx, other):
@@ -157,8 +157,8 @@ def op_redirect(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> Non
     victim = victims[0].pid
     order = [s.id for s in ctx.rules.steps[g.clock.info(ctx.tick).kind]]
     here = order.index(ctx.step_of(intent)) if ctx.step_of(intent) in order else -1
-    for other in ctx.intents:
-        if other.pid != victim or other.seq == intent.seq or not other.targets or ctx.outcome.get(other.seq) == "blocked":
+    for other in ctx.intents_of(victim):
+        if other.seq == intent.seq or not other.targets or ctx.outcome.get(other.seq) == "blocked":
             continue
         step = ctx.step_of(other)
         if step not in order or order.index(step) <= here:
