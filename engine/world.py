@@ -139,11 +139,13 @@ class World:
 
     def team(self, p: Player) -> str | None:
         """A player's team: their character's (the secret role), else their role's."""
-        cache = self.rules.derived_cache
-        key = ("team", p.role, p.character)
-        found = cache.get(key, _UNKNOWN)
+        teams = self.rules.derived_cache.get(("teams",))
+        if teams is None:
+            teams = self.rules.derived_cache[("teams",)] = {}
+        key = p.role if p.character is None else (p.role, p.character)  # looked up once per ruleset and pair
+        found = teams.get(key, _UNKNOWN)
         if found is _UNKNOWN:
-            found = cache[key] = (self.rules.character(p.character) if p.character else self.rules.role(p.role)).team
+            found = teams[key] = (self.rules.character(p.character) if p.character else self.rules.role(p.role)).team
         return found
 
     def passives(self, p: Player, kind: str) -> list[dict[str, Any]]:
