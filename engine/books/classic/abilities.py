@@ -103,17 +103,15 @@ def parity(g: Game, params: dict[str, Any], final: bool) -> list[int] | None:
     town = params.get("town", "town")
     threats = list(params.get("threats", ["mafia"]))
     share = float(params.get("share", 0.5))
-    alive: dict[str | None, int] = {}
-    living = 0
-    for p in g.state.players:
-        if g.alive(p):
-            t = g.team(p)
-            alive[t] = alive.get(t, 0) + 1
-            living += 1
+    living = g.living()
     if not living:
         return []
+    alive: dict[str | None, int] = {}
+    for p in living:
+        t = g.team(p)
+        alive[t] = alive.get(t, 0) + 1
     for t in threats:
-        if alive.get(t) and alive[t] >= share * living:
+        if alive.get(t) and alive[t] >= share * len(living):
             return [p.pid for p in g.state.players if team(g, p) == t]
     if not any(alive.get(t) for t in threats):
         return [p.pid for p in g.state.players if team(g, p) == town]
