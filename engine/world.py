@@ -31,6 +31,18 @@ def blocked_by_status(game: World, p: Player, key: str, slot: str, tick: int) ->
     return False
 
 
+_UNKNOWN = object()  # a cache's "not looked up yet" (None is an answer)
+
+
+def shared_clock(rules: Ruleset) -> Clock:
+    """The one :class:`Clock` of a ruleset's calendar: a tick's facts depend on the calendar
+    alone, so every game of the ruleset shares them (computed once, not once per game)."""
+    found = rules.derived_cache.get(("clock",))
+    if found is None or found[0] is not rules.calendar:
+        found = rules.derived_cache[("clock",)] = (rules.calendar, Clock(rules.calendar))
+    return found[1]
+
+
 class World:
     """A ruleset and a state read together; the base of :class:`engine.game.Game`."""
 
@@ -39,7 +51,7 @@ class World:
             raise GameError(f"state is for ruleset {state.ruleset!r}, not {ruleset.id!r}")
         self.rules = ruleset
         self.state = state
-        self.clock = Clock(ruleset.calendar)
+        self.clock = shared_clock(ruleset)
         # roles and characters whose holders some abilities cannot target (passive ``untargetable``)
         self._untargetable = {
             src.id for src in [*ruleset.roles, *ruleset.characters] if any(pas.kind == "untargetable" for pas in src.passives)
@@ -127,8 +139,14 @@ class World:
 
     def team(self, p: Player) -> str | None:
         """A player's team: their character's (the secret role), else their role's."""
-        src = self.rules.character(p.character) if p.character else self.rules.role(p.role)
-        return src.team
+        teams = self.rules.derived_cache.get(("teams",))
+        if teams is None:
+            teams = self.rules.derived_cache[("teams",)] = {}
+        key = p.role if p.character is None else (p.role, p.character)  # looked up once per ruleset and pair
+        found = teams.get(key, _UNKNOWN)
+        if found is _UNKNOWN:
+            found = teams[key] = (self.rules.character(p.character) if p.character else self.rules.role(p.role)).team
+        return found
 
     def passives(self, p: Player, kind: str) -> list[dict[str, Any]]:
         cache = self.rules.derived_cache
@@ -185,13 +203,16 @@ class World:
         return any(not f.can_communicate and not f.public for f in self.status_flags(p))
 
     def alive(self, p: Player) -> bool:
+        if not p.statuses:
+            return True
         gone = self.rules.gone_status_ids  # dead or out of play
         if not gone.intersection(p.statuses):
             return True
         return not any(s.dead or s.out_of_play for s in self.status_flags(p))
 
     def living(self) -> list[Player]:
-        return [p for p in self.state.players if self.alive(p)]
+        alive = self.alive
+        return [p for p in self.state.players if not p.statuses or alive(p)]
 
     def factions_of(self, pid: int) -> list[Faction]:
         return [f for f in self.state.factions.values() if pid in f.members]
@@ -245,8 +266,9 @@ class World:
             raise GameError(f"event {key!r}: audience {audience!r} is not one of {', '.join(AUDIENCES)}")
         if audience == "faction" and not ids:
             raise GameError(f"event {key!r}: a faction event names its faction in ids")
-        ev = Event(tick=self.state.tick, key=key, args=args, audience=audience, ids=list(ids or []))
-        self.state.events.append(ev)
+        st = self.state
+        ev = Event(st.tick, key, args, audience, list(ids) if ids else [])
+        st.events.append(ev)
         return ev
 
     def next_seq(self) -> int:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..ruleset import AbilityDef, default_step
-from ..state import Audience, Event, Intent, Player
+from ..state import Event, Intent, Player
 from ..world import blocked_by_status
 
 if TYPE_CHECKING:
@@ -28,6 +29,16 @@ class Ctx:
     step_stats: dict[int, dict[str, int]] = field(default_factory=dict)
     first_event: int = 0  # the index of this resolve's first event in the game's log
 
+    def intents_of(self, pid: int) -> list[Intent]:
+        """This tick's actions of ``pid``, in the resolve's order (an index built once: the
+        list of the tick's actions does not change while it resolves)."""
+        index = self.scratch.get("intents_by_pid")
+        if index is None:
+            index = self.scratch["intents_by_pid"] = {}
+            for i in self.intents:
+                index.setdefault(i.pid, []).append(i)
+        return index.get(pid, [])
+
     @property
     def rules(self):
         return self.game.rules
@@ -44,11 +55,15 @@ class Ctx:
             found = cache[key] = ab.step or default_step(ab, intent.option)
         return found
 
-    def is_blocked(self, intent: Intent) -> bool:
-        ab = self.ability(intent)
+    def is_blocked(self, intent: Intent, ab: AbilityDef | None = None) -> bool:
+        if ab is None:
+            ab = self.ability(intent)
         if ab.unblockable or intent.via == "leader":
             return False
-        return blocked_by_status(self.game, self.game.player(intent.pid), intent.ability, ab.slot, self.tick)
+        p = self.game.state.players[intent.pid]
+        if not p.statuses:
+            return False  # no block without a status (blocked_by_status)
+        return blocked_by_status(self.game, p, intent.ability, ab.slot, self.tick)
 
     def protection(self, target: Player, labels: list[str], actor: int | None, amount: int | None = None) -> dict[str, Any] | None:
         """The first active protection of ``target`` that stops an effect with ``labels``.
@@ -57,7 +72,8 @@ class Ctx:
         (a character's immunity). ``over``: only changes bigger than that (``amount``) stop.
         """
         g = self.game
-        found = [s.data for sid, s in sorted(target.statuses.items()) if s.kind == "protected" and g.active(target, sid, self.tick)]
+        found = [s.data for sid, s in sorted(target.statuses.items())
+                 if s.kind == "protected" and g.active(target, sid, self.tick)] if target.statuses else []
         found += [{"by": target.pid, **x} for x in g.passives(target, "protection")]
         for data in found:
             against = data.get("against", [])
@@ -78,5 +94,8 @@ class Ctx:
         if intent is not None:
             self.reasons.setdefault(intent.seq, []).append(reason)
 
-    def emit(self, key: str, audience: Audience, ids: list[Any] | None = None, **args: Any) -> Event:
-        return self.game.emit(key, audience, ids, **args)
+    @property
+    def emit(self) -> Callable[..., Event]:
+        """The game's :meth:`engine.world.World.emit` itself (``ctx.emit(key, audience, ids,
+        **args)``), without a second call to pass the arguments on."""
+        return self.game.emit

@@ -105,9 +105,9 @@ def put_block(ctx: Ctx, intent: Intent, t: Player, until: int | None, slots: lis
     («всем»), is not touched."""
     sid = f"blocked:{intent.seq}:{t.pid}"
     t.statuses[sid] = Status(id=sid, since=ctx.tick, until=until, data={"by": intent.pid, "slots": list(slots)}, kind="blocked")
-    ran = ctx.scratch.get("ran", set())
-    for other in ctx.intents:
-        if other.seq == intent.seq or other.pid != t.pid:
+    ran = ctx.scratch.get("ran") or ()
+    for other in ctx.intents_of(t.pid):
+        if other.seq == intent.seq:
             continue
         if ctx.outcome.get(other.seq) in (None, "applied") and ctx.is_blocked(other):
             if other.seq in ran and not _withdraw(ctx, other):
@@ -157,8 +157,8 @@ def op_redirect(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> Non
     victim = victims[0].pid
     order = [s.id for s in ctx.rules.steps[g.clock.info(ctx.tick).kind]]
     here = order.index(ctx.step_of(intent)) if ctx.step_of(intent) in order else -1
-    for other in ctx.intents:
-        if other.pid != victim or other.seq == intent.seq or not other.targets or ctx.outcome.get(other.seq) == "blocked":
+    for other in ctx.intents_of(victim):
+        if other.seq == intent.seq or not other.targets or ctx.outcome.get(other.seq) == "blocked":
             continue
         step = ctx.step_of(other)
         if step not in order or order.index(step) <= here:
@@ -266,16 +266,33 @@ def op_kill(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
         kill(ctx, t, intent.ability)
 
 
+def _death_status(rules: Any) -> Any:
+    """The ruleset's default death status (looked up once per ruleset)."""
+    found = rules.derived_cache.get(("death_status",))
+    if found is None:
+        found = rules.derived_cache[("death_status",)] = rules.death_status()
+    return found
+
+
+def _poison_status(rules: Any) -> str | None:
+    """The ruleset's poison status id, or None (looked up once per ruleset)."""
+    cache = rules.derived_cache
+    if ("poison_status",) not in cache:
+        cache[("poison_status",)] = rules.status_of_kind("poison")
+    return cache[("poison_status",)]
+
+
 def kill(ctx: Ctx, t: Player, cause: str, status: str | None = None) -> None:
     """``t`` is out of the game with the dead status ``status`` (default: the ruleset's first;
     an execution may put its own, «казнён»). Setting ``death_reveals`` lists the facts everyone
     learns of the dead (seed 001: ``character``, ``in_faction`` — not which faction; ``role``)."""
     g = ctx.game
-    ddef = g.rules.status(status) if status else g.rules.death_status()
+    ddef = g.rules.status(status) if status else _death_status(g.rules)
     dead = ddef.id
-    reveal = {"character": t.character, "role": t.role, "in_faction": bool(g.factions_of(t.pid))}
+    factions = g.factions_of(t.pid)  # a new list: the removals below do not touch it
+    reveal = {"character": t.character, "role": t.role, "in_faction": bool(factions)}
     t.statuses[dead] = Status(id=dead, since=ctx.tick, data={"cause": cause})
-    poison = g.rules.status_of_kind("poison")
+    poison = _poison_status(g.rules)
     if poison:
         t.statuses.pop(poison, None)
     for sid in ddef.clears:
@@ -283,12 +300,12 @@ def kill(ctx: Ctx, t: Player, cause: str, status: str | None = None) -> None:
     hp = g.settings.hp_stat
     if hp:
         t.stats[hp] = min(0, t.stats.get(hp, 0))
-    for f in list(g.factions_of(t.pid)):
+    for f in factions:
         remove_member(g, f, t.pid, reason="death")
-    ctx.emit("gm.death", "gm", player=t.pid, cause=cause)
+    g.emit("gm.death", "gm", player=t.pid, cause=cause)
     for fact in g.settings.death_reveals or []:
         if reveal[fact] is not None:  # a player dealt no character has none to reveal
-            ctx.emit(f"death.{fact}", "public", player=t.pid, value=reveal[fact])
+            g.emit(f"death.{fact}", "public", player=t.pid, value=reveal[fact])
 
 
 @effect("reveal")

@@ -42,29 +42,60 @@ def own_stats(game: Game) -> dict[int, dict[str, int]]:
 
 def credit(ctx: Ctx, before: dict[int, dict[str, int]], cause: str, actor: int | None = None) -> None:
     """Credit every change of a player's own stats since ``before`` to ``cause`` (done by ``actor``)."""
+    _credit(ctx, before, _own_now(ctx)[1], cause, actor)
+
+
+def _credit(ctx: Ctx, before: dict[int, dict[str, int]], now: dict[int, dict[str, int]], cause: str,
+            actor: int | None) -> None:
     book = ctx.scratch.setdefault(LEDGER, [])
-    for pid, now in _own_now(ctx)[1].items():
+    for pid, mine in now.items():
         old = before.get(pid, {})
-        for sid, v in now.items():
+        for sid, v in mine.items():
             d = v - old.get(sid, 0)
             if d:
                 book.append((pid, sid, d, cause, actor))
 
 
+def _reads(game: Game) -> tuple[tuple[str, ...], frozenset[str], bool]:
+    """What :meth:`World.true_stat` can read in this ruleset (once per ruleset): its stat ids,
+    the statuses that move a stat (``stat_modifiers``; any other status adds nothing), and
+    whether a faction bonus applies (``factions.bonus_stat`` of an enabled faction rule)."""
+    rules = game.rules
+    cache = rules.derived_cache
+    found = cache.get(("own_stat_reads",))
+    if found is None:
+        ids = tuple(s.id for s in rules.stats)
+        fr = rules.factions
+        found = cache[("own_stat_reads",)] = (
+            ids,
+            frozenset(s.id for s in rules.statuses if s.stat_modifiers),
+            bool(fr.enabled and fr.bonus_stat),
+        )
+    return found
+
+
 def _fingerprint(game: Game) -> tuple[Any, ...]:
-    """Everything :meth:`World.true_stat` reads (base stats, modifiers, statuses with their
-    times, faction members, the tick): equal fingerprints, equal own stats. Far cheaper than the
-    stats themselves, so that a step or action that changes nothing costs next to nothing."""
+    """Everything :meth:`World.true_stat` reads (base stats, modifiers, the statuses that move a
+    stat with their times, faction members where a faction bonus applies, the tick): equal
+    fingerprints, equal own stats. Far cheaper than the stats themselves (copies of plain
+    dicts, compared as dicts), so that a step or action that changes nothing costs next to
+    nothing."""
     st = game.state
+    _, moving, bonus = _reads(game)
+    players = st.players
     return (
         st.tick,
-        tuple((tuple(p.stats.items()), tuple((m.stat, m.amount, m.until, m.scope) for m in p.modifiers),
-               tuple((k, s.since, s.until) for k, s in p.statuses.items())) for p in st.players),
-        tuple((fid, tuple(f.members.items())) for fid, f in st.factions.items()),
+        [p.stats.copy() for p in players],
+        [(p.pid, [(m.stat, m.amount, m.until, m.scope) for m in p.modifiers]) for p in players if p.modifiers],
+        [(p.pid, [(k, s.since, s.until) for k, s in p.statuses.items() if k in moving]) for p in players if p.statuses]
+        if moving else None,
+        [(fid, f.members.copy()) for fid, f in st.factions.items()] if bonus else None,
     )
 
 
 OWN = "own_stats"  # Ctx.scratch key: (fingerprint, own_stats) as last computed
+FRESH = "own_stats_fresh"  # Ctx.scratch key: True while OWN is known to hold the state as it is now
+CHAIN = "own_stats_chain"  # Ctx.scratch key: True while nothing but tracked work changes the state
 
 
 def _own_now(ctx: Ctx) -> tuple[tuple[Any, ...], dict[int, dict[str, int]]]:
@@ -77,13 +108,29 @@ def _own_now(ctx: Ctx) -> tuple[tuple[Any, ...], dict[int, dict[str, int]]]:
 
 def tracked(ctx: Ctx, cause: str, work: Callable[[], Any], actor: int | None = None) -> Any:
     """Run ``work`` and credit the changes of the players' own stats it made to ``cause``
-    (the own stats are computed again only when something they read has changed)."""
-    fp, before = _own_now(ctx)
+    (the own stats are computed again only when something they read has changed; a ruleset
+    without stats has nothing to credit: ``work`` alone runs). Where the resolve runs tracked
+    work back to back with nothing in between that could change a stat (``CHAIN``: the
+    steps), the state one work left is the state the next one starts from: it is not
+    fingerprinted twice."""
+    game = ctx.game
+    if not _reads(game)[0]:
+        return work()
+    scratch = ctx.scratch
+    if scratch.pop(FRESH, False):
+        fp, before = scratch[OWN]
+    else:
+        fp, before = _own_now(ctx)
     try:
         return work()
     finally:
-        if _fingerprint(ctx.game) != fp:
-            credit(ctx, before, cause, actor)
+        now = _fingerprint(game)
+        if now != fp:
+            own = own_stats(game)
+            scratch[OWN] = (now, own)
+            _credit(ctx, before, own, cause, actor)
+        if scratch.get(CHAIN):
+            scratch[FRESH] = True
 
 
 def step_cause(game: Game, step: Any) -> str:
@@ -113,7 +160,7 @@ def stat_causes(ctx: Ctx, pid: int, sid: str, true_delta: int, gained: set[str] 
             cause = "action"
         out[cause] = out.get(cause, 0) + d
     rest = true_delta - sum(out.values())
-    known = {s.id: s for s in ctx.rules.statuses}
+    known = ctx.rules.status_by_id
     for st_id, sign in [*((x, 1) for x in sorted(gained)), *((x, -1) for x in sorted(lost))]:
         amount = sign * known[st_id].stat_modifiers.get(sid, 0) if st_id in known else 0
         # what the status gave or took: out of the rest, or out of what ran out with it
@@ -154,7 +201,11 @@ def tell(game: Game, pid: int, key: str, **args: Any) -> None:
 def status_notices(game: Game, pid: int, gained: list[str], lost: list[str], new_kinds: set[str]) -> None:
     """A player's own public statuses gained and lost, and a block put on them (the secret
     statuses already reach them as ``report.status_*`` with their own audience)."""
-    known = {s.id: s for s in game.rules.statuses}
+    if not gained and not lost and "blocked" not in new_kinds:
+        return
+    if message_mode(game, pid) != "deliver":
+        return  # every notice below goes through ``tell``: none would reach them
+    known = game.rules.status_by_id
     died = any(known[sid].dead for sid in gained if sid in known)
     for sid in gained:
         if sid in known and known[sid].public:

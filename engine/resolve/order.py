@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..state import Intent
-from .swaps import swap_pid
+from .swaps import swap_pid, swaps_maybe
 
 if TYPE_CHECKING:
     from ..ruleset import StepDef
@@ -48,7 +48,7 @@ def by_ops(ctx: Ctx, step: StepDef, intents: list[Intent]) -> list[Intent]:
 def run_in_order(ctx: Ctx, step: StepDef, intents: list[Intent], run) -> None:
     """Run ``intents`` (the actions of ``step``, by seat) with ``run`` in the step's order."""
     m = mode(ctx, step)
-    if m == "seat":
+    if m == "seat" or len(intents) < 2:  # one action (or none) runs alike in every order
         for i in intents:
             run(ctx, i)
         return
@@ -59,18 +59,29 @@ def run_in_order(ctx: Ctx, step: StepDef, intents: list[Intent], run) -> None:
     # dependencies: only blocks and swaps make another action wait, so each round looks at the
     # waiting blocks and swaps alone (a table of 64 has a handful), by seat
     ops = {i.seq: first_op(ctx, i) for i in intents}
+    if not any(op in ("block", "swap") for op in ops.values()):
+        for i in intents:  # nothing here can make another wait: by seat
+            run(ctx, i)
+        return
     waiting = list(intents)
     while waiting:
         movers = [y for y in waiting if ops[y.seq] in ("block", "swap") and ctx.outcome.get(y.seq) != "blocked"]
 
-        def waits(x: Intent, movers: list[Intent] = movers) -> bool:
+        # while nobody holds a swap, every target lands where it is aimed (swap_pid is the
+        # identity): the same questions without asking it
+        moved = swaps_maybe(ctx)
+
+        def waits(x: Intent, movers: list[Intent] = movers, moved: bool = moved) -> bool:
             for y in movers:
                 if y.seq == x.seq:
                     continue
                 if ops[y.seq] == "block":
-                    if any(swap_pid(ctx, y, t) == x.pid for t in y.targets):
+                    if (any(swap_pid(ctx, y, t) == x.pid for t in y.targets) if moved else x.pid in y.targets):
                         return True
-                elif {swap_pid(ctx, x, t) for t in x.targets} & {swap_pid(ctx, y, t) for t in y.targets}:
+                elif moved:
+                    if {swap_pid(ctx, x, t) for t in x.targets} & {swap_pid(ctx, y, t) for t in y.targets}:
+                        return True
+                elif not set(x.targets).isdisjoint(y.targets):
                     return True
             return False
 

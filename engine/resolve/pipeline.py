@@ -8,7 +8,8 @@ modifiers settle by that order and then by seat, never by chance."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ActionError, GameError
 from ..registry import EFFECTS, STEPS, VICTORIES, VOTES
@@ -16,13 +17,55 @@ from ..state import Event, Intent, PublishedAnon
 from . import effects as _effects  # noqa: F401  (registers the primitives)
 from . import steps as _steps  # noqa: F401  (registers the built-in steps)
 from .context import Ctx
-from .notices import action_result, stat_causes, status_notices, step_cause, tell, tracked
-from .order import run_in_order
+from .notices import (
+    CHAIN,
+    FRESH,
+    action_result,
+    stat_causes,
+    status_notices,
+    step_cause,
+    tell,
+    tracked,
+)
+from .order import ORDERS, run_in_order
 from .targeting import recipients
 from .upkeep import _spend, apply_bands, clamp, owes_turn, record_able
 
 if TYPE_CHECKING:
     from ..game import Game
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a resolve of this ruleset can have to do, derived once from the ruleset alone, so
+    that a resolve skips the work that can do nothing in it (a clamp of no stat, the snapshot
+    of the stats a filter reads where no filter reads one, a status nobody can have)."""
+
+    stats: bool  # the ruleset has stats (clamps, the report's stat lines, the notices' ledger)
+    step_clamp: bool  # some stat is clamped after every step
+    step_stats: bool  # some effect filters its recipients by a stat (``where.stat``)
+    unreachable: bool  # some secret status keeps everyone off its holder
+    thresholds: frozenset[str]  # the kinds of phase with an ``every_tick`` prison threshold
+    orders_known: bool  # every ``actions`` step names a known order (else each is asked, to refuse it)
+
+
+def plan(rules: Any) -> Plan:
+    cache = rules.derived_cache
+    found = cache.get(("resolve_plan",))
+    if found is None:
+        effects = [e for src in [*rules.roles, *rules.characters] for ab in src.abilities
+                   for e in [*ab.effects, *(x for effs in ab.options.values() for x in effs)]]
+        found = cache[("resolve_plan",)] = Plan(
+            stats=bool(rules.stats),
+            step_clamp=any(s.clamp == "step" for s in rules.stats),
+            step_stats=any(e.where is not None and e.where.stat for e in effects),
+            unreachable=any(not s.public and not s.can_be_targeted for s in rules.statuses),
+            thresholds=frozenset(kind for kind, steps in rules.steps.items()
+                                 if any(sd.kind == "prison_thresholds" and sd.params.get("every_tick") for sd in steps)),
+            orders_known=all(sd.params.get("order") in (None, "", *ORDERS) for steps in rules.steps.values()
+                             for sd in steps if sd.kind == "actions"),
+        )
+    return found
 
 
 def resolve_tick(game: Game) -> list[Event]:
@@ -32,51 +75,79 @@ def resolve_tick(game: Game) -> list[Event]:
     first_event = len(st.events)
     record_able(game)  # who could act in this period: the turn's inactivity reads the whole turn
     game.settle_orders()  # actions teammates gave for this tick (FactionRules.orders)
-    game.submit_forced()  # a blackmailed player's forced move, if not made by the turn's end
+    if _holds_kind(st, "obliged"):
+        game.submit_forced()  # a blackmailed player's forced move, if not made by the turn's end
     _random_actions(game)  # inactivity.mode random_action: a missing action is drawn at the turn's end
     info = game.info
     tick = st.tick
-    intents = sorted((i for i in st.intents if i.tick == tick), key=lambda i: (i.pid, i.lane != "action", i.seq))
+    how = plan(game.rules)
+    intents = sorted([i for i in st.intents if i.tick == tick], key=_by_seat)
     ctx = Ctx(game=game, tick=tick, intents=intents, first_event=first_event)
-    before = _snapshot(game)
-    _secretly_unreachable(ctx)
+    before = _snapshot(game, how)
+    if how.unreachable:
+        _secretly_unreachable(ctx)
 
+    run = _run_tracked if how.stats else run_intent  # without stats there is nothing to credit
+    # the steps: tracked work back to back (actions, steps, clamps); the step's stats snapshot
+    # and the order of its actions change nothing the own stats read (notices.CHAIN)
+    ctx.scratch[CHAIN] = True
+    by_step: dict[str, list[Intent]] = {}
+    for i in intents:
+        by_step.setdefault(ctx.step_of(i), []).append(i)
     for step in game.rules.steps[info.kind]:
         if step.kind == "actions":
-            ctx.step_stats = {p.pid: dict(p.stats) for p in st.players}
-            run_in_order(ctx, step, [i for i in intents if ctx.step_of(i) == step.id], _run_tracked)
-        else:
+            if how.step_stats:
+                ctx.step_stats = {p.pid: dict(p.stats) for p in st.players}
+            todo = by_step.get(step.id)
+            if todo or not how.orders_known:
+                run_in_order(ctx, step, todo or [], run)
+        elif how.stats:
             tracked(ctx, step_cause(game, step), lambda step=step: STEPS[step.kind](ctx, step))
-        tracked(ctx, "limit", lambda: clamp(game, "step"))
+        else:  # nothing to credit (notices.tracked)
+            STEPS[step.kind](ctx, step)
+        if how.step_clamp:
+            tracked(ctx, "limit", lambda: clamp(game, "step"))
 
+    ctx.scratch[CHAIN] = False
+    ctx.scratch.pop(FRESH, None)
+
+    settings = game.settings
+    outcome = ctx.outcome
     for intent in intents:
         # setting ``blocked_spends: false`` (seed 003: the blocked actions «не учитываются»): a
         # blocked action spends no use, cooldown or lane, as if it had not been submitted
-        if ctx.outcome.get(intent.seq) != "blocked" or game.settings.blocked_spends:
-            _spend(game, intent)
-        ctx.outcome.setdefault(intent.seq, "applied")
+        result = outcome.setdefault(intent.seq, "applied")
+        if result != "blocked" or settings.blocked_spends:
+            _spend(game, intent, info.turn)
         game.emit(
             "trace.action", "gm",
             actor=intent.pid, ability=intent.ability, targets=list(intent.targets), option=intent.option,
-            result=ctx.outcome[intent.seq], reasons=ctx.reasons.get(intent.seq, []),
+            result=result, reasons=ctx.reasons.get(intent.seq, []),
         )
-        if ctx.outcome[intent.seq] == "blocked" and game.settings.tell_blocked:
+        if result == "blocked" and settings.tell_blocked:
             game.emit("private.no_effect", "players", [intent.pid], ability=intent.ability)
-        action_result(game, intent, ctx.outcome[intent.seq])
+        if settings.tell_results:  # else action_result tells nothing
+            action_result(game, intent, result)
     st.history.extend(ctx.acted)
 
-    if game.clock.is_turn_end(tick):
+    if game.clock.is_turn_end(tick) and game.rules.inactivity.mode == "penalty":
         tracked(ctx, "inactive", lambda: _inactivity(ctx))
-    tracked(ctx, "limit", lambda: clamp(game, "resolve"))
-    apply_bands(game, announce=False)
-    _publish_anons(game)
-    restored = {p.pid: dict(p.stats) for p in st.players}
-    held = {p.pid: {s.kind for sid, s in p.statuses.items() if sid not in before[p.pid][2]} for p in st.players}
-    tracked(ctx, "expired", lambda: _expire(game, tick + 1))
-    if any(p.stats != restored[p.pid] for p in st.players):
+    if how.stats:
+        tracked(ctx, "limit", lambda: clamp(game, "resolve"))
+        apply_bands(game, announce=False)
+    if st.anons:
+        _publish_anons(game)
+    check = info.kind in how.thresholds
+    restored = {p.pid: dict(p.stats) for p in st.players} if check else {}
+    held = _new_kinds(st, before)
+    if how.stats:
+        tracked(ctx, "expired", lambda: _expire(game, tick + 1))
+    else:
+        _expire(game, tick + 1)
+    if check and any(p.stats != restored[p.pid] for p in st.players):
         tracked(ctx, "prison_thresholds", lambda: _thresholds_at_once(ctx))
     _deliver_waiting_pms(game)
-    _report(ctx, before, held)
+    _report(ctx, before, held, how)
 
     st.intents = [i for i in st.intents if i.tick != tick]
     st.tick += 1
@@ -88,6 +159,30 @@ def resolve_tick(game: Game) -> list[Event]:
         # what comes now, in the public report (the bot adds the deadline it keeps)
         game.emit("notice.phase", "public", phase=game.info.label, tick=st.tick).tick = tick
     return st.events[first_event:]
+
+
+def _by_seat(i: Intent) -> tuple[int, bool, int]:
+    """The order of a tick's actions: by seat, the turn's action first, then as submitted."""
+    return (i.pid, i.lane != "action", i.seq)
+
+
+def _holds_kind(st: Any, kind: str) -> bool:
+    """Whether any player holds a status of ``kind`` (none: the work that reads them has none
+    to read)."""
+    return any(s.kind == kind for p in st.players if p.statuses for s in p.statuses.values())
+
+
+def _new_kinds(st: Any, before: dict[int, tuple[dict[str, int], dict[str, int], set[str]]]) -> dict[int, set[str]]:
+    """The kinds of the statuses each player got in this resolve (read before the timed ones
+    run out at its end), for every player who holds a status now; a player who holds none
+    got none that is still to run out."""
+    out: dict[int, set[str]] = {}
+    for p in st.players:
+        if p.statuses:
+            old = before.get(p.pid)
+            new = p.statuses.keys() - old[2] if old is not None else p.statuses.keys()
+            out[p.pid] = {p.statuses[sid].kind for sid in new} if new else set()
+    return out
 
 
 def _secretly_unreachable(ctx: Ctx) -> None:
@@ -150,27 +245,29 @@ def _run_tracked(ctx: Ctx, intent: Intent) -> None:
 
 def run_intent(ctx: Ctx, intent: Intent) -> None:
     """Apply one submitted action: its effects on its targets, unless its actor is blocked."""
-    g = ctx.game
     if intent.via:
         ctx.note(intent, f"via:{intent.via}")
-    if ctx.outcome.get(intent.seq) == "blocked" or ctx.is_blocked(intent):
+    ab = ctx.game.ability_def(intent.ability)
+    if ctx.outcome.get(intent.seq) == "blocked" or ctx.is_blocked(intent, ab):
         ctx.outcome[intent.seq] = "blocked"
         ctx.note(intent, "blocked")
         for t in intent.targets or [None]:  # a targetless action: target None
             ctx.acted.append({"tick": ctx.tick, "actor": intent.pid, "target": t, "ability": intent.ability, "blocked": True})
         return
-    ab = ctx.ability(intent)
     ctx.current = intent
-    ctx.scratch.setdefault("ran", set()).add(intent.seq)
+    ran = ctx.scratch.get("ran")
+    if ran is None:
+        ran = ctx.scratch["ran"] = set()
+    ran.add(intent.seq)
+    acted = ctx.acted
     for t in intent.targets or [None]:
-        ctx.acted.append({"tick": ctx.tick, "actor": intent.pid, "target": t, "ability": intent.ability, "blocked": False})
+        acted.append({"tick": ctx.tick, "actor": intent.pid, "target": t, "ability": intent.ability, "blocked": False})
     for eff in ab.all_effects(intent.option):
         handler = EFFECTS.get(eff.op)
         if handler is None:
             raise GameError(f"unknown effect op {eff.op!r}")
         handler(ctx, intent, eff, recipients(ctx, intent, eff))
     ctx.current = None
-    _ = g
 
 
 def _random_actions(game: Game) -> None:
@@ -181,10 +278,12 @@ def _random_actions(game: Game) -> None:
     and is told which; no penalty. A day ended early («Спровоцировать бунт») ends with the period
     it was ended in: the actions are drawn there. An ability that ends the phase is left out:
     ending it at its end would tell the public a false early end."""
+    if game.rules.inactivity.mode != "random_action":
+        return
     st = game.state
     cut = st.core.end_now
     last = game.clock.is_turn_end(st.tick) or bool(cut and cut.tick == st.tick)
-    if game.rules.inactivity.mode != "random_action" or st.over or not last:
+    if st.over or not last:
         return
     turn = game.info.turn
     for p in game.living():
@@ -244,66 +343,98 @@ def _publish_anons(game: Game) -> None:
 
 def _expire(game: Game, next_tick: int) -> None:
     for p in game.state.players:
-        for sid in list(p.statuses):
-            s = p.statuses[sid]
-            if s.until is not None and s.until <= next_tick:
-                del p.statuses[sid]
-                # a change «на сутки» is given back when its status runs out
-                for stat, delta in s.data.get("restore", {}).items():
-                    p.stats[stat] = p.stats.get(stat, 0) + delta
-        p.modifiers = [m for m in p.modifiers if m.until is None or m.until > next_tick]
+        if p.statuses:
+            for sid, s in list(p.statuses.items()):
+                if s.until is not None and s.until <= next_tick:
+                    del p.statuses[sid]
+                    # a change «на сутки» is given back when its status runs out
+                    for stat, delta in s.data.get("restore", {}).items():
+                        p.stats[stat] = p.stats.get(stat, 0) + delta
+        if p.modifiers:
+            p.modifiers = [m for m in p.modifiers if m.until is None or m.until > next_tick]
 
 
-def _snapshot(game: Game) -> dict[int, tuple[dict[str, int], dict[str, int], set[str]]]:
-    out = {}
-    for p in game.state.players:
-        true = {s.id: game.true_stat(p, s.id) for s in game.rules.stats}
-        out[p.pid] = (dict(p.stats), true, set(p.statuses))
-    return out
+def _snapshot(game: Game, how: Plan) -> dict[int, tuple[dict[str, int], dict[str, int], set[str]]]:
+    """Each player's base stats, own stats and status ids as the resolve begins. Without stats,
+    only the players who hold a status (the others: none, :data:`BARE`)."""
+    if not how.stats:
+        return {p.pid: (p.stats, NONE, set(p.statuses)) for p in game.state.players if p.statuses}
+    ids = [s.id for s in game.rules.stats]
+    true_stat = game.true_stat
+    return {p.pid: (dict(p.stats), {sid: true_stat(p, sid) for sid in ids}, set(p.statuses)) for p in game.state.players}
+
+
+NONE: Any = frozenset()  # a snapshot's part that is empty (never written: read only)
+BARE: Any = ({}, NONE, NONE)  # the snapshot of a player with no status, in a ruleset without stats
 
 
 def _report(ctx: Ctx, before: dict[int, tuple[dict[str, int], dict[str, int], set[str]]],
-            new_kinds: dict[int, set[str]]) -> None:
+            new_kinds: dict[int, set[str]], how: Plan) -> None:
     """The public report (public stats, public statuses) and each player's private news: their
     own changes with their causes (:mod:`engine.resolve.notices`). ``new_kinds``: the kinds of
-    the statuses each player got in this resolve, those that ran out at its end included."""
+    the statuses each player got in this resolve, those that ran out at its end included.
+    Without stats only statuses can change: only the players who held one as the resolve
+    began or got one on the way are looked at, by seat."""
     game = ctx.game
-    known = {s.id: s for s in game.rules.statuses}
     st = game.state
+    if not how.stats:
+        players = st.players
+        for pid in sorted(before.keys() | new_kinds.keys()):
+            p = players[pid]
+            stat0 = before.get(pid, BARE)[2]
+            kinds = new_kinds.get(pid, NONE)
+            stat1 = set(p.statuses)
+            if stat1 == stat0 and "blocked" not in kinds:
+                continue  # as before, and no block got on the way (status_notices tells nothing else)
+            _report_statuses(game, p, stat0, stat1, kinds, [])
+        return
     st.tick += 1  # bonuses read at the start of the next tick
     try:
-        after = _snapshot(game)
+        after = _snapshot(game, how)
     finally:
         st.tick -= 1
     for p in st.players:
         base0, true0, stat0 = before[p.pid]
         base1, true1, stat1 = after[p.pid]
-        was_out = any(known[sid].dead or known[sid].out_of_play for sid in stat0 if sid in known)
-        for s in game.rules.stats:
-            delta = true1[s.id] - true0[s.id]
-            causes = stat_causes(ctx, p.pid, s.id, delta, stat1 - stat0, stat0 - stat1) if s.visibility != "hidden" and delta else []
-            if s.visibility == "public" and base1[s.id] != base0[s.id]:
-                game.emit("report.stat", "public", player=p.pid, stat=s.id, delta=base1[s.id] - base0[s.id], value=base1[s.id])
-            if s.visibility == "secret" and delta:
-                game.emit("private.stat", "players", [p.pid], stat=s.id, delta=delta, value=true1[s.id], causes=causes)
-            elif s.visibility == "public" and delta and base1[s.id] != base0[s.id] and not was_out:
-                # the report above tells everyone the base change; the player learns why, and
-                # their own value (with every hidden bonus; a change of the bonus alone stays
-                # as silent as before)
-                tell(game, p.pid, "notice.stat", stat=s.id, delta=delta, value=true1[s.id], causes=causes)
-            if s.visibility == "hidden" and base1[s.id] != base0[s.id]:
-                game.emit("gm.stat", "gm", player=p.pid, stat=s.id, delta=base1[s.id] - base0[s.id], value=base1[s.id])
-        for sid in sorted(stat1 - stat0):
-            if sid in known:
-                pub = known[sid].public
-                game.emit("report.status_on", "public" if pub else "players", [] if pub else [p.pid], player=p.pid, status=sid)
-        died = any(known[sid].dead for sid in stat1 - stat0 if sid in known)
-        for sid in sorted(stat0 - stat1):
-            if sid in known and not died:  # death says it all: no "no longer poisoned"
-                pub = known[sid].public
-                game.emit("report.status_off", "public" if pub else "players", [] if pub else [p.pid], player=p.pid, status=sid)
-        if not was_out:
-            status_notices(game, p.pid, sorted(stat1 - stat0), sorted(stat0 - stat1), new_kinds[p.pid])
+        _report_statuses(game, p, stat0, stat1, new_kinds.get(p.pid, NONE), game.rules.stats,
+                         ctx, base0, true0, base1, true1)
+
+
+def _report_statuses(game: Game, p: Any, stat0: Any, stat1: set[str], kinds: Any, stats: list[Any],
+                     ctx: Ctx | None = None, base0: Any = None, true0: Any = None, base1: Any = None,
+                     true1: Any = None) -> None:
+    """One player's lines of the report: their ``stats`` (with the snapshots), then their
+    statuses gained and lost, then their own notices."""
+    known = game.rules.status_by_id
+    gained, lost = stat1 - stat0, stat0 - stat1
+    was_out = bool(stat0) and any(known[sid].dead or known[sid].out_of_play for sid in stat0 if sid in known)
+    for s in stats:
+        delta = true1[s.id] - true0[s.id]
+        causes = stat_causes(ctx, p.pid, s.id, delta, gained, lost) if s.visibility != "hidden" and delta else []
+        if s.visibility == "public" and base1[s.id] != base0[s.id]:
+            game.emit("report.stat", "public", player=p.pid, stat=s.id, delta=base1[s.id] - base0[s.id], value=base1[s.id])
+        if s.visibility == "secret" and delta:
+            game.emit("private.stat", "players", [p.pid], stat=s.id, delta=delta, value=true1[s.id], causes=causes)
+        elif s.visibility == "public" and delta and base1[s.id] != base0[s.id] and not was_out:
+            # the report above tells everyone the base change; the player learns why, and
+            # their own value (with every hidden bonus; a change of the bonus alone stays
+            # as silent as before)
+            tell(game, p.pid, "notice.stat", stat=s.id, delta=delta, value=true1[s.id], causes=causes)
+        if s.visibility == "hidden" and base1[s.id] != base0[s.id]:
+            game.emit("gm.stat", "gm", player=p.pid, stat=s.id, delta=base1[s.id] - base0[s.id], value=base1[s.id])
+    on = sorted(gained) if gained else []
+    off = sorted(lost) if lost else []
+    for sid in on:
+        if sid in known:
+            pub = known[sid].public
+            game.emit("report.status_on", "public" if pub else "players", [] if pub else [p.pid], player=p.pid, status=sid)
+    died = any(known[sid].dead for sid in on if sid in known)
+    for sid in off:
+        if sid in known and not died:  # death says it all: no "no longer poisoned"
+            pub = known[sid].public
+            game.emit("report.status_off", "public" if pub else "players", [] if pub else [p.pid], player=p.pid, status=sid)
+    if not was_out:
+        status_notices(game, p.pid, on, off, kinds)
 
 
 def _after_resolve(game: Game) -> None:

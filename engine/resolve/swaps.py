@@ -37,6 +37,7 @@ def op_swap(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
             ctx.outcome[intent.seq] = "protected"
             return
     until = ctx.game.clock.end_of(ctx.tick, eff.until or "tick", eff.cycles)
+    ctx.scratch[MAYBE] = True
     order = ctx.scratch.setdefault("swap_order", 0)
     ctx.scratch["swap_order"] = order + 1
     for p, other in ((a, b), (b, a)):
@@ -45,9 +46,23 @@ def op_swap(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
     ctx.emit("gm.swapped", "gm", actor=intent.pid, player=a.pid, target=b.pid)
 
 
+MAYBE = "swaps_maybe"  # Ctx.scratch key: whether any player may hold a swap status now
+
+
+def swaps_maybe(ctx: Ctx) -> bool:
+    """False when no player holds a swap status: looked at once a resolve, and True again as
+    soon as a swap is put (a swap taken back leaves it True: the full look then finds none)."""
+    found = ctx.scratch.get(MAYBE)
+    if found is None:
+        found = ctx.scratch[MAYBE] = any(s.kind == KIND for p in ctx.game.state.players for s in p.statuses.values())
+    return found
+
+
 def _swaps(ctx: Ctx) -> list[tuple[int, int, int, int]]:
     """Active swaps as (order, seq, pid, other), in the order they were put."""
     g = ctx.game
+    if not swaps_maybe(ctx):
+        return []
     out = []
     for p in g.state.players:
         for sid, s in p.statuses.items():
@@ -73,7 +88,7 @@ def swap_pid(ctx: Ctx, intent: Intent, pid: int) -> int:
 
 def swap_targets(ctx: Ctx, intent: Intent, people: list[Player]) -> list[Player]:
     """``people`` (the recipients of an effect of ``intent``) with every swap applied."""
-    if not any(s.kind == KIND for p in ctx.game.state.players for s in p.statuses.values()):
+    if not swaps_maybe(ctx) or not any(s.kind == KIND for p in ctx.game.state.players for s in p.statuses.values()):
         return people
     out = []
     for p in people:

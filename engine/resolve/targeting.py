@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import GameError
 from ..state import Intent, Player
 from .context import Ctx
-from .swaps import swap_targets
+from .swaps import swap_targets, swaps_maybe
 
 if TYPE_CHECKING:
     pass
@@ -15,8 +15,13 @@ if TYPE_CHECKING:
 
 def recipients(ctx: Ctx, intent: Intent, eff: Any) -> list[Player]:
     g = ctx.game
-    actor = g.player(intent.pid)
     to = eff.to
+    if to == "target" and eff.where is None and len(intent.targets) == 1:  # the common case: one target
+        people = [g.player(intent.targets[0])]
+        if swaps_maybe(ctx):
+            people = swap_targets(ctx, intent, people)
+        return reroute(ctx, intent, people) if people[0].statuses else people
+    actor = g.player(intent.pid)
     if to == "target":
         people = [g.player(t) for t in intent.targets]
     elif to == "self":
@@ -45,7 +50,7 @@ def reroute(ctx: Ctx, intent: Intent, people: list[Player]) -> list[Player]:
     not already reached by the effect (none left: the effect on that player is lost). One's effects on oneself stay.
     The choice is drawn once per action and player, so all its effects go the same way."""
     g = ctx.game
-    if not any(s.kind == "rerouted" for p in people for s in p.statuses.values()):
+    if not any(s.kind == "rerouted" for p in people if p.statuses for s in p.statuses.values()):
         return people
     memo = ctx.scratch.setdefault("rerouted", {})
     out: list[Player] = []

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..state import Able, Intent, Player, Status
 
@@ -48,23 +48,29 @@ def apply_bands(game: Game, announce: bool = True) -> None:
                 p.statuses[want] = Status(id=want, since=game.state.tick)
 
 
-def _spend(game: Game, intent: Intent) -> None:
-    p = game.player(intent.pid)
+def _spend(game: Game, intent: Intent, turn: str | None = None) -> None:
+    """Spend what ``intent`` uses: its lane of the turn (``turn``: the current one, given by a
+    caller that knows it), its cooldown, a use, its once-per-target marks."""
+    p = game.state.players[intent.pid]
     ab = game.ability_def(intent.ability)
-    turn = game.info.turn
-    p.spent.setdefault(turn, [])
-    if intent.lane not in p.spent[turn]:
-        p.spent[turn].append(intent.lane)
-    if intent.via == "leader":  # the leader action: once a cycle, on nobody's own counter
+    if turn is None:
+        turn = game.info.turn
+    lanes = p.spent.get(turn)
+    if lanes is None:
+        lanes = p.spent[turn] = []
+    if intent.lane not in lanes:
+        lanes.append(intent.lane)
+    via = intent.via
+    if via == "leader":  # the leader action: once a cycle, on nobody's own counter
         p.ready_at["leader"] = game.state.tick + game.clock.cycles(1)
         return
-    if intent.via not in game.VIAS:  # performed through a borrowing ability: its counters too
-        vab = game.ability_def(intent.via)
+    if via is not None and via not in game.VIAS:  # performed through a borrowing ability: its counters too
+        vab = game.ability_def(via)
         if game.cooldown_ticks(vab):
-            p.ready_at[intent.via] = game.state.tick + game.cooldown_ticks(vab)
+            p.ready_at[via] = game.state.tick + game.cooldown_ticks(vab)
         if vab.uses_per_game is not None:
-            p.uses[intent.via] = p.uses.get(intent.via, 0) + 1
-    cd = game.cooldown_ticks(ab)
+            p.uses[via] = p.uses.get(via, 0) + 1
+    cd = _cooldown(game, intent.ability, ab)
     if cd:
         p.ready_at[intent.ability] = game.state.tick + cd
     if ab.uses_per_game is not None:
@@ -72,6 +78,16 @@ def _spend(game: Game, intent: Intent) -> None:
     if ab.once_per:  # never again on these targets (with this option)
         for t in intent.targets:
             p.uses[f"once:{ab.id}:{t}" + (f":{intent.option}" if ab.once_per == "target_option" else "")] = 1
+
+
+def _cooldown(game: Game, key: str, ab: Any) -> int:
+    """:meth:`World.cooldown_ticks` of the ability ``key`` (once per ruleset and key: it reads
+    the ability, its slot and the calendar alone)."""
+    cache = game.rules.derived_cache
+    found = cache.get(("cooldown", key))
+    if found is None or found[0] is not ab:
+        found = cache[("cooldown", key)] = (ab, game.cooldown_ticks(ab))
+    return found[1]
 
 
 def able_now(game: Game, p: Player) -> bool:
@@ -94,7 +110,9 @@ def record_able(game: Game) -> None:
     cut = st.core.end_now
     if cut and cut.tick < st.tick <= cut.last:
         return
-    able.pids = sorted(set(able.pids) | {p.pid for p in st.players if able_now(game, p)})
+    # a player under no status at all is alive and free to act (``able_now`` without asking)
+    now = [p.pid for p in st.players if not p.statuses or able_now(game, p)]
+    able.pids = sorted(set(able.pids).union(now)) if able.pids else sorted(now)  # each seat once already
 
 
 def owes_turn(game: Game, p: Player) -> bool:

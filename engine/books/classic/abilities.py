@@ -106,10 +106,13 @@ def parity(g: Game, params: dict[str, Any], final: bool) -> list[int] | None:
     living = g.living()
     if not living:
         return []
-    alive = Counter(team(g, p) for p in living)
+    alive: dict[str | None, int] = {}
+    for p in living:
+        t = g.team(p)
+        alive[t] = alive.get(t, 0) + 1
     for t in threats:
-        if alive[t] and alive[t] >= share * len(living):
+        if alive.get(t) and alive[t] >= share * len(living):
             return [p.pid for p in g.state.players if team(g, p) == t]
-    if not any(alive[t] for t in threats):
+    if not any(alive.get(t) for t in threats):
         return [p.pid for p in g.state.players if team(g, p) == town]
     return [] if final else None

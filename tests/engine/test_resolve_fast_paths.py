@@ -1,0 +1,63 @@
+"""The resolve's fast paths (docs/benchmarks.md, the peer comparison) answer exactly as the
+general paths they skip: the same random games, played once as shipped and once with every
+skip turned off (the per-ruleset plan saying "everything may happen", nobody's statuses taken
+as a reason to skip, the steps' fingerprints not chained), give the same events and the same
+state, in every ruleset."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from config import load_ruleset, load_ruleset_file
+from engine.resolve import notices, order, pipeline, swaps, targeting
+
+from .test_random_play import RULESETS, new_game, random_turn
+
+
+def _play(rules, seed: int, turns: int = 40) -> tuple[list[tuple], dict]:
+    g = new_game(rules, seed)
+    rnd = random.Random(seed)
+    for _ in range(turns):
+        if g.state.over:
+            break
+        random_turn(g, rnd)
+        g.resolve()
+    events = [(e.tick, e.key, e.audience, list(e.ids), e.args) for e in g.state.events]
+    return events, g.to_dict()
+
+
+def _everything(monkeypatch) -> None:
+    """Turn every skip off: the general path runs wherever a fast path would skip it."""
+
+    def plan(rules):
+        return pipeline.Plan(stats=True, step_clamp=True, step_stats=True, unreachable=True,
+                             thresholds=frozenset(rules.steps), orders_known=False)
+
+    monkeypatch.setattr(pipeline, "plan", plan)
+    monkeypatch.setattr(pipeline, "_holds_kind", lambda st, kind: True)
+    monkeypatch.setattr(pipeline, "CHAIN", "unchained")  # notices.tracked never sees its CHAIN set
+    for mod in (swaps, order, targeting):
+        monkeypatch.setattr(mod, "swaps_maybe", lambda ctx: True)
+
+
+@pytest.mark.parametrize("rid", sorted(RULESETS))
+@pytest.mark.parametrize("seed", [1, 2])  # the seeds of test_random_play (seed 5 of stats_mafia meets a legality bug)
+def test_fast_paths_change_nothing(rid, seed, monkeypatch):
+    rules = load_ruleset_file(RULESETS[rid])
+    fast = _play(rules, seed)
+    _everything(monkeypatch)
+    slow = _play(rules, seed)
+    assert fast[0] == slow[0]
+    assert fast[1] == slow[1]
+
+
+def test_the_plan_of_each_shipped_ruleset():
+    classic = pipeline.plan(load_ruleset("classic"))
+    assert not classic.stats and not classic.step_clamp and not classic.step_stats and not classic.unreachable
+    godfather = pipeline.plan(load_ruleset("godfather"))
+    assert godfather.stats and godfather.step_clamp and godfather.unreachable  # «на крещении индейцев»
+    council = pipeline.plan(load_ruleset("council"))
+    assert council.thresholds == {"day", "night"}  # the ±15 thresholds «тут же»
+    assert notices._reads(type("G", (), {"rules": load_ruleset("stats_mafia")})())[1] >= {"hospital"}
