@@ -116,12 +116,6 @@ class SqliteBackend(Backend):
         self.conn: aiosqlite.Connection | None = None
         self.lock_path = self.path.with_name(self.path.name + ".lock")
         self._lock_fd: int | None = None
-        #: :meth:`batch` on the caller's thread (the event loop's), not in aiosqlite's, when a
-        #: commit does not wait for the disk (``synchronous`` OFF or NORMAL: in WAL mode a
-        #: commit then writes without an fsync); with FULL the event loop would wait for each
-        #: commit's fsync (measured: 3.5 ms median, 8 ms p90, up to 90 ms on this project's
-        #: machine, against 0.3–0.4 ms of CPU saved: docs/benchmarks.md, "The command path")
-        self.inline = self.synchronous in ("OFF", "NORMAL")
 
     # ---- opening ----------------------------------------------------------------------
     def _precheck(self) -> bool:
@@ -196,9 +190,7 @@ class SqliteBackend(Backend):
         existed = self._precheck()
         self.acquire()
         try:
-            # not bound to aiosqlite's thread: ``batch`` may run on the caller's thread (``inline``);
-            # never two threads at once (every call is awaited under the store's lock)
-            self.conn = await aiosqlite.connect(str(self.path), isolation_level=None, check_same_thread=False)
+            self.conn = await aiosqlite.connect(str(self.path), isolation_level=None)
         except sqlite3.Error as exc:
             self.release()
             raise StorageError(explain(exc, self.path) or f"{self.path}: cannot open the database ({exc}).") from None
@@ -279,25 +271,11 @@ class SqliteBackend(Backend):
             await self._c().executemany(sql, rows)
 
     async def batch(self, steps: Sequence[Step], before_commit: Callable[[], None] | None = None) -> Stopped | None:
-        """:meth:`Backend.batch` in one go, its COMMIT included: on the caller's thread while
-        this process holds the database file and a commit does not fsync (``inline``), else in one trip
-        to aiosqlite's thread (each awaited statement is a trip there and back: a command's
-        transaction made eight); ``before_commit`` runs where the statements run. A commit
-        replaced on this backend (a wrapper around :meth:`commit`) is honoured: the statements
-        in one trip, then that commit. The caller must hold the store's lock."""
+        """:meth:`Backend.batch` in one trip to aiosqlite's thread, its COMMIT included (each
+        awaited statement is a trip there and back: a command's transaction made eight);
+        ``before_commit`` runs in that thread. A commit replaced on this backend (a wrapper
+        around :meth:`commit`) is honoured: the statements in one trip, then that commit."""
         conn = self._c()
-        raw = getattr(conn, "_conn", None)
-        if self.inline and raw is not None and self._lock_fd is not None and "commit" not in vars(self):
-            # On the caller's thread: the hop to aiosqlite's thread and back (a queue, a wake-up
-            # of that thread, a wake-up of the event loop through its self-pipe, the GIL passed
-            # twice) cost more of the process's CPU than the statements (docs/benchmarks.md, "The
-            # command path"). Safe: the caller holds the store's lock, under which every other
-            # use of this connection is awaited to its end, so aiosqlite's thread is idle; the
-            # file is this process's alone (the flock: no other writer to wait for, so
-            # BEGIN IMMEDIATE never waits on ``busy_timeout``). The cost: the event loop waits
-            # for the statements and the commit (no fsync in these modes, but a WAL checkpoint
-            # every ~1000 pages written does one).
-            return _run_batch(raw, list(steps), before_commit, True)
         run = getattr(conn, "_execute", None)  # aiosqlite's own way to run a function in its thread
         if run is None:  # an aiosqlite without it: the generic form
             return await super().batch(steps, before_commit)

@@ -101,36 +101,3 @@ async def test_the_snapshot_text_is_the_same_with_orjson_as_with_json(store):
         assert text == dumps(data)
         assert decode_snapshot(text) == json.loads(text)
         await store.resolve(gid)
-
-
-@pytest.mark.parametrize("sync, inline", [("FULL", False), ("NORMAL", True)])
-async def test_the_batch_on_the_event_loops_thread_when_a_commit_does_not_fsync(tmp_path, sync, inline, monkeypatch):
-    """SQLite with ``synchronous=NORMAL`` runs a command's batch on the caller's thread (no hop
-    to aiosqlite's), with FULL in aiosqlite's thread (the event loop does not wait for the
-    fsync): the same journal, the same stored game, a retry still recognised."""
-    import threading
-
-    import storage.sqlite as sqlite_mod
-
-    seen: list[bool] = []
-    real = sqlite_mod._run_batch
-
-    def spy(*a):
-        seen.append(threading.current_thread() is threading.main_thread())
-        return real(*a)
-
-    monkeypatch.setattr(sqlite_mod, "_run_batch", spy)
-    path = tmp_path / "g.sqlite3"
-    async with Store(path, synchronous=sync) as store:
-        assert store.backend.inline is inline
-        gid = await new_game(store)
-        first = await store.apply(gid, Command.submit(0, "day", [1], request_id="s1"))
-        again = await store.apply(gid, Command.submit(0, "day", [1], request_id="s1"))
-        assert again.duplicate and again.seq == first.seq
-        await store.apply(gid, Command.submit(0, "day", [2], request_id="s2"))
-        assert seen and all(x is inline for x in seen)
-        stored = await stored_state(store, gid)
-        assert same_as_stored(store, gid, stored)
-    async with Store(path, synchronous=sync) as store:
-        assert [e["request_id"] for e in await store.journal(gid)] == ["s1", "s2"]
-        assert store.game(gid).pending(0)[0].targets == [2]
