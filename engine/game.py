@@ -418,6 +418,12 @@ class Game(Orders, Mail, Dealing, PhaseEnd):
         self.sync_rng()
         return self.state.to_dict()
 
+    def to_encodable(self) -> dict[str, Any]:
+        """:meth:`to_dict`'s layout, leaves uncopied, for an encoder that writes dataclasses
+        (``GameState.to_encodable``): encode it at once."""
+        self.sync_rng()
+        return self.state.to_encodable()
+
     def copy(self) -> Game:
         """An independent copy of the game (a preview resolves it): the same random draws to come."""
         self.sync_rng()

@@ -775,6 +775,18 @@ async def _discord(b: Bench, repeats: int, make_bot: BotFactory) -> None:
             await interaction.response.send_message("ok", ephemeral=True)
 
         bot.tree.add_command(noop)
+        # an extra yardstick (not the goal's): a subcommand with the action's options that replies
+        # with the action's last reply, and does nothing else: what discord.py and SimCord cost
+        # for such a command; the difference to /action submit is the bot's own work
+        echo = app_commands.Group(name="bench-echo", description="altmafia bench's like-for-like yardstick")
+        said = {"text": "ok"}
+
+        @echo.command(name="submit", description="replies with the action's last reply")
+        async def echo_submit(interaction: discord.Interaction, ability: str, target: str | None = None, target2: str | None = None,
+                              target3: str | None = None, option: str | None = None, for_: str | None = None) -> None:
+            await interaction.response.send_message(said["text"], ephemeral=True)
+
+        bot.tree.add_command(echo)
         env = simcord.Env(bot, settle_timeout=60.0)
         await env.start()
         try:
@@ -805,7 +817,7 @@ async def _discord(b: Bench, repeats: int, make_bot: BotFactory) -> None:
 
             # the command path on day 1: one player's action, replaced again and again, against the no-op
             by_id = {c.id: c for c in guild.channels.values()}
-            path = await _command_path(env, store, gid, members, channels, by_id, repeats)
+            path = await _command_path(env, store, gid, members, channels, by_id, repeats, said)
             _command_path_row(b, "discord.command_path", 1, repeats, path)
 
             # the REST economy of resolves: every player acts, the scheduler resolves and delivers
@@ -833,7 +845,7 @@ async def _discord(b: Bench, repeats: int, make_bot: BotFactory) -> None:
                 await _bot_tick(bot, env, store, gid, rnd)
                 if store.info(gid).status != "running":
                     raise RuntimeError(f"the bench's game ended before day {COMMAND_DAYS[1]}: a bench bug (seed {BENCH_SEED})")
-            path = await _command_path(env, store, gid, members, channels, by_id, repeats)
+            path = await _command_path(env, store, gid, members, channels, by_id, repeats, said)
             _command_path_row(b, "discord.command_path_day7", COMMAND_DAYS[1], repeats, path)
         finally:
             await env.shutdown()
@@ -872,12 +884,14 @@ async def _bot_tick(bot: Any, env: Any, store: Store, gid: str, rnd: random.Rand
 
 
 async def _command_path(env: Any, store: Store, gid: str, members: list[Any], channels: dict[str, Any], by_id: dict[int, Any],
-                        repeats: int) -> dict[str, Any]:
+                        repeats: int, said: dict[str, str] | None = None) -> dict[str, Any]:
     """``/action submit`` of one living player, alternated ``repeats`` times with ``/bench-noop``
     in the player's own channel: CPU time of the whole process and wall time of each call, REST
     calls. The player alternates between two targets of one ability, so that every submit is
     accepted, replaces the last one and is committed (the same submission twice would be
-    answered as already recorded, without a write)."""
+    answered as already recorded, without a write). With ``said`` (the ``/bench-echo submit``
+    yardstick's reply), each round also times that like-for-like command (an extra figure);
+    each call's CPU of the bot's own thread is kept apart (``time.thread_time``)."""
     game = store.game(gid)
     by_user = {m.id: m for m in members}
     pick = None
@@ -903,23 +917,31 @@ async def _command_path(env: Any, store: Store, gid: str, members: list[Any], ch
         for name, t in zip(["target", "target2", "target3"], first, strict=False):
             args[name] = str(t)
         variants.append(args)
-    cpu: dict[str, list[float]] = {"action": [], "noop": []}
-    wall: dict[str, list[float]] = {"action": [], "noop": []}
+    kinds = ("action", "noop", "echo")
+    cpu: dict[str, list[float]] = {k: [] for k in kinds}
+    main: dict[str, list[float]] = {k: [] for k in kinds}  # the bot's own thread only (the store's thread left out)
+    wall: dict[str, list[float]] = {k: [] for k in kinds}
     rest: Counter[str] = Counter()
     applies = store.transactions["apply"]
     for i in range(repeats):
-        for kind, name, kw in (("noop", "bench-noop", {}), ("action", "action submit", variants[i % 2])):
+        calls = [("noop", "bench-noop", {}), ("action", "action submit", variants[i % 2])]
+        if said is not None:
+            calls.append(("echo", "bench-echo submit", variants[i % 2]))
+        for kind, name, kw in calls:
             n0 = len(env.http_requests)
-            c0, w0 = time.process_time(), time.perf_counter()
+            c0, t0, w0 = time.process_time(), time.thread_time(), time.perf_counter()
             r = await member.slash(hidden, name, **kw)
             cpu[kind].append(time.process_time() - c0)
+            main[kind].append(time.thread_time() - t0)
             wall[kind].append(time.perf_counter() - w0)
             rest[kind] += len(env.http_requests) - n0
             assert r.response is not None and r.response.ephemeral, r
+            if kind == "action" and said is not None:
+                said["text"] = r.response.content
     accepted = store.transactions["apply"] - applies
     if accepted != repeats:
         raise RuntimeError(f"the bench's action was accepted {accepted} times of {repeats}: a bench bug")
-    return {"cpu": cpu, "wall": wall, "rest": rest, "accepted": accepted, "ability": la.key,
+    return {"cpu": cpu, "main": main, "wall": wall, "rest": rest, "accepted": accepted, "ability": la.key,
             "snapshot": len(store._live(gid).text.encode("utf-8")), "label": game.info.label}
 
 
@@ -931,9 +953,24 @@ def _command_path_row(b: Bench, key: str, day: int, repeats: int, path: dict[str
           note=f"{path['label']}; CPU time of the whole process (bot, store thread, SimCord), medians of {repeats} alternating calls: "
           f"/action submit {median_ms(cpu['action']):.2f} ms ({path['accepted']} accepted and committed, each replacing the last; "
           f"synchronous=FULL; snapshot {path['snapshot'] / 1024:.1f} KiB), /bench-noop {median_ms(cpu['noop']):.2f} ms; "
-          f"REST calls a command: {rest['action'] / repeats:g} vs {rest['noop'] / repeats:g}; wall clock "
+          f"REST calls a command: {rest['action'] / repeats:g} vs {rest['noop'] / repeats:g}; "
+          + _command_path_split(path) +
+          "wall clock "
           f"{median_ms(wall['action']):.1f} vs {median_ms(wall['noop']):.1f} ms, which SimCord's settling (idle waits of up to 50 ms) dominates")
 
+
+
+def _command_path_split(path: dict[str, Any]) -> str:
+    """Where the command's CPU goes (extra figures, not the goal's ratio): the store's thread
+    (the process's CPU less the bot's thread) and the like-for-like yardstick."""
+    cpu, main = path["cpu"], path["main"]
+    out = (f"of the action's CPU the database thread (SQLite, its commit) {median_ms(cpu['action']) - median_ms(main['action']):.2f} ms "
+           f"(the process's median less the bot thread's); ")
+    if cpu["echo"]:
+        echo = statistics.median(cpu["echo"])
+        out += (f"like for like: /bench-echo submit (the action's options, replying with its reply, nothing else) "
+                f"{echo * 1000:.2f} ms, the action ÷ it {statistics.median(cpu['action']) / echo:.2f}× (not the goal's ratio); ")
+    return out
 
 
 def run_bench(quick: bool = False, only: list[str] | None = None, progress: bool = True, make_bot: BotFactory | None = None) -> Bench:
