@@ -21,6 +21,7 @@ from .notices import (
     CHAIN,
     FRESH,
     action_result,
+    seed_own,
     stat_causes,
     status_notices,
     step_cause,
@@ -84,6 +85,8 @@ def resolve_tick(game: Game) -> list[Event]:
     intents = sorted([i for i in st.intents if i.tick == tick], key=_by_seat)
     ctx = Ctx(game=game, tick=tick, intents=intents, first_event=first_event)
     before = _snapshot(game, how)
+    if how.stats:  # the own stats as the resolve begins are the snapshot's (notices.OWN)
+        seed_own(ctx, {pid: row[1] for pid, row in before.items()})
     if how.unreachable:
         _secretly_unreachable(ctx)
 
@@ -360,8 +363,8 @@ def _snapshot(game: Game, how: Plan) -> dict[int, tuple[dict[str, int], dict[str
     if not how.stats:
         return {p.pid: (p.stats, NONE, set(p.statuses)) for p in game.state.players if p.statuses}
     ids = [s.id for s in game.rules.stats]
-    true_stat = game.true_stat
-    return {p.pid: (dict(p.stats), {sid: true_stat(p, sid) for sid in ids}, set(p.statuses)) for p in game.state.players}
+    true_stats = game.true_stats
+    return {p.pid: (dict(p.stats), true_stats(p, ids), set(p.statuses)) for p in game.state.players}
 
 
 NONE: Any = frozenset()  # a snapshot's part that is empty (never written: read only)
