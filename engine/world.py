@@ -59,6 +59,11 @@ class World:
         self.rng = random.Random()
         self.rng.setstate(state.rng_state)
         self._settings: tuple[dict[str, Any], GameSettings] | None = None
+        # whether a resolve works out the players' private notices (engine.resolve.notices:
+        # the ``notice.*`` events and the causes of ``private.stat``). Set by the caller of a
+        # game whose notices nobody reads (``altmafia simulate``'s bulk runs), never by a
+        # ruleset, never stored: a loaded game tells them. Nothing else changes without them.
+        self.private_notices = True
 
     @property
     def settings(self) -> GameSettings:

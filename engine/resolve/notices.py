@@ -160,7 +160,7 @@ def tracked(ctx: Ctx, cause: str, work: Callable[[], Any], actor: int | None = N
     between that could change a stat (``CHAIN``: the steps), the state one work left is the
     state the next one starts from: it is not fingerprinted twice."""
     game = ctx.game
-    if not _reads(game)[0]:
+    if not _reads(game)[0] or not game.private_notices:
         return work()
     scratch = ctx.scratch
     if scratch.pop(FRESH, False):
@@ -240,14 +240,14 @@ def tell(game: Game, pid: int, key: str, **args: Any) -> None:
     none; one in a coma gets none of the changes they went through while out of it (they
     are not held like the coma's other news: waking, the player is told the statuses of that
     resolve, «Статус снят: в коме» among them)."""
-    if message_mode(game, pid) == "deliver":
+    if game.private_notices and message_mode(game, pid) == "deliver":
         game.emit(key, "players", [pid], **args)
 
 
 def status_notices(game: Game, pid: int, gained: list[str], lost: list[str], new_kinds: set[str]) -> None:
     """A player's own public statuses gained and lost, and a block put on them (the secret
     statuses already reach them as ``report.status_*`` with their own audience)."""
-    if not gained and not lost and "blocked" not in new_kinds:
+    if not gained and not lost and "blocked" not in new_kinds or not game.private_notices:
         return
     if message_mode(game, pid) != "deliver":
         return  # every notice below goes through ``tell``: none would reach them
@@ -269,7 +269,7 @@ def action_result(game: Game, intent: Intent, outcome: str) -> None:
     it on its way (the target's secret; the GM trace says it). A blocked action is told as
     before (``private.no_effect`` under ``tell_blocked``); a targetless one (on oneself, one's
     faction, everyone) shows in the performer's own notices, its name as the cause."""
-    if not game.settings.tell_results or outcome in ("blocked", "superseded", "gm_task"):
+    if not game.private_notices or not game.settings.tell_results or outcome in ("blocked", "superseded", "gm_task"):
         return
     if not intent.targets or intent.targets == [intent.pid] or not game.alive(game.player(intent.pid)):
         return

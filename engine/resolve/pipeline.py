@@ -85,7 +85,7 @@ def resolve_tick(game: Game) -> list[Event]:
     intents = sorted([i for i in st.intents if i.tick == tick], key=_by_seat)
     ctx = Ctx(game=game, tick=tick, intents=intents, first_event=first_event)
     before = _snapshot(game, how)
-    if how.stats:  # the own stats as the resolve begins are the snapshot's (notices.OWN)
+    if how.stats and game.private_notices:  # the own stats as the resolve begins are the snapshot's (notices.OWN)
         seed_own(ctx, {pid: row[1] for pid, row in before.items()})
     if how.unreachable:
         _secretly_unreachable(ctx)
@@ -411,13 +411,17 @@ def _report_statuses(game: Game, p: Any, stat0: Any, stat1: set[str], kinds: Any
     known = game.rules.status_by_id
     gained, lost = stat1 - stat0, stat0 - stat1
     was_out = bool(stat0) and any(known[sid].dead or known[sid].out_of_play for sid in stat0 if sid in known)
+    notes = game.private_notices  # else no causes (the ledger was not kept) and no notice.*
     for s in stats:
         delta = true1[s.id] - true0[s.id]
-        causes = stat_causes(ctx, p.pid, s.id, delta, gained, lost) if s.visibility != "hidden" and delta else []
+        causes = stat_causes(ctx, p.pid, s.id, delta, gained, lost) if notes and s.visibility != "hidden" and delta else []
         if s.visibility == "public" and base1[s.id] != base0[s.id]:
             game.emit("report.stat", "public", player=p.pid, stat=s.id, delta=base1[s.id] - base0[s.id], value=base1[s.id])
         if s.visibility == "secret" and delta:
-            game.emit("private.stat", "players", [p.pid], stat=s.id, delta=delta, value=true1[s.id], causes=causes)
+            if notes:
+                game.emit("private.stat", "players", [p.pid], stat=s.id, delta=delta, value=true1[s.id], causes=causes)
+            else:
+                game.emit("private.stat", "players", [p.pid], stat=s.id, delta=delta, value=true1[s.id])
         elif s.visibility == "public" and delta and base1[s.id] != base0[s.id] and not was_out:
             # the report above tells everyone the base change; the player learns why, and
             # their own value (with every hidden bonus; a change of the bonus alone stays
