@@ -410,8 +410,12 @@ class World:
     # ---- votes ----------------------------------------------------------------------
     def open_votes(self) -> list[Any]:
         kind = self.info.kind
-        steps = {s.id for s in self.rules.steps.get(kind, [])}
-        return [v for v in self.rules.votes if v.step in steps and self._vote_open(v)]
+        cache = self.rules.derived_cache
+        held = cache.get(("votes_of_kind", kind))  # the votes a step of this kind of period holds
+        if held is None:
+            steps = {s.id for s in self.rules.steps.get(kind, [])}
+            held = cache[("votes_of_kind", kind)] = [v for v in self.rules.votes if v.step in steps]
+        return [v for v in held if self._vote_open(v)]
 
     def can_vote(self, p: Player) -> bool:
         """Whether this player may cast a ballot now at all (alive, no status that forbids it)."""
