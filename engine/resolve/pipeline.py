@@ -48,6 +48,8 @@ class Plan:
     unreachable: bool  # some secret status keeps everyone off its holder
     thresholds: frozenset[str]  # the kinds of phase with an ``every_tick`` prison threshold
     orders_known: bool  # every ``actions`` step names a known order (else each is asked, to refuse it)
+    stat_ids: tuple[str, ...] = ()  # every stat, in the ruleset's order
+    secret_ids: tuple[str, ...] = ()  # the secret ones (``private.stat``), in that order
 
 
 def plan(rules: Any) -> Plan:
@@ -65,6 +67,8 @@ def plan(rules: Any) -> Plan:
                                  if any(sd.kind == "prison_thresholds" and sd.params.get("every_tick") for sd in steps)),
             orders_known=all(sd.params.get("order") in (None, "", *ORDERS) for steps in rules.steps.values()
                              for sd in steps if sd.kind == "actions"),
+            stat_ids=tuple(s.id for s in rules.stats),
+            secret_ids=tuple(s.id for s in rules.stats if s.visibility == "secret"),
         )
     return found
 
@@ -362,7 +366,9 @@ def _snapshot(game: Game, how: Plan) -> dict[int, tuple[dict[str, int], dict[str
     only the players who hold a status (the others: none, :data:`BARE`)."""
     if not how.stats:
         return {p.pid: (p.stats, NONE, set(p.statuses)) for p in game.state.players if p.statuses}
-    ids = [s.id for s in game.rules.stats]
+    # the own values: of every stat for the notices; without them only the secret stats'
+    # (``private.stat`` tells their own value; a public one's is told only by a notice)
+    ids = how.stat_ids if game.private_notices else how.secret_ids
     true_stats = game.true_stats
     return {p.pid: (dict(p.stats), true_stats(p, ids), set(p.statuses)) for p in game.state.players}
 
@@ -413,7 +419,7 @@ def _report_statuses(game: Game, p: Any, stat0: Any, stat1: set[str], kinds: Any
     was_out = bool(stat0) and any(known[sid].dead or known[sid].out_of_play for sid in stat0 if sid in known)
     notes = game.private_notices  # else no causes (the ledger was not kept) and no notice.*
     for s in stats:
-        delta = true1[s.id] - true0[s.id]
+        delta = true1[s.id] - true0[s.id] if notes or s.visibility == "secret" else 0  # (_snapshot)
         causes = stat_causes(ctx, p.pid, s.id, delta, gained, lost) if notes and s.visibility != "hidden" and delta else []
         if s.visibility == "public" and base1[s.id] != base0[s.id]:
             game.emit("report.stat", "public", player=p.pid, stat=s.id, delta=base1[s.id] - base0[s.id], value=base1[s.id])

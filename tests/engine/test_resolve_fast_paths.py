@@ -34,7 +34,9 @@ def _everything(monkeypatch) -> None:
 
     def plan(rules):
         return pipeline.Plan(stats=True, step_clamp=True, step_stats=True, unreachable=True,
-                             thresholds=frozenset(rules.steps), orders_known=False)
+                             thresholds=frozenset(rules.steps), orders_known=False,
+                             stat_ids=tuple(s.id for s in rules.stats),
+                             secret_ids=tuple(s.id for s in rules.stats if s.visibility == "secret"))
 
     monkeypatch.setattr(pipeline, "plan", plan)
     monkeypatch.setattr(pipeline, "_holds_kind", lambda st, kind: True)
