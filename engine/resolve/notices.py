@@ -231,6 +231,8 @@ def message_mode(game: Game, pid: int) -> str:
     умерли в эту ночь или впали в кому, ничего не сообщается»): ``drop`` (the dead), ``hold``
     (the coma), or ``deliver``."""
     p = game.player(pid)
+    if not p.statuses:
+        return "deliver"  # no status, no mode but the plain one
     have = {f.messages for f in game.status_flags(p)}
     return "drop" if "drop" in have else "hold" if "hold" in have else "deliver"
 
@@ -251,16 +253,18 @@ def status_notices(game: Game, pid: int, gained: list[str], lost: list[str], new
         return
     if message_mode(game, pid) != "deliver":
         return  # every notice below goes through ``tell``: none would reach them
+    # (their mode is ``deliver``: each notice goes out as ``tell`` would send it)
     known = game.rules.status_by_id
+    emit = game.emit
     died = any(known[sid].dead for sid in gained if sid in known)
     for sid in gained:
         if sid in known and known[sid].public:
-            tell(game, pid, "notice.status_on", status=sid)
+            emit("notice.status_on", "players", [pid], status=sid)
     for sid in lost:
         if sid in known and known[sid].public and not died:
-            tell(game, pid, "notice.status_off", status=sid)
+            emit("notice.status_off", "players", [pid], status=sid)
     if "blocked" in new_kinds and not died and game.settings.tell_blocked:
-        tell(game, pid, "notice.blocked")
+        emit("notice.blocked", "players", [pid])
 
 
 def action_result(game: Game, intent: Intent, outcome: str) -> None:

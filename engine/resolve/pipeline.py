@@ -120,20 +120,25 @@ def resolve_tick(game: Game) -> list[Event]:
 
     settings = game.settings
     outcome = ctx.outcome
+    reasons = ctx.reasons
+    emit = game.emit
+    turn = info.turn
+    spends, tell_blocked = settings.blocked_spends, settings.tell_blocked
+    results = settings.tell_results and game.private_notices  # else action_result tells nothing
     for intent in intents:
         # setting ``blocked_spends: false`` (seed 003: the blocked actions «не учитываются»): a
         # blocked action spends no use, cooldown or lane, as if it had not been submitted
         result = outcome.setdefault(intent.seq, "applied")
-        if result != "blocked" or settings.blocked_spends:
-            _spend(game, intent, info.turn)
-        game.emit(
+        if result != "blocked" or spends:
+            _spend(game, intent, turn)
+        emit(
             "trace.action", "gm",
             actor=intent.pid, ability=intent.ability, targets=list(intent.targets), option=intent.option,
-            result=result, reasons=ctx.reasons.get(intent.seq, []),
+            result=result, reasons=reasons.get(intent.seq, []),
         )
-        if result == "blocked" and settings.tell_blocked:
-            game.emit("private.no_effect", "players", [intent.pid], ability=intent.ability)
-        if settings.tell_results:  # else action_result tells nothing
+        if result == "blocked" and tell_blocked:
+            emit("private.no_effect", "players", [intent.pid], ability=intent.ability)
+        if results:
             action_result(game, intent, result)
     st.history.extend(ctx.acted)
 
@@ -254,8 +259,10 @@ def run_intent(ctx: Ctx, intent: Intent) -> None:
     """Apply one submitted action: its effects on its targets, unless its actor is blocked."""
     if intent.via:
         ctx.note(intent, f"via:{intent.via}")
-    ab = ctx.game.ability_def(intent.ability)
-    if ctx.outcome.get(intent.seq) == "blocked" or ctx.is_blocked(intent, ab):
+    game = ctx.game
+    ab = game.ability_def(intent.ability)
+    # (Ctx.is_blocked: an actor without any status is never blocked)
+    if ctx.outcome.get(intent.seq) == "blocked" or (game.state.players[intent.pid].statuses and ctx.is_blocked(intent, ab)):
         ctx.outcome[intent.seq] = "blocked"
         ctx.note(intent, "blocked")
         for t in intent.targets or [None]:  # a targetless action: target None
@@ -269,7 +276,7 @@ def run_intent(ctx: Ctx, intent: Intent) -> None:
     acted = ctx.acted
     for t in intent.targets or [None]:
         acted.append({"tick": ctx.tick, "actor": intent.pid, "target": t, "ability": intent.ability, "blocked": False})
-    for eff in ab.all_effects(intent.option):
+    for eff in ab.effects if not ab.options else ab.all_effects(intent.option):
         handler = EFFECTS.get(eff.op)
         if handler is None:
             raise GameError(f"unknown effect op {eff.op!r}")
