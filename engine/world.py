@@ -211,7 +211,7 @@ class World:
         if not p.statuses:
             return True
         gone = self.rules.gone_status_ids  # dead or out of play
-        if not gone.intersection(p.statuses):
+        if gone.isdisjoint(p.statuses):
             return True
         return not any(s.dead or s.out_of_play for s in self.status_flags(p))
 
