@@ -59,6 +59,11 @@ class World:
         self.rng = random.Random()
         self.rng.setstate(state.rng_state)
         self._settings: tuple[dict[str, Any], GameSettings] | None = None
+        # whether a resolve works out the players' private notices (engine.resolve.notices:
+        # the ``notice.*`` events and the causes of ``private.stat``). Set by the caller of a
+        # game whose notices nobody reads (``altmafia simulate``'s bulk runs), never by a
+        # ruleset, never stored: a loaded game tells them. Nothing else changes without them.
+        self.private_notices = True
 
     @property
     def settings(self) -> GameSettings:
@@ -206,7 +211,7 @@ class World:
         if not p.statuses:
             return True
         gone = self.rules.gone_status_ids  # dead or out of play
-        if not gone.intersection(p.statuses):
+        if gone.isdisjoint(p.statuses):
             return True
         return not any(s.dead or s.out_of_play for s in self.status_flags(p))
 
@@ -248,6 +253,27 @@ class World:
         for flag in self.status_flags(p):
             value += flag.stat_modifiers.get(stat, 0)
         return value
+
+    def true_stats(self, p: Player, ids: tuple[str, ...] | list[str]) -> dict[str, int]:
+        """:meth:`true_stat` of each of ``ids`` (purpose ``all``) in one pass over ``p``'s
+        modifiers and statuses, by ``ids``' order: the same numbers, each bonus read once."""
+        stats = p.stats
+        out = {sid: stats.get(sid, 0) for sid in ids}
+        fr = self.rules.factions
+        if fr.enabled and fr.bonus_stat in out:
+            out[fr.bonus_stat] += self.faction_bonus(p, fr.bonus_stat)
+        if p.modifiers:
+            t = self.state.tick
+            for m in p.modifiers:
+                if m.stat in out and (m.until is None or m.until > t) and m.scope == "all":
+                    out[m.stat] += m.amount
+        if p.statuses:
+            for flag in self.status_flags(p):
+                if flag.stat_modifiers:
+                    for sid, v in flag.stat_modifiers.items():
+                        if sid in out:
+                            out[sid] += v
+        return out
 
     def visible_stats(self, p: Player, viewer: int | None) -> dict[str, int]:
         """What ``viewer`` (a pid, or None for the public) may read of ``p``'s stats."""
@@ -384,8 +410,12 @@ class World:
     # ---- votes ----------------------------------------------------------------------
     def open_votes(self) -> list[Any]:
         kind = self.info.kind
-        steps = {s.id for s in self.rules.steps.get(kind, [])}
-        return [v for v in self.rules.votes if v.step in steps and self._vote_open(v)]
+        cache = self.rules.derived_cache
+        held = cache.get(("votes_of_kind", kind))  # the votes a step of this kind of period holds
+        if held is None:
+            steps = {s.id for s in self.rules.steps.get(kind, [])}
+            held = cache[("votes_of_kind", kind)] = [v for v in self.rules.votes if v.step in steps]
+        return [v for v in held if self._vote_open(v)]
 
     def can_vote(self, p: Player) -> bool:
         """Whether this player may cast a ballot now at all (alive, no status that forbids it)."""

@@ -36,8 +36,9 @@ LEDGER = "ledger"  # Ctx.scratch key: [(pid, stat, delta, cause, actor)]
 def own_stats(game: Game) -> dict[int, dict[str, int]]:
     """Every player's stats as they know them (:meth:`World.true_stat`: with every hidden and
     timed bonus), so that a timed bonus an ability gives is credited to it like a base change."""
-    ids = [s.id for s in game.rules.stats]
-    return {p.pid: {sid: game.true_stat(p, sid) for sid in ids} for p in game.state.players}
+    ids = _reads(game)[0]
+    true_stats = game.true_stats
+    return {p.pid: true_stats(p, ids) for p in game.state.players}
 
 
 def credit(ctx: Ctx, before: dict[int, dict[str, int]], cause: str, actor: int | None = None) -> None:
@@ -46,9 +47,12 @@ def credit(ctx: Ctx, before: dict[int, dict[str, int]], cause: str, actor: int |
 
 
 def _credit(ctx: Ctx, before: dict[int, dict[str, int]], now: dict[int, dict[str, int]], cause: str,
-            actor: int | None) -> None:
+            actor: int | None, pids: list[int] | None = None) -> None:
+    """Append to the ledger each change from ``before`` to ``now``, by seat and then by stat;
+    ``pids``: only these players can have changed (by seat; None: anyone)."""
     book = ctx.scratch.setdefault(LEDGER, [])
-    for pid, mine in now.items():
+    for pid in now if pids is None else pids:
+        mine = now[pid]
         old = before.get(pid, {})
         for sid, v in mine.items():
             d = v - old.get(sid, 0)
@@ -75,22 +79,40 @@ def _reads(game: Game) -> tuple[tuple[str, ...], frozenset[str], bool]:
 
 
 def _fingerprint(game: Game) -> tuple[Any, ...]:
-    """Everything :meth:`World.true_stat` reads (base stats, modifiers, the statuses that move a
-    stat with their times, faction members where a faction bonus applies, the tick): equal
-    fingerprints, equal own stats. Far cheaper than the stats themselves (copies of plain
-    dicts, compared as dicts), so that a step or action that changes nothing costs next to
-    nothing."""
+    """Everything :meth:`World.true_stat` reads (the tick, each player's base stats, modifiers
+    and the statuses that move a stat with their times, faction members where a faction bonus
+    applies): equal fingerprints, equal own stats. Far cheaper than the stats themselves
+    (copies of plain dicts, compared as dicts), so that a step or action that changes nothing
+    costs next to nothing; :func:`_changed` says whose own stats two of them can differ in."""
     st = game.state
     _, moving, bonus = _reads(game)
     players = st.players
     return (
         st.tick,
         [p.stats.copy() for p in players],
-        [(p.pid, [(m.stat, m.amount, m.until, m.scope) for m in p.modifiers]) for p in players if p.modifiers],
-        [(p.pid, [(k, s.since, s.until) for k, s in p.statuses.items() if k in moving]) for p in players if p.statuses]
+        {p.pid: [(m.stat, m.amount, m.until, m.scope) for m in p.modifiers] for p in players if p.modifiers},
+        {p.pid: [(k, s.since, s.until) for k, s in p.statuses.items() if k in moving] for p in players if p.statuses}
         if moving else None,
         [(fid, f.members.copy()) for fid, f in st.factions.items()] if bonus else None,
     )
+
+
+def _changed(game: Game, old: tuple[Any, ...], new: tuple[Any, ...]) -> list[int] | None:
+    """The players (by seat) whose own stats can differ between two fingerprints: those whose
+    base stats, modifiers or stat-moving statuses differ, and where a faction bonus applies
+    every member of a faction one of whose members' base stats differ (the bonus reads them
+    all); None (everyone) when the tick, the table or the factions differ."""
+    if old[0] != new[0] or old[4] != new[4] or len(old[1]) != len(new[1]):
+        return None
+    players = game.state.players
+    out = {players[i].pid for i, (a, b) in enumerate(zip(old[1], new[1], strict=True)) if a != b}
+    if out and _reads(game)[2]:
+        out.update(m for f in game.state.factions.values() if not out.isdisjoint(f.members) for m in f.members)
+    for part in (2, 3):
+        a, b = old[part], new[part]
+        if a != b:
+            out.update(k for k in a.keys() | b.keys() if a.get(k) != b.get(k))
+    return [p.pid for p in players if p.pid in out]
 
 
 OWN = "own_stats"  # Ctx.scratch key: (fingerprint, own_stats) as last computed
@@ -98,23 +120,47 @@ FRESH = "own_stats_fresh"  # Ctx.scratch key: True while OWN is known to hold th
 CHAIN = "own_stats_chain"  # Ctx.scratch key: True while nothing but tracked work changes the state
 
 
+def seed_own(ctx: Ctx, own: dict[int, dict[str, int]]) -> None:
+    """The players' own stats as they are now, worked out by the caller (the resolve's first
+    snapshot): the first tracked work starts from them instead of computing them again."""
+    ctx.scratch[OWN] = (_fingerprint(ctx.game), own)
+
+
+def _recompute(game: Game, old_fp: tuple[Any, ...], old_own: dict[int, dict[str, int]], fp: tuple[Any, ...]
+               ) -> tuple[dict[int, dict[str, int]], list[int] | None]:
+    """The own stats for fingerprint ``fp``, from those of ``old_fp``: only the players whose
+    part changed are worked out again (the others' dicts are shared: never written)."""
+    pids = _changed(game, old_fp, fp)
+    if pids is None:
+        return own_stats(game), None
+    own = dict(old_own)
+    ids = _reads(game)[0]
+    players = game.state.players
+    true_stats = game.true_stats
+    for pid in pids:
+        own[pid] = true_stats(players[pid], ids)
+    return own, pids
+
+
 def _own_now(ctx: Ctx) -> tuple[tuple[Any, ...], dict[int, dict[str, int]]]:
     fp = _fingerprint(ctx.game)
     cached = ctx.scratch.get(OWN)
-    if cached is None or cached[0] != fp:
+    if cached is None:
         cached = ctx.scratch[OWN] = (fp, own_stats(ctx.game))
+    elif cached[0] != fp:
+        cached = ctx.scratch[OWN] = (fp, _recompute(ctx.game, cached[0], cached[1], fp)[0])
     return cached
 
 
 def tracked(ctx: Ctx, cause: str, work: Callable[[], Any], actor: int | None = None) -> Any:
     """Run ``work`` and credit the changes of the players' own stats it made to ``cause``
-    (the own stats are computed again only when something they read has changed; a ruleset
-    without stats has nothing to credit: ``work`` alone runs). Where the resolve runs tracked
-    work back to back with nothing in between that could change a stat (``CHAIN``: the
-    steps), the state one work left is the state the next one starts from: it is not
-    fingerprinted twice."""
+    (the own stats are computed again only when something they read has changed, and only
+    for the players whose part of it changed; a ruleset without stats has nothing to credit:
+    ``work`` alone runs). Where the resolve runs tracked work back to back with nothing in
+    between that could change a stat (``CHAIN``: the steps), the state one work left is the
+    state the next one starts from: it is not fingerprinted twice."""
     game = ctx.game
-    if not _reads(game)[0]:
+    if not _reads(game)[0] or not game.private_notices:
         return work()
     scratch = ctx.scratch
     if scratch.pop(FRESH, False):
@@ -126,9 +172,9 @@ def tracked(ctx: Ctx, cause: str, work: Callable[[], Any], actor: int | None = N
     finally:
         now = _fingerprint(game)
         if now != fp:
-            own = own_stats(game)
+            own, pids = _recompute(game, fp, before, now)
             scratch[OWN] = (now, own)
-            _credit(ctx, before, own, cause, actor)
+            _credit(ctx, before, own, cause, actor, pids)
         if scratch.get(CHAIN):
             scratch[FRESH] = True
 
@@ -185,6 +231,8 @@ def message_mode(game: Game, pid: int) -> str:
     умерли в эту ночь или впали в кому, ничего не сообщается»): ``drop`` (the dead), ``hold``
     (the coma), or ``deliver``."""
     p = game.player(pid)
+    if not p.statuses:
+        return "deliver"  # no status, no mode but the plain one
     have = {f.messages for f in game.status_flags(p)}
     return "drop" if "drop" in have else "hold" if "hold" in have else "deliver"
 
@@ -194,27 +242,29 @@ def tell(game: Game, pid: int, key: str, **args: Any) -> None:
     none; one in a coma gets none of the changes they went through while out of it (they
     are not held like the coma's other news: waking, the player is told the statuses of that
     resolve, «Статус снят: в коме» among them)."""
-    if message_mode(game, pid) == "deliver":
+    if game.private_notices and message_mode(game, pid) == "deliver":
         game.emit(key, "players", [pid], **args)
 
 
 def status_notices(game: Game, pid: int, gained: list[str], lost: list[str], new_kinds: set[str]) -> None:
     """A player's own public statuses gained and lost, and a block put on them (the secret
     statuses already reach them as ``report.status_*`` with their own audience)."""
-    if not gained and not lost and "blocked" not in new_kinds:
+    if not gained and not lost and "blocked" not in new_kinds or not game.private_notices:
         return
     if message_mode(game, pid) != "deliver":
         return  # every notice below goes through ``tell``: none would reach them
+    # (their mode is ``deliver``: each notice goes out as ``tell`` would send it)
     known = game.rules.status_by_id
+    emit = game.emit
     died = any(known[sid].dead for sid in gained if sid in known)
     for sid in gained:
         if sid in known and known[sid].public:
-            tell(game, pid, "notice.status_on", status=sid)
+            emit("notice.status_on", "players", [pid], status=sid)
     for sid in lost:
         if sid in known and known[sid].public and not died:
-            tell(game, pid, "notice.status_off", status=sid)
+            emit("notice.status_off", "players", [pid], status=sid)
     if "blocked" in new_kinds and not died and game.settings.tell_blocked:
-        tell(game, pid, "notice.blocked")
+        emit("notice.blocked", "players", [pid])
 
 
 def action_result(game: Game, intent: Intent, outcome: str) -> None:
@@ -223,7 +273,7 @@ def action_result(game: Game, intent: Intent, outcome: str) -> None:
     it on its way (the target's secret; the GM trace says it). A blocked action is told as
     before (``private.no_effect`` under ``tell_blocked``); a targetless one (on oneself, one's
     faction, everyone) shows in the performer's own notices, its name as the cause."""
-    if not game.settings.tell_results or outcome in ("blocked", "superseded", "gm_task"):
+    if not game.private_notices or not game.settings.tell_results or outcome in ("blocked", "superseded", "gm_task"):
         return
     if not intent.targets or intent.targets == [intent.pid] or not game.alive(game.player(intent.pid)):
         return

@@ -21,6 +21,7 @@ from .notices import (
     CHAIN,
     FRESH,
     action_result,
+    seed_own,
     stat_causes,
     status_notices,
     step_cause,
@@ -47,6 +48,8 @@ class Plan:
     unreachable: bool  # some secret status keeps everyone off its holder
     thresholds: frozenset[str]  # the kinds of phase with an ``every_tick`` prison threshold
     orders_known: bool  # every ``actions`` step names a known order (else each is asked, to refuse it)
+    stat_ids: tuple[str, ...] = ()  # every stat, in the ruleset's order
+    secret_ids: tuple[str, ...] = ()  # the secret ones (``private.stat``), in that order
 
 
 def plan(rules: Any) -> Plan:
@@ -64,6 +67,8 @@ def plan(rules: Any) -> Plan:
                                  if any(sd.kind == "prison_thresholds" and sd.params.get("every_tick") for sd in steps)),
             orders_known=all(sd.params.get("order") in (None, "", *ORDERS) for steps in rules.steps.values()
                              for sd in steps if sd.kind == "actions"),
+            stat_ids=tuple(s.id for s in rules.stats),
+            secret_ids=tuple(s.id for s in rules.stats if s.visibility == "secret"),
         )
     return found
 
@@ -84,6 +89,8 @@ def resolve_tick(game: Game) -> list[Event]:
     intents = sorted([i for i in st.intents if i.tick == tick], key=_by_seat)
     ctx = Ctx(game=game, tick=tick, intents=intents, first_event=first_event)
     before = _snapshot(game, how)
+    if how.stats and game.private_notices:  # the own stats as the resolve begins are the snapshot's (notices.OWN)
+        seed_own(ctx, {pid: row[1] for pid, row in before.items()})
     if how.unreachable:
         _secretly_unreachable(ctx)
 
@@ -113,20 +120,25 @@ def resolve_tick(game: Game) -> list[Event]:
 
     settings = game.settings
     outcome = ctx.outcome
+    reasons = ctx.reasons
+    emit = game.emit
+    turn = info.turn
+    spends, tell_blocked = settings.blocked_spends, settings.tell_blocked
+    results = settings.tell_results and game.private_notices  # else action_result tells nothing
     for intent in intents:
         # setting ``blocked_spends: false`` (seed 003: the blocked actions «не учитываются»): a
         # blocked action spends no use, cooldown or lane, as if it had not been submitted
         result = outcome.setdefault(intent.seq, "applied")
-        if result != "blocked" or settings.blocked_spends:
-            _spend(game, intent, info.turn)
-        game.emit(
+        if result != "blocked" or spends:
+            _spend(game, intent, turn)
+        emit(
             "trace.action", "gm",
             actor=intent.pid, ability=intent.ability, targets=list(intent.targets), option=intent.option,
-            result=result, reasons=ctx.reasons.get(intent.seq, []),
+            result=result, reasons=reasons.get(intent.seq, []),
         )
-        if result == "blocked" and settings.tell_blocked:
-            game.emit("private.no_effect", "players", [intent.pid], ability=intent.ability)
-        if settings.tell_results:  # else action_result tells nothing
+        if result == "blocked" and tell_blocked:
+            emit("private.no_effect", "players", [intent.pid], ability=intent.ability)
+        if results:
             action_result(game, intent, result)
     st.history.extend(ctx.acted)
 
@@ -247,8 +259,10 @@ def run_intent(ctx: Ctx, intent: Intent) -> None:
     """Apply one submitted action: its effects on its targets, unless its actor is blocked."""
     if intent.via:
         ctx.note(intent, f"via:{intent.via}")
-    ab = ctx.game.ability_def(intent.ability)
-    if ctx.outcome.get(intent.seq) == "blocked" or ctx.is_blocked(intent, ab):
+    game = ctx.game
+    ab = game.ability_def(intent.ability)
+    # (Ctx.is_blocked: an actor without any status is never blocked)
+    if ctx.outcome.get(intent.seq) == "blocked" or (game.state.players[intent.pid].statuses and ctx.is_blocked(intent, ab)):
         ctx.outcome[intent.seq] = "blocked"
         ctx.note(intent, "blocked")
         for t in intent.targets or [None]:  # a targetless action: target None
@@ -262,7 +276,7 @@ def run_intent(ctx: Ctx, intent: Intent) -> None:
     acted = ctx.acted
     for t in intent.targets or [None]:
         acted.append({"tick": ctx.tick, "actor": intent.pid, "target": t, "ability": intent.ability, "blocked": False})
-    for eff in ab.all_effects(intent.option):
+    for eff in ab.effects if not ab.options else ab.all_effects(intent.option):
         handler = EFFECTS.get(eff.op)
         if handler is None:
             raise GameError(f"unknown effect op {eff.op!r}")
@@ -359,9 +373,11 @@ def _snapshot(game: Game, how: Plan) -> dict[int, tuple[dict[str, int], dict[str
     only the players who hold a status (the others: none, :data:`BARE`)."""
     if not how.stats:
         return {p.pid: (p.stats, NONE, set(p.statuses)) for p in game.state.players if p.statuses}
-    ids = [s.id for s in game.rules.stats]
-    true_stat = game.true_stat
-    return {p.pid: (dict(p.stats), {sid: true_stat(p, sid) for sid in ids}, set(p.statuses)) for p in game.state.players}
+    # the own values: of every stat for the notices; without them only the secret stats'
+    # (``private.stat`` tells their own value; a public one's is told only by a notice)
+    ids = how.stat_ids if game.private_notices else how.secret_ids
+    true_stats = game.true_stats
+    return {p.pid: (dict(p.stats), true_stats(p, ids), set(p.statuses)) for p in game.state.players}
 
 
 NONE: Any = frozenset()  # a snapshot's part that is empty (never written: read only)
@@ -408,13 +424,17 @@ def _report_statuses(game: Game, p: Any, stat0: Any, stat1: set[str], kinds: Any
     known = game.rules.status_by_id
     gained, lost = stat1 - stat0, stat0 - stat1
     was_out = bool(stat0) and any(known[sid].dead or known[sid].out_of_play for sid in stat0 if sid in known)
+    notes = game.private_notices  # else no causes (the ledger was not kept) and no notice.*
     for s in stats:
-        delta = true1[s.id] - true0[s.id]
-        causes = stat_causes(ctx, p.pid, s.id, delta, gained, lost) if s.visibility != "hidden" and delta else []
+        delta = true1[s.id] - true0[s.id] if notes or s.visibility == "secret" else 0  # (_snapshot)
+        causes = stat_causes(ctx, p.pid, s.id, delta, gained, lost) if notes and s.visibility != "hidden" and delta else []
         if s.visibility == "public" and base1[s.id] != base0[s.id]:
             game.emit("report.stat", "public", player=p.pid, stat=s.id, delta=base1[s.id] - base0[s.id], value=base1[s.id])
         if s.visibility == "secret" and delta:
-            game.emit("private.stat", "players", [p.pid], stat=s.id, delta=delta, value=true1[s.id], causes=causes)
+            if notes:
+                game.emit("private.stat", "players", [p.pid], stat=s.id, delta=delta, value=true1[s.id], causes=causes)
+            else:
+                game.emit("private.stat", "players", [p.pid], stat=s.id, delta=delta, value=true1[s.id])
         elif s.visibility == "public" and delta and base1[s.id] != base0[s.id] and not was_out:
             # the report above tells everyone the base change; the player learns why, and
             # their own value (with every hidden bonus; a change of the bonus alone stays

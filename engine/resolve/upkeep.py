@@ -11,16 +11,28 @@ if TYPE_CHECKING:
 
 
 def clamp(game: Game, when: str) -> None:
-    for s in game.rules.stats:
-        if s.clamp != when and when != "resolve":
-            continue
-        for p in game.state.players:
-            v = p.stats.get(s.id, 0)
-            if s.min is not None and v < s.min:
-                v = s.min
-            if s.max is not None and v > s.max:
-                v = s.max
-            p.stats[s.id] = v
+    """Every player's stats clamped at ``when`` (``step``: those clamped after each step;
+    ``resolve``: all) into their bounds; a stat a player lacks is set, clamped from 0. A value
+    within its bounds is left as it is (the same dict, the same order)."""
+    cache = game.rules.derived_cache
+    bounds = cache.get(("clamp", when))
+    if bounds is None:
+        bounds = cache[("clamp", when)] = tuple(
+            (s.id, s.min, s.max) for s in game.rules.stats if s.clamp == when or when == "resolve")
+    players = game.state.players
+    for sid, lo, hi in bounds:
+        for p in players:
+            stats = p.stats
+            v = stats.get(sid)
+            if v is None:
+                v = 0
+            elif (lo is None or v >= lo) and (hi is None or v <= hi):
+                continue
+            if lo is not None and v < lo:
+                v = lo
+            if hi is not None and v > hi:
+                v = hi
+            stats[sid] = v
 
 
 def apply_bands(game: Game, announce: bool = True) -> None:

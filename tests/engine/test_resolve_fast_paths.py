@@ -12,6 +12,7 @@ import pytest
 
 from config import load_ruleset, load_ruleset_file
 from engine.resolve import notices, order, pipeline, swaps, targeting
+from engine.world import World
 
 from .test_random_play import RULESETS, new_game, random_turn
 
@@ -33,13 +34,20 @@ def _everything(monkeypatch) -> None:
 
     def plan(rules):
         return pipeline.Plan(stats=True, step_clamp=True, step_stats=True, unreachable=True,
-                             thresholds=frozenset(rules.steps), orders_known=False)
+                             thresholds=frozenset(rules.steps), orders_known=False,
+                             stat_ids=tuple(s.id for s in rules.stats),
+                             secret_ids=tuple(s.id for s in rules.stats if s.visibility == "secret"))
 
     monkeypatch.setattr(pipeline, "plan", plan)
     monkeypatch.setattr(pipeline, "_holds_kind", lambda st, kind: True)
     monkeypatch.setattr(pipeline, "CHAIN", "unchained")  # notices.tracked never sees its CHAIN set
     for mod in (swaps, order, targeting):
         monkeypatch.setattr(mod, "swaps_maybe", lambda ctx: True)
+    # the own stats: everyone worked out again after every change, stat by stat, never
+    # started from the resolve's snapshot
+    monkeypatch.setattr(notices, "_changed", lambda game, old, new: None)
+    monkeypatch.setattr(pipeline, "seed_own", lambda ctx, own: None)
+    monkeypatch.setattr(World, "true_stats", lambda self, p, ids: {sid: self.true_stat(p, sid) for sid in ids})
 
 
 @pytest.mark.parametrize("rid", sorted(RULESETS))
@@ -61,3 +69,25 @@ def test_the_plan_of_each_shipped_ruleset():
     council = pipeline.plan(load_ruleset("council"))
     assert council.thresholds == {"day", "night"}  # the ±15 thresholds «тут же»
     assert notices._reads(type("G", (), {"rules": load_ruleset("stats_mafia")})())[1] >= {"hospital"}
+
+
+@pytest.mark.parametrize("rid", sorted(RULESETS))
+def test_true_stats_is_true_stat_of_each(rid):
+    """``World.true_stats`` (one pass over a player's bonuses) gives each stat's ``true_stat``,
+    for every player after every resolve of a random game (modifiers, statuses that move a
+    stat, faction bonuses as they come)."""
+    rules = load_ruleset_file(RULESETS[rid])
+    ids = [s.id for s in rules.stats]
+    g = new_game(rules, 3)
+    rnd = random.Random(3)
+    seen = 0
+    for _ in range(40):
+        if g.state.over:
+            break
+        random_turn(g, rnd)
+        g.resolve()
+        for p in g.state.players:
+            assert g.true_stats(p, ids) == {sid: g.true_stat(p, sid) for sid in ids}
+            seen += bool(p.modifiers or p.statuses)
+    assert seen or not ids
+

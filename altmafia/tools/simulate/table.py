@@ -509,9 +509,12 @@ class View:
 
 
 def play_game(rules: Ruleset, seed: int, index: int, players: int | None, policy: str,
-              on_tick: Callable[[Game, list[Any]], None] | None = None) -> dict[str, Any]:
-    """Play game ``index`` of a run to the end; a plain (picklable) record of it."""
+              on_tick: Callable[[Game, list[Any]], None] | None = None, notices: bool = True) -> dict[str, Any]:
+    """Play game ``index`` of a run to the end; a plain (picklable) record of it. ``notices``
+    False: the players' private notices are not worked out (``World.private_notices``; the
+    record never reads them, and nothing else in the game changes without them)."""
     game, policies, rnd = new_table(rules, seed, index, players, policy)
+    game.private_notices = notices
     table = Table(game, policies, rnd)
     table.play(on_tick)
     return record(table)
@@ -556,11 +559,13 @@ class Run:
 
 def _worker(args: tuple[str, int, int, int | None, str]) -> dict[str, Any]:
     ref, seed, index, players, policy = args
-    return {"index": index, **play_game(load_ruleset(ref, include_tests=True, files=True), seed, index, players, policy)}
+    return {"index": index, **play_game(load_ruleset(ref, include_tests=True, files=True), seed, index, players, policy,
+                                        notices=False)}
 
 
 def run_games(run: Run, jobs: int = 1, progress: bool = False) -> list[dict[str, Any]]:
-    """Every game of ``run`` in index order (the same whatever ``jobs``)."""
+    """Every game of ``run`` in index order (the same whatever ``jobs``). The report reads no
+    private notice: the games work none out (a replayed game, ``--game``, does)."""
     rules = load_ruleset(run.ruleset, include_tests=True, files=True)
     table_size(rules, run.players)
     if run.policy not in POLICIES:
@@ -573,7 +578,7 @@ def run_games(run: Run, jobs: int = 1, progress: bool = False) -> list[dict[str,
     try:
         if jobs == 1:
             for i in range(run.games):
-                out.append({"index": i, **play_game(rules, run.seed, i, run.players, run.policy)})
+                out.append({"index": i, **play_game(rules, run.seed, i, run.players, run.policy, notices=False)})
                 bar.update(1)
         else:
             work = [(run.ruleset, run.seed, i, run.players, run.policy) for i in range(run.games)]
