@@ -10,7 +10,8 @@
 
 Everything pending for one channel goes out as ONE batch (split into parts only past Discord's
 2000 characters), grouped under the label of its phase: a resolve sends at most one batch per
-channel. An event that comes with buttons (:func:`altmafia.bot.buttons.event_view`: a queued
+channel, and the new phase's panel of a seat (its announcement, in the public channel) rides on
+the last message of that channel's batch (:meth:`Deliverer.riders`, :func:`ride`). An event that comes with buttons (:func:`altmafia.bot.buttons.event_view`: a queued
 anonymous post the GM may refuse) goes out as a batch of its own, the buttons under it.
 
 Exactly once, part by part (docs/storage.md, "Delivery: exactly once"): a batch is rendered
