@@ -176,19 +176,15 @@ class Deliverer:
         if any(k.startswith("faction:") and k not in info.meta["channels"] for k in batches):
             await self.bot.channel_manager.sync(gid)
             info = store.info(gid)
-        riders = self.riders(store.game(gid), info) if info.meta.get("cards") else {}
         staged: list[Part] = []
         for key, batch in batches.items():
             lang = reader_lang(info.meta, key)
             views = [(d, event_view(gid, d.event, lang)) for d in batch]
             joined = [p for p in merge if p.channel_key == key]
             plain = [d for d, v in views if v is None]
-            rider = riders.get(key) if plain and not any(v is not None for _, v in views) else None
-            if key == "public" and not any(d.event.key == "notice.phase" and d.event.args.get("tick") == info.tick
-                                           for d in plain):
-                rider = None  # the announcement rides only on the report of the resolve that began the phase
-            if rider is not None and await store.parts(f"{gid}/{rider[2]}>{key}"):
-                rider = None  # staged already (posted alone, or with an earlier batch): never twice
+            rider = None
+            if plain and all(v is None for _, v in views):
+                rider = await self._rider(gid, info, key, plain)
             staged += await self._stage(gid, info, key, plain, [p.content for p in joined] + (extra or {}).get(key, []),
                                         absorb=joined, rider=rider)
             for d, view in views:
@@ -243,6 +239,29 @@ class Deliverer:
             if key in channels:
                 posts.append(self._post(gid, key, [], chunks(block.split("\n")) or [""], channels, view=view, once=once))
         return posts
+
+    async def _rider(self, gid: str, info: GameInfo, key: str, plain: list[Delivery]) -> tuple[str, str | None, str, int] | None:
+        """What rides on a flushed batch (when the resolve could not stage its delivery): the
+        seat's new panel on news of a resolve (an event of a past tick), the announcement on
+        the report carrying the phase's own ``notice.phase`` line (a GM's removal mid-phase
+        announces nothing again: the key names the game's version), and neither once its id is
+        staged (posted alone, or with an earlier batch: never twice)."""
+        if info.status != "running" or not info.meta.get("cards"):
+            return None  # before the role cards: the first panels come after them (lobbies.start)
+        game = self.bot.store.game(gid)
+        if key == "public":
+            if not any(d.event.key == "notice.phase" and d.event.args.get("tick") == info.tick for d in plain):
+                return None
+            found = phase_announcement(game, info)
+            rider = (found[0], None, found[1], 0) if found is not None else None
+        elif key.startswith("player:") and any(d.event.tick < info.tick for d in plain):
+            seat = panel.panel_of(game, info, int(key.split(":", 1)[1]))
+            rider = (seat[1], seat[2], seat[3], PANEL_ROOM) if seat is not None else None
+        else:
+            return None
+        if rider is None or await self.bot.store.parts(f"{gid}/{rider[2]}>{key}"):
+            return None
+        return rider
 
     @staticmethod
     def riders(game: Any, info: GameInfo) -> dict[str, tuple[str, str | None, str, int]]:

@@ -157,15 +157,19 @@ async def post_panels(bot: Any, game_id: str) -> None:
 def panels(game: Game, info: Any) -> list[tuple[str, str, str, str]]:
     """The panels of the current phase: (channel key, text, view spec, ``once`` key) a seat;
     also staged with the resolve that begins the phase (``Deliverer.resolve_posts``)."""
+    return [found for p in game.state.players if (found := panel_of(game, info, p.pid)) is not None]
+
+
+def panel_of(game: Game, info: Any, pid: int) -> tuple[str, str, str, str] | None:
+    """One seat's panel of the current phase, as :func:`panels` gives it (None: no member, or
+    out of the game)."""
+    p = game.player(pid)
+    if not p.user_id or not game.alive(p):
+        return None
     tick = game.state.tick
-    out = []
-    for p in game.state.players:
-        if not p.user_id or not game.alive(p):
-            continue
-        plang = info.meta.get("langs", {}).get(str(p.pid)) or info.meta.get("lang", "ru")
-        out.append((f"player:{p.pid}", panel_content(game, p.pid, plang, info, {"tick": tick}),
-                    f"panel:{p.pid}:{tick}:{plang}", f"panel:{tick}:{p.pid}"))
-    return out
+    plang = info.meta.get("langs", {}).get(str(p.pid)) or info.meta.get("lang", "ru")
+    return (f"player:{p.pid}", panel_content(game, p.pid, plang, info, {"tick": tick}),
+            f"panel:{p.pid}:{tick}:{plang}", f"panel:{tick}:{p.pid}")
 
 
 async def _seat(interaction: discord.Interaction, game_id: str, pid: int, tick: int) -> Game | None:

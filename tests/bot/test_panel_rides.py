@@ -157,3 +157,24 @@ async def test_the_fallback_flush_carries_the_panel_too(env):
     assert with_news, "no seat had news: the test plays nothing"
     await env.bot.post_panels(t.game_id)  # staged under the panel's key: not posted again
     assert all(len(t.hidden(p.pid).history()) == shown[p.pid] + 1 for p in t.game.living())
+
+
+def test_a_long_batch_carries_the_panel_on_its_last_part_never_cut():
+    from altmafia.bot.delivery import LIMIT, PANEL_ROOM, chunks, ride
+    from altmafia.bot.panel import news_above
+
+    block = "🎛 **Action panel** — day 1.2\nYour submissions: —\nPhase deadline: soon"
+    short = chunks(["<@1>", "**— day 1.1 —**", "• news"])
+    assert ride(short, block, PANEL_ROOM) == [short[0] + "\n" + block]
+    long = chunks(["<@1>"] + [f"• line {i} " + "x" * 80 for i in range(30)])
+    assert len(long) == 2 and len(long[-1]) + len(block) + PANEL_ROOM < LIMIT
+    out = ride(long, block, PANEL_ROOM)  # on the last chunk, the chunks before it as they were
+    assert out == [long[0], long[1] + "\n" + block] and all(len(p) <= LIMIT for p in out)
+    full = chunks(["x" * (LIMIT - 100)])  # no room left for the panel and its redraws: a part of its own
+    assert ride(full, block, PANEL_ROOM) == [*full, block]
+    assert ride([], block) == [block]
+    # a redraw keeps the news above the panel, and stays within Discord's limit
+    assert news_above(short[0] + "\n" + block, "🎛 new") == short[0] + "\n🎛 new"
+    assert news_above(block, "🎛 new") == "🎛 new"
+    grown = news_above("y" * 1900 + "\n" + block, "🎛 " + "z" * 400)
+    assert len(grown) <= 2000 and grown.startswith("…") and grown.endswith("z" * 400)
