@@ -10,7 +10,8 @@
 
 Everything pending for one channel goes out as ONE batch (split into parts only past Discord's
 2000 characters), grouped under the label of its phase: a resolve sends at most one batch per
-channel. An event that comes with buttons (:func:`altmafia.bot.buttons.event_view`: a queued
+channel, and the new phase's panel of a seat (its announcement, in the public channel) rides on
+the last message of that channel's batch (:meth:`Deliverer.riders`, :func:`ride`). An event that comes with buttons (:func:`altmafia.bot.buttons.event_view`: a queued
 anonymous post the GM may refuse) goes out as a batch of its own, the buttons under it.
 
 Exactly once, part by part (docs/storage.md, "Delivery: exactly once"): a batch is rendered
@@ -83,6 +84,20 @@ def chunks(lines: list[str], limit: int = LIMIT) -> list[str]:
     if cur:
         out.append(cur)
     return out
+
+
+#: room kept on a message a panel rides on, for the panel's growth when it is redrawn (the
+#: submissions, the ballots and the choice being made: ``panel._redraw`` keeps the news above it)
+PANEL_ROOM = 500
+
+
+def ride(lines: list[str], block: str, room: int = 0) -> list[str]:
+    """A batch's parts with ``block`` (a panel, the phase's announcement) riding on the last one:
+    its lines after the batch's, in the same message when they fit (with ``room`` to spare),
+    else in parts of their own after it; the block is never cut across two parts."""
+    if lines and len(lines[-1]) + 1 + len(block) + room <= LIMIT:
+        return [*lines[:-1], f"{lines[-1]}\n{block}"]
+    return [*lines, *(chunks(block.split("\n")) or [""])]
 
 
 def nonce(key: str, part: int) -> str:
@@ -166,8 +181,12 @@ class Deliverer:
             lang = reader_lang(info.meta, key)
             views = [(d, event_view(gid, d.event, lang)) for d in batch]
             joined = [p for p in merge if p.channel_key == key]
-            staged += await self._stage(gid, info, key, [d for d, v in views if v is None],
-                                        [p.content for p in joined] + (extra or {}).get(key, []), absorb=joined)
+            plain = [d for d, v in views if v is None]
+            rider = None
+            if plain and all(v is None for _, v in views):
+                rider = await self._rider(gid, info, key, plain)
+            staged += await self._stage(gid, info, key, plain, [p.content for p in joined] + (extra or {}).get(key, []),
+                                        absorb=joined, rider=rider)
             for d, view in views:
                 if view is not None:
                     staged += await self._stage(gid, info, key, [d], [], view=f"event:{d.event_idx}:{lang}")
@@ -194,6 +213,7 @@ class Deliverer:
         for d in deliveries:
             if route(d) in channels:
                 batches.setdefault(route(d), []).append(d)
+        riders = self.riders(game, info)
         posts: list[Post] = []
         for key, batch in batches.items():
             lang = reader_lang(meta, key)
@@ -202,25 +222,70 @@ class Deliverer:
             joined = [p for p in own if p.channel_key == key and absorbable(p)]
             if plain or joined:
                 lines = self.render(gid, key, plain, [p.content for p in joined], meta, game=game, deadline=info.deadline)
-                posts.append(self._post(gid, key, plain, lines, channels, absorb=joined))
+                # the new panel (the announcement) rides on the batch's last message, unless an
+                # event with buttons follows it (a message carries one view: the panel comes last)
+                rider = riders.pop(key) if plain and key in riders and all(v is None for _, v in views) else None
+                if rider is not None:
+                    block, view, once, room = rider
+                    posts.append(self._post(gid, key, plain, ride(lines, block, room), channels, view=view, once=once,
+                                            absorb=joined))
+                else:
+                    posts.append(self._post(gid, key, plain, lines, channels, absorb=joined))
             for d, view in views:
                 if view is not None:
                     lines = self.render(gid, key, [d], [], meta, game=game, deadline=info.deadline)
                     posts.append(self._post(gid, key, [d], lines, channels, view=f"event:{d.event_idx}:{lang}"))
-        if info.status == "running":
-            for key, content, view, once in panel.panels(game, info):
-                if key in channels:
-                    posts.append(self._post(gid, key, [], chunks(content.split("\n")) or [""], channels, view=view, once=once))
-            found = phase_announcement(game, info)
-            if found is not None and "public" in channels:
-                posts.append(self._post(gid, "public", [], chunks(found[0].split("\n")) or [""], channels, once=found[1]))
+        for key, (block, view, once, _) in riders.items():  # a seat with no news: its panel alone, as before
+            if key in channels:
+                posts.append(self._post(gid, key, [], chunks(block.split("\n")) or [""], channels, view=view, once=once))
         return posts
+
+    async def _rider(self, gid: str, info: GameInfo, key: str, plain: list[Delivery]) -> tuple[str, str | None, str, int] | None:
+        """What rides on a flushed batch (when the resolve could not stage its delivery): the
+        seat's new panel on news of a resolve (an event of a past tick), the announcement on
+        the report carrying the phase's own ``notice.phase`` line (a GM's removal mid-phase
+        announces nothing again: the key names the game's version), and neither once its id is
+        staged (posted alone, or with an earlier batch: never twice)."""
+        if info.status != "running" or not info.meta.get("cards"):
+            return None  # before the role cards: the first panels come after them (lobbies.start)
+        game = self.bot.store.game(gid)
+        if key == "public":
+            if not any(d.event.key == "notice.phase" and d.event.args.get("tick") == info.tick for d in plain):
+                return None
+            found = phase_announcement(game, info)
+            rider = (found[0], None, found[1], 0) if found is not None else None
+        elif key.startswith("player:") and any(d.event.tick < info.tick for d in plain):
+            seat = panel.panel_of(game, info, int(key.split(":", 1)[1]))
+            rider = (seat[1], seat[2], seat[3], PANEL_ROOM) if seat is not None else None
+        else:
+            return None
+        if rider is None or await self.bot.store.parts(f"{gid}/{rider[2]}>{key}"):
+            return None
+        return rider
+
+    @staticmethod
+    def riders(game: Any, info: GameInfo) -> dict[str, tuple[str, str | None, str, int]]:
+        """What the phase begun posts once in a channel, besides its news: each living seat's
+        panel (``panel.panels``) and the public announcement (``living.phase_announcement``),
+        by channel key: (text, view spec, ``once`` key, room to keep for a redraw). Either rides
+        on the last message of its channel's batch (:func:`ride`), staged under its own ``once``
+        batch id (``<game>/<once>><channel>``, the id :meth:`post` gives it), so a later
+        ``post_panels`` / ``announce_phase`` finds it staged and posts nothing again."""
+        if info.status != "running":
+            return {}
+        out: dict[str, tuple[str, str | None, str, int]] = {
+            key: (content, view, once, PANEL_ROOM) for key, content, view, once in panel.panels(game, info)}
+        found = phase_announcement(game, info)
+        if found is not None:
+            out["public"] = (found[0], None, found[1], 0)
+        return out
 
     @staticmethod
     def _post(gid: str, key: str, batch: list[Delivery], lines: list[str], channels: dict[str, Any], *, view: str | None = None,
               once: str | None = None, absorb: list[Part] = ()) -> Post:
-        """A batch as :meth:`_stage` / :meth:`post` would store it, as a :class:`Post`."""
-        batch_id = f"{batch[0].key}>{key}" if batch else f"{gid}/{once}>{key}"
+        """A batch as :meth:`_stage` / :meth:`post` would store it, as a :class:`Post` (``once``:
+        under the id :meth:`post` gives that key, the rows ``batch`` claimed with it)."""
+        batch_id = f"{gid}/{once}>{key}" if once else f"{batch[0].key}>{key}"
         uncertain = any(d.attempts for d in batch)  # rows claimed by an older build may have been sent
         specs = tuple({"content": c, "nonce": nonce(batch_id, i), "mention": None if batch or once is None else 0,
                        "view": view if i == len(lines) - 1 else None, "uncertain": uncertain} for i, c in enumerate(lines))
@@ -269,14 +334,20 @@ class Deliverer:
                     left=f"<t:{int(deadline.timestamp())}:R>")
 
     async def _stage(self, gid: str, info: Any, key: str, batch: list[Delivery], extra: list[str],
-                     view: str | None = None, absorb: list[Part] = ()) -> list[Part]:
-        """Render a batch once and store its parts with the claim of its rows."""
+                     view: str | None = None, absorb: list[Part] = (),
+                     rider: tuple[str, str | None, str, int] | None = None) -> list[Part]:
+        """Render a batch once and store its parts with the claim of its rows; ``rider``: a
+        panel or an announcement riding on its last part (:meth:`riders`), under its id."""
         keys = [d.key for d in batch]
         if not keys and not extra:
             return []
         cid = info.meta["channels"].get(key)
         parts = self.render(gid, key, batch, extra, info.meta) if cid is not None else []
         batch_id = f"{keys[0]}>{key}" if keys else f"{gid}/bot/{secrets.token_hex(8)}>{key}"
+        if rider is not None and cid is not None:
+            block, view, once, room = rider
+            parts = ride(parts, block, room)
+            batch_id = f"{gid}/{once}>{key}"
         # rows claimed by an older build (one claim per batch) may have been sent: check first
         uncertain = any(d.attempts for d in batch)
         specs = [{"content": c, "nonce": nonce(batch_id, i), "view": view if i == len(parts) - 1 else None,

@@ -5,7 +5,9 @@ refused without it, and a role that cannot be made is said in the GM channel), g
 living seat's holder and taken away at a death, a removal or a substitution (the seat's old
 holder), at every channel sync (:meth:`ChannelManager.sync` calls :func:`sync_living_role`);
 who is living is the engine's answer (``Game.alive``). The role is mentioned when a phase
-starts (:func:`announce_phase`): the public channel's «<@&role> Началась фаза …»."""
+starts (:func:`announce_phase`): the public channel's «<@&role> Началась фаза …», on the last
+lines of the resolve's public report (``Deliverer.resolve_posts``: one message), alone at the
+start."""
 
 from __future__ import annotations
 

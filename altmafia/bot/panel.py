@@ -1,8 +1,11 @@
 """The action panel in each player's hidden channel: what the slash commands do, by selects
 and buttons (docs/bot.md, *The action panel*).
 
-One panel message per seat per phase, posted through the outbox (``once=panel:<tick>:<seat>``,
-view spec ``panel:<seat>:<tick>:<lang>``, :meth:`altmafia.bot.delivery.Deliverer.build_view`).
+One panel per seat per phase, posted through the outbox (``once=panel:<tick>:<seat>``, view
+spec ``panel:<seat>:<tick>:<lang>``, :meth:`altmafia.bot.delivery.Deliverer.build_view`): after a
+resolve it rides on the last message of the seat's news (its lines after the news, its controls
+on that message; the batch staged under the panel's id ``<game>/panel:<tick>:<seat>>player:<seat>``),
+a seat with no news gets it alone. A redraw keeps the news above it (:func:`news_above`).
 Its controls are dynamic items whose custom id names the game, the seat and the tick, so they
 answer after a restart: selects ``amx:<kind>:<game>:<seat>:<tick>`` (``ab`` the ability, ``t0``…
 ``t2`` its targets, ``op`` its option, ``v<n>`` the ballot of the ruleset's n-th vote) and
@@ -154,15 +157,19 @@ async def post_panels(bot: Any, game_id: str) -> None:
 def panels(game: Game, info: Any) -> list[tuple[str, str, str, str]]:
     """The panels of the current phase: (channel key, text, view spec, ``once`` key) a seat;
     also staged with the resolve that begins the phase (``Deliverer.resolve_posts``)."""
+    return [found for p in game.state.players if (found := panel_of(game, info, p.pid)) is not None]
+
+
+def panel_of(game: Game, info: Any, pid: int) -> tuple[str, str, str, str] | None:
+    """One seat's panel of the current phase, as :func:`panels` gives it (None: no member, or
+    out of the game)."""
+    p = game.player(pid)
+    if not p.user_id or not game.alive(p):
+        return None
     tick = game.state.tick
-    out = []
-    for p in game.state.players:
-        if not p.user_id or not game.alive(p):
-            continue
-        plang = info.meta.get("langs", {}).get(str(p.pid)) or info.meta.get("lang", "ru")
-        out.append((f"player:{p.pid}", panel_content(game, p.pid, plang, info, {"tick": tick}),
-                    f"panel:{p.pid}:{tick}:{plang}", f"panel:{tick}:{p.pid}"))
-    return out
+    plang = info.meta.get("langs", {}).get(str(p.pid)) or info.meta.get("lang", "ru")
+    return (f"player:{p.pid}", panel_content(game, p.pid, plang, info, {"tick": tick}),
+            f"panel:{p.pid}:{tick}:{plang}", f"panel:{tick}:{p.pid}")
 
 
 async def _seat(interaction: discord.Interaction, game_id: str, pid: int, tick: int) -> Game | None:
@@ -197,6 +204,20 @@ async def _seat(interaction: discord.Interaction, game_id: str, pid: int, tick: 
     return game
 
 
+def news_above(old: str, content: str, limit: int = 2000) -> str:
+    """The panel's new text under the news its message carries: a panel rides on the last
+    message of its seat's news batch (``Deliverer.resolve_posts``), so a redraw keeps every line
+    above the panel's title (cut at the front if the panel has grown past Discord's limit)."""
+    mark = "\n" + text("ru", "panel.title", phase="").split(" ", 1)[0]  # 🎛, in every language
+    cut = old.rfind(mark)
+    if cut < 0:
+        return content  # a panel alone
+    news = old[: cut + 1]
+    if len(news) + len(content) > limit:
+        news = "…" + news[len(news) + len(content) + 1 - limit:]
+    return news + content
+
+
 async def _redraw(interaction: discord.Interaction, game_id: str, pid: int, tick: int, draft: dict[str, Any]) -> None:
     """Show the panel as it is now (after a choice: its response; after a command: an edit)."""
     bot: Any = interaction.client
@@ -204,7 +225,8 @@ async def _redraw(interaction: discord.Interaction, game_id: str, pid: int, tick
         return  # the phase ended meanwhile (an early end): the new phase has its own panel
     game = bot.store.game(game_id)
     lng = lang(interaction)
-    content = panel_content(game, pid, lng, bot.store.info(game_id), draft)
+    content = news_above(interaction.message.content if interaction.message else "", panel_content(
+        game, pid, lng, bot.store.info(game_id), draft))
     view = panel_view(game_id, game, pid, tick, lng, draft)
     if not interaction.response.is_done():
         await interaction.response.edit_message(content=content, view=view)

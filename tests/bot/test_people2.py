@@ -86,8 +86,11 @@ async def test_the_role_of_the_living(env, settings):
     await restart(env, settings)
     await force_resolve(t, label="Подсчитать")
     assert t.member(4).id not in holders(env, t.guild, rid) and len(holders(env, t.guild, rid)) == 4
-    mentions = [m.content for m in t.channel("public").history() if m.content.startswith(f"<@&{rid}>")]
-    assert len(mentions) == 2 and "день 1.2" in mentions[-1], mentions
+    # the announcement rides on the public report of the resolve (its lines after the report's)
+    mentions = [m.content for m in t.channel("public").history() if f"<@&{rid}>" in m.content]
+    assert len(mentions) == 2 and "Началась фаза «день 1.2»" in mentions[-1], "\n=====\n".join(mentions)
+    last = mentions[-1]
+    assert last.startswith("**— день 1.1 —**") and last.index("Сейчас:") < last.index(f"<@&{rid}>"), last
     # the game over and its channels deleted: the role goes with them
     r = await t.gm.slash(t.channel("gm"), "lobby end")
     await t.gm.click(r.response, label="Завершить игру")

@@ -77,4 +77,4 @@ async def test_a_riot_delivers_both_resolves_of_the_turn_together(env):
                      "total": 9}, spent
     public = [m.content for m in t.channel("public").history()][shown:]
     assert sum("Сейчас:" in m for m in public) == 1, public  # the night's, not day 1.2's
-    assert not any("day 1.2" in m.content for p in range(13) for m in t.hidden(p).history() if m.content.startswith("🎛"))
+    assert not any("🎛 **Action panel** — day 1.2" in m.content for p in range(13) for m in t.hidden(p).history())

@@ -1,7 +1,7 @@
 """REST calls counted from SimCord's request log: one call per channel created (overwrites
 included), and a resolve posts at most one message per channel: each player with news, the
-public report, the vote channel, the GM channel; besides, each phase posts one action panel
-in the hidden channel of each living seat (altmafia/bot/panel.py)."""
+public report, the vote channel, the GM channel; the new phase's action panel of each living
+seat (altmafia/bot/panel.py) rides on that seat's news, or comes alone when it has none."""
 
 from __future__ import annotations
 
@@ -84,6 +84,8 @@ async def test_a_resolve_posts_at_most_one_message_per_channel(env):
         assert Counter({by_key[cid]: n for cid, n in panels.items()}) == Counter({f"player:{p.pid}": 1 for p in t.game.living()})
         named = Counter({by_key.get(cid, cid): n for cid, n in posts.items()})
         assert all(n == 1 for n in named.values()), named
+        every = Counter({by_key.get(cid, cid): n for cid, n in (posts + panels).items()})
+        assert all(n == 1 for n in every.values()), every  # the panels included: one message a channel
         players_with_news = sum(1 for k in named if k.startswith("player:"))
         assert players_with_news <= 13
         assert named["public"] == 1

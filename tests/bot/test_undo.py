@@ -12,10 +12,11 @@ from .test_restart import restart
 
 
 def posts(ch) -> int:
-    """Messages in a channel, the action panels aside (a new phase posts one in each hidden
-    channel; they are not the resolve's news)."""
+    """Messages in a channel with news, the action panels posted alone aside (a new phase has
+    one in each hidden channel: on the seat's news when it has some, else alone)."""
     return sum(1 for m in ch.history()
-               if not any(str(getattr(c, "custom_id", "")).startswith("amy:") for row in m.components for c in row.children))
+               if not (m.content.startswith("🎛")
+                       and any(str(getattr(c, "custom_id", "")).startswith("amy:") for row in m.components for c in row.children)))
 
 
 def notices(ch) -> list[str]:
