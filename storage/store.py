@@ -1024,7 +1024,7 @@ class Store:
                 info = replace(info, meta=new_meta, meta_version=live.info.meta_version + 1)
         staged: list[Post] = []
         if stage is not None:
-            rows, outbox, deliveries = _outbox_rows(game_id, seq, live.ev_count, events, stamp)
+            rows, outbox, deliveries = _event_rows(game_id, seq, live.ev_count, events, stamp)
             # rows committed before and not staged yet (the resolve before this one in a turn cut
             # short, a command's not flushed) go with this resolve's, as one flush would take them
             earlier = await self.pending_deliveries(game_id)
@@ -1786,7 +1786,7 @@ class Store:
 
     async def _write_events(self, db: Backend, game_id: str, seq: int, first: int, events: list[Event], stamp: str) -> list[Delivery]:
         """The events (from index ``first``) and one outbox row per destination of each."""
-        rows, outbox, deliveries = _outbox_rows(game_id, seq, first, events, stamp)
+        rows, outbox, deliveries = _event_rows(game_id, seq, first, events, stamp)
         await db.executemany(
             db.sql("INSERT INTO events (game_id, idx, seq, tick, msg_key, audience, ids, args) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"), rows
         )
@@ -1906,8 +1906,8 @@ INSERT_GM_ACTION = "INSERT INTO gm_actions (game_id, seq, tick, user_id, action,
 
 
 def _event_rows(game_id: str, seq: int, first: int, events: list[Event], stamp: str) -> tuple[list[Any], list[Any], list[Delivery]]:
-    """A command's events (from index ``first``) as rows, with one outbox row per destination
-    of each (as ``Store._write_events`` writes a resolve's)."""
+    """The ``events`` rows (from index ``first``), one ``outbox`` row per destination of each,
+    and the deliveries: a command's (one batch) and a resolve's (``Store._write_events``)."""
     rows, outbox, deliveries = [], [], []
     for n, ev in enumerate(events):
         idx = first + n
@@ -1976,19 +1976,6 @@ async def _uncancellable(coro: Any) -> Any:
     task = asyncio.ensure_future(coro)
     task.add_done_callback(lambda t: t.cancelled() or t.exception())
     return await asyncio.shield(task)
-
-
-def _outbox_rows(game_id: str, seq: int, first: int, events: list[Event], stamp: str) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]], list[Delivery]]:
-    """The ``events`` rows (from index ``first``), their ``outbox`` rows and the deliveries."""
-    rows, outbox, deliveries = [], [], []
-    for n, ev in enumerate(events):
-        idx = first + n
-        rows.append((game_id, idx, seq, ev.tick, ev.key, ev.audience, dumps(ev.ids), dumps(ev.args)))
-        for order, (kind, ident) in enumerate(destinations(ev)):
-            key = delivery_key(game_id, ev.tick, idx, kind, ident)
-            outbox.append((key, game_id, ev.tick, idx, order, kind, ident, stamp))
-            deliveries.append(Delivery(key=key, game_id=game_id, tick=ev.tick, event_idx=idx, dest=kind, dest_id=ident, event=ev))
-    return rows, outbox, deliveries
 
 
 def destinations(ev: Event) -> list[tuple[str, str | None]]:

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from config import load_ruleset
-from engine import DEAL, ActionError, Game, PlayerSpec, Ruleset
+from engine import DEAL, ActionError, Game, LegalAction, PlayerSpec, Ruleset
 from storage import Command, Store
 from storage.store import GAME_COLUMNS, destinations
 
@@ -488,6 +488,16 @@ async def _delivered(b: Bench, title: str, resolves: int, make_bot: BotFactory) 
 SAVE_DAYS = (1, 7)
 
 
+def _move(pid: int, a: LegalAction, targets: list[int], opt: str | None) -> dict[str, Any]:
+    """The arguments of a ``submit`` command of ``pid`` for the legal move ``a``."""
+    args: dict[str, Any] = {"pid": pid, "ability": a.key, "targets": targets}
+    if opt is not None:
+        args["option"] = opt
+    if a.via is not None:
+        args["via"] = a.via
+    return args
+
+
 async def _play_tick(store: Store, gid: str, rnd: random.Random) -> None:
     """Every living player submits one random legal move (the first lane the engine accepts)."""
     g = store.game(gid)
@@ -496,11 +506,7 @@ async def _play_tick(store: Store, gid: str, rnd: random.Random) -> None:
         for acts in table.lanes(p.pid).values():
             a = rnd.choice(acts)
             targets, opt = table.draw(a)
-            args: dict[str, Any] = {"pid": p.pid, "ability": a.key, "targets": targets}
-            if opt is not None:
-                args["option"] = opt
-            if a.via is not None:
-                args["via"] = a.via
+            args = _move(p.pid, a, targets, opt)
             try:
                 await store.apply(gid, Command("submit", args, user_id=p.pid))
             except ActionError:
@@ -527,11 +533,7 @@ class _Saves:
         for _ in range(50):
             pid, a = self.rnd.choice(self.moves)
             targets, opt = self.table.draw(a)
-            args: dict[str, Any] = {"pid": pid, "ability": a.key, "targets": targets}
-            if opt is not None:
-                args["option"] = opt
-            if a.via is not None:
-                args["via"] = a.via
+            args = _move(pid, a, targets, opt)
             t0 = time.perf_counter()
             try:
                 await self.store.apply(self.gid, Command("submit", args, user_id=pid))
@@ -898,11 +900,7 @@ async def _bot_tick(bot: Any, env: Any, store: Store, gid: str, rnd: random.Rand
         for acts in table.lanes(p.pid).values():
             a = rnd.choice(acts)
             targets, opt = table.draw(a)
-            cmd: dict[str, Any] = {"pid": p.pid, "ability": a.key, "targets": targets}
-            if opt is not None:
-                cmd["option"] = opt
-            if a.via:
-                cmd["via"] = a.via
+            cmd = _move(p.pid, a, targets, opt)
             with contextlib.suppress(ActionError):
                 await store.apply(gid, Command("submit", cmd))
             break
