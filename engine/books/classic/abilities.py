@@ -23,14 +23,18 @@ def team(g: Game, p: Player) -> str | None:
 
 
 def _superseded(ctx: Ctx, intent: Intent) -> Intent | None:
-    """The later team kill of a living teammate that replaces ``intent`` this night, if any."""
+    """The later team kill of a living teammate that replaces ``intent`` this night, if any
+    (the first such in the night's order). The night's actions are indexed once by ability and
+    team (they do not change while it resolves): only the team's own submissions are walked."""
     g = ctx.game
-    me = g.player(intent.pid)
-    ab = ctx.ability(intent)
-    for other in ctx.intents:
-        if other.seq <= intent.seq or other.pid == intent.pid:
-            continue
-        if ctx.ability(other).id == ab.id and team(g, g.player(other.pid)) == team(g, me):
+    index = ctx.scratch.get("classic_team_kills")
+    if index is None:
+        index = ctx.scratch["classic_team_kills"] = {}
+        players = g.state.players
+        for other in ctx.intents:  # in the night's order, kept in each list
+            index.setdefault((ctx.ability(other).id, team(g, players[other.pid])), []).append(other)
+    for other in index.get((ctx.ability(intent).id, team(g, g.player(intent.pid))), ()):
+        if other.seq > intent.seq and other.pid != intent.pid:
             return other
     return None
 
@@ -103,16 +107,22 @@ def parity(g: Game, params: dict[str, Any], final: bool) -> list[int] | None:
     town = params.get("town", "town")
     threats = list(params.get("threats", ["mafia"]))
     share = float(params.get("share", 0.5))
-    living = g.living()
+    # one pass over the seats: the living of each team, and everyone's team (for the winners)
+    alive: dict[str | None, int] = {}
+    teams: list[str | None] = []
+    living = 0
+    is_alive, team_of = g.alive, g.team
+    for p in g.state.players:
+        t = team_of(p)
+        teams.append(t)
+        if not p.statuses or is_alive(p):
+            living += 1
+            alive[t] = alive.get(t, 0) + 1
     if not living:
         return []
-    alive: dict[str | None, int] = {}
-    for p in living:
-        t = g.team(p)
-        alive[t] = alive.get(t, 0) + 1
     for t in threats:
-        if alive.get(t) and alive[t] >= share * len(living):
-            return [p.pid for p in g.state.players if team(g, p) == t]
+        if alive.get(t) and alive[t] >= share * living:
+            return [pid for pid, pt in enumerate(teams) if pt == t]
     if not any(alive.get(t) for t in threats):
-        return [p.pid for p in g.state.players if team(g, p) == town]
+        return [pid for pid, pt in enumerate(teams) if pt == town]
     return [] if final else None
