@@ -10,6 +10,7 @@ import random
 from dataclasses import MISSING, dataclass, field, fields, is_dataclass
 from typing import Any, Literal, TypeVar, get_args
 
+from .errors import GameError
 from .registry import BOOK_MEMORY
 
 T = TypeVar("T")
@@ -112,6 +113,11 @@ Audience = Literal["public", "players", "faction", "gm"]
 AUDIENCES: tuple[str, ...] = get_args(Audience)  # the closed set, from the type itself
 
 
+class AudienceError(GameError, ValueError):
+    """An event whose audience is not of :data:`AUDIENCES`: a misuse of the engine when emitted
+    (:meth:`engine.world.World.emit`), a bad value when built or restored."""
+
+
 @dataclass
 class Event:
     tick: int
@@ -121,9 +127,10 @@ class Event:
     ids: list[Any] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        # every event, emitted, restored or built by a step, has a reader from the closed set
+        # every event, emitted, restored or built by a step, has a reader from the closed set (the
+        # one check of it: World.emit leaves it to this)
         if self.audience not in AUDIENCES:
-            raise ValueError(f"event {self.key!r}: audience {self.audience!r} is not one of {', '.join(AUDIENCES)}")
+            raise AudienceError(f"event {self.key!r}: audience {self.audience!r} is not one of {', '.join(AUDIENCES)}")
 
 
 @dataclass
