@@ -17,6 +17,9 @@ if TYPE_CHECKING:
     from ...resolve.context import Ctx
 
 
+_UNKNOWN: Any = object()  # not in World.team's table yet
+
+
 def team(g: Game, p: Player) -> str | None:
     """A player's team (:meth:`engine.world.World.team`)."""
     return g.team(p)
@@ -24,17 +27,22 @@ def team(g: Game, p: Player) -> str | None:
 
 def _superseded(ctx: Ctx, intent: Intent) -> Intent | None:
     """The later team kill of a living teammate that replaces ``intent`` this night, if any
-    (the first such in the night's order). The night's actions are indexed once by ability and
-    team (they do not change while it resolves): only the team's own submissions are walked."""
+    (the first such in the night's order). The night's actions are indexed once by ability id
+    (they do not change while it resolves): only the other submissions of the same ability
+    are looked at, and their teams only then."""
     g = ctx.game
-    index = ctx.scratch.get("classic_team_kills")
+    index = ctx.scratch.get("classic_by_ability_id")
     if index is None:
-        index = ctx.scratch["classic_team_kills"] = {}
-        players = g.state.players
+        index = ctx.scratch["classic_by_ability_id"] = {}
         for other in ctx.intents:  # in the night's order, kept in each list
-            index.setdefault((ctx.ability(other).id, team(g, players[other.pid])), []).append(other)
-    for other in index.get((ctx.ability(intent).id, team(g, g.player(intent.pid))), ()):
-        if other.seq > intent.seq and other.pid != intent.pid:
+            index.setdefault(ctx.ability(other).id, []).append(other)
+    mine = index.get(ctx.ability(intent).id, ())
+    if len(mine) < 2:
+        return None  # nobody else submitted it
+    players = g.state.players
+    own = team(g, players[intent.pid])
+    for other in mine:
+        if other.seq > intent.seq and other.pid != intent.pid and team(g, players[other.pid]) == own:
             return other
     return None
 
@@ -112,8 +120,11 @@ def parity(g: Game, params: dict[str, Any], final: bool) -> list[int] | None:
     teams: list[str | None] = []
     living = 0
     is_alive, team_of = g.alive, g.team
+    known = g.rules.derived_cache.get(("teams",)) or {}  # World.team's own table, as far as it is filled
     for p in g.state.players:
-        t = team_of(p)
+        t = known.get(p.role if p.character is None else (p.role, p.character), _UNKNOWN)
+        if t is _UNKNOWN:
+            t = team_of(p)
         teams.append(t)
         if not p.statuses or is_alive(p):
             living += 1
