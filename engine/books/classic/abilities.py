@@ -115,25 +115,25 @@ def parity(g: Game, params: dict[str, Any], final: bool) -> list[int] | None:
     town = params.get("town", "town")
     threats = list(params.get("threats", ["mafia"]))
     share = float(params.get("share", 0.5))
-    # one pass over the seats: the living of each team, and everyone's team (for the winners)
+    # one pass over the seats: the living of each team (the winners' list only once there are any)
     alive: dict[str | None, int] = {}
-    teams: list[str | None] = []
     living = 0
     is_alive, team_of = g.alive, g.team
     known = g.rules.derived_cache.get(("teams",)) or {}  # World.team's own table, as far as it is filled
-    for p in g.state.players:
+    players = g.state.players
+    for p in players:
+        if p.statuses and not is_alive(p):
+            continue
         t = known.get(p.role if p.character is None else (p.role, p.character), _UNKNOWN)
         if t is _UNKNOWN:
             t = team_of(p)
-        teams.append(t)
-        if not p.statuses or is_alive(p):
-            living += 1
-            alive[t] = alive.get(t, 0) + 1
+        living += 1
+        alive[t] = alive.get(t, 0) + 1
     if not living:
         return []
     for t in threats:
         if alive.get(t) and alive[t] >= share * living:
-            return [pid for pid, pt in enumerate(teams) if pt == t]
+            return [p.pid for p in players if team_of(p) == t]
     if not any(alive.get(t) for t in threats):
-        return [pid for pid, pt in enumerate(teams) if pt == town]
+        return [p.pid for p in players if team_of(p) == town]
     return [] if final else None
