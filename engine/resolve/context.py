@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from ..game import Game
 
 
-@dataclass
+@dataclass(slots=True)  # (no attribute but its fields: built once a resolve, read all through it)
 class Ctx:
     game: Game
     tick: int

@@ -115,25 +115,22 @@ def parity(g: Game, params: dict[str, Any], final: bool) -> list[int] | None:
     town = params.get("town", "town")
     threats = list(params.get("threats", ["mafia"]))
     share = float(params.get("share", 0.5))
-    # one pass over the seats: the living of each team (the winners' list only once there are any)
-    alive: dict[str | None, int] = {}
-    living = 0
+    # one pass over the seats: the team of each living player (World.team's own table, as far as
+    # it is filled; the winners' list only once somebody wins)
     is_alive, team_of = g.alive, g.team
-    known = g.rules.derived_cache.get(("teams",)) or {}  # World.team's own table, as far as it is filled
+    known = g.rules.derived_cache.get(("teams",)) or {}
     players = g.state.players
-    for p in players:
-        if p.statuses and not is_alive(p):
-            continue
-        t = known.get(p.role if p.character is None else (p.role, p.character), _UNKNOWN)
-        if t is _UNKNOWN:
-            t = team_of(p)
-        living += 1
-        alive[t] = alive.get(t, 0) + 1
+    teams = [known.get(p.role if p.character is None else (p.role, p.character), _UNKNOWN)
+             for p in players if not p.statuses or is_alive(p)]
+    if _UNKNOWN in teams:
+        teams = [team_of(p) for p in players if not p.statuses or is_alive(p)]
+    living = len(teams)
     if not living:
         return []
+    alive = {t: teams.count(t) for t in threats}
     for t in threats:
-        if alive.get(t) and alive[t] >= share * living:
+        if alive[t] and alive[t] >= share * living:
             return [p.pid for p in players if team_of(p) == t]
-    if not any(alive.get(t) for t in threats):
+    if not any(alive[t] for t in threats):
         return [p.pid for p in players if team_of(p) == town]
     return [] if final else None
