@@ -406,8 +406,12 @@ def _report(ctx: Ctx, before: dict[int, tuple[dict[str, int], dict[str, int], se
             stat0 = before.get(pid, BARE)[2]
             kinds = new_kinds.get(pid, NONE)
             stat1 = set(p.statuses)
-            if stat1 == stat0 and "blocked" not in kinds:
-                continue  # as before, and no block got on the way (status_notices tells nothing else)
+            if stat1 == stat0:
+                if "blocked" not in kinds:
+                    continue  # as before, and no block got on the way (status_notices tells nothing else)
+                if not stat0:  # nothing gained or lost, nothing held: only the block's notice
+                    status_notices(game, pid, [], [], kinds)
+                    continue
             _report_statuses(game, p, stat0, stat1, kinds, [])
         return
     st.tick += 1  # bonuses read at the start of the next tick
