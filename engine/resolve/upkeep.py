@@ -125,8 +125,8 @@ def record_able(game: Game) -> None:
     if cut and cut.tick < st.tick <= cut.last:
         return
     # a player under no status at all is alive and free to act (``able_now`` without asking)
-    now = [p.pid for p in st.players if not p.statuses or able_now(game, p)]
-    able.pids = sorted(set(able.pids).union(now)) if able.pids else sorted(now)  # each seat once already
+    now = [p.pid for p in st.players if not p.statuses or able_now(game, p)]  # by seat (players[pid])
+    able.pids = sorted(set(able.pids).union(now)) if able.pids else now  # each seat once already
 
 
 def owes_turn(game: Game, p: Player) -> bool:
