@@ -213,7 +213,14 @@ class World:
         gone = self.rules.gone_status_ids  # dead or out of play
         if gone.isdisjoint(p.statuses):
             return True
-        return not any(s.dead or s.out_of_play for s in self.status_flags(p))
+        # out while one of those is in force now (status_flags' test, for those statuses alone)
+        t = self.state.tick
+        statuses = p.statuses
+        for sid in gone.intersection(statuses):
+            s = statuses[sid]
+            if (s.until is None or s.until > t) and s.since <= t:
+                return False
+        return True
 
     def living(self) -> list[Player]:
         alive = self.alive
