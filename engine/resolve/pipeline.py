@@ -196,10 +196,14 @@ def _new_kinds(st: Any, before: dict[int, tuple[dict[str, int], dict[str, int], 
     got none that is still to run out."""
     out: dict[int, set[str]] = {}
     for p in st.players:
-        if p.statuses:
+        statuses = p.statuses
+        if statuses:
             old = before.get(p.pid)
-            new = p.statuses.keys() - old[2] if old is not None else p.statuses.keys()
-            out[p.pid] = {p.statuses[sid].kind for sid in new} if new else set()
+            if old is None:  # held none as the resolve began: every status is new
+                out[p.pid] = {s.kind for s in statuses.values()}
+                continue
+            new = statuses.keys() - old[2]
+            out[p.pid] = {statuses[sid].kind for sid in new} if new else set()
     return out
 
 
