@@ -37,7 +37,7 @@ def _superseded(ctx: Ctx, intent: Intent) -> Intent | None:
         for other in ctx.intents:  # in the night's order, kept in each list
             index.setdefault(ctx.ability(other).id, []).append(other)
     mine = index.get(ctx.ability(intent).id, ())
-    if len(mine) < 2:
+    if not mine or (len(mine) == 1 and mine[0] is intent):
         return None  # nobody else submitted it
     players = g.state.players
     own = team(g, players[intent.pid])
