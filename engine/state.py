@@ -10,6 +10,7 @@ import random
 from dataclasses import MISSING, dataclass, field, fields, is_dataclass
 from typing import Any, Literal, TypeVar, get_args
 
+from .errors import GameError
 from .registry import BOOK_MEMORY
 
 T = TypeVar("T")
@@ -112,7 +113,15 @@ Audience = Literal["public", "players", "faction", "gm"]
 AUDIENCES: tuple[str, ...] = get_args(Audience)  # the closed set, from the type itself
 
 
-@dataclass
+class AudienceError(GameError, ValueError):
+    """An event whose audience is not of :data:`AUDIENCES`: a misuse of the engine when emitted
+    (:meth:`engine.world.World.emit`), a bad value when built or restored."""
+
+
+_NO_IDS: Any = object()  # Event's ``ids`` not given: a new empty list
+
+
+@dataclass(init=False)
 class Event:
     tick: int
     key: str
@@ -120,10 +129,17 @@ class Event:
     audience: Audience
     ids: list[Any] = field(default_factory=list)
 
-    def __post_init__(self) -> None:
-        # every event, emitted, restored or built by a step, has a reader from the closed set
-        if self.audience not in AUDIENCES:
-            raise ValueError(f"event {self.key!r}: audience {self.audience!r} is not one of {', '.join(AUDIENCES)}")
+    def __init__(self, tick: int, key: str, args: dict[str, Any], audience: Audience, ids: list[Any] = _NO_IDS) -> None:
+        # the dataclass's own __init__ and __post_init__ in one (an event is built for every line
+        # of a resolve): every event, emitted, restored or built by a step, has a reader from the
+        # closed set (the one check of it: World.emit leaves it to this)
+        if audience not in AUDIENCES:
+            raise AudienceError(f"event {key!r}: audience {audience!r} is not one of {', '.join(AUDIENCES)}")
+        self.tick = tick
+        self.key = key
+        self.args = args
+        self.audience = audience
+        self.ids = [] if ids is _NO_IDS else ids
 
 
 @dataclass

@@ -16,7 +16,7 @@ from .errors import ActionError, GameError
 from .registry import VOTES
 from .ruleset import AbilityDef, RoleDef, Ruleset, Selector, SlotDef
 from .settings import GameSettings
-from .state import AUDIENCES, Audience, Event, Faction, GameState, Player, Status
+from .state import Audience, Event, Faction, GameState, Player, Status
 
 
 def blocked_by_status(game: World, p: Player, key: str, slot: str, tick: int) -> bool:
@@ -213,7 +213,14 @@ class World:
         gone = self.rules.gone_status_ids  # dead or out of play
         if gone.isdisjoint(p.statuses):
             return True
-        return not any(s.dead or s.out_of_play for s in self.status_flags(p))
+        # out while one of those is in force now (status_flags' test, for those statuses alone)
+        t = self.state.tick
+        statuses = p.statuses
+        for sid in gone.intersection(statuses):
+            s = statuses[sid]
+            if (s.until is None or s.until > t) and s.since <= t:
+                return False
+        return True
 
     def living(self) -> list[Player]:
         alive = self.alive
@@ -288,8 +295,7 @@ class World:
     def emit(self, key: str, audience: Audience, ids: list[Any] | None = None, **args: Any) -> Event:
         """Log an event for ``audience`` (required: who may read it); ``players`` and
         ``faction`` name their readers in ``ids``."""
-        if audience not in AUDIENCES:
-            raise GameError(f"event {key!r}: audience {audience!r} is not one of {', '.join(AUDIENCES)}")
+        # (an audience outside the closed set: Event refuses it, an AudienceError, a GameError)
         if audience == "faction" and not ids:
             raise GameError(f"event {key!r}: a faction event names its faction in ids")
         st = self.state

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from ..game import Game
 
 
-@dataclass
+@dataclass(slots=True)  # (no attribute but its fields: built once a resolve, read all through it)
 class Ctx:
     game: Game
     tick: int
@@ -72,9 +72,12 @@ class Ctx:
         (a character's immunity). ``over``: only changes bigger than that (``amount``) stop.
         """
         g = self.game
+        lasting = g.passives(target, "protection")
+        if not target.statuses and not lasting:
+            return None  # nothing that could stop it
         found = [s.data for sid, s in sorted(target.statuses.items())
                  if s.kind == "protected" and g.active(target, sid, self.tick)] if target.statuses else []
-        found += [{"by": target.pid, **x} for x in g.passives(target, "protection")]
+        found += [{"by": target.pid, **x} for x in lasting]
         for data in found:
             against = data.get("against", [])
             if "*" not in against and not set(against) & set(labels):

@@ -297,13 +297,14 @@ def kill(ctx: Ctx, t: Player, cause: str, status: str | None = None) -> None:
         t.statuses.pop(poison, None)
     for sid in ddef.clears:
         t.statuses.pop(sid, None)
-    hp = g.settings.hp_stat
+    settings = g.settings
+    hp = settings.hp_stat
     if hp:
         t.stats[hp] = min(0, t.stats.get(hp, 0))
     for f in factions:
         remove_member(g, f, t.pid, reason="death")
     g.emit("gm.death", "gm", player=t.pid, cause=cause)
-    for fact in g.settings.death_reveals or []:
+    for fact in settings.death_reveals or []:
         if reveal[fact] is not None:  # a player dealt no character has none to reveal
             g.emit(f"death.{fact}", "public", player=t.pid, value=reveal[fact])
 

@@ -99,14 +99,19 @@ def resolve_tick(game: Game) -> list[Event]:
     # and the order of its actions change nothing the own stats read (notices.CHAIN)
     ctx.scratch[CHAIN] = True
     by_step: dict[str, list[Intent]] = {}
+    step_cache = game.rules.step_cache  # (Ctx.step_of's own table)
     for i in intents:
-        by_step.setdefault(ctx.step_of(i), []).append(i)
+        sid = step_cache.get((i.ability, i.option))
+        by_step.setdefault(sid if sid is not None else ctx.step_of(i), []).append(i)
+    known = how.orders_known  # (then no step's order can be refused: the settings' is of the set)
     for step in game.rules.steps[info.kind]:
         if step.kind == "actions":
             if how.step_stats:
                 ctx.step_stats = {p.pid: dict(p.stats) for p in st.players}
             todo = by_step.get(step.id)
-            if todo or not how.orders_known:
+            if todo is not None and len(todo) == 1 and known:
+                run(ctx, todo[0])  # one action runs alike in every order (run_in_order)
+            elif todo or not known:
                 run_in_order(ctx, step, todo or [], run)
         elif how.stats:
             tracked(ctx, step_cause(game, step), lambda step=step: STEPS[step.kind](ctx, step))
@@ -122,6 +127,7 @@ def resolve_tick(game: Game) -> list[Event]:
     outcome = ctx.outcome
     reasons = ctx.reasons
     emit = game.emit
+    ability_def = game.ability_def
     turn = info.turn
     spends, tell_blocked = settings.blocked_spends, settings.tell_blocked
     results = settings.tell_results and game.private_notices  # else action_result tells nothing
@@ -130,7 +136,7 @@ def resolve_tick(game: Game) -> list[Event]:
         # blocked action spends no use, cooldown or lane, as if it had not been submitted
         result = outcome.setdefault(intent.seq, "applied")
         if result != "blocked" or spends:
-            _spend(game, intent, turn)
+            _spend(game, intent, turn, ability_def(intent.ability))
         emit(
             "trace.action", "gm",
             actor=intent.pid, ability=intent.ability, targets=list(intent.targets), option=intent.option,
@@ -190,10 +196,14 @@ def _new_kinds(st: Any, before: dict[int, tuple[dict[str, int], dict[str, int], 
     got none that is still to run out."""
     out: dict[int, set[str]] = {}
     for p in st.players:
-        if p.statuses:
+        statuses = p.statuses
+        if statuses:
             old = before.get(p.pid)
-            new = p.statuses.keys() - old[2] if old is not None else p.statuses.keys()
-            out[p.pid] = {p.statuses[sid].kind for sid in new} if new else set()
+            if old is None:  # held none as the resolve began: every status is new
+                out[p.pid] = {s.kind for s in statuses.values()}
+                continue
+            new = statuses.keys() - old[2]
+            out[p.pid] = {statuses[sid].kind for sid in new} if new else set()
     return out
 
 
@@ -400,8 +410,12 @@ def _report(ctx: Ctx, before: dict[int, tuple[dict[str, int], dict[str, int], se
             stat0 = before.get(pid, BARE)[2]
             kinds = new_kinds.get(pid, NONE)
             stat1 = set(p.statuses)
-            if stat1 == stat0 and "blocked" not in kinds:
-                continue  # as before, and no block got on the way (status_notices tells nothing else)
+            if stat1 == stat0:
+                if "blocked" not in kinds:
+                    continue  # as before, and no block got on the way (status_notices tells nothing else)
+                if not stat0:  # nothing gained or lost, nothing held: only the block's notice
+                    status_notices(game, pid, [], [], kinds)
+                    continue
             _report_statuses(game, p, stat0, stat1, kinds, [])
         return
     st.tick += 1  # bonuses read at the start of the next tick

@@ -54,7 +54,8 @@ def swaps_maybe(ctx: Ctx) -> bool:
     soon as a swap is put (a swap taken back leaves it True: the full look then finds none)."""
     found = ctx.scratch.get(MAYBE)
     if found is None:
-        found = ctx.scratch[MAYBE] = any(s.kind == KIND for p in ctx.game.state.players for s in p.statuses.values())
+        found = ctx.scratch[MAYBE] = any(s.kind == KIND for p in ctx.game.state.players if p.statuses
+                                          for s in p.statuses.values())
     return found
 
 

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import GameError
 from ..state import Intent, Player
 from .context import Ctx
-from .swaps import swap_targets, swaps_maybe
+from .swaps import MAYBE, swap_targets, swaps_maybe
 
 if TYPE_CHECKING:
     pass
@@ -17,8 +17,12 @@ def recipients(ctx: Ctx, intent: Intent, eff: Any) -> list[Player]:
     g = ctx.game
     to = eff.to
     if to == "target" and eff.where is None and len(intent.targets) == 1:  # the common case: one target
-        people = [g.player(intent.targets[0])]
-        if swaps_maybe(ctx):
+        t = intent.targets[0]
+        people = [g.state.players[t] if type(t) is int else g.player(t)]  # (World.player of a seat)
+        maybe = ctx.scratch.get(MAYBE)
+        if maybe is None:
+            maybe = swaps_maybe(ctx)
+        if maybe:
             people = swap_targets(ctx, intent, people)
         return reroute(ctx, intent, people) if people[0].statuses else people
     actor = g.player(intent.pid)

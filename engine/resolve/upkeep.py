@@ -60,11 +60,13 @@ def apply_bands(game: Game, announce: bool = True) -> None:
                 p.statuses[want] = Status(id=want, since=game.state.tick)
 
 
-def _spend(game: Game, intent: Intent, turn: str | None = None) -> None:
+def _spend(game: Game, intent: Intent, turn: str | None = None, ab: Any = None) -> None:
     """Spend what ``intent`` uses: its lane of the turn (``turn``: the current one, given by a
-    caller that knows it), its cooldown, a use, its once-per-target marks."""
+    caller that knows it), its cooldown, a use, its once-per-target marks. ``ab``: the
+    intent's ability, given by a caller that has it."""
     p = game.state.players[intent.pid]
-    ab = game.ability_def(intent.ability)
+    if ab is None:
+        ab = game.ability_def(intent.ability)
     if turn is None:
         turn = game.info.turn
     lanes = p.spent.get(turn)
@@ -123,8 +125,8 @@ def record_able(game: Game) -> None:
     if cut and cut.tick < st.tick <= cut.last:
         return
     # a player under no status at all is alive and free to act (``able_now`` without asking)
-    now = [p.pid for p in st.players if not p.statuses or able_now(game, p)]
-    able.pids = sorted(set(able.pids).union(now)) if able.pids else sorted(now)  # each seat once already
+    now = [p.pid for p in st.players if not p.statuses or able_now(game, p)]  # by seat (players[pid])
+    able.pids = sorted(set(able.pids).union(now)) if able.pids else now  # each seat once already
 
 
 def owes_turn(game: Game, p: Player) -> bool:

@@ -17,20 +17,32 @@ if TYPE_CHECKING:
     from ...resolve.context import Ctx
 
 
+_UNKNOWN: Any = object()  # not in World.team's table yet
+
+
 def team(g: Game, p: Player) -> str | None:
     """A player's team (:meth:`engine.world.World.team`)."""
     return g.team(p)
 
 
 def _superseded(ctx: Ctx, intent: Intent) -> Intent | None:
-    """The later team kill of a living teammate that replaces ``intent`` this night, if any."""
+    """The later team kill of a living teammate that replaces ``intent`` this night, if any
+    (the first such in the night's order). The night's actions are indexed once by ability id
+    (they do not change while it resolves): only the other submissions of the same ability
+    are looked at, and their teams only then."""
     g = ctx.game
-    me = g.player(intent.pid)
-    ab = ctx.ability(intent)
-    for other in ctx.intents:
-        if other.seq <= intent.seq or other.pid == intent.pid:
-            continue
-        if ctx.ability(other).id == ab.id and team(g, g.player(other.pid)) == team(g, me):
+    index = ctx.scratch.get("classic_by_ability_id")
+    if index is None:
+        index = ctx.scratch["classic_by_ability_id"] = {}
+        for other in ctx.intents:  # in the night's order, kept in each list
+            index.setdefault(ctx.ability(other).id, []).append(other)
+    mine = index.get(ctx.ability(intent).id, ())
+    if not mine or (len(mine) == 1 and mine[0] is intent):
+        return None  # nobody else submitted it
+    players = g.state.players
+    own = team(g, players[intent.pid])
+    for other in mine:
+        if other.seq > intent.seq and other.pid != intent.pid and team(g, players[other.pid]) == own:
             return other
     return None
 
@@ -103,16 +115,22 @@ def parity(g: Game, params: dict[str, Any], final: bool) -> list[int] | None:
     town = params.get("town", "town")
     threats = list(params.get("threats", ["mafia"]))
     share = float(params.get("share", 0.5))
-    living = g.living()
+    # one pass over the seats: the team of each living player (World.team's own table, as far as
+    # it is filled; the winners' list only once somebody wins)
+    is_alive, team_of = g.alive, g.team
+    known = g.rules.derived_cache.get(("teams",)) or {}
+    players = g.state.players
+    teams = [known.get(p.role if p.character is None else (p.role, p.character), _UNKNOWN)
+             for p in players if not p.statuses or is_alive(p)]
+    if _UNKNOWN in teams:
+        teams = [team_of(p) for p in players if not p.statuses or is_alive(p)]
+    living = len(teams)
     if not living:
         return []
-    alive: dict[str | None, int] = {}
-    for p in living:
-        t = g.team(p)
-        alive[t] = alive.get(t, 0) + 1
+    alive = {t: teams.count(t) for t in threats}
     for t in threats:
-        if alive.get(t) and alive[t] >= share * len(living):
-            return [p.pid for p in g.state.players if team(g, p) == t]
-    if not any(alive.get(t) for t in threats):
-        return [p.pid for p in g.state.players if team(g, p) == town]
+        if alive[t] and alive[t] >= share * living:
+            return [p.pid for p in players if team_of(p) == t]
+    if not any(alive[t] for t in threats):
+        return [p.pid for p in players if team_of(p) == town]
     return [] if final else None
