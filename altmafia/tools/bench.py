@@ -440,11 +440,7 @@ async def _delivered(b: Bench, title: str, resolves: int, make_bot: BotFactory) 
         env = simcord.Env(bot, settle_timeout=60.0)
         await env.start()
         try:
-            guild = env.create_guild("bench")
-            lobby = guild.create_text_channel("lobby")
-            gm = guild.add_member(env.create_user("gm"))
-            members = [guild.add_member(env.create_user(f"p{i}", global_name=f"Игрок{i + 1}")) for i in range(13)]
-            await gm.slash(lobby, "lobby create")
+            guild, lobby, gm, members = await _lobby_of_13(env)
             for m in members:
                 await m.slash(lobby, "lobby join")
             await gm.slash(lobby, "lobby start")
@@ -823,11 +819,7 @@ async def _discord(b: Bench, repeats: int, make_bot: BotFactory) -> None:
         env = simcord.Env(bot, settle_timeout=60.0)
         await env.start()
         try:
-            guild = env.create_guild("bench")
-            lobby = guild.create_text_channel("lobby")
-            gm = guild.add_member(env.create_user("gm"))
-            members = [guild.add_member(env.create_user(f"p{i}", global_name=f"Игрок{i + 1}")) for i in range(13)]
-            await gm.slash(lobby, "lobby create")
+            guild, lobby, gm, members = await _lobby_of_13(env)
             store = bot.store
             for lid in await store.lobbies(guild.id):  # the same deal every run (the production seed is random)
                 await store.update_lobby(lid, lambda data: data.update(seed=BENCH_SEED))
@@ -888,6 +880,16 @@ async def _discord(b: Bench, repeats: int, make_bot: BotFactory) -> None:
 
 COMMAND_DAYS = (1, 7)  # the days the command path is timed at (day 7: the book's last day)
 BENCH_SEED = 11  # the Discord game's seed (production draws one at random): the same game every run
+
+
+async def _lobby_of_13(env: Any) -> tuple[Any, Any, Any, list[Any]]:
+    """A guild with a lobby channel, a GM and 13 members under SimCord; the GM creates the lobby."""
+    guild = env.create_guild("bench")
+    lobby = guild.create_text_channel("lobby")
+    gm = guild.add_member(env.create_user("gm"))
+    members = [guild.add_member(env.create_user(f"p{i}", global_name=f"Игрок{i + 1}")) for i in range(13)]
+    await gm.slash(lobby, "lobby create")
+    return guild, lobby, gm, members
 
 
 async def _bot_tick(bot: Any, env: Any, store: Store, gid: str, rnd: random.Random) -> tuple[str, list[Any], list[Any]]:
