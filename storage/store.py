@@ -1826,14 +1826,20 @@ class Store:
             try:
                 stopped = await db.batch(steps, lambda: self._point(point))
             except Exception as exc:
-                if db.is_driver_error(exc):
-                    why = db.explain(exc)
-                    raise StorageError(f"{label} failed, nothing was written: {why}" if why else
-                                       f"{self.location}: {label} failed ({exc}); nothing was written.") from exc
+                self._raise_unwritten(label, exc)
                 raise
         if stopped is None:
             self._count(label)
         return stopped
+
+    def _raise_unwritten(self, label: str, exc: Exception) -> None:
+        """A database driver's error of a write transaction as a :class:`StorageError` (nothing
+        was written); any other error is left to the caller to raise as it is."""
+        db = self.backend
+        if db.is_driver_error(exc):
+            why = db.explain(exc)
+            raise StorageError(f"{label} failed, nothing was written: {why}" if why else
+                               f"{self.location}: {label} failed ({exc}); nothing was written.") from exc
 
     @asynccontextmanager
     async def _tx(self, label: str) -> AsyncIterator[Backend]:
@@ -1849,10 +1855,7 @@ class Store:
                     await db.rollback()
                     raise
             except Exception as exc:
-                if db.is_driver_error(exc):
-                    why = db.explain(exc)
-                    raise StorageError(f"{label} failed, nothing was written: {why}" if why else
-                                       f"{self.location}: {label} failed ({exc}); nothing was written.") from exc
+                self._raise_unwritten(label, exc)
                 raise
         self._count(label)
 
