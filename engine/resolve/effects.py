@@ -105,7 +105,7 @@ def put_block(ctx: Ctx, intent: Intent, t: Player, until: int | None, slots: lis
     («всем»), is not touched."""
     sid = f"blocked:{intent.seq}:{t.pid}"
     t.statuses[sid] = Status(id=sid, since=ctx.tick, until=until, data={"by": intent.pid, "slots": list(slots)}, kind="blocked")
-    ran = ctx.scratch.get("ran") or ()
+    ran = ctx.ran
     for other in ctx.intents_of(t.pid):
         if other.seq == intent.seq:
             continue
