@@ -75,6 +75,13 @@ class Ctx:
         (a character's immunity). ``over``: only changes bigger than that (``amount``) stop.
         """
         g = self.game
+        if not target.statuses and not target.grants:
+            # only their own lasting protections (World.passives' own table, not copied)
+            own = g.rules.derived_cache.get(("passives", target.role, target.character, "protection"))
+            if own is None:
+                own = g.passives(target, "protection")
+            if not own:
+                return None  # nothing that could stop it
         lasting = g.passives(target, "protection")
         if not target.statuses and not lasting:
             return None  # nothing that could stop it

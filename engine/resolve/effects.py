@@ -32,7 +32,10 @@ def _stopped(ctx: Ctx, intent: Intent, target: Player, labels: list[str], amount
 
 
 def _until(ctx: Ctx, eff: Any, default: str = "tick") -> int | None:
-    return ctx.game.clock.end_of(ctx.tick, eff.until or default, eff.cycles)
+    until = eff.until or default
+    if until == "tick":
+        return ctx.tick + 1  # (Clock.end_of's answer for "tick", the commonest)
+    return ctx.game.clock.end_of(ctx.tick, until, eff.cycles)
 
 
 def change_stat(ctx: Ctx, intent: Intent | None, target: Player, stat: str, delta: int, labels: list[str] = ()) -> bool:

@@ -251,12 +251,12 @@ def status_notices(game: Game, pid: int, gained: list[str], lost: list[str], new
     statuses already reach them as ``report.status_*`` with their own audience)."""
     if not gained and not lost and "blocked" not in new_kinds or not game.private_notices:
         return
-    if message_mode(game, pid) != "deliver":
+    if game.state.players[pid].statuses and message_mode(game, pid) != "deliver":  # (none: ``deliver``)
         return  # every notice below goes through ``tell``: none would reach them
     # (their mode is ``deliver``: each notice goes out as ``tell`` would send it)
     known = game.rules.status_by_id
     emit = game.emit
-    died = any(known[sid].dead for sid in gained if sid in known)
+    died = bool(gained) and any(known[sid].dead for sid in gained if sid in known)
     for sid in gained:
         if sid in known and known[sid].public:
             emit("notice.status_on", "players", [pid], status=sid)
