@@ -456,34 +456,38 @@ def _settle_and_report(game: Game, before: dict[int, tuple[dict[str, int], dict[
     for p in game.state.players:
         statuses = p.statuses
         old = before.get(p.pid)
-        if statuses:
-            if old is None:  # held none as the resolve began: every status is new
-                kinds = {s.kind for s in statuses.values()}
-            else:
-                new = statuses.keys() - old[2]
-                kinds = {statuses[sid].kind for sid in new} if new else set()
-            for sid, s in list(statuses.items()):
-                if s.until is not None and s.until <= next_tick:
-                    del statuses[sid]
-                    for stat, delta in s.data.get("restore", {}).items():
-                        p.stats[stat] = p.stats.get(stat, 0) + delta
-        elif old is None:  # held none, got none: no line; only the modifiers may run out
-            if p.modifiers:
-                p.modifiers = [m for m in p.modifiers if m.until is None or m.until > next_tick]
-            continue
-        else:
-            kinds = NONE
         if p.modifiers:
             p.modifiers = [m for m in p.modifiers if m.until is None or m.until > next_tick]
-        stat0 = old[2] if old is not None else NONE
-        stat1 = set(statuses)
-        if stat1 == stat0:
-            if "blocked" not in kinds:
-                continue  # as before, and no block got on the way (status_notices tells nothing else)
-            if not stat0:  # nothing gained or lost, nothing held: only the block's notice
+        if statuses:
+            # the report reads of the new kinds only whether a block is among them
+            # (status_notices): that is looked at as the statuses run out, in one pass
+            held = old[2] if old is not None else NONE
+            blocked = False
+            for sid, s in list(statuses.items()):
+                if not blocked and s.kind == "blocked" and sid not in held:
+                    blocked = True
+                if s.until is not None and s.until <= next_tick:
+                    del statuses[sid]
+                    restore = s.data.get("restore")
+                    if restore:  # a change «на сутки» is given back when its status runs out
+                        for stat, delta in restore.items():
+                            p.stats[stat] = p.stats.get(stat, 0) + delta
+            kinds = BLOCKED if blocked else NONE
+        elif old is None:
+            continue  # held none, got none: no line
+        else:
+            held, kinds = old[2], NONE
+        if not statuses and not held:
+            if kinds is BLOCKED:  # nothing gained or lost, nothing held: only the block's notice
                 status_notices(game, p.pid, [], [], kinds)
-                continue
-        _report_statuses(game, p, stat0, stat1, kinds, [])
+            continue
+        stat1 = set(statuses)
+        if stat1 == held and kinds is NONE:
+            continue  # as before, and no block got on the way (status_notices tells nothing else)
+        _report_statuses(game, p, held, stat1, kinds, [])
+
+
+BLOCKED: Any = frozenset({"blocked"})  # new kinds that hold a block (all the report reads of them)
 
 
 def _snapshot(game: Game, how: Plan) -> dict[int, tuple[dict[str, int], dict[str, int], set[str]]]:
