@@ -79,12 +79,12 @@ def resolve_tick(game: Game) -> list[Event]:
     if st.over:
         raise GameError("the game is over")
     first_event = len(st.events)
-    record_able(game)  # who could act in this period: the turn's inactivity reads the whole turn
+    info = game.info
+    record_able(game, info.turn)  # who could act in this period: the turn's inactivity reads the whole turn
     game.settle_orders()  # actions teammates gave for this tick (FactionRules.orders)
     if _holds_kind(st, "obliged"):
         game.submit_forced()  # a blackmailed player's forced move, if not made by the turn's end
     _random_actions(game)  # inactivity.mode random_action: a missing action is drawn at the turn's end
-    info = game.info
     tick = st.tick
     how = plan(game.rules)
     intents = sorted([i for i in st.intents if i.tick == tick], key=_by_seat)
@@ -206,7 +206,12 @@ def _by_seat(i: Intent) -> tuple[int, bool, int]:
 def _holds_kind(st: Any, kind: str) -> bool:
     """Whether any player holds a status of ``kind`` (none: the work that reads them has none
     to read)."""
-    return any(s.kind == kind for p in st.players if p.statuses for s in p.statuses.values())
+    for p in st.players:
+        if p.statuses:
+            for s in p.statuses.values():
+                if s.kind == kind:
+                    return True
+    return False
 
 
 def _new_kinds(st: Any, before: dict[int, tuple[dict[str, int], dict[str, int], set[str]]]) -> dict[int, set[str]]:
@@ -321,10 +326,17 @@ def run_intent(ctx: Ctx, intent: Intent) -> None:
             targets = intent.targets
             if direct and len(targets) == 1 and type(targets[0]) is int:
                 # targeting.recipients' own first case, answered here where it is certain:
-                # nobody may hold a swap (looked at), and the target holds no status to reroute it
-                people = [players[targets[0]]]
-                if people[0].statuses or scratch.get(MAYBE) is not False:
+                # nobody may hold a swap (looked at), and the target holds no status that
+                # reroutes it (targeting.reroute)
+                target = players[targets[0]]
+                people = [target]
+                if scratch.get(MAYBE) is not False:
                     people = recipients(ctx, intent, eff)
+                elif target.statuses:
+                    for s in target.statuses.values():
+                        if s.kind == "rerouted":
+                            people = recipients(ctx, intent, eff)
+                            break
             else:
                 people = recipients(ctx, intent, eff)
             handler(ctx, intent, eff, people)
@@ -594,8 +606,9 @@ def _check_end(ctx: Ctx) -> None:
     st = g.state
     vdef = g.rules.victory
     checker = VICTORIES[vdef.kind]
-    result = checker(g, vdef.params, final=st.tick >= g.end_tick)
-    if result is None and st.tick < g.end_tick:
+    final = st.tick >= g.end_tick
+    result = checker(g, vdef.params, final=final)
+    if result is None and not final:
         return
     st.over = True
     st.winner = list(result or [])
