@@ -109,10 +109,15 @@ def put_block(ctx: Ctx, intent: Intent, t: Player, until: int | None, slots: lis
     sid = f"blocked:{intent.seq}:{t.pid}"
     t.statuses[sid] = Status(id=sid, since=ctx.tick, until=until, data={"by": intent.pid, "slots": list(slots)}, kind="blocked")
     ran = ctx.ran
+    # a block of every action in force now covers each of them by itself (Ctx.is_blocked would
+    # find it): only an unblockable one, or the leader's action, escapes it
+    whole = not slots and (until is None or until > ctx.tick)
+    ability_def = ctx.game.ability_def
     for other in ctx.intents_of(t.pid):
         if other.seq == intent.seq:
             continue
-        if ctx.outcome.get(other.seq) in (None, "applied") and ctx.is_blocked(other):
+        if ctx.outcome.get(other.seq) in (None, "applied") and (
+                (not ability_def(other.ability).unblockable and other.via != "leader") if whole else ctx.is_blocked(other)):
             if other.seq in ran and not _withdraw(ctx, other):
                 ctx.note(other, "blocked_too_late")
                 continue

@@ -231,9 +231,20 @@ def message_mode(game: Game, pid: int) -> str:
     умерли в эту ночь или впали в кому, ничего не сообщается»): ``drop`` (the dead), ``hold``
     (the coma), or ``deliver``."""
     p = game.player(pid)
-    if not p.statuses:
+    statuses = p.statuses
+    if not statuses:
         return "deliver"  # no status, no mode but the plain one
-    have = {f.messages for f in game.status_flags(p)}
+    # the ruleset's statuses with a mode of their own (once per ruleset): only those can
+    # change it, and only while in force (World.status_flags' test, for those alone)
+    cache = game.rules.derived_cache
+    modes = cache.get(("message_modes",))
+    if modes is None:
+        modes = cache[("message_modes",)] = {s.id: s.messages for s in game.rules.statuses if s.messages != "deliver"}
+    if modes.keys().isdisjoint(statuses):
+        return "deliver"
+    t = game.state.tick
+    have = {modes[sid] for sid, s in statuses.items()
+            if sid in modes and (s.until is None or s.until > t) and s.since <= t}
     return "drop" if "drop" in have else "hold" if "hold" in have else "deliver"
 
 

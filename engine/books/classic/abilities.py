@@ -31,7 +31,7 @@ def _superseded(ctx: Ctx, intent: Intent) -> Intent | None:
     (they do not change while it resolves): only the other submissions of the same ability
     are looked at, and their teams only then."""
     g = ctx.game
-    ability_def = g.ability_def
+    ability_def = g.ability_def  # (called directly: Ctx.ability's own answer)
     index = ctx.scratch.get("classic_by_ability_id")
     if index is None:
         index = ctx.scratch["classic_by_ability_id"] = {}
@@ -80,11 +80,11 @@ def classic_check(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> N
     if not g.alive(g.player(intent.pid)):
         ctx.note(intent, "actor_dead")
         return
-    guilty = set(eff.params.get("guilty", ["mafia"]))
-    innocent = set(eff.params.get("appears_innocent", []))
+    guilty = eff.params.get("guilty", ["mafia"])
+    innocent = eff.params.get("appears_innocent", [])
     for t in people:
         role = t.character or t.role
-        value = team(g, t) in guilty and role not in innocent
+        value = g.team(t) in guilty and role not in innocent  # (team: World.team)
         ctx.emit("classic.check_guilty" if value else "classic.check_innocent", "players", [intent.pid], target=t.pid)
 
 
