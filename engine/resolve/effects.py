@@ -109,9 +109,7 @@ def put_block(ctx: Ctx, intent: Intent, t: Player, until: int | None, slots: lis
     sid = f"blocked:{intent.seq}:{t.pid}"
     t.statuses[sid] = Status(id=sid, since=ctx.tick, until=until, data={"by": intent.pid, "slots": list(slots)}, kind="blocked")
     ran = ctx.ran
-    # a block of every action in force now covers each of them by itself (Ctx.is_blocked would
-    # find it): only an unblockable one, or the leader's action, escapes it
-    whole = not slots and (until is None or until > ctx.tick)
+    whole = _blocks_all_now(slots, until, ctx.tick)
     ability_def = ctx.game.ability_def
     for other in ctx.intents_of(t.pid):
         if other.seq == intent.seq:
@@ -122,6 +120,13 @@ def put_block(ctx: Ctx, intent: Intent, t: Player, until: int | None, slots: lis
                 ctx.note(other, "blocked_too_late")
                 continue
             ctx.outcome[other.seq] = "blocked"
+
+
+def _blocks_all_now(slots: list[str], until: int | None, tick: int) -> bool:
+    """Whether a block just put (since ``tick``) covers every action and is in force at
+    ``tick``: then it covers each of the target's actions by itself (``Ctx.is_blocked`` would
+    find it), and only an unblockable one, or the leader's action, escapes it."""
+    return not slots and (until is None or until > tick)
 
 
 def _withdraw(ctx: Ctx, intent: Intent) -> bool:
