@@ -93,6 +93,8 @@ def resolve_tick(game: Game) -> list[Event]:
         runs = game.rules.derived_cache[("ability_runs",)] = {}
     ctx = Ctx(game=game, tick=tick, intents=intents, first_event=first_event, runs=runs)
     before = _snapshot(game, how)
+    if not before and not how.stats:  # nobody holds a status: nobody holds a swap (swaps.swaps_maybe's answer)
+        ctx.scratch[MAYBE] = False
     if how.stats and game.private_notices:  # the own stats as the resolve begins are the snapshot's (notices.OWN)
         seed_own(ctx, {pid: row[1] for pid, row in before.items()})
     if how.unreachable:
@@ -131,7 +133,6 @@ def resolve_tick(game: Game) -> list[Event]:
     outcome = ctx.outcome
     reasons = ctx.reasons
     emit = game.emit
-    ability_def = game.ability_def
     turn = info.turn
     spends, tell_blocked = settings.blocked_spends, settings.tell_blocked
     results = settings.tell_results and game.private_notices  # else action_result tells nothing
@@ -142,10 +143,8 @@ def resolve_tick(game: Game) -> list[Event]:
         # blocked action spends no use, cooldown or lane, as if it had not been submitted
         result = outcome.setdefault(intent.seq, "applied")
         if result != "blocked" or spends:
-            key = intent.ability
-            ab = ability_def(key)
-            run = runs.get(key)
-            if run is not None and run.ab is ab and run.lane_only and intent.via is None:
+            run = runs.get(intent.ability) or _make_run(ctx, intent.ability)
+            if run.lane_only and intent.via is None:
                 spent = players[intent.pid].spent  # upkeep._spend where it spends the lane alone
                 lanes = spent.get(turn)
                 if lanes is None:
@@ -153,7 +152,7 @@ def resolve_tick(game: Game) -> list[Event]:
                 elif intent.lane not in lanes:
                     lanes.append(intent.lane)
             else:
-                _spend(game, intent, turn, ab)
+                _spend(game, intent, turn, run.ab)
         # (World.emit's event, built here: a GM event names nobody)
         events.append(Event(st.tick, "trace.action", {
             "actor": intent.pid, "ability": intent.ability, "targets": list(intent.targets), "option": intent.option,
@@ -295,7 +294,8 @@ def run_intent(ctx: Ctx, intent: Intent) -> None:
         ctx.note(intent, f"via:{intent.via}")
     game = ctx.game
     key = intent.ability
-    ab = game.ability_def(key)
+    run = ctx.runs.get(key) or _make_run(ctx, key)
+    ab = run.ab
     players = game.state.players
     # (Ctx.is_blocked: an actor without any status is never blocked)
     if ctx.outcome.get(intent.seq) == "blocked" or (players[intent.pid].statuses and ctx.is_blocked(intent, ab)):
@@ -309,12 +309,7 @@ def run_intent(ctx: Ctx, intent: Intent) -> None:
     acted = ctx.acted
     for t in intent.targets or [None]:
         acted.append({"tick": ctx.tick, "actor": intent.pid, "target": t, "ability": key, "blocked": False})
-    run = ctx.runs.get(key)
-    if run is None or run.ab is not ab:
-        run = ability_run(game, key, ab)
-        if run is not None:
-            ctx.runs[key] = run
-    if run is None:  # (an ability with options, or an op unknown here: the general path)
+    if run.effects is None:  # (an ability with options, or an op unknown here: the general path)
         for eff in ab.all_effects(intent.option):
             handler = EFFECTS.get(eff.op)
             if handler is None:
@@ -346,31 +341,39 @@ def run_intent(ctx: Ctx, intent: Intent) -> None:
 @dataclass(frozen=True, slots=True)
 class AbilityRun:
     """What running and spending one ability comes to, worked out once per ruleset and ability
-    (:func:`ability_run`): its effects' handlers looked up (a book's ``impl`` named directly),
-    whether each reaches the action's one target as it stands, and whether spending it is
-    only its lane of the turn."""
+    (:func:`ability_run`, kept beside ``World.ability_def``'s own table): its effects' handlers
+    looked up (a book's ``impl`` named directly), whether each reaches the action's one
+    target as it stands, and whether spending it is only its lane of the turn."""
 
-    ab: Any  # the AbilityDef it was made of (a ruleset copied or changed makes its own)
-    effects: tuple[tuple[Any, Any, bool], ...]  # (handler, effect, to its one target with no filter)
+    ab: Any  # the AbilityDef (World.ability_def of its key)
+    # (handler, effect, to its one target with no filter); None: the general path runs it
+    effects: tuple[tuple[Any, Any, bool], ...] | None
     lane_only: bool  # no cooldown, no count of uses, no once-per mark (upkeep._spend's lane alone)
 
 
-def ability_run(game: Game, key: str, ab: Any) -> AbilityRun | None:
-    """The :class:`AbilityRun` of ability ``key`` (``ab``), or None where the general path
-    must run it: an ability with options (their effects depend on the option), or an effect
-    whose op (or impl) is not registered (the general path refuses it)."""
-    if ab.options:
-        return None
-    effects = []
-    for eff in ab.effects:
-        handler = EFFECTS.get(eff.op)
-        if handler is not None and eff.op == "impl":
-            handler = IMPLS.get(eff.impl or "")  # effects.op_impl's own lookup, made once
-        if handler is None:
-            return None
-        effects.append((handler, eff, eff.to == "target" and eff.where is None))
+def ability_run(game: Game, key: str, ab: Any) -> AbilityRun:
+    """The :class:`AbilityRun` of ability ``key`` (``ab``). Its effects are left to the general
+    path (None) for an ability with options (their effects depend on the option) and where
+    an effect's op (or impl) is not registered (the general path refuses it)."""
+    effects: list[tuple[Any, Any, bool]] | None = None
+    if not ab.options:
+        effects = []
+        for eff in ab.effects:
+            handler = EFFECTS.get(eff.op)
+            if handler is not None and eff.op == "impl":
+                handler = IMPLS.get(eff.impl or "")  # effects.op_impl's own lookup, made once
+            if handler is None:
+                effects = None
+                break
+            effects.append((handler, eff, eff.to == "target" and eff.where is None))
     lane_only = not _cooldown(game, key, ab) and ab.uses_per_game is None and not ab.once_per
-    return AbilityRun(ab=ab, effects=tuple(effects), lane_only=lane_only)
+    return AbilityRun(ab=ab, effects=None if effects is None else tuple(effects), lane_only=lane_only)
+
+
+def _make_run(ctx: Ctx, key: str) -> AbilityRun:
+    """The ability's run, made at its first use in the ruleset (:func:`ability_run`)."""
+    run = ctx.runs[key] = ability_run(ctx.game, key, ctx.game.ability_def(key))
+    return run
 
 
 def _random_actions(game: Game) -> None:

@@ -50,7 +50,7 @@ def _everything(monkeypatch) -> None:
     monkeypatch.setattr(World, "true_stats", lambda self, p, ids: {sid: self.true_stat(p, sid) for sid in ids})
     # every action by the general path: its effects and handlers looked up as it runs, every
     # spend through upkeep._spend (no pipeline.AbilityRun is made)
-    monkeypatch.setattr(pipeline, "ability_run", lambda game, key, ab: None)
+    monkeypatch.setattr(pipeline, "ability_run", lambda game, key, ab: pipeline.AbilityRun(ab=ab, effects=None, lane_only=False))
     monkeypatch.setattr(effects, "_blocks_all_now", lambda slots, until, tick: False)  # Ctx.is_blocked asked
 
 
