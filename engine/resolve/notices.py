@@ -243,9 +243,14 @@ def message_mode(game: Game, pid: int) -> str:
     if modes.keys().isdisjoint(statuses):
         return "deliver"
     t = game.state.tick
-    have = {modes[sid] for sid, s in statuses.items()
-            if sid in modes and (s.until is None or s.until > t) and s.since <= t}
-    return "drop" if "drop" in have else "hold" if "hold" in have else "deliver"
+    hold = False
+    for sid, s in statuses.items():
+        mode = modes.get(sid)
+        if mode is not None and (s.until is None or s.until > t) and s.since <= t:
+            if mode == "drop":
+                return "drop"  # (before any hold)
+            hold = True
+    return "hold" if hold else "deliver"
 
 
 def tell(game: Game, pid: int, key: str, **args: Any) -> None:

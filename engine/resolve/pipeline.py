@@ -589,7 +589,7 @@ def _report_statuses(game: Game, p: Any, stat0: Any, stat1: set[str], kinds: Any
         if sid in known:
             pub = known[sid].public
             game.emit("report.status_on", "public" if pub else "players", [] if pub else [p.pid], player=p.pid, status=sid)
-    died = any(known[sid].dead for sid in on if sid in known)
+    died = bool(on) and any(known[sid].dead for sid in on if sid in known)
     for sid in off:
         if sid in known and not died:  # death says it all: no "no longer poisoned"
             pub = known[sid].public
