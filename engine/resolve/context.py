@@ -28,6 +28,9 @@ class Ctx:
     # read, so the actions of one step are simultaneous whatever the seat order
     step_stats: dict[int, dict[str, int]] = field(default_factory=dict)
     first_event: int = 0  # the index of this resolve's first event in the game's log
+    ran: set[int] = field(default_factory=set)  # the seqs of the actions that took effect so far
+    # ability key -> its pipeline.AbilityRun (the ruleset's own table, given by the resolve)
+    runs: dict[str, Any] = field(default_factory=dict)
 
     def intents_of(self, pid: int) -> list[Intent]:
         """This tick's actions of ``pid``, in the resolve's order (an index built once: the
@@ -72,6 +75,13 @@ class Ctx:
         (a character's immunity). ``over``: only changes bigger than that (``amount``) stop.
         """
         g = self.game
+        if not target.statuses and not target.grants:
+            # only their own lasting protections (World.passives' own table, not copied)
+            own = g.rules.derived_cache.get(("passives", target.role, target.character, "protection"))
+            if own is None:
+                own = g.passives(target, "protection")
+            if not own:
+                return None  # nothing that could stop it
         lasting = g.passives(target, "protection")
         if not target.statuses and not lasting:
             return None  # nothing that could stop it

@@ -32,7 +32,10 @@ def _stopped(ctx: Ctx, intent: Intent, target: Player, labels: list[str], amount
 
 
 def _until(ctx: Ctx, eff: Any, default: str = "tick") -> int | None:
-    return ctx.game.clock.end_of(ctx.tick, eff.until or default, eff.cycles)
+    until = eff.until or default
+    if until == "tick":
+        return ctx.tick + 1  # (Clock.end_of's answer for "tick", the commonest)
+    return ctx.game.clock.end_of(ctx.tick, until, eff.cycles)
 
 
 def change_stat(ctx: Ctx, intent: Intent | None, target: Player, stat: str, delta: int, labels: list[str] = ()) -> bool:
@@ -105,15 +108,25 @@ def put_block(ctx: Ctx, intent: Intent, t: Player, until: int | None, slots: lis
     («всем»), is not touched."""
     sid = f"blocked:{intent.seq}:{t.pid}"
     t.statuses[sid] = Status(id=sid, since=ctx.tick, until=until, data={"by": intent.pid, "slots": list(slots)}, kind="blocked")
-    ran = ctx.scratch.get("ran") or ()
+    ran = ctx.ran
+    whole = _blocks_all_now(slots, until, ctx.tick)
+    ability_def = ctx.game.ability_def
     for other in ctx.intents_of(t.pid):
         if other.seq == intent.seq:
             continue
-        if ctx.outcome.get(other.seq) in (None, "applied") and ctx.is_blocked(other):
+        if ctx.outcome.get(other.seq) in (None, "applied") and (
+                (not ability_def(other.ability).unblockable and other.via != "leader") if whole else ctx.is_blocked(other)):
             if other.seq in ran and not _withdraw(ctx, other):
                 ctx.note(other, "blocked_too_late")
                 continue
             ctx.outcome[other.seq] = "blocked"
+
+
+def _blocks_all_now(slots: list[str], until: int | None, tick: int) -> bool:
+    """Whether a block just put (since ``tick``) covers every action and is in force at
+    ``tick``: then it covers each of the target's actions by itself (``Ctx.is_blocked`` would
+    find it), and only an unblockable one, or the leader's action, escapes it."""
+    return not slots and (until is None or until > tick)
 
 
 def _withdraw(ctx: Ctx, intent: Intent) -> bool:

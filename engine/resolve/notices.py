@@ -231,10 +231,26 @@ def message_mode(game: Game, pid: int) -> str:
     умерли в эту ночь или впали в кому, ничего не сообщается»): ``drop`` (the dead), ``hold``
     (the coma), or ``deliver``."""
     p = game.player(pid)
-    if not p.statuses:
+    statuses = p.statuses
+    if not statuses:
         return "deliver"  # no status, no mode but the plain one
-    have = {f.messages for f in game.status_flags(p)}
-    return "drop" if "drop" in have else "hold" if "hold" in have else "deliver"
+    # the ruleset's statuses with a mode of their own (once per ruleset): only those can
+    # change it, and only while in force (World.status_flags' test, for those alone)
+    cache = game.rules.derived_cache
+    modes = cache.get(("message_modes",))
+    if modes is None:
+        modes = cache[("message_modes",)] = {s.id: s.messages for s in game.rules.statuses if s.messages != "deliver"}
+    if modes.keys().isdisjoint(statuses):
+        return "deliver"
+    t = game.state.tick
+    hold = False
+    for sid, s in statuses.items():
+        mode = modes.get(sid)
+        if mode is not None and (s.until is None or s.until > t) and s.since <= t:
+            if mode == "drop":
+                return "drop"  # (before any hold)
+            hold = True
+    return "hold" if hold else "deliver"
 
 
 def tell(game: Game, pid: int, key: str, **args: Any) -> None:
@@ -251,12 +267,12 @@ def status_notices(game: Game, pid: int, gained: list[str], lost: list[str], new
     statuses already reach them as ``report.status_*`` with their own audience)."""
     if not gained and not lost and "blocked" not in new_kinds or not game.private_notices:
         return
-    if message_mode(game, pid) != "deliver":
+    if game.state.players[pid].statuses and message_mode(game, pid) != "deliver":  # (none: ``deliver``)
         return  # every notice below goes through ``tell``: none would reach them
     # (their mode is ``deliver``: each notice goes out as ``tell`` would send it)
     known = game.rules.status_by_id
     emit = game.emit
-    died = any(known[sid].dead for sid in gained if sid in known)
+    died = bool(gained) and any(known[sid].dead for sid in gained if sid in known)
     for sid in gained:
         if sid in known and known[sid].public:
             emit("notice.status_on", "players", [pid], status=sid)

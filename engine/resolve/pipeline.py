@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ActionError, GameError
-from ..registry import EFFECTS, STEPS, VICTORIES, VOTES
+from ..registry import EFFECTS, IMPLS, STEPS, VICTORIES, VOTES
 from ..state import Event, Intent, PublishedAnon
 from . import effects as _effects  # noqa: F401  (registers the primitives)
 from . import steps as _steps  # noqa: F401  (registers the built-in steps)
@@ -29,8 +29,9 @@ from .notices import (
     tracked,
 )
 from .order import ORDERS, run_in_order
+from .swaps import MAYBE
 from .targeting import recipients
-from .upkeep import _spend, apply_bands, clamp, owes_turn, record_able
+from .upkeep import _cooldown, _spend, apply_bands, clamp, owes_turn, record_able
 
 if TYPE_CHECKING:
     from ..game import Game
@@ -78,17 +79,22 @@ def resolve_tick(game: Game) -> list[Event]:
     if st.over:
         raise GameError("the game is over")
     first_event = len(st.events)
-    record_able(game)  # who could act in this period: the turn's inactivity reads the whole turn
+    info = game.info
+    record_able(game, info.turn)  # who could act in this period: the turn's inactivity reads the whole turn
     game.settle_orders()  # actions teammates gave for this tick (FactionRules.orders)
     if _holds_kind(st, "obliged"):
         game.submit_forced()  # a blackmailed player's forced move, if not made by the turn's end
     _random_actions(game)  # inactivity.mode random_action: a missing action is drawn at the turn's end
-    info = game.info
     tick = st.tick
     how = plan(game.rules)
     intents = sorted([i for i in st.intents if i.tick == tick], key=_by_seat)
-    ctx = Ctx(game=game, tick=tick, intents=intents, first_event=first_event)
+    runs = game.rules.derived_cache.get(("ability_runs",))
+    if runs is None:
+        runs = game.rules.derived_cache[("ability_runs",)] = {}
+    ctx = Ctx(game=game, tick=tick, intents=intents, first_event=first_event, runs=runs)
     before = _snapshot(game, how)
+    if not before and not how.stats:  # nobody holds a status: nobody holds a swap (swaps.swaps_maybe's answer)
+        ctx.scratch[MAYBE] = False
     if how.stats and game.private_notices:  # the own stats as the resolve begins are the snapshot's (notices.OWN)
         seed_own(ctx, {pid: row[1] for pid, row in before.items()})
     if how.unreachable:
@@ -127,21 +133,30 @@ def resolve_tick(game: Game) -> list[Event]:
     outcome = ctx.outcome
     reasons = ctx.reasons
     emit = game.emit
-    ability_def = game.ability_def
     turn = info.turn
     spends, tell_blocked = settings.blocked_spends, settings.tell_blocked
     results = settings.tell_results and game.private_notices  # else action_result tells nothing
+    events = st.events
+    players = st.players
     for intent in intents:
         # setting ``blocked_spends: false`` (seed 003: the blocked actions «не учитываются»): a
         # blocked action spends no use, cooldown or lane, as if it had not been submitted
         result = outcome.setdefault(intent.seq, "applied")
         if result != "blocked" or spends:
-            _spend(game, intent, turn, ability_def(intent.ability))
-        emit(
-            "trace.action", "gm",
-            actor=intent.pid, ability=intent.ability, targets=list(intent.targets), option=intent.option,
-            result=result, reasons=reasons.get(intent.seq, []),
-        )
+            run = runs.get(intent.ability) or _make_run(ctx, intent.ability)
+            if run.lane_only and intent.via is None:
+                spent = players[intent.pid].spent  # upkeep._spend where it spends the lane alone
+                lanes = spent.get(turn)
+                if lanes is None:
+                    spent[turn] = [intent.lane]
+                elif intent.lane not in lanes:
+                    lanes.append(intent.lane)
+            else:
+                _spend(game, intent, turn, run.ab)
+        # (World.emit's event, built here: a GM event names nobody)
+        events.append(Event(st.tick, "trace.action", {
+            "actor": intent.pid, "ability": intent.ability, "targets": list(intent.targets), "option": intent.option,
+            "result": result, "reasons": reasons.get(intent.seq, [])}, "gm", []))
         if result == "blocked" and tell_blocked:
             emit("private.no_effect", "players", [intent.pid], ability=intent.ability)
         if results:
@@ -156,16 +171,19 @@ def resolve_tick(game: Game) -> list[Event]:
     if st.anons:
         _publish_anons(game)
     check = info.kind in how.thresholds
-    restored = {p.pid: dict(p.stats) for p in st.players} if check else {}
-    held = _new_kinds(st, before)
-    if how.stats:
-        tracked(ctx, "expired", lambda: _expire(game, tick + 1))
+    if not how.stats and not check and not st.core.pm_waiting:
+        _settle_and_report(game, before, tick + 1)  # the four below in one walk of the seats
     else:
-        _expire(game, tick + 1)
-    if check and any(p.stats != restored[p.pid] for p in st.players):
-        tracked(ctx, "prison_thresholds", lambda: _thresholds_at_once(ctx))
-    _deliver_waiting_pms(game)
-    _report(ctx, before, held, how)
+        restored = {p.pid: dict(p.stats) for p in st.players} if check else {}
+        held = _new_kinds(st, before)
+        if how.stats:
+            tracked(ctx, "expired", lambda: _expire(game, tick + 1))
+        else:
+            _expire(game, tick + 1)
+        if check and any(p.stats != restored[p.pid] for p in st.players):
+            tracked(ctx, "prison_thresholds", lambda: _thresholds_at_once(ctx))
+        _deliver_waiting_pms(game)
+        _report(ctx, before, held, how)
 
     st.intents = [i for i in st.intents if i.tick != tick]
     st.tick += 1
@@ -187,7 +205,12 @@ def _by_seat(i: Intent) -> tuple[int, bool, int]:
 def _holds_kind(st: Any, kind: str) -> bool:
     """Whether any player holds a status of ``kind`` (none: the work that reads them has none
     to read)."""
-    return any(s.kind == kind for p in st.players if p.statuses for s in p.statuses.values())
+    for p in st.players:
+        if p.statuses:
+            for s in p.statuses.values():
+                if s.kind == kind:
+                    return True
+    return False
 
 
 def _new_kinds(st: Any, before: dict[int, tuple[dict[str, int], dict[str, int], set[str]]]) -> dict[int, set[str]]:
@@ -270,28 +293,87 @@ def run_intent(ctx: Ctx, intent: Intent) -> None:
     if intent.via:
         ctx.note(intent, f"via:{intent.via}")
     game = ctx.game
-    ab = game.ability_def(intent.ability)
+    key = intent.ability
+    run = ctx.runs.get(key) or _make_run(ctx, key)
+    ab = run.ab
+    players = game.state.players
     # (Ctx.is_blocked: an actor without any status is never blocked)
-    if ctx.outcome.get(intent.seq) == "blocked" or (game.state.players[intent.pid].statuses and ctx.is_blocked(intent, ab)):
+    if ctx.outcome.get(intent.seq) == "blocked" or (players[intent.pid].statuses and ctx.is_blocked(intent, ab)):
         ctx.outcome[intent.seq] = "blocked"
         ctx.note(intent, "blocked")
         for t in intent.targets or [None]:  # a targetless action: target None
-            ctx.acted.append({"tick": ctx.tick, "actor": intent.pid, "target": t, "ability": intent.ability, "blocked": True})
+            ctx.acted.append({"tick": ctx.tick, "actor": intent.pid, "target": t, "ability": key, "blocked": True})
         return
     ctx.current = intent
-    ran = ctx.scratch.get("ran")
-    if ran is None:
-        ran = ctx.scratch["ran"] = set()
-    ran.add(intent.seq)
+    ctx.ran.add(intent.seq)
     acted = ctx.acted
     for t in intent.targets or [None]:
-        acted.append({"tick": ctx.tick, "actor": intent.pid, "target": t, "ability": intent.ability, "blocked": False})
-    for eff in ab.effects if not ab.options else ab.all_effects(intent.option):
-        handler = EFFECTS.get(eff.op)
-        if handler is None:
-            raise GameError(f"unknown effect op {eff.op!r}")
-        handler(ctx, intent, eff, recipients(ctx, intent, eff))
+        acted.append({"tick": ctx.tick, "actor": intent.pid, "target": t, "ability": key, "blocked": False})
+    if run.effects is None:  # (an ability with options, or an op unknown here: the general path)
+        for eff in ab.all_effects(intent.option):
+            handler = EFFECTS.get(eff.op)
+            if handler is None:
+                raise GameError(f"unknown effect op {eff.op!r}")
+            handler(ctx, intent, eff, recipients(ctx, intent, eff))
+    else:
+        scratch = ctx.scratch
+        for handler, eff, direct in run.effects:
+            targets = intent.targets
+            if direct and len(targets) == 1 and type(targets[0]) is int:
+                # targeting.recipients' own first case, answered here where it is certain:
+                # nobody may hold a swap (looked at), and the target holds no status that
+                # reroutes it (targeting.reroute)
+                target = players[targets[0]]
+                people = [target]
+                if scratch.get(MAYBE) is not False:
+                    people = recipients(ctx, intent, eff)
+                elif target.statuses:
+                    for s in target.statuses.values():
+                        if s.kind == "rerouted":
+                            people = recipients(ctx, intent, eff)
+                            break
+            else:
+                people = recipients(ctx, intent, eff)
+            handler(ctx, intent, eff, people)
     ctx.current = None
+
+
+@dataclass(frozen=True, slots=True)
+class AbilityRun:
+    """What running and spending one ability comes to, worked out once per ruleset and ability
+    (:func:`ability_run`, kept beside ``World.ability_def``'s own table): its effects' handlers
+    looked up (a book's ``impl`` named directly), whether each reaches the action's one
+    target as it stands, and whether spending it is only its lane of the turn."""
+
+    ab: Any  # the AbilityDef (World.ability_def of its key)
+    # (handler, effect, to its one target with no filter); None: the general path runs it
+    effects: tuple[tuple[Any, Any, bool], ...] | None
+    lane_only: bool  # no cooldown, no count of uses, no once-per mark (upkeep._spend's lane alone)
+
+
+def ability_run(game: Game, key: str, ab: Any) -> AbilityRun:
+    """The :class:`AbilityRun` of ability ``key`` (``ab``). Its effects are left to the general
+    path (None) for an ability with options (their effects depend on the option) and where
+    an effect's op (or impl) is not registered (the general path refuses it)."""
+    effects: list[tuple[Any, Any, bool]] | None = None
+    if not ab.options:
+        effects = []
+        for eff in ab.effects:
+            handler = EFFECTS.get(eff.op)
+            if handler is not None and eff.op == "impl":
+                handler = IMPLS.get(eff.impl or "")  # effects.op_impl's own lookup, made once
+            if handler is None:
+                effects = None
+                break
+            effects.append((handler, eff, eff.to == "target" and eff.where is None))
+    lane_only = not _cooldown(game, key, ab) and ab.uses_per_game is None and not ab.once_per
+    return AbilityRun(ab=ab, effects=None if effects is None else tuple(effects), lane_only=lane_only)
+
+
+def _make_run(ctx: Ctx, key: str) -> AbilityRun:
+    """The ability's run, made at its first use in the ruleset (:func:`ability_run`)."""
+    run = ctx.runs[key] = ability_run(ctx.game, key, ctx.game.ability_def(key))
+    return run
 
 
 def _random_actions(game: Game) -> None:
@@ -378,6 +460,51 @@ def _expire(game: Game, next_tick: int) -> None:
             p.modifiers = [m for m in p.modifiers if m.until is None or m.until > next_tick]
 
 
+def _settle_and_report(game: Game, before: dict[int, tuple[dict[str, int], dict[str, int], set[str]]],
+                       next_tick: int) -> None:
+    """:func:`_new_kinds`, :func:`_expire`, :func:`_deliver_waiting_pms` and :func:`_report`
+    in one walk of the seats, where they come to the same: a ruleset without stats (nothing
+    given back as a status runs out is read by a later seat's lines, and no threshold reads
+    it), no PM waiting (nothing is delivered between the statuses running out and the
+    report). Each seat's kinds are read before its statuses run out, its lines written after,
+    by seat, as :func:`_report` writes them."""
+    for p in game.state.players:
+        statuses = p.statuses
+        old = before.get(p.pid)
+        if p.modifiers:
+            p.modifiers = [m for m in p.modifiers if m.until is None or m.until > next_tick]
+        if statuses:
+            # the report reads of the new kinds only whether a block is among them
+            # (status_notices): that is looked at as the statuses run out, in one pass
+            held = old[2] if old is not None else NONE
+            blocked = False
+            for sid, s in list(statuses.items()):
+                if not blocked and s.kind == "blocked" and sid not in held:
+                    blocked = True
+                if s.until is not None and s.until <= next_tick:
+                    del statuses[sid]
+                    restore = s.data.get("restore")
+                    if restore:  # a change «на сутки» is given back when its status runs out
+                        for stat, delta in restore.items():
+                            p.stats[stat] = p.stats.get(stat, 0) + delta
+            kinds = BLOCKED if blocked else NONE
+        elif old is None:
+            continue  # held none, got none: no line
+        else:
+            held, kinds = old[2], NONE
+        if not statuses and not held:
+            if kinds is BLOCKED:  # nothing gained or lost, nothing held: only the block's notice
+                status_notices(game, p.pid, [], [], kinds)
+            continue
+        stat1 = set(statuses)
+        if stat1 == held and kinds is NONE:
+            continue  # as before, and no block got on the way (status_notices tells nothing else)
+        _report_statuses(game, p, held, stat1, kinds, [])
+
+
+BLOCKED: Any = frozenset({"blocked"})  # new kinds that hold a block (all the report reads of them)
+
+
 def _snapshot(game: Game, how: Plan) -> dict[int, tuple[dict[str, int], dict[str, int], set[str]]]:
     """Each player's base stats, own stats and status ids as the resolve begins. Without stats,
     only the players who hold a status (the others: none, :data:`BARE`)."""
@@ -462,7 +589,7 @@ def _report_statuses(game: Game, p: Any, stat0: Any, stat1: set[str], kinds: Any
         if sid in known:
             pub = known[sid].public
             game.emit("report.status_on", "public" if pub else "players", [] if pub else [p.pid], player=p.pid, status=sid)
-    died = any(known[sid].dead for sid in on if sid in known)
+    died = bool(on) and any(known[sid].dead for sid in on if sid in known)
     for sid in off:
         if sid in known and not died:  # death says it all: no "no longer poisoned"
             pub = known[sid].public
@@ -482,8 +609,9 @@ def _check_end(ctx: Ctx) -> None:
     st = g.state
     vdef = g.rules.victory
     checker = VICTORIES[vdef.kind]
-    result = checker(g, vdef.params, final=st.tick >= g.end_tick)
-    if result is None and st.tick < g.end_tick:
+    final = st.tick >= g.end_tick
+    result = checker(g, vdef.params, final=final)
+    if result is None and not final:
         return
     st.over = True
     st.winner = list(result or [])

@@ -54,8 +54,16 @@ def swaps_maybe(ctx: Ctx) -> bool:
     soon as a swap is put (a swap taken back leaves it True: the full look then finds none)."""
     found = ctx.scratch.get(MAYBE)
     if found is None:
-        found = ctx.scratch[MAYBE] = any(s.kind == KIND for p in ctx.game.state.players if p.statuses
-                                          for s in p.statuses.values())
+        found = False
+        for p in ctx.game.state.players:
+            if p.statuses:
+                for s in p.statuses.values():
+                    if s.kind == KIND:
+                        found = True
+                        break
+                if found:
+                    break
+        ctx.scratch[MAYBE] = found
     return found
 
 

@@ -113,11 +113,13 @@ def able_now(game: Game, p: Player) -> bool:
     return not any("*" in f.blocks_slots and not game.passives(p, f"acts_in_{f.id}") for f in game.status_flags(p))
 
 
-def record_able(game: Game) -> None:
+def record_able(game: Game, turn: str | None = None) -> None:
     """Note, as the period is resolved, who could act in it (``GameState.core.able``: the turn
-    and its pids). A period after a riot ended the day early («Спровоцировать бунт») is nobody's."""
+    and its pids). A period after a riot ended the day early («Спровоцировать бунт») is nobody's.
+    ``turn``: the current one, given by a caller that knows it."""
     st = game.state
-    turn = game.info.turn
+    if turn is None:
+        turn = game.info.turn
     able = st.core.able
     if able is None or able.turn != turn:
         able = st.core.able = Able(turn=turn)

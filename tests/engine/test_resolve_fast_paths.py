@@ -11,7 +11,7 @@ import random
 import pytest
 
 from config import load_ruleset, load_ruleset_file
-from engine.resolve import notices, order, pipeline, swaps, targeting
+from engine.resolve import effects, notices, order, pipeline, swaps, targeting
 from engine.world import World
 
 from .test_random_play import RULESETS, new_game, random_turn
@@ -48,6 +48,10 @@ def _everything(monkeypatch) -> None:
     monkeypatch.setattr(notices, "_changed", lambda game, old, new: None)
     monkeypatch.setattr(pipeline, "seed_own", lambda ctx, own: None)
     monkeypatch.setattr(World, "true_stats", lambda self, p, ids: {sid: self.true_stat(p, sid) for sid in ids})
+    # every action by the general path: its effects and handlers looked up as it runs, every
+    # spend through upkeep._spend (no pipeline.AbilityRun is made)
+    monkeypatch.setattr(pipeline, "ability_run", lambda game, key, ab: pipeline.AbilityRun(ab=ab, effects=None, lane_only=False))
+    monkeypatch.setattr(effects, "_blocks_all_now", lambda slots, until, tick: False)  # Ctx.is_blocked asked
 
 
 @pytest.mark.parametrize("rid", sorted(RULESETS))
@@ -55,6 +59,7 @@ def _everything(monkeypatch) -> None:
 def test_fast_paths_change_nothing(rid, seed, monkeypatch):
     rules = load_ruleset_file(RULESETS[rid])
     fast = _play(rules, seed)
+    rules.derived_cache.pop(("ability_runs",), None)  # (the fast game's AbilityRuns, made once per ruleset)
     _everything(monkeypatch)
     slow = _play(rules, seed)
     assert fast[0] == slow[0]
@@ -91,3 +96,25 @@ def test_true_stats_is_true_stat_of_each(rid):
             seen += bool(p.modifiers or p.statuses)
     assert seen or not ids
 
+
+
+@pytest.mark.parametrize("rid", sorted(RULESETS))
+def test_message_mode_is_that_of_the_statuses_in_force(rid):
+    """``notices.message_mode`` (only the ruleset's statuses with a mode of their own read)
+    gives the mode of every status in force (``World.status_flags``), for every player after
+    every resolve of a random game."""
+    rules = load_ruleset_file(RULESETS[rid])
+    g = new_game(rules, 4)
+    rnd = random.Random(4)
+    seen = 0
+    for _ in range(40):
+        if g.state.over:
+            break
+        random_turn(g, rnd)
+        g.resolve()
+        for p in g.state.players:
+            have = {f.messages for f in g.status_flags(p)}
+            general = "drop" if "drop" in have else "hold" if "hold" in have else "deliver"
+            assert notices.message_mode(g, p.pid) == general, (rid, p.pid, sorted(p.statuses))
+            seen += bool(p.statuses)
+    assert seen  # somebody held a status: more than the status-less answer was read

@@ -31,12 +31,13 @@ def _superseded(ctx: Ctx, intent: Intent) -> Intent | None:
     (they do not change while it resolves): only the other submissions of the same ability
     are looked at, and their teams only then."""
     g = ctx.game
+    ability_def = g.ability_def  # (called directly: Ctx.ability's own answer)
     index = ctx.scratch.get("classic_by_ability_id")
     if index is None:
         index = ctx.scratch["classic_by_ability_id"] = {}
         for other in ctx.intents:  # in the night's order, kept in each list
-            index.setdefault(ctx.ability(other).id, []).append(other)
-    mine = index.get(ctx.ability(intent).id, ())
+            index.setdefault(ability_def(other.ability).id, []).append(other)
+    mine = index.get(ability_def(intent.ability).id, ())
     if not mine or (len(mine) == 1 and mine[0] is intent):
         return None  # nobody else submitted it
     players = g.state.players
@@ -79,11 +80,11 @@ def classic_check(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> N
     if not g.alive(g.player(intent.pid)):
         ctx.note(intent, "actor_dead")
         return
-    guilty = set(eff.params.get("guilty", ["mafia"]))
-    innocent = set(eff.params.get("appears_innocent", []))
+    guilty = eff.params.get("guilty", ["mafia"])
+    innocent = eff.params.get("appears_innocent", [])
     for t in people:
         role = t.character or t.role
-        value = team(g, t) in guilty and role not in innocent
+        value = g.team(t) in guilty and role not in innocent  # (team: World.team)
         ctx.emit("classic.check_guilty" if value else "classic.check_innocent", "players", [intent.pid], target=t.pid)
 
 
@@ -112,9 +113,7 @@ def parity(g: Game, params: dict[str, Any], final: bool) -> list[int] | None:
     """The ``town`` team wins once no player of the ``threat`` teams is alive; a threat team
     wins once its living members are at least half of the living (``share``, default 1/2).
     Everybody dead, or the time out: nobody wins."""
-    town = params.get("town", "town")
-    threats = list(params.get("threats", ["mafia"]))
-    share = float(params.get("share", 0.5))
+    town, threats, share = _parity_params(g, params)
     # one pass over the seats: the team of each living player (World.team's own table, as far as
     # it is filled; the winners' list only once somebody wins)
     is_alive, team_of = g.alive, g.team
@@ -127,10 +126,22 @@ def parity(g: Game, params: dict[str, Any], final: bool) -> list[int] | None:
     living = len(teams)
     if not living:
         return []
-    alive = {t: teams.count(t) for t in threats}
+    some = False
     for t in threats:
-        if alive[t] and alive[t] >= share * living:
+        n = teams.count(t)
+        if n and n >= share * living:
             return [p.pid for p in players if team_of(p) == t]
-    if not any(alive[t] for t in threats):
+        some = some or bool(n)
+    if not some:
         return [p.pid for p in players if team_of(p) == town]
     return [] if final else None
+
+
+def _parity_params(g: Game, params: dict[str, Any]) -> tuple[str, list[str], float]:
+    """``parity``'s parameters with their defaults (read once per ruleset and parameters)."""
+    cache = g.rules.derived_cache
+    found = cache.get(("parity_params",))
+    if found is None or found[0] is not params:
+        found = cache[("parity_params",)] = (params, (
+            params.get("town", "town"), list(params.get("threats", ["mafia"])), float(params.get("share", 0.5))))
+    return found[1]
