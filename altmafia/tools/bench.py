@@ -782,6 +782,9 @@ def bench_discord(b: Bench, say: Callable[[str], None], make_bot: BotFactory | N
           None, "×", goal="≤ 1.5× the no-op", not_measured=reason)
     b.add("discord", "discord.command_path_day7", "an action through SimCord on day 7 against a no-op slash command",
           None, "×", goal="≤ 1.5× the no-op", not_measured=reason)
+    for key, day in (("discord.command_floor", 1), ("discord.command_floor_day7", COMMAND_DAYS[1])):
+        b.add("discord", key, f"the durable floor on day {day}: a command that commits one short row and replies, against the same no-op",
+              None, "×", not_measured=reason)
     b.add("discord", "discord.rest_create_13", "REST calls to create a 13-player game's channels, against the floor (one call per channel)",
           None, "calls", goal="the floor", not_measured=reason)
     b.add("discord", "discord.rest_resolve", "REST calls to deliver one resolve (13 players all acting), against the floor",
