@@ -108,6 +108,14 @@ class Backend:
         counter = iter(range(1, 1 << 30))
         return re.sub(r"\?", lambda _m: f"${next(counter)}", text)
 
+    def batch_outlives_cancel(self) -> bool:
+        """Whether :meth:`batch` may be awaited by a task that can be cancelled: it then waits
+        for its transaction's end, returns its outcome and leaves the cancellation to the
+        caller's next wait (so that a caller can swap its memory to what was committed). False
+        here: this generic form awaits each statement and its commit, and a cancelled commit's
+        outcome is unknown; the store then runs the whole command in a task of its own."""
+        return False
+
     async def batch(self, steps: Sequence[Step], before_commit: Callable[[], None] | None = None) -> Stopped | None:
         """Run ``steps`` (their SQL already in this backend's placeholders) in one write
         transaction, then ``before_commit`` inside it, then commit: None when committed. A

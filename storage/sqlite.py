@@ -22,10 +22,13 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import os
 import socket
 import sqlite3
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -270,17 +273,32 @@ class SqliteBackend(Backend):
         if rows:
             await self._c().executemany(sql, rows)
 
+    def batch_outlives_cancel(self) -> bool:
+        """True for the one-trip form (:meth:`batch`): its transaction runs to its end in
+        aiosqlite's thread whatever happens to the caller, and a cancelled caller still gets
+        its outcome (:func:`_outcome_of`)."""
+        return getattr(self._c(), "_execute", None) is not None and "commit" not in vars(self)
+
     async def batch(self, steps: Sequence[Step], before_commit: Callable[[], None] | None = None) -> Stopped | None:
         """:meth:`Backend.batch` in one trip to aiosqlite's thread, its COMMIT included (each
         awaited statement is a trip there and back: a command's transaction made eight);
         ``before_commit`` runs in that thread. A commit replaced on this backend (a wrapper
-        around :meth:`commit`) is honoured: the statements in one trip, then that commit."""
+        around :meth:`commit`) is honoured: the statements in one trip, then that commit.
+
+        Cancelled while the transaction is in the thread, the one-trip form still waits for
+        its end (:meth:`batch_outlives_cancel`): committed, it returns its outcome and the
+        cancellation reaches the caller at its next wait; rolled back or failed, the
+        cancellation is raised at once."""
         conn = self._c()
         run = getattr(conn, "_execute", None)  # aiosqlite's own way to run a function in its thread
         if run is None:  # an aiosqlite without it: the generic form
             return await super().batch(steps, before_commit)
         if "commit" not in vars(self):
-            return await run(_run_batch, conn._conn, list(steps), before_commit, True)
+            box = _Box()
+            try:
+                return await run(_run_batch, conn._conn, list(steps), before_commit, True, box)
+            except asyncio.CancelledError:
+                return await _outcome_of(box)
         stopped = await run(_run_batch, conn._conn, list(steps), None, False)
         if stopped is None:
             try:
@@ -307,10 +325,54 @@ class SqliteBackend(Backend):
         return explain(exc, self.path)
 
 
+class _Box:
+    """What :func:`_run_batch` did, kept for a caller cancelled meanwhile (aiosqlite drops the
+    result of a cancelled call): set in the database's thread when the transaction has ended."""
+
+    __slots__ = ("done", "exc", "result")
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
+        self.result: Stopped | None = None
+        self.exc: BaseException | None = None
+
+
+async def _outcome_of(box: _Box) -> Stopped | None:
+    """The outcome of a batch whose caller was cancelled while it ran: wait (through any
+    further cancellation: the thread never stops half-way) for the transaction's end. Ended
+    without a commit, the cancellation is raised at once; committed (or stopped by a step's
+    ``expect``), the outcome is returned and the task's cancellation is asked again, to be
+    delivered at its next wait: the caller first makes its memory agree with the database."""
+    while not box.done.is_set():
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.sleep(0.002)
+    task = asyncio.current_task()
+    if box.exc is not None:
+        raise asyncio.CancelledError()
+    if task is not None:
+        task.uncancel()  # the cancellation caught here is delivered again, one wait later
+        task.cancel()
+    return box.result
+
+
 def _run_batch(conn: sqlite3.Connection, steps: list[Step], before_commit: Callable[[], None] | None,
-               commit: bool) -> Stopped | None:
+               commit: bool, box: _Box | None = None) -> Stopped | None:
     """:meth:`SqliteBackend.batch`'s transaction in the connection's own thread; left open
-    (for the caller's commit) unless ``commit``."""
+    (for the caller's commit) unless ``commit``. Its outcome is also kept in ``box``."""
+    if box is None:
+        return _batch_steps(conn, steps, before_commit, commit)
+    try:
+        box.result = _batch_steps(conn, steps, before_commit, commit)
+        return box.result
+    except BaseException as exc:
+        box.exc = exc
+        raise
+    finally:
+        box.done.set()
+
+
+def _batch_steps(conn: sqlite3.Connection, steps: list[Step], before_commit: Callable[[], None] | None,
+                 commit: bool) -> Stopped | None:
     conn.execute("BEGIN IMMEDIATE")
     try:
         for i, st in enumerate(steps):

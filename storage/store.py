@@ -820,6 +820,10 @@ class Store:
         Raises :class:`engine.ActionError` when the engine refuses (nothing is written), and
         :class:`StorageError` when the database cannot take it (nothing changes either).
         """
+        if not posts and self.backend.batch_outlives_cancel():
+            # one batch, whose outcome a cancelled caller still gets: the command's
+            # transaction and the swap of the game in memory happen together without a task
+            return await self._apply(game_id, command, posts)
         return await _uncancellable(self._apply(game_id, command, posts))
 
     async def _apply(self, game_id: str, command: Command, posts: Any = ()) -> Applied:

@@ -33,6 +33,7 @@ from typing import Any
 from config import load_ruleset
 from engine import DEAL, ActionError, Game, LegalAction, PlayerSpec, Ruleset
 from storage import Command, Store
+from storage.backend import Step
 from storage.store import GAME_COLUMNS, destinations
 
 from . import peer
@@ -781,6 +782,9 @@ def bench_discord(b: Bench, say: Callable[[str], None], make_bot: BotFactory | N
           None, "×", goal="≤ 1.5× the no-op", not_measured=reason)
     b.add("discord", "discord.command_path_day7", "an action through SimCord on day 7 against a no-op slash command",
           None, "×", goal="≤ 1.5× the no-op", not_measured=reason)
+    for key, day in (("discord.command_floor", 1), ("discord.command_floor_day7", COMMAND_DAYS[1])):
+        b.add("discord", key, f"the durable floor on day {day}: a command that commits one short row and replies, against the same no-op",
+              None, "×", not_measured=reason)
     b.add("discord", "discord.rest_create_13", "REST calls to create a 13-player game's channels, against the floor (one call per channel)",
           None, "calls", goal="the floor", not_measured=reason)
     b.add("discord", "discord.rest_resolve", "REST calls to deliver one resolve (13 players all acting), against the floor",
@@ -815,12 +819,22 @@ async def _discord(b: Bench, repeats: int, make_bot: BotFactory) -> None:
                               target3: str | None = None, option: str | None = None, for_: str | None = None) -> None:
             await interaction.response.send_message(said["text"], ephemeral=True)
 
+        @echo.command(name="durable", description="the same, and one row committed as the store commits")
+        async def echo_durable(interaction: discord.Interaction, ability: str, target: str | None = None, target2: str | None = None,
+                               target3: str | None = None, option: str | None = None, for_: str | None = None) -> None:
+            # the floor of any command that keeps what it was told: one short row committed the
+            # way the store commits a command (one batch: one trip to aiosqlite's thread, BEGIN
+            # IMMEDIATE, INSERT, COMMIT with synchronous=FULL), then the same reply
+            await bot.store.backend.batch([Step(FLOOR_INSERT, (str(interaction.id),))])
+            await interaction.response.send_message(said["text"], ephemeral=True)
+
         bot.tree.add_command(echo)
         env = simcord.Env(bot, settle_timeout=60.0)
         await env.start()
         try:
             guild, lobby, gm, members = await _lobby_of_13(env)
             store = bot.store
+            await store.backend.batch([Step(FLOOR_TABLE, ())])  # the floor's own table, in the bench's database only
             for lid in await store.lobbies(guild.id):  # the same deal every run (the production seed is random)
                 await store.update_lobby(lid, lambda data: data.update(seed=BENCH_SEED))
             for m in members:
@@ -878,6 +892,8 @@ async def _discord(b: Bench, repeats: int, make_bot: BotFactory) -> None:
             await bot.store.close()
 
 
+FLOOR_TABLE = "CREATE TABLE bench_floor (request_id TEXT NOT NULL)"  # the durable floor's rows (/bench-echo durable)
+FLOOR_INSERT = "INSERT INTO bench_floor (request_id) VALUES (?)"
 COMMAND_DAYS = (1, 7)  # the days the command path is timed at (day 7: the book's last day)
 BENCH_SEED = 11  # the Discord game's seed (production draws one at random): the same game every run
 
@@ -949,16 +965,21 @@ async def _command_path(env: Any, store: Store, gid: str, members: list[Any], ch
         for name, t in zip(["target", "target2", "target3"], first, strict=False):
             args[name] = str(t)
         variants.append(args)
-    kinds = ("action", "noop", "echo")
+    kinds = ("action", "noop", "echo", "floor", "floor_noop")
     cpu: dict[str, list[float]] = {k: [] for k in kinds}
     main: dict[str, list[float]] = {k: [] for k in kinds}  # the bot's own thread only (the store's thread left out)
     wall: dict[str, list[float]] = {k: [] for k in kinds}
     rest: Counter[str] = Counter()
     applies = store.transactions["apply"]
+    rounds: list[list[tuple[str, str, dict[str, Any]]]] = []
     for i in range(repeats):
         calls = [("noop", "bench-noop", {}), ("action", "action submit", variants[i % 2])]
         if said is not None:
             calls.append(("echo", "bench-echo submit", variants[i % 2]))
+        rounds.append(calls)
+    if said is not None:  # the durable floor in rounds of its own, alternated with the same no-op
+        rounds += [[("floor_noop", "bench-noop", {}), ("floor", "bench-echo durable", variants[i % 2])] for i in range(repeats)]
+    for calls in rounds:
         for kind, name, kw in calls:
             n0 = len(env.http_requests)
             c0, t0, w0 = time.process_time(), time.thread_time(), time.perf_counter()
@@ -989,6 +1010,15 @@ def _command_path_row(b: Bench, key: str, day: int, repeats: int, path: dict[str
           + _command_path_split(path) +
           "wall clock "
           f"{median_ms(wall['action']):.1f} vs {median_ms(wall['noop']):.1f} ms, which SimCord's settling (idle waits of up to 50 ms) dominates")
+    if cpu["floor"]:
+        floor = statistics.median(cpu["floor"]) / statistics.median(cpu["floor_noop"])
+        b.add("discord", key.replace("command_path", "command_floor"),
+              f"the durable floor on day {day}: a command that commits one short row and replies, against the same no-op (no goal: "
+              "what the command path's goal is measured against)", floor, "×",
+              note=f"/bench-echo durable {median_ms(cpu['floor']):.2f} ms against /bench-noop {median_ms(cpu['floor_noop']):.2f} ms, "
+              f"medians of {repeats} rounds of their own (the two alternated, after the command path's rounds); the row committed as the store commits a command (one batch: one trip "
+              "to aiosqlite's thread, BEGIN IMMEDIATE, INSERT, COMMIT with synchronous=FULL); /action submit ÷ it "
+              f"{statistics.median(cpu['action']) / statistics.median(cpu['floor']):.2f}×")
 
 
 
@@ -1002,6 +1032,11 @@ def _command_path_split(path: dict[str, Any]) -> str:
         echo = statistics.median(cpu["echo"])
         out += (f"like for like: /bench-echo submit (the action's options, replying with its reply, nothing else) "
                 f"{echo * 1000:.2f} ms, the action ÷ it {statistics.median(cpu['action']) / echo:.2f}× (not the goal's ratio); ")
+    if cpu["floor"]:
+        floor = statistics.median(cpu["floor"])
+        out += (f"the durable floor: /bench-echo durable (the same, and one short row committed as the store commits a command: "
+                f"one trip to aiosqlite's thread, BEGIN IMMEDIATE, INSERT, COMMIT with synchronous=FULL) {floor * 1000:.2f} ms, "
+                f"{floor / statistics.median(cpu['floor_noop']):.2f}× the no-op alternated with it, the action ÷ it {statistics.median(cpu['action']) / floor:.2f}×; ")
     return out
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
+import threading
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -273,6 +274,82 @@ async def test_a_cancelled_caller_does_not_split_memory_from_disk(store, monkeyp
     assert [e["kind"] for e in await store.journal("g1")] == ["submit"]
     assert store.info("g1").version == 1 and store.game("g1").pending(0)
     assert (await store.apply("g1", Command.send_pm(0, 1, "дальше"))).seq == 2
+
+
+def _hold_at_commit(store: Store, fail: bool = False) -> tuple[threading.Event, threading.Event]:
+    """Hold a command's one-trip batch in the database's thread just before its COMMIT (the
+    store's fault point runs there) until the second event is set; with ``fail`` it then
+    raises there, as a failing disk would."""
+    entered, gate = threading.Event(), threading.Event()
+
+    def fault(name: str) -> None:
+        if name == "apply.before_commit":
+            entered.set()
+            gate.wait(5)
+            if fail:
+                raise sqlite3.OperationalError("disk I/O error")
+
+    store.fault = fault
+    return entered, gate
+
+
+async def _cancel_when(entered: threading.Event, gate: threading.Event, task: asyncio.Task) -> None:
+    while not entered.is_set():
+        await asyncio.sleep(0.005)
+    task.cancel()
+    await asyncio.sleep(0.02)
+    task.cancel()  # a second cancellation while it waits changes nothing either
+    await asyncio.sleep(0.02)
+    gate.set()
+
+
+@pytest.mark.sqlite_only
+async def test_a_caller_cancelled_in_the_one_trip_batch_finds_memory_as_committed(store):
+    """The command's one batch (no task of its own around it) is cancelled while its
+    transaction is in the database's thread: the transaction still commits, and when the
+    caller sees the cancellation the game in memory is already the committed one."""
+    await new_game(store)
+    assert store.backend.batch_outlives_cancel()
+    entered, gate = _hold_at_commit(store)
+    task = asyncio.create_task(store.apply("g1", Command.submit(0, "day", [1])))
+    await _cancel_when(entered, gate, task)
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert store.info("g1").version == 1 and [i.targets for i in store.game("g1").pending(0)] == [[1]]
+    assert [e["kind"] for e in await store.journal("g1")] == ["submit"]
+    assert store.game("g1").to_dict() == (await store.rebuild("g1")).to_dict()
+    store.fault = None
+    assert (await store.apply("g1", Command.send_pm(0, 1, "дальше"))).seq == 2
+
+
+@pytest.mark.sqlite_only
+async def test_a_caller_cancelled_in_a_failing_batch_finds_nothing_changed(store):
+    """The same, but the transaction fails in the thread: nothing is written, the caller sees
+    the cancellation and the game in memory is the one before the command."""
+    await new_game(store)
+    entered, gate = _hold_at_commit(store, fail=True)
+    task = asyncio.create_task(store.apply("g1", Command.submit(0, "day", [1])))
+    await _cancel_when(entered, gate, task)
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert store.info("g1").version == 0 and not store.game("g1").pending(0)
+    assert await store.journal("g1") == []
+    assert store.game("g1").to_dict() == (await store.rebuild("g1")).to_dict()
+
+
+@pytest.mark.sqlite_only
+async def test_a_cancelled_command_with_a_timeout_is_a_timeout(store):
+    """``asyncio.timeout`` around a command that outlives it: the command lands (memory and
+    disk alike) and the caller gets the timeout, not a bare cancellation."""
+    await new_game(store)
+    entered, gate = _hold_at_commit(store)
+    threading.Timer(0.2, gate.set).start()
+    with pytest.raises(TimeoutError):
+        async with asyncio.timeout(0.05):
+            await store.apply("g1", Command.submit(0, "day", [1]))
+            await asyncio.sleep(1)
+    assert entered.is_set() and store.info("g1").version == 1 and store.game("g1").pending(0)
+    assert store.game("g1").to_dict() == (await store.rebuild("g1")).to_dict()
 
 
 async def test_bonus_choice_and_anon_refusal_are_journaled_and_replayed(store, db):

@@ -21,7 +21,8 @@ EXPECTED = {
     "storage.tx_per_command", "storage.tx_per_refused", "storage.tx_per_resolve", "storage.apply_ms", "storage.resolve_ms",
     "storage.save_day1_ms", "storage.save_day7_ms", "storage.snapshot_day1", "storage.snapshot_day7", "storage.memory_day7",
     "storage.resolve_500_day7", "storage.tx_per_resolve_delivered", "storage.memory_finished",
-    "discord.command_path", "discord.rest_create_13", "discord.rest_resolve",
+    "discord.command_path", "discord.command_path_day7", "discord.command_floor", "discord.command_floor_day7",
+    "discord.rest_create_13", "discord.rest_resolve",
 }
 
 
