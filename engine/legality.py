@@ -88,12 +88,30 @@ class LegalAction:
     via: str | None = None
     number: NumberRange | None = None  # the numbers it takes as its option, if it takes one
     lane: str | None = None  # the lane it fills this turn (``lane_for``): one move a lane
+    # the (target, option) pairs among ``targets`` × ``options`` already used (``once_per:
+    # target_option``: «не может увеличить один и тот же стат одному и тому же персонажу
+    # дважды»); every target listed has at least one option left
+    spent: frozenset[tuple[int, str]] = frozenset()
 
-    def any_option(self, rnd: Any) -> str | None:
-        """A legal choice: one of the options, a number in range, or None."""
+    def options_for(self, targets: Any = ()) -> list[str]:
+        """The options left for these targets: ``options`` but those already used on any of them."""
+        if not self.spent or not targets:
+            return self.options
+        return [o for o in self.options if not any((t, o) in self.spent for t in targets)]
+
+    def targets_for(self, option: str | None) -> list[int]:
+        """The targets on which ``option`` is still left: ``targets`` but those it was used on."""
+        if not self.spent or option is None:
+            return self.targets
+        return [t for t in self.targets if (t, option) not in self.spent]
+
+    def any_option(self, rnd: Any, targets: Any = ()) -> str | None:
+        """A legal choice (for ``targets``, when given): one of the options left, a number in
+        range, or None."""
         if self.number is not None:
             return self.number.pick(rnd)
-        return rnd.choice(self.options) if self.options else None
+        options = self.options_for(targets)
+        return rnd.choice(options) if options else None
 
 
 class PlayerNow:
@@ -378,6 +396,8 @@ class Legality(World):
                 return err
         if ab.once_per == "target" and p.uses.get(f"once:{ab.id}:{t.pid}"):
             return ActionError("once_per_target", target=t.pid)
+        if ab.once_per == "target_option" and ab.options and all(p.uses.get(f"once:{ab.id}:{t.pid}:{o}") for o in ab.options):
+            return ActionError("once_per_target", target=t.pid)  # every option already used on this target
         x = None if unbound else (self._bound_target(p, ab, via) if bound is _ASK else bound)
         if x is not None and ab.targets == 1 and t.pid != x:
             return ActionError("blackmailed_target", target=x)
@@ -478,6 +498,13 @@ class Legality(World):
             options = [o for o in ab.options if self.run_checks(p, ab, None, o) is None] if ab.checks else list(ab.options)
             if ab.options and not options:
                 continue
+            if ab.once_per == "target_option" and targets and options:
+                spent, targets = _spent_pairs(p, ab, targets, options)
+                if len(targets) < ab.targets:
+                    continue
+                out.append(LegalAction(key=key, ability=ab, targets=targets, options=options, via=via, number=number_range(ab),
+                                       lane=lane, spent=spent))
+                continue
             out.append(LegalAction(key=key, ability=ab, targets=targets, options=options, via=via, number=number_range(ab), lane=lane))
         return out
 
@@ -564,6 +591,21 @@ def _targets(world: Legality, p: Player, ab: AbilityDef, via: str | None, seats:
               and (where is None or world.matches(t, where, actor=p.pid))):
             out.append(t.pid)
     return out
+
+
+def _spent_pairs(p: Player, ab: AbilityDef, targets: list[int], options: list[str]) -> tuple[frozenset[tuple[int, str]], list[int]]:
+    """For an ability used once per target and option (``once_per: target_option``): the
+    pairs of ``targets`` × ``options`` ``p`` has already used (``uses["once:<id>:<t>:<o>"]``,
+    written at the resolve), and ``targets`` without those left no option at all (their
+    pairs left out too)."""
+    uses = p.uses
+    spent = frozenset((t, o) for t in targets for o in options if uses.get(f"once:{ab.id}:{t}:{o}"))
+    if not spent:
+        return spent, targets
+    left = [t for t in targets if any((t, o) not in spent for o in options)]
+    if len(left) < len(targets):
+        spent = frozenset(x for x in spent if x[0] in left)  # the pairs of the targets listed
+    return spent, left
 
 
 def _refusal_after_lane(world: Legality, p: Player, key: str, via: str | None, ab: AbilityDef, slot: SlotDef, lane: str,
