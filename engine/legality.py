@@ -7,7 +7,7 @@ player may do (:meth:`Legality.legal_actions`, the bot's autocomplete) ask.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from .errors import ActionError
 from .registry import CHECKS
@@ -17,6 +17,7 @@ from .votes import vote_choices
 from .world import World
 
 _ASK = object()  # _target_ok: work the blackmail binding out itself
+_NONE_SPENT: frozenset[tuple[int, str]] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -90,8 +91,9 @@ class LegalAction:
     lane: str | None = None  # the lane it fills this turn (``lane_for``): one move a lane
     # the (target, option) pairs among ``targets`` × ``options`` already used (``once_per:
     # target_option``: «не может увеличить один и тот же стат одному и тому же персонажу
-    # дважды»); every target listed has at least one option left
-    spent: frozenset[tuple[int, str]] = frozenset()
+    # дважды»); every target listed has at least one option left. None here: a field of
+    # :class:`LegalActionOnce` alone, so that every other legal action is built as fast as before
+    spent: ClassVar[frozenset[tuple[int, str]]] = _NONE_SPENT
 
     def options_for(self, targets: Any = ()) -> list[str]:
         """The options left for these targets: ``options`` but those already used on any of them."""
@@ -112,6 +114,13 @@ class LegalAction:
             return self.number.pick(rnd)
         options = self.options_for(targets)
         return rnd.choice(options) if options else None
+
+
+@dataclass(frozen=True)
+class LegalActionOnce(LegalAction):
+    """A legal action of an ability used once per target and option, with the pairs used."""
+
+    spent: frozenset[tuple[int, str]] = _NONE_SPENT  # type: ignore[misc]  # LegalAction.spent, as a field
 
 
 class PlayerNow:
@@ -394,10 +403,12 @@ class Legality(World):
             err = self.run_checks(p, ab, [t.pid], None)
             if err:
                 return err
-        if ab.once_per == "target" and p.uses.get(f"once:{ab.id}:{t.pid}"):
-            return ActionError("once_per_target", target=t.pid)
-        if ab.once_per == "target_option" and ab.options and all(p.uses.get(f"once:{ab.id}:{t.pid}:{o}") for o in ab.options):
-            return ActionError("once_per_target", target=t.pid)  # every option already used on this target
+        if ab.once_per:
+            if ab.once_per == "target":
+                if p.uses.get(f"once:{ab.id}:{t.pid}"):
+                    return ActionError("once_per_target", target=t.pid)
+            elif p.uses and ab.options and all(p.uses.get(f"once:{ab.id}:{t.pid}:{o}") for o in ab.options):
+                return ActionError("once_per_target", target=t.pid)  # every option already used on this target
         x = None if unbound else (self._bound_target(p, ab, via) if bound is _ASK else bound)
         if x is not None and ab.targets == 1 and t.pid != x:
             return ActionError("blackmailed_target", target=x)
@@ -496,14 +507,14 @@ class Legality(World):
                 if len(targets) < ab.targets:
                     continue
             options = [o for o in ab.options if self.run_checks(p, ab, None, o) is None] if ab.checks else list(ab.options)
-            if ab.options and not options:
-                continue
-            if ab.once_per == "target_option" and targets and options:
+            if options and targets and ab.once_per == "target_option":  # the pairs used already
                 spent, targets = _spent_pairs(p, ab, targets, options)
                 if len(targets) < ab.targets:
                     continue
-                out.append(LegalAction(key=key, ability=ab, targets=targets, options=options, via=via, number=number_range(ab),
-                                       lane=lane, spent=spent))
+                out.append(LegalActionOnce(key=key, ability=ab, targets=targets, options=options, via=via, number=number_range(ab),
+                                           lane=lane, spent=spent))
+                continue
+            if ab.options and not options:
                 continue
             out.append(LegalAction(key=key, ability=ab, targets=targets, options=options, via=via, number=number_range(ab), lane=lane))
         return out
@@ -598,14 +609,26 @@ def _spent_pairs(p: Player, ab: AbilityDef, targets: list[int], options: list[st
     pairs of ``targets`` × ``options`` ``p`` has already used (``uses["once:<id>:<t>:<o>"]``,
     written at the resolve), and ``targets`` without those left no option at all (their
     pairs left out too)."""
-    uses = p.uses
-    spent = frozenset((t, o) for t in targets for o in options if uses.get(f"once:{ab.id}:{t}:{o}"))
-    if not spent:
+    prefix = f"once:{ab.id}:"
+    used = [k for k in p.uses if k.startswith(prefix)]  # a few keys: read them rather than ask every pair
+    if not used:
+        return _NONE_SPENT, targets
+    cut, listed, offered = len(prefix), set(targets), set(options)
+    found = []
+    for k in used:
+        t, _, o = k[cut:].partition(":")
+        if o in offered and int(t) in listed and p.uses[k]:
+            found.append((int(t), o))
+    if not found:
+        return _NONE_SPENT, targets
+    spent = frozenset(found)
+    per: dict[int, int] = {}  # how many of the options each target has used
+    for t, _ in spent:
+        per[t] = per.get(t, 0) + 1
+    gone = {t for t, n in per.items() if n >= len(offered)}
+    if not gone:
         return spent, targets
-    left = [t for t in targets if any((t, o) not in spent for o in options)]
-    if len(left) < len(targets):
-        spent = frozenset(x for x in spent if x[0] in left)  # the pairs of the targets listed
-    return spent, left
+    return frozenset(x for x in spent if x[0] not in gone), [t for t in targets if t not in gone]
 
 
 def _refusal_after_lane(world: Legality, p: Player, key: str, via: str | None, ab: AbilityDef, slot: SlotDef, lane: str,

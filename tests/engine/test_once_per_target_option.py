@@ -14,6 +14,7 @@ import pytest
 from altmafia.tools.simulate.table import View, draw
 from config import load_ruleset
 from engine import ActionError, Game, LegalAction, PlayerSpec
+from engine.legality import LegalActionOnce
 
 ANYA, BORIS, VERA, GLEB, DIMA, EVA = range(6)
 OWN_HANDS = "character:civilian:own_hands"  # «В свои руки», Ева's (a civilian)
@@ -61,6 +62,7 @@ def test_a_used_pair_is_spent_and_refused_another_option_is_left():
     assert BORIS not in a.targets_for("defense") and BORIS in a.targets_for("stealth")
     assert legal(g, GLEB, ORDER).spent == frozenset({(GLEB, "stealth")})
     assert legal(g, VERA, "character:policeman:nagant").spent == frozenset()  # no such rule: nothing to say
+    assert type(legal(g, VERA, "character:policeman:nagant")) is LegalAction
 
     with pytest.raises(ActionError) as err:  # typed by hand: still the clear refusal
         g.submit(EVA, OWN_HANDS, [BORIS], "defense")
@@ -110,6 +112,6 @@ def test_a_stat_spent_on_every_target_is_not_a_greedy_choice():
     g = new_game()
     spent = frozenset((t, "defense") for t in range(6))
     a = legal(g, EVA, OWN_HANDS)
-    full = LegalAction(key=a.key, ability=a.ability, targets=a.targets, options=a.options, lane=a.lane, spent=spent)
+    full = LegalActionOnce(key=a.key, ability=a.ability, targets=a.targets, options=a.options, lane=a.lane, spent=spent)
     assert View(g).options(full, random.Random(1)) == ["initiative", "stealth"]
     assert full.targets_for("defense") == [] and full.options_for([BORIS]) == ["initiative", "stealth"]
