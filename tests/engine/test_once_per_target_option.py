@@ -11,7 +11,7 @@ import random
 
 import pytest
 
-from altmafia.tools.simulate.table import View, draw
+from altmafia.tools.simulate.table import Table, View, draw, new_table
 from config import load_ruleset
 from engine import ActionError, Game, LegalAction, PlayerSpec
 from engine.legality import LegalActionOnce
@@ -115,3 +115,37 @@ def test_a_stat_spent_on_every_target_is_not_a_greedy_choice():
     full = LegalActionOnce(key=a.key, ability=a.ability, targets=a.targets, options=a.options, lane=a.lane, spent=spent)
     assert View(g).options(full, random.Random(1)) == ["initiative", "stealth"]
     assert full.targets_for("defense") == [] and full.options_for([BORIS]) == ["initiative", "stealth"]
+
+
+@pytest.mark.parametrize("index", range(3))
+def test_spent_is_what_submit_refuses_in_random_games(index):
+    """Simulated stats_mafia games (random and greedy players): at the start of every tick, for
+    every boost of every living player, each pair ``legal_actions`` leaves is accepted by
+    ``check_submission`` and each pair it lists as spent is refused; a target it leaves out has
+    no stat left."""
+    rules = load_ruleset("stats_mafia")
+    g, policies, rnd = new_table(rules, 3, index, None, "mixed")
+    table = Table(g, policies, rnd)
+    checked = spent_seen = gone_seen = 0
+    while not g.state.over and g.state.tick < 30:
+        for p in g.living():
+            for a in g.legal_actions(p.pid):
+                if a.ability.once_per != "target_option":
+                    continue
+                for t in range(len(g.state.players)):
+                    if t not in a.targets:
+                        if g.alive(g.player(t)) and all(p.uses.get(f"once:{a.ability.id}:{t}:{o}") for o in a.options):
+                            gone_seen += 1
+                        continue
+                    for o in a.options:
+                        if (t, o) in a.spent:
+                            spent_seen += 1
+                            with pytest.raises(ActionError):
+                                g.check_submission(p, a.key, [t], o, a.via)
+                        else:
+                            g.check_submission(p, a.key, [t], o, a.via)
+                        checked += 1
+                    assert a.options_for([t]), (t, a.spent)
+        table.tick()
+        g.resolve()
+    assert checked and spent_seen, (checked, spent_seen, gone_seen)
