@@ -91,8 +91,9 @@ class LegalAction:
     lane: str | None = None  # the lane it fills this turn (``lane_for``): one move a lane
     # the (target, option) pairs among ``targets`` × ``options`` already used (``once_per:
     # target_option``: «не может увеличить один и тот же стат одному и тому же персонажу
-    # дважды»); every target listed has at least one option left. None here: a field of
-    # :class:`LegalActionOnce` alone, so that every other legal action is built as fast as before
+    # дважды»); every target listed has at least one option left. Always empty on this class
+    # (a class attribute): a field of :class:`LegalActionOnce` alone, so that every other legal
+    # action is built as fast as before
     spent: ClassVar[frozenset[tuple[int, str]]] = _NONE_SPENT
 
     def options_for(self, targets: Any = ()) -> list[str]:
