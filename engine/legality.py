@@ -7,7 +7,7 @@ player may do (:meth:`Legality.legal_actions`, the bot's autocomplete) ask.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from .errors import ActionError
 from .registry import CHECKS
@@ -17,6 +17,7 @@ from .votes import vote_choices
 from .world import World
 
 _ASK = object()  # _target_ok: work the blackmail binding out itself
+_NONE_SPENT: frozenset[tuple[int, str]] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -88,12 +89,39 @@ class LegalAction:
     via: str | None = None
     number: NumberRange | None = None  # the numbers it takes as its option, if it takes one
     lane: str | None = None  # the lane it fills this turn (``lane_for``): one move a lane
+    # the (target, option) pairs among ``targets`` × ``options`` already used (``once_per:
+    # target_option``: «не может увеличить один и тот же стат одному и тому же персонажу
+    # дважды»); every target listed has at least one option left. Always empty on this class
+    # (a class attribute): a field of :class:`LegalActionOnce` alone, so that every other legal
+    # action is built as fast as before
+    spent: ClassVar[frozenset[tuple[int, str]]] = _NONE_SPENT
 
-    def any_option(self, rnd: Any) -> str | None:
-        """A legal choice: one of the options, a number in range, or None."""
+    def options_for(self, targets: Any = ()) -> list[str]:
+        """The options left for these targets: ``options`` but those already used on any of them."""
+        if not self.spent or not targets:
+            return self.options
+        return [o for o in self.options if not any((t, o) in self.spent for t in targets)]
+
+    def targets_for(self, option: str | None) -> list[int]:
+        """The targets on which ``option`` is still left: ``targets`` but those it was used on."""
+        if not self.spent or option is None:
+            return self.targets
+        return [t for t in self.targets if (t, option) not in self.spent]
+
+    def any_option(self, rnd: Any, targets: Any = ()) -> str | None:
+        """A legal choice (for ``targets``, when given): one of the options left, a number in
+        range, or None."""
         if self.number is not None:
             return self.number.pick(rnd)
-        return rnd.choice(self.options) if self.options else None
+        options = self.options_for(targets)
+        return rnd.choice(options) if options else None
+
+
+@dataclass(frozen=True)
+class LegalActionOnce(LegalAction):
+    """A legal action of an ability used once per target and option, with the pairs used."""
+
+    spent: frozenset[tuple[int, str]] = _NONE_SPENT  # type: ignore[misc]  # LegalAction.spent, as a field
 
 
 class PlayerNow:
@@ -376,8 +404,12 @@ class Legality(World):
             err = self.run_checks(p, ab, [t.pid], None)
             if err:
                 return err
-        if ab.once_per == "target" and p.uses.get(f"once:{ab.id}:{t.pid}"):
-            return ActionError("once_per_target", target=t.pid)
+        if ab.once_per:
+            if ab.once_per == "target":
+                if p.uses.get(f"once:{ab.id}:{t.pid}"):
+                    return ActionError("once_per_target", target=t.pid)
+            elif p.uses and ab.options and all(p.uses.get(f"once:{ab.id}:{t.pid}:{o}") for o in ab.options):
+                return ActionError("once_per_target", target=t.pid)  # every option already used on this target
         x = None if unbound else (self._bound_target(p, ab, via) if bound is _ASK else bound)
         if x is not None and ab.targets == 1 and t.pid != x:
             return ActionError("blackmailed_target", target=x)
@@ -476,6 +508,13 @@ class Legality(World):
                 if len(targets) < ab.targets:
                     continue
             options = [o for o in ab.options if self.run_checks(p, ab, None, o) is None] if ab.checks else list(ab.options)
+            if options and targets and ab.once_per == "target_option":  # the pairs used already
+                spent, targets = _spent_pairs(p, ab, targets, options)
+                if len(targets) < ab.targets:
+                    continue
+                out.append(LegalActionOnce(key=key, ability=ab, targets=targets, options=options, via=via, number=number_range(ab),
+                                           lane=lane, spent=spent))
+                continue
             if ab.options and not options:
                 continue
             out.append(LegalAction(key=key, ability=ab, targets=targets, options=options, via=via, number=number_range(ab), lane=lane))
@@ -564,6 +603,33 @@ def _targets(world: Legality, p: Player, ab: AbilityDef, via: str | None, seats:
               and (where is None or world.matches(t, where, actor=p.pid))):
             out.append(t.pid)
     return out
+
+
+def _spent_pairs(p: Player, ab: AbilityDef, targets: list[int], options: list[str]) -> tuple[frozenset[tuple[int, str]], list[int]]:
+    """For an ability used once per target and option (``once_per: target_option``): the
+    pairs of ``targets`` × ``options`` ``p`` has already used (``uses["once:<id>:<t>:<o>"]``,
+    written at the resolve), and ``targets`` without those left no option at all (their
+    pairs left out too)."""
+    prefix = f"once:{ab.id}:"
+    used = [k for k in p.uses if k.startswith(prefix)]  # a few keys: read them rather than ask every pair
+    if not used:
+        return _NONE_SPENT, targets
+    cut, listed, offered = len(prefix), set(targets), set(options)
+    found = []
+    for k in used:
+        t, _, o = k[cut:].partition(":")
+        if o in offered and int(t) in listed and p.uses[k]:
+            found.append((int(t), o))
+    if not found:
+        return _NONE_SPENT, targets
+    spent = frozenset(found)
+    per: dict[int, int] = {}  # how many of the options each target has used
+    for t, _ in spent:
+        per[t] = per.get(t, 0) + 1
+    gone = {t for t, n in per.items() if n >= len(offered)}
+    if not gone:
+        return spent, targets
+    return frozenset(x for x in spent if x[0] not in gone), [t for t in targets if t not in gone]
 
 
 def _refusal_after_lane(world: Legality, p: Player, key: str, via: str | None, ab: AbilityDef, slot: SlotDef, lane: str,

@@ -53,9 +53,12 @@ def vote_choices(game: Game, vdef: Any, pid: int) -> list[int | str]:
     return candidates(game, vdef, pid)
 
 
-def option_values(game: Game, la: LegalAction) -> list[str]:
-    """The options of an ability now: its named options, or the numbers it takes."""
-    return number_values(game, la) if la.ability.number is not None else list(la.options)
+def option_values(game: Game, la: LegalAction, targets: list[Any] | None = None) -> list[str]:
+    """The options of an ability now: its named options left for the drafted ``targets``
+    (seats as the draft keeps them; the engine's spent pairs left out), or the numbers it takes."""
+    if la.ability.number is not None:
+        return number_values(game, la)
+    return list(la.options_for([int(t) for t in targets or [] if t is not None]))
 
 
 def draft_of(meta: dict[str, Any], pid: int, tick: int) -> dict[str, Any]:
@@ -105,7 +108,7 @@ def panel_view(game_id: str, game: Game, pid: int, tick: int, lng: str, draft: d
                        for t in la.targets[:MAX_OPTIONS]]
             view.add_item(PanelSelect(f"t{i}", game_id, pid, tick, options, text(lng, "panel.pick_target", n=i + 1), rows))
             rows += 1
-        values = option_values(game, la)
+        values = option_values(game, la, chosen)
         if values and rows < ROWS - 1:
             options = [discord.SelectOption(label=option_label(game, lng, o)[:100], value=o, default=o == draft.get("option"))
                        for o in values[:MAX_OPTIONS]]
@@ -272,13 +275,13 @@ class PanelSelect(discord.ui.DynamicItem[discord.ui.Select], template=r"amx:(?P<
             if await cast_vote(bot, interaction, str(value), game.rules.votes[idx].id):
                 await _redraw(interaction, self.game_id, self.pid, self.tick, draft)
             return
+        la = find_legal(game, self.pid, value if self.kind == "ab" else draft.get("ability"))
         if self.kind == "ab":
-            la = find_legal(game, self.pid, value)
             if la is None:  # no longer legal (a cooldown, a status since the panel was drawn)
                 await refuse(interaction, "panel.not_offered")
                 return
             draft = {"tick": self.tick, "ability": value, "targets": [], "option": None}
-        elif find_legal(game, self.pid, draft.get("ability")) is None:
+        elif la is None:
             await refuse(interaction, "panel.no_ability")
             return
         elif self.kind == "op":
@@ -289,6 +292,8 @@ class PanelSelect(discord.ui.DynamicItem[discord.ui.Select], template=r"amx:(?P<
             targets += [None] * (i + 1 - len(targets))
             targets[i] = value
             draft["targets"] = targets
+            if la.spent and draft.get("option") is not None and draft["option"] not in option_values(game, la, targets):
+                draft["option"] = None  # already used on the new target: not offered for it
         await _save(bot, self.game_id, self.pid, draft)
         await _redraw(interaction, self.game_id, self.pid, self.tick, draft)
 

@@ -406,7 +406,7 @@ def _random_actions(game: Game) -> None:
             continue
         a = game.rng.choice(pool)
         targets = game.rng.sample(sorted(a.targets), a.ability.targets) if a.ability.targets else []
-        option = a.any_option(game.rng)
+        option = a.any_option(game.rng, targets)
         try:
             intent = game.submit(p.pid, a.key, targets, option)
         except ActionError as err:

@@ -35,6 +35,7 @@ from engine import ActionError, Game, LegalAction
 from storage import Command
 
 SEP = "|"
+TARGET_FIELDS = ("target", "target2", "target3")
 
 
 def ability_value(la: LegalAction) -> str:
@@ -141,12 +142,12 @@ class Actions(commands.GroupCog, group_name=N("action"), group_description=D("ac
         if found is None:
             return []
         game, pid, la = found
-        order = ["target", "target2", "target3"]
-        need = order.index(which) + 1
+        need = TARGET_FIELDS.index(which) + 1
         if la.ability.targets < need:
             return []
-        chosen = {parse_player(game, getattr(interaction.namespace, k, None)) for k in order if k != which}
-        return player_choices(game, [t for t in la.targets if t not in chosen], current)
+        chosen = {parse_player(game, getattr(interaction.namespace, k, None)) for k in TARGET_FIELDS if k != which}
+        option = getattr(interaction.namespace, "option", None) or None
+        return player_choices(game, [t for t in la.targets_for(option) if t not in chosen], current)
 
     @submit.autocomplete("target")
     async def target_ac(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
@@ -169,8 +170,10 @@ class Actions(commands.GroupCog, group_name=N("action"), group_description=D("ac
         lng = lang(interaction)
         if la.number is not None:  # the engine's range: every number offered is one it accepts
             return [app_commands.Choice(name=v, value=v) for v in la.number.suggestions(current)]
+        # the options left for the targets chosen so far (the engine's spent pairs left out)
+        chosen = [t for t in (parse_player(game, getattr(interaction.namespace, k, None)) for k in TARGET_FIELDS) if t is not None]
         out = []
-        for o in la.options:
+        for o in la.options_for(chosen):
             label = option_label(game, lng, o)
             if current and current.casefold() not in f"{o} {label}".casefold():
                 continue

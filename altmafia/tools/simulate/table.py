@@ -163,13 +163,15 @@ def victory_path(g: Game) -> str:
 def draw(rnd: random.Random, a: LegalAction, fewest: bool = False) -> tuple[list[int], str | None]:
     """Random targets of a legal move (as many as the ability takes: ``targets`` up to
     ``max_targets``; with ``fewest`` the least it takes) and a random option or number, drawn
-    in that order. The one random draw of a move, shared by the simulator and the tests'
-    random players (tests/players.py)."""
+    in that order; the option one of those left for the drawn targets (``LegalAction.spent``:
+    never a pair the engine refuses as used already). The one random draw of a move, shared by
+    the simulator and the tests' random players (tests/players.py)."""
     ab = a.ability
     cap = getattr(ab, "max_targets", None)  # "unlimited": the ability's checks refuse too many
     most = len(a.targets) if cap == "unlimited" else min(cap or ab.targets, len(a.targets))
     k = rnd.randint(ab.targets, most) if most > ab.targets and not fewest else ab.targets
-    return (rnd.sample(a.targets, k) if k else []), a.any_option(rnd)
+    targets = rnd.sample(a.targets, k) if k else []
+    return targets, a.any_option(rnd, targets)
 
 
 class Table:
@@ -395,6 +397,8 @@ class View:
     def options(self, a: LegalAction, rnd: random.Random) -> list[str | None]:
         if a.ability.number is not None:
             return [a.any_option(rnd)]
+        if a.spent:  # an option used already on so many targets that too few are left for it
+            return [o for o in a.options if len(a.targets_for(o)) >= a.ability.targets]
         return list(a.options) if a.options else [None]
 
     # what one effect does for its recipient (positive: good for them)
@@ -475,8 +479,8 @@ class View:
         effects = ab.all_effects(option)
         labels = set(ab.labels)
         targets: list[int] = []
-        if ab.targets:
-            per = sorted(((self.effect_score(me, effects, [t], labels), -t) for t in a.targets), reverse=True)
+        if ab.targets:  # the targets on which this option is left (``LegalAction.spent``)
+            per = sorted(((self.effect_score(me, effects, [t], labels), -t) for t in a.targets_for(option)), reverse=True)
             targets = [-t for _, t in per[: ab.targets]]
         return self.effect_score(me, effects, targets, labels) + ACT_BONUS, targets
 
