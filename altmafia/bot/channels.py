@@ -333,13 +333,14 @@ class Unsaved:
     :meth:`committed`; from then on it changes nothing (a later sync's record may have replaced
     what it wrote)."""
 
-    def __init__(self, apply: Any) -> None:
-        self._apply = apply
+    def __init__(self, changes: list[Any]) -> None:
+        self._changes = changes  # meta changes in order: the overwrites', the living role's holders
         self.saved = False
 
     def __call__(self, meta: dict[str, Any]) -> None:
         if not self.saved:
-            self._apply(meta)
+            for change in self._changes:
+                change(meta)
 
     def committed(self) -> None:
         self.saved = True
@@ -388,15 +389,29 @@ class ChannelManager:
 
         What the sync applied is recorded in the game's meta (``access``) only after its REST
         edits succeeded. ``commit=False`` (a resolve's ``after_resolve``): a record of overwrites
-        alone is not committed here but returned (:class:`Unsaved`), for the delivery's marking
+        (and of the living role's holders, ``living_holders``) is not committed here but returned (:class:`Unsaved`), for the delivery's marking
         transaction to commit with its own (``Deliverer.flush(meta=…)``); a sync that created a
         channel commits at once, as does every sync with ``commit=True``. A crash before that
         commit leaves the meta as before the sync: the next one diffs against it and puts the
         same overwrites again (each PUT sets the whole overwrite: idempotent)."""
         async with self.lock(game_id):
-            record = await self._sync(game_id, commit)
-            await sync_living_role(self.bot, game_id)  # the server role of the living (a lobby option)
-        return record
+            changes: list[Any] = []
+            access = await self._sync(game_id, commit)
+            if access is not None:
+                changes.append(access)
+            unsaved = Unsaved(changes)
+            try:
+                # the server role of the living (a lobby option); its holders recorded with the rest
+                await sync_living_role(self.bot, game_id, None if commit else changes)
+            except BaseException:
+                if changes:  # what was put is recorded as before, whatever failed after it
+                    await self.bot.store.update_meta(game_id, unsaved)
+                    unsaved.committed()
+                raise
+            if not changes:
+                return None
+            self._unsaved[game_id] = unsaved
+            return unsaved
 
     async def _save_unsaved(self, game_id: str) -> None:
         """Commit a record a sync left to a delivery that has not committed it yet (another
@@ -406,7 +421,9 @@ class ChannelManager:
             await self.bot.store.update_meta(game_id, record)
             record.committed()
 
-    async def _sync(self, game_id: str, commit: bool = True) -> Unsaved | None:
+    async def _sync(self, game_id: str, commit: bool = True) -> Any:
+        """The overwrites put; their record committed, or (``commit=False``, no channel
+        created) returned as a meta change for the caller to commit; None: nothing to record."""
         store = self.bot.store
         if not store.has(game_id):
             return None
@@ -490,8 +507,7 @@ class ChannelManager:
             if commit or created:
                 await store.update_meta(game_id, record)
                 return None
-            unsaved = self._unsaved[game_id] = Unsaved(record)
-            return unsaved
+            return record
         return None
 
     async def add_spectator(self, game_id: str, user_id: int) -> None:

@@ -29,7 +29,7 @@ async def open_council(env):
     spectator = guild.add_member(env.create_user("s0", global_name="Зритель"))
     r = await gm.slash(lobby, "lobby create", ruleset=RULESET)
     assert r.response is not None and not r.response.ephemeral, r.response
-    r = await gm.slash(lobby, "lobby options", dead_channel=True)
+    r = await gm.slash(lobby, "lobby options", dead_channel=True, living_role=True)
     assert not r.response.content.startswith("⛔"), r.response.content
     for m in members:
         await m.slash(lobby, "lobby join")
@@ -80,7 +80,11 @@ async def play_to_a_death(env, gid: str, rnd: random.Random, before_resolve=None
 
 
 def assert_access(env, guild_id: int, meta: dict, died: set[int], living: set[int]) -> None:
-    """The overwrites in Discord and the record in the meta say the same, and say it right."""
+    """The overwrites in Discord and the record in the meta say the same, and say it right;
+    so do the holders of the living players' role."""
+    rid = int(meta["living_role"])
+    held = {uid for uid, m in env.backend.get_guild(guild_id).members.items() if rid in m.role_ids}
+    assert held == living and set(meta["living_holders"]) == living
     public, dead = int(meta["channels"]["public"]), int(meta["channels"]["dead"])
     for uid in died:
         assert can(env, guild_id, public, uid) == (True, False), "the dead read the public channel and no longer write"
@@ -100,7 +104,8 @@ async def test_a_resolve_that_kills_takes_three_transactions_with_its_delivery(e
     requests = len(env.http_requests)
     spent, died = await play_to_a_death(env, gid, random.Random(5))
     # the mark, the resolve with its delivery staged, one transaction marking the parts sent and
-    # recording the overwrites the sync put (before: a fourth, the record alone, "meta")
+    # recording the overwrites the sync put and the living role's holders (before: a fourth and
+    # a fifth, each record alone, "meta")
     assert spent == {"resolve.mark": 1, "resolve": 1, "part.sent": 1, "total": 3}, spent
     edits = [c for c in env.http_requests[requests:] if c.method == "PUT" and "/permissions/" in c.path]
     assert edits, "the death changed overwrites through REST"
@@ -166,6 +171,7 @@ async def test_a_crash_before_the_marks_leaves_the_meta_and_the_start_puts_it_ri
     store = env.bot.store
     redone = [c for c in env.http_requests[requests:] if c.method == "PUT" and "/permissions/" in c.path]
     assert len(redone) == 2 * len(died), redone  # the same edits again (public, the dead's channel), no others
+    # the role was taken from the dead before the crash: nothing to do again, the holders recorded
     meta = await stored_meta(store, gid)
     living = dead_users(store, gid) ^ {int(p.user_id) for p in store.game(gid).state.players}
     assert_access(env, guild.id, meta, dead_users(store, gid), living)
