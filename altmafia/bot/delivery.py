@@ -149,7 +149,9 @@ class Deliverer:
         ``channels.Unsaved``) committed in the first transaction that marks parts sent; when
         the flush marks none, on its own at the end (``Store.update_meta``). Its
         ``committed()`` is called once it is committed."""
-        carry = [(game_id, meta)] if meta is not None and game_id is not None else []
+        if meta is not None and game_id is None:
+            raise ValueError("a meta change rides only on the flush of its own game")
+        carry = [(game_id, meta)] if meta is not None else []
         try:
             async with self.lock:
                 return await self._flush(game_id, extra, carry)

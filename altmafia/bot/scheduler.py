@@ -197,7 +197,7 @@ class Scheduler:
         try:
             # the record of the overwrites it put is committed with the delivery's marks (one
             # transaction for both: a resolve and its delivery stay three); a crash before leaves
-            # the meta as it was and the next sync (at the start, in recover) puts them again
+            # the meta as it was and the next sync (at the start: settle_seats) puts them again
             record = await bot.channel_manager.sync(game_id, commit=False)
         except discord.HTTPException as exc:
             log.warning("game %s: channel permissions not updated: %s", game_id, exc)
@@ -244,10 +244,6 @@ class Scheduler:
             if info.status == "running" and "channels" in info.meta:
                 await settle_seats(self.bot, info.game_id)  # a substitution cut short
                 await settle_undo(self.bot, info.game_id)  # an undo's corrections cut short
-                try:  # overwrites put before a crash and not recorded yet: put again, recorded
-                    await self.bot.channel_manager.sync(info.game_id)
-                except discord.HTTPException as exc:
-                    log.warning("game %s: channel permissions not updated at start: %s", info.game_id, exc)
         for due in store.due(now()):
             log.info("game %s: %s resolve of tick %d at start", due.game_id, due.reason, due.tick)
             line = None

@@ -11,6 +11,7 @@ import random
 
 import discord
 import pytest
+from simcord.builders import ChannelHandle
 
 from altmafia.tools.bench import _play_tick
 from engine.visibility import RO, RW
@@ -44,6 +45,11 @@ def can(env, guild_id: int, channel_id: int, user_id: int) -> tuple[bool, bool]:
     """What a member may do in a channel, by SimCord's own permission model."""
     p = discord.Permissions(env.backend.compute_permissions(guild_id, user_id, channel_id))
     return p.view_channel, p.view_channel and p.send_messages
+
+
+def channel(env, guild, meta: dict, key: str) -> ChannelHandle:
+    """A game's channel as SimCord holds it."""
+    return ChannelHandle(env, guild, env.backend.channels[int(meta["channels"][key])])
 
 
 async def stored_meta(store, gid: str) -> dict:
@@ -139,16 +145,15 @@ async def test_the_record_alone_when_the_flush_marks_nothing(env):
 async def test_a_crash_before_the_marks_leaves_the_meta_and_the_start_puts_it_right(env, settings):
     guild, gid = await open_council(env)
     store = env.bot.store
-    real = store.mark_parts_sent
     dead_before: set[int] = set()
 
-    async def dies_with_the_record(sent, *, meta=None):
-        """The process dies before the marks of a resolve that killed, with the sync's record."""
-        if meta is not None and dead_users(store, gid) - dead_before:
+    def dies_in_the_marks(point: str) -> None:
+        """The process dies inside the transaction marking a killing resolve's parts sent (its
+        statements and the sync's record written, not committed: rolled back)."""
+        if point == "part.sent.before_commit" and dead_users(store, gid) - dead_before:
             raise RuntimeError("killed before the marks")
-        return await real(sent, meta=meta)
 
-    store.mark_parts_sent = dies_with_the_record
+    store.fault = dies_in_the_marks
     rnd = random.Random(5)
     with pytest.raises(RuntimeError, match="killed before the marks"):
         for _ in range(20):
@@ -158,13 +163,17 @@ async def test_a_crash_before_the_marks_leaves_the_meta_and_the_start_puts_it_ri
             await env.settle()
             await env.bot.scheduler.resolve(gid)
             await env.settle()
+    store.fault = None
     died = dead_users(store, gid) - dead_before
     assert died
     meta = await stored_meta(store, gid)
     public = int(meta["channels"]["public"])
-    for uid in died:  # the overwrites were put; their record was not committed
+    for uid in died:  # the overwrites were put; their record was not committed, nor the marks
         assert can(env, guild.id, public, uid) == (True, False)
         assert meta["access"]["public"][str(uid)] == RW
+    assert await store.pending_parts(gid), "the resolve's parts are sent and not marked"
+    keys = [k for k in meta["channels"] if not k.startswith("category")]
+    shown = {k: [m.content for m in channel(env, guild, meta, k).history()] for k in keys}
     requests = len(env.http_requests)
     await restart(env, settings)
     await env.settle()
@@ -176,6 +185,7 @@ async def test_a_crash_before_the_marks_leaves_the_meta_and_the_start_puts_it_ri
     living = dead_users(store, gid) ^ {int(p.user_id) for p in store.game(gid).state.players}
     assert_access(env, guild.id, meta, dead_users(store, gid), living)
     assert not await store.pending_parts(gid)
+    assert {k: [m.content for m in channel(env, guild, meta, k).history()] for k in keys} == shown, "nothing sent twice"
     # nothing left to put: a later sync changes nothing and commits nothing
     tx, requests = store.transactions.copy(), len(env.http_requests)
     await env.bot.channel_manager.sync(gid)
