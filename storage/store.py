@@ -1216,11 +1216,7 @@ class Store:
         async with self._meta_lock(game_id):
             stamp = self._stamp()
             async with self._tx("meta") as db:
-                rows = await db.fetchall(db.sql("SELECT meta, meta_version FROM games WHERE game_id = ?"), (game_id,))
-                if not rows:
-                    raise KeyError(f"no game {game_id!r}")
-                old, version = json.loads(rows[0][0]), rows[0][1]
-                meta = await self._meta_write(db, game_id, old, version, fn, stamp)
+                meta, version = await self._meta_change(db, game_id, fn, stamp)
                 if meta is not None and posts:
                     await self._write_posts(db, game_id, key or f"meta:{version + 1}",
                                             list(posts(meta) if callable(posts) else posts), stamp)
@@ -1230,6 +1226,16 @@ class Store:
             info = live.info if live is not None else await self.find(game_id)
             assert info is not None
             return info
+
+    async def _meta_change(self, db: Backend, game_id: str, fn: Callable[[dict[str, Any]], dict[str, Any] | None],
+                           stamp: str) -> tuple[dict[str, Any] | None, int]:
+        """``fn`` applied to the meta as committed, read in this transaction, and written:
+        (the new meta or None if unchanged, the meta version it was read at)."""
+        rows = await db.fetchall(db.sql("SELECT meta, meta_version FROM games WHERE game_id = ?"), (game_id,))
+        if not rows:
+            raise KeyError(f"no game {game_id!r}")
+        old, version = json.loads(rows[0][0]), rows[0][1]
+        return await self._meta_write(db, game_id, old, version, fn, stamp), version
 
     async def _meta_write(self, db: Backend, game_id: str, old: dict[str, Any], version: int,
                           fn: Callable[[dict[str, Any]], dict[str, Any] | None], stamp: str) -> dict[str, Any] | None:
@@ -1719,11 +1725,7 @@ class Store:
                                      (stamp, batch_id))
             if meta is not None:  # the caller's meta change, as update_meta writes it (compare-and-set)
                 game_id, fn, changed = meta
-                rows = await db.fetchall(db.sql("SELECT meta, meta_version FROM games WHERE game_id = ?"), (game_id,))
-                if not rows:
-                    raise KeyError(f"no game {game_id!r}")
-                old, version = json.loads(rows[0][0]), rows[0][1]
-                new = await self._meta_write(db, game_id, old, version, fn, stamp)
+                new, version = await self._meta_change(db, game_id, fn, stamp)
                 if new is not None:
                     changed.update(meta=new, version=version + 1, stamp=stamp)
             self._point("part.sent.before_commit")

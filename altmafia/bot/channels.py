@@ -389,9 +389,10 @@ class ChannelManager:
 
         What the sync applied is recorded in the game's meta (``access``) only after its REST
         edits succeeded. ``commit=False`` (a resolve's ``after_resolve``): a record of overwrites
-        (and of the living role's holders, ``living_holders``) is not committed here but returned (:class:`Unsaved`), for the delivery's marking
-        transaction to commit with its own (``Deliverer.flush(meta=…)``); a sync that created a
-        channel commits at once, as does every sync with ``commit=True``. A crash before that
+        (and of the living role's holders, ``living_holders``) is not committed here but
+        returned (:class:`Unsaved`), for the delivery's marking transaction to commit with its
+        own (``Deliverer.flush(meta=…)``); a sync that created a channel commits at once, as
+        does every sync with ``commit=True``. A crash before that
         commit leaves the meta as before the sync: the next one diffs against it and puts the
         same overwrites again (each PUT sets the whole overwrite: idempotent)."""
         async with self.lock(game_id):
