@@ -14,7 +14,7 @@ import pytest
 from simcord.builders import ChannelHandle
 
 from altmafia.tools.bench import _play_tick
-from engine.visibility import RO, RW
+from engine.visibility import NONE, RO, RW
 from storage import Command
 
 from .test_restart import restart
@@ -190,3 +190,28 @@ async def test_a_crash_before_the_marks_leaves_the_meta_and_the_start_puts_it_ri
     tx, requests = store.transactions.copy(), len(env.http_requests)
     await env.bot.channel_manager.sync(gid)
     assert store.transactions == tx and len(env.http_requests) == requests
+
+
+async def test_a_channel_change_before_the_delivery_commits_the_record_first(env):
+    """A GM takes a spectator away while a resolve's record waits for its delivery: the record
+    is committed first (the GM's sync diffs against what Discord has), and the delivery's
+    commit of it then changes nothing (it would put back the spectator's old access)."""
+    guild, gid = await open_council(env)
+    store, bot = env.bot.store, env.bot
+    uid = int(store.game(gid).player(0).user_id)
+    spectator = int(store.info(gid).meta["spectators"][0])
+    await store.apply(gid, Command.gm("remove", pid=0, mode="left", user_id=1))
+    await bot.deliverer.flush(gid)
+    await env.settle()
+    record = await bot.channel_manager.sync(gid, commit=False)
+    assert record is not None and (await stored_meta(store, gid))["access"]["public"][str(uid)] == RW
+    assert await bot.channel_manager.remove_spectator(gid, spectator)
+    meta = await stored_meta(store, gid)
+    assert meta["access"]["public"][str(uid)] == RO, "the record went first"
+    assert meta["access"]["public"].get(str(spectator), NONE) == NONE
+    version = store.info(gid).meta_version
+    await bot.deliverer.flush(gid, meta=record)
+    assert store.info(gid).meta_version == version and await stored_meta(store, gid) == meta
+    public = int(meta["channels"]["public"])
+    assert can(env, guild.id, public, spectator) == (False, False)
+    assert can(env, guild.id, public, uid) == (True, False)
