@@ -1220,11 +1220,7 @@ class Store:
         async with self._meta_lock(game_id):
             stamp = self._stamp()
             async with self._tx("meta") as db:
-                rows = await db.fetchall(db.sql("SELECT meta, meta_version FROM games WHERE game_id = ?"), (game_id,))
-                if not rows:
-                    raise KeyError(f"no game {game_id!r}")
-                old, version = json.loads(rows[0][0]), rows[0][1]
-                meta = await self._meta_write(db, game_id, old, version, fn, stamp)
+                meta, version = await self._meta_change(db, game_id, fn, stamp)
                 if meta is not None and posts:
                     await self._write_posts(db, game_id, key or f"meta:{version + 1}",
                                             list(posts(meta) if callable(posts) else posts), stamp)
@@ -1234,6 +1230,16 @@ class Store:
             info = live.info if live is not None else await self.find(game_id)
             assert info is not None
             return info
+
+    async def _meta_change(self, db: Backend, game_id: str, fn: Callable[[dict[str, Any]], dict[str, Any] | None],
+                           stamp: str) -> tuple[dict[str, Any] | None, int]:
+        """``fn`` applied to the meta as committed, read in this transaction, and written:
+        (the new meta or None if unchanged, the meta version it was read at)."""
+        rows = await db.fetchall(db.sql("SELECT meta, meta_version FROM games WHERE game_id = ?"), (game_id,))
+        if not rows:
+            raise KeyError(f"no game {game_id!r}")
+        old, version = json.loads(rows[0][0]), rows[0][1]
+        return await self._meta_write(db, game_id, old, version, fn, stamp), version
 
     async def _meta_write(self, db: Backend, game_id: str, old: dict[str, Any], version: int,
                           fn: Callable[[dict[str, Any]], dict[str, Any] | None], stamp: str) -> dict[str, Any] | None:
@@ -1673,12 +1679,38 @@ class Store:
         batch's last unsent part, its outbox rows are delivered in the same transaction."""
         return await self.mark_parts_sent([(part, message_id)]) == 1
 
-    async def mark_parts_sent(self, sent: list[tuple[Part, int | None]]) -> int:
+    async def mark_parts_sent(self, sent: list[tuple[Part, int | None]], *,
+                              meta: tuple[str, Callable[[dict[str, Any]], dict[str, Any] | None]] | None = None) -> int:
         """:meth:`mark_part_sent` for every part of a flush, in one transaction (a crash before
         it leaves them claimed and unsent: the next start looks for each in its channel before
-        sending it). Returns how many were still unsent."""
+        sending it). Returns how many were still unsent.
+
+        ``meta`` (``(game_id, fn)``): a change of that game's meta committed in the same
+        transaction, exactly as :meth:`update_meta` would (the fresh meta read, ``fn`` run on a
+        copy, compare-and-set on ``meta_version``, under the game's lock); the bot's record of
+        the overwrites its channel sync applied rides here. With nothing to mark it is
+        committed on its own (:meth:`update_meta`)."""
+        if meta is not None:
+            if not sent:
+                await self.update_meta(*meta)
+                return 0
+            return await _uncancellable(self._mark_parts_sent_with_meta(sent, *meta))
         if not sent:
             return 0
+        return await self._mark_parts_sent(sent, None)
+
+    async def _mark_parts_sent_with_meta(self, sent: list[tuple[Part, int | None]], game_id: str,
+                                         fn: Callable[[dict[str, Any]], dict[str, Any] | None]) -> int:
+        async with self._meta_lock(game_id):
+            changed: dict[str, Any] = {}
+            n = await self._mark_parts_sent(sent, (game_id, fn, changed))
+            live = self._games.get(game_id)
+            if live is not None and changed:
+                live.info = replace(live.info, meta=changed["meta"], meta_version=changed["version"],
+                                    updated_at=changed["stamp"])
+            return n
+
+    async def _mark_parts_sent(self, sent: list[tuple[Part, int | None]], meta: tuple[str, Any, dict[str, Any]] | None) -> int:
         n = 0
         stamp = self._stamp()
         async with self._tx("part.sent") as db:
@@ -1695,6 +1727,11 @@ class Store:
                 if not left[0][0]:
                     await db.execute(db.sql("UPDATE outbox SET delivered_at = ? WHERE batch_id = ? AND delivered_at IS NULL"),
                                      (stamp, batch_id))
+            if meta is not None:  # the caller's meta change, as update_meta writes it (compare-and-set)
+                game_id, fn, changed = meta
+                new, version = await self._meta_change(db, game_id, fn, stamp)
+                if new is not None:
+                    changed.update(meta=new, version=version + 1, stamp=stamp)
             self._point("part.sent.before_commit")
         for p, _ in sent:
             self._held.pop((p.batch_id, p.part_idx), None)

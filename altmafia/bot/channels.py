@@ -327,6 +327,25 @@ def free_category(parents: dict[str, str], order: list[str]) -> str | None:
     return None
 
 
+class Unsaved:
+    """A sync's record of the overwrites it applied, not committed yet: a meta change function
+    (for ``Store.update_meta`` or ``Store.mark_parts_sent(meta=…)``). Whoever commits it calls
+    :meth:`committed`; from then on it changes nothing (a later sync's record may have replaced
+    what it wrote)."""
+
+    def __init__(self, changes: list[Any]) -> None:
+        self._changes = changes  # meta changes in order: the overwrites', the living role's holders
+        self.saved = False
+
+    def __call__(self, meta: dict[str, Any]) -> None:
+        if not self.saved:
+            for change in self._changes:
+                change(meta)
+
+    def committed(self) -> None:
+        self.saved = True
+
+
 class ChannelManager:
     """Creates and keeps up to date the channels of the games (the ids live in each game's
     meta: ``channels`` key -> id, ``parents`` channel key -> category key, ``access`` channel
@@ -335,6 +354,8 @@ class ChannelManager:
     def __init__(self, bot: Any) -> None:
         self.bot = bot
         self._locks: dict[str, asyncio.Lock] = {}
+        #: a sync's record handed to a delivery and perhaps not committed yet, by game
+        self._unsaved: dict[str, Unsaved] = {}
 
     @property
     def http(self) -> Any:
@@ -362,21 +383,56 @@ class ChannelManager:
         itself is only ever changed by ``Store.update_meta``, briefly, at the end)."""
         return self._locks.setdefault(game_id, asyncio.Lock())
 
-    async def sync(self, game_id: str) -> None:
+    async def sync(self, game_id: str, *, commit: bool = True) -> Unsaved | None:
         """Bring every channel's overwrites in line with the game: who may talk in public,
-        faction channels (created when a faction first exists) and their members."""
-        async with self.lock(game_id):
-            await self._sync(game_id)
-            await sync_living_role(self.bot, game_id)  # the server role of the living (a lobby option)
+        faction channels (created when a faction first exists) and their members.
 
-    async def _sync(self, game_id: str) -> None:
+        What the sync applied is recorded in the game's meta (``access``) only after its REST
+        edits succeeded. ``commit=False`` (a resolve's ``after_resolve``): a record of overwrites
+        (and of the living role's holders, ``living_holders``) is not committed here but
+        returned (:class:`Unsaved`), for the delivery's marking transaction to commit with its
+        own (``Deliverer.flush(meta=…)``); a sync that created a channel commits at once, as
+        does every sync with ``commit=True``. A crash before that
+        commit leaves the meta as before the sync: the next one diffs against it and puts the
+        same overwrites again (each PUT sets the whole overwrite: idempotent)."""
+        async with self.lock(game_id):
+            changes: list[Any] = []
+            access = await self._sync(game_id, commit)
+            if access is not None:
+                changes.append(access)
+            unsaved = Unsaved(changes)
+            try:
+                # the server role of the living (a lobby option); its holders recorded with the rest
+                await sync_living_role(self.bot, game_id, None if commit else changes)
+            except BaseException:
+                if changes:  # what was put is recorded as before, whatever failed after it
+                    await self.bot.store.update_meta(game_id, unsaved)
+                    unsaved.committed()
+                raise
+            if not changes:
+                return None
+            self._unsaved[game_id] = unsaved
+            return unsaved
+
+    async def _save_unsaved(self, game_id: str) -> None:
+        """Commit a record a sync left to a delivery that has not committed it yet (another
+        channel change of the game comes first: it must diff against what Discord has)."""
+        record = self._unsaved.pop(game_id, None)
+        if record is not None and not record.saved:
+            await self.bot.store.update_meta(game_id, record)
+            record.committed()
+
+    async def _sync(self, game_id: str, commit: bool = True) -> Any:
+        """The overwrites put; their record committed, or (``commit=False``, no channel
+        created) returned as a meta change for the caller to commit; None: nothing to record."""
         store = self.bot.store
         if not store.has(game_id):
-            return
+            return None
+        await self._save_unsaved(game_id)
         info, game = store.info(game_id), store.game(game_id)
         meta = info.meta
         if "channels" not in meta:
-            return
+            return None
         aud = self.audience(info, game)
         channels = dict(meta["channels"])
         parents = dict(meta.get("parents", {}))
@@ -449,11 +505,16 @@ class ChannelManager:
                     m["categories"] = have_cats + [c for c in new_categories if c not in have_cats]
                 m["access"] = {**m.get("access", {}), **done}
 
-            await store.update_meta(game_id, record)
+            if commit or created:
+                await store.update_meta(game_id, record)
+                return None
+            return record
+        return None
 
     async def add_spectator(self, game_id: str, user_id: int) -> None:
         async with self.lock(game_id):
             store = self.bot.store
+            await self._save_unsaved(game_id)
             meta = store.info(game_id).meta
             if user_id in meta.get("spectators", []):
                 return

@@ -123,6 +123,13 @@ def file_spec(f: Any) -> dict[str, str]:
     return {"name": name, "data": base64.b64encode(data).decode("ascii")}
 
 
+def _committed(fn: Any) -> None:
+    """Tell a meta change it is committed (``channels.Unsaved``), if it wants to know."""
+    done = getattr(fn, "committed", None)
+    if done is not None:
+        done()
+
+
 class Deliverer:
     def __init__(self, bot: Any) -> None:
         self.bot = bot
@@ -132,14 +139,30 @@ class Deliverer:
         #: test hook: called with a part's key after its send, before it is marked
         self.fault: Any = None
 
-    async def flush(self, game_id: str | None = None, extra: dict[str, list[str]] | None = None) -> int:
+    async def flush(self, game_id: str | None = None, extra: dict[str, list[str]] | None = None, *,
+                    meta: Any = None) -> int:
         """Deliver everything pending (of one game, or all): first the stored parts of batches
         staged before, then the new outbox rows. ``extra`` lines (by channel key) join the
-        same batches. Returns the number of messages sent."""
-        async with self.lock:
-            return await self._flush(game_id, extra)
+        same batches. Returns the number of messages sent.
 
-    async def _flush(self, game_id: str | None, extra: dict[str, list[str]] | None = None) -> int:
+        ``meta``: a change of ``game_id``'s meta (the channel sync's record of what it applied,
+        ``channels.Unsaved``) committed in the first transaction that marks parts sent; when
+        the flush marks none, on its own at the end (``Store.update_meta``). Its
+        ``committed()`` is called once it is committed."""
+        if meta is not None and game_id is None:
+            raise ValueError("a meta change rides only on the flush of its own game")
+        carry = [(game_id, meta)] if meta is not None else []
+        try:
+            async with self.lock:
+                return await self._flush(game_id, extra, carry)
+        finally:
+            if carry:  # nothing was marked (or the flush failed before): the record alone
+                gid, fn = carry.pop()
+                await self.bot.store.update_meta(gid, fn)
+                _committed(fn)
+
+    async def _flush(self, game_id: str | None, extra: dict[str, list[str]] | None = None,
+                     carry: list[tuple[str, Any]] | None = None) -> int:
         store = self.bot.store
         blocked: set[tuple[str, str]] = set()
         parts = await store.pending_parts(game_id)
@@ -148,7 +171,7 @@ class Deliverer:
         # the batch of that channel's events instead of going out alone: one message a resolve
         rows_at = {(d.game_id, route(d)) for d in pending}
         merge = [p for p in parts if absorbable(p) and (p.game_id, p.channel_key) in rows_at]
-        sent = await self._send_parts([p for p in parts if p not in merge], blocked)
+        sent = await self._send_parts([p for p in parts if p not in merge], blocked, carry)
         games: dict[str, list[Delivery]] = {}
         for d in pending:
             games.setdefault(d.game_id, []).append(d)
@@ -156,11 +179,11 @@ class Deliverer:
             games.setdefault(game_id, [])
         for gid, items in games.items():
             sent += await self._game(gid, items, extra if gid == game_id else None, blocked,
-                                     [p for p in merge if p.game_id == gid])
+                                     [p for p in merge if p.game_id == gid], carry if gid == game_id else None)
         return sent
 
     async def _game(self, gid: str, items: list[Delivery], extra: dict[str, list[str]] | None,
-                    blocked: set[tuple[str, str]], merge: list[Part] = ()) -> int:
+                    blocked: set[tuple[str, str]], merge: list[Part] = (), carry: list[tuple[str, Any]] | None = None) -> int:
         store = self.bot.store
         if not store.has(gid):
             log.warning("game %s has pending messages but is not loaded", gid)
@@ -190,7 +213,7 @@ class Deliverer:
             for d, view in views:
                 if view is not None:
                     staged += await self._stage(gid, info, key, [d], [], view=f"event:{d.event_idx}:{lang}")
-        return await self._send_parts(staged, blocked)
+        return await self._send_parts(staged, blocked, carry)
 
     def resolve_posts(self, gid: str, game: Any, info: GameInfo, deliveries: list[Delivery], own: list[Part]) -> list[Post]:
         """The delivery of a resolve, rendered from the game after it, for the store to stage in
@@ -357,8 +380,11 @@ class Deliverer:
             specs = [{"content": "", "nonce": nonce(batch_id, 0), "dropped": True}]
         return await self.bot.store.stage(gid, batch_id, key, int(cid) if cid is not None else None, specs, keys, absorb=absorb)
 
-    async def _send_parts(self, parts: list[Part], blocked: set[tuple[str, str]]) -> int:
-        """Send parts in order; a failed part blocks the rest of its channel until the next flush."""
+    async def _send_parts(self, parts: list[Part], blocked: set[tuple[str, str]],
+                          carry: list[tuple[str, Any]] | None = None) -> int:
+        """Send parts in order; a failed part blocks the rest of its channel until the next flush.
+        ``carry``: a meta change (:meth:`flush`'s ``meta``) taken into the marking transaction,
+        when there is one (a crash before it commits neither)."""
         sent = 0
         done: list[tuple[Part, int | None]] = []  # sent (or found, or dropped): marked together at the end
         try:
@@ -374,7 +400,12 @@ class Deliverer:
         finally:
             # one transaction for every part of the flush; a crash before it leaves them claimed
             # and unsent, and the next start looks for each in its channel before sending it
-            await self.bot.store.mark_parts_sent(done)
+            if done and carry:
+                gid, fn = carry.pop()
+                await self.bot.store.mark_parts_sent(done, meta=(gid, fn))
+                _committed(fn)
+            else:
+                await self.bot.store.mark_parts_sent(done)
         return sent
 
     async def _send_part(self, part: Part, done: list[tuple[Part, int | None]]) -> int | None:

@@ -26,7 +26,10 @@ def can_manage_roles(guild: discord.Guild | None) -> bool:
     return bool(me is not None and me.guild_permissions.manage_roles)
 
 
-async def sync_living_role(bot: Any, game_id: str) -> None:
+async def sync_living_role(bot: Any, game_id: str, record: list[Any] | None = None) -> None:
+    """Give the living players the role and take it from the rest; ``living_holders`` records
+    who has it, committed here or, with ``record`` (a list), appended to it as a meta change for
+    the caller to commit (the channel sync of a resolve: with the delivery's marks)."""
     store = bot.store
     if not store.has(game_id):
         return
@@ -62,7 +65,11 @@ async def sync_living_role(bot: Any, game_id: str) -> None:
                 done.remove(uid)
     finally:
         if sorted(done) != sorted(have):
-            await store.update_meta(game_id, lambda m: m.update(living_holders=sorted(done)))
+            holders = sorted(done)
+            if record is None:
+                await store.update_meta(game_id, lambda m: m.update(living_holders=holders))
+            else:  # committed by the caller with its own record (the channel sync's)
+                record.append(lambda m: m.update(living_holders=holders))
 
 
 async def announce_phase(bot: Any, game_id: str) -> None:

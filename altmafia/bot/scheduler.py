@@ -193,15 +193,19 @@ class Scheduler:
 
     async def after_resolve(self, game_id: str, gm_line: str | None = None) -> None:
         bot = self.bot
+        record = None
         try:
-            await bot.channel_manager.sync(game_id)
+            # the record of the overwrites it put is committed with the delivery's marks (one
+            # transaction for both: a resolve and its delivery stay three); a crash before leaves
+            # the meta as it was and the next sync (at the start: settle_seats) puts them again
+            record = await bot.channel_manager.sync(game_id, commit=False)
         except discord.HTTPException as exc:
             log.warning("game %s: channel permissions not updated: %s", game_id, exc)
         if (bot.store.info(game_id).status == "running" and self.min_phase(bot.store.game(game_id))
                 and self.phase_started(game_id) is None):  # committed with the resolve, unless cut short
             await self.mark_phase_start(game_id)
         extra = {"gm": [gm_line]} if gm_line else None
-        await bot.deliverer.flush(game_id, extra=extra)
+        await bot.deliverer.flush(game_id, extra=extra, meta=record)
         await bot.post_panels(game_id)  # the new phase's panel in each hidden channel
         await announce_phase(bot, game_id)  # the living players' role, where the game has one
         if bot.store.info(game_id).status == "over":

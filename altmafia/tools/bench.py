@@ -465,10 +465,12 @@ async def _delivered(b: Bench, title: str, resolves: int, make_bot: BotFactory) 
                 await env.settle()
                 here = store.transactions - before
                 posts = sum(1 for c in env.http_requests[n0:] if c.method == "POST" and c.path.endswith("/messages"))
+                # overwrites the channel sync put (a death, a phase): its record rides in the marks
+                edits = sum(1 for c in env.http_requests[n0:] if c.method == "PUT" and "/permissions/" in c.path)
                 per.append(here["total"])
                 spent.update(here)
                 messages += posts
-                detail.append(f"{label}: {here['total']} tx, {posts} messages")
+                detail.append(f"{label}: {here['total']} tx, {posts} messages" + (f", {edits} overwrite{'s' if edits != 1 else ''} put" if edits else ""))
         finally:
             await env.shutdown()
             await bot.store.close()
