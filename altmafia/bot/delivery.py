@@ -23,8 +23,9 @@ the unsent parts only; a part claimed before a crash is first looked for in its 
 stored text and nonce, among the last 100 messages). The bot's own messages are batches
 without outbox rows: those of a command (the sender's copy of a PM, a GM's log line, a
 deadline notice) are built by :meth:`Deliverer.outgoing` and staged by the store in the
-command's own transaction; the others (role cards, reminders, the reveal, the cleanup prompt)
-by :meth:`Deliverer.post`, keyed.
+command's own transaction; the others (role cards, reminders) by :meth:`Deliverer.post`, keyed;
+the end of a game (the reveal, the GM's report, the cleanup prompt) by :meth:`Deliverer.outgoing`
+under the same keys, staged with the flag ``revealed`` (``bot.stage_end``).
 """
 
 from __future__ import annotations
