@@ -140,3 +140,33 @@ async def test_a_crash_inside_the_ends_staging_and_the_start_shows_it_once(env, 
     await restart(env, settings)
     await env.settle()
     assert shown(env, t, channels) == before, "nothing twice"
+
+
+async def test_rows_the_last_resolve_did_not_stage_go_out_before_the_end(env, monkeypatch):
+    """When the resolve stages none of its delivery (its rendering raised: logged, the resolve
+    goes on), the flush would stage those rows after the end: so they go first, then the end
+    is staged and sent, and every channel still reads its last news before the reveal."""
+    t = await start(await gather(env, 4, spectators=0, days=1))
+    await env.settle()
+    store, bot = t.store, t.bot
+    while store.game(t.game_id).state.tick < 2:  # a 1-day game: the next resolve ends it
+        await bot.scheduler.resolve(t.game_id)
+        await env.settle()
+        assert store.info(t.game_id).status == "running"
+
+    def fails(*_args, **_kw):
+        raise RuntimeError("the rendering failed")
+
+    monkeypatch.setattr(bot.deliverer, "resolve_posts", fails)
+    tx = store.transactions.copy()
+    await bot.scheduler.resolve(t.game_id)
+    await env.settle()
+    spent = store.transactions - tx
+    assert store.info(t.game_id).status == "over"
+    assert spent["meta"] == 1 and spent["part.sent"] == 2, spent  # the news' flush, then the end's
+    channels = dict(store.info(t.game_id).meta["channels"])
+    assert_end_shown_once(env, t, channels)
+    gm = [m.content for m in history(env, t, channels, "gm")]
+    report = next(i for i, c in enumerate(gm) if REPORT in c)
+    assert any("**— " in c for c in gm[:report]) and not any("**— " in c for c in gm[report:])
+    assert not await store.pending_parts(t.game_id) and not await store.pending_deliveries(t.game_id)
