@@ -1188,7 +1188,7 @@ class Store:
 
     # ---- the bot's own data: a game's meta, lobbies ---------------------------------------
     async def update_meta(self, game_id: str, fn: Callable[[dict[str, Any]], dict[str, Any] | None], *,
-                          posts: Any = (), key: str | None = None) -> GameInfo:
+                          posts: Any = (), key: str | None = None, claim: bool = False) -> GameInfo:
         """Change a game's ``meta`` (the caller's data: channel ids, language, a pause…) by a
         function, in one transaction under the game's lock.
 
@@ -1201,9 +1201,14 @@ class Store:
 
         ``posts`` (:class:`Post`s, or a function of the new meta returning them) are staged in
         the same transaction when the meta changes, as batches ``<game>/<key>:<n>>…`` (``key``
-        required with posts: the command's idempotency key, e.g. its interaction id).
+        required with posts: the command's idempotency key, e.g. its interaction id), or under
+        a post's own ``batch`` id (a keyed message, ``<game>/reveal>public``: one already
+        staged is skipped). ``claim``: the staged parts are claimed by this store in the same
+        transaction (``Part.held``: the next flush sends them with no claim of its own, as a
+        resolve's), for a caller that flushes next (the end of a game: ``bot.stage_end``).
+        The fault point ``meta.before_commit`` is inside the transaction.
         """
-        return await _uncancellable(self._update_meta(game_id, fn, posts, key))
+        return await _uncancellable(self._update_meta(game_id, fn, posts, key, claim))
 
     async def set_meta(self, game_id: str, meta: dict[str, Any]) -> GameInfo:
         """Replace a game's ``meta`` whole (a fresh record, e.g. in a test); the bot changes meta
@@ -1216,14 +1221,19 @@ class Store:
         return live.lock if live is not None else self._meta_locks.setdefault(game_id, asyncio.Lock())
 
     async def _update_meta(self, game_id: str, fn: Callable[[dict[str, Any]], dict[str, Any] | None],
-                           posts: Any = (), key: str | None = None) -> GameInfo:
+                           posts: Any = (), key: str | None = None, claim: bool = False) -> GameInfo:
         async with self._meta_lock(game_id):
             stamp = self._stamp()
+            held: list[Part] = []
             async with self._tx("meta") as db:
                 meta, version = await self._meta_change(db, game_id, fn, stamp)
                 if meta is not None and posts:
-                    await self._write_posts(db, game_id, key or f"meta:{version + 1}",
-                                            list(posts(meta) if callable(posts) else posts), stamp)
+                    held = await self._write_posts(db, game_id, key or f"meta:{version + 1}",
+                                                   list(posts(meta) if callable(posts) else posts), stamp, claim=claim)
+                self._point("meta.before_commit")
+            if claim and held:
+                until = self._clock() + timedelta(seconds=CLAIM_SECONDS - CLAIM_MARGIN)
+                self._held.update({(p.batch_id, p.part_idx): until for p in held})
             live = self._games.get(game_id)
             if live is not None and meta is not None:
                 live.info = replace(live.info, meta=meta, meta_version=version + 1, updated_at=stamp)

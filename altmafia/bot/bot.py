@@ -130,41 +130,88 @@ class AltMafiaBot(commands.AutoShardedBot):
         await panel.post_panels(self, game_id)
 
     async def finish(self, game_id: str) -> None:
-        """The end of a game. The public channel gets the reveal (who was who, the factions,
-        the winners), a chart of every player's stats over the days (true values, a panel each,
-        the winners marked) and the timeline of what was public; the GM channel gets the full
-        review: the HTML page (altmafia/text/report.py) and the timeline of every event (the
-        GM's lines, the anonymous authors, every PM), with a button that publishes them (the GM's
-        choice: :class:`altmafia.bot.buttons.PublishButton`)."""
+        """The end of a game: :meth:`stage_end`, then one flush that delivers it. Whatever the
+        game committed before and was not staged yet (its last events after a restart) goes
+        out first, as before the reveal. ``Scheduler.after_resolve`` stages the end itself
+        before the resolve's own flush (one marking for both); this is for the other callers
+        (the recovery at start of a finished game not yet revealed)."""
+        if not self.store.has(game_id) or self.store.info(game_id).meta.get("revealed"):
+            return
+        if await self.store.pending_deliveries(game_id):
+            await self.deliverer.flush(game_id)
+        if await self.stage_end(game_id):
+            await self.deliverer.flush(game_id)
+
+    async def stage_end(self, game_id: str) -> bool:
+        """Stage the end of a game, not sending it: the public channel gets the reveal (who
+        was who, the factions, the winners), a chart of every player's stats over the days
+        (true values, a panel each, the winners marked) and the timeline of what was public;
+        the GM channel gets the full review: the HTML page (altmafia/text/report.py) and the
+        timeline of every event (the GM's lines, the anonymous authors, every PM), with a
+        button that publishes them (the GM's choice: :class:`altmafia.bot.buttons.PublishButton`),
+        then the cleanup prompt (:meth:`offer_cleanup`).
+
+        The three posts (keyed ``reveal``, ``reveal:report``, ``cleanup``, as
+        :meth:`Deliverer.post` would key them) and the flags ``revealed`` and
+        ``cleanup_offered`` are ONE transaction (``Store.update_meta(posts=…, claim=True)``):
+        the game never counts as revealed without its posts staged, a crash before the commit
+        leaves neither (the next start stages both), and a key already staged is never staged
+        again. The parts are claimed with it: the next flush sends them with no claim of its
+        own and marks them with everything else it sent. False when there was nothing to stage
+        (not loaded, or revealed already)."""
         store = self.store
         if not store.has(game_id):
-            return
+            return False
         info = store.info(game_id)
         if info.meta.get("revealed"):
-            return
+            return False
         game = store.game(game_id)
         lang = info.meta.get("lang", "ru")
         events = await store.events(game_id)
         files = []
         journal = await store.journal(game_id)
         # the chart replays the game and draws a panel per player: seconds of work, done in a
-        # worker thread so that the bot keeps answering meanwhile
+        # worker thread so that the bot keeps answering meanwhile (before the transaction: it
+        # holds no lock while it draws)
         png = await asyncio.to_thread(chart_png, game, replay(game, info, journal), lang)
         if png:
             files.append(discord.File(io.BytesIO(png), filename="chart.png"))
         files.append(discord.File(io.BytesIO(public_timeline(game, events, lang).encode("utf-8")), filename=PUBLIC_TIMELINE))
-        await self.deliverer.post(game_id, "public", summary(game, lang), files=files, once="reveal")
-        page = render_report(game, events, lang, "gm").encode("utf-8")  # the full review, for the GM
-        full = timeline(game, events, lang).encode("utf-8")
-        await self.deliverer.post(game_id, "gm", text(lang, "reveal.report") + "\n" + text(lang, "reveal.publish_ask"), view=f"publish:{lang}",
-                                  files=[discord.File(io.BytesIO(page), filename=report_filename("gm")),
-                                         discord.File(io.BytesIO(full), filename=FULL_TIMELINE)], once="reveal:report")
-        # the prompt is staged before the game counts as revealed: a crash in between loses neither
-        await self.offer_cleanup(game_id)
-        await store.update_meta(game_id, lambda meta: meta.update(revealed=True))
+        channels = info.meta.get("channels", {})
+        deliverer = self.deliverer
+        posts = []
+        if channels.get("public") is not None:
+            posts.append(deliverer.outgoing(game_id, "public", summary(game, lang), files=files, once="reveal"))
+        if channels.get("gm") is not None:
+            page = render_report(game, events, lang, "gm").encode("utf-8")  # the full review, for the GM
+            full = timeline(game, events, lang).encode("utf-8")
+            posts.append(deliverer.outgoing(
+                game_id, "gm", text(lang, "reveal.report") + "\n" + text(lang, "reveal.publish_ask"), view=f"publish:{lang}",
+                files=[discord.File(io.BytesIO(page), filename=report_filename("gm")),
+                       discord.File(io.BytesIO(full), filename=FULL_TIMELINE)], once="reveal:report"))
+        cleanup = self._cleanup_post(game_id, info)
+        if cleanup is not None:
+            posts.append(cleanup)
+
+        def ended(meta: dict[str, Any]) -> None:
+            meta["revealed"] = True
+            if cleanup is not None:
+                meta["cleanup_offered"] = True
+
+        await store.update_meta(game_id, ended, posts=posts, key="end", claim=True)
+        return True
+
+    def _cleanup_post(self, game_id: str, info: Any) -> Any:
+        """The cleanup prompt (archive or delete the channels) as a keyed post, or None when it
+        was offered already or the game has no GM channel."""
+        if info.meta.get("cleanup_offered") or info.meta.get("channels", {}).get("gm") is None:
+            return None
+        lang = info.meta.get("lang", "ru")
+        return self.deliverer.outgoing(game_id, "gm", text(lang, "cleanup.ask"), view=f"cleanup:{lang}", once="cleanup")
 
     async def offer_cleanup(self, game_id: str) -> None:
-        """At the end, the GM chooses to archive the channels or to delete them."""
+        """At the end, the GM chooses to archive the channels or to delete them (staged with
+        the reveal by :meth:`stage_end`; this offers it to a game that ended without it)."""
         info = self.store.info(game_id) if self.store.has(game_id) else await self.store.find(game_id)
         if info is None or info.meta.get("cleanup_offered"):
             return

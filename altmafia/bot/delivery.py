@@ -23,8 +23,9 @@ the unsent parts only; a part claimed before a crash is first looked for in its 
 stored text and nonce, among the last 100 messages). The bot's own messages are batches
 without outbox rows: those of a command (the sender's copy of a PM, a GM's log line, a
 deadline notice) are built by :meth:`Deliverer.outgoing` and staged by the store in the
-command's own transaction; the others (role cards, reminders, the reveal, the cleanup prompt)
-by :meth:`Deliverer.post`, keyed.
+command's own transaction; the others (role cards, reminders) by :meth:`Deliverer.post`, keyed;
+the end of a game (the reveal, the GM's report, the cleanup prompt) by :meth:`Deliverer.outgoing`
+under the same keys, staged with the flag ``revealed`` (``bot.stage_end``).
 """
 
 from __future__ import annotations
@@ -496,18 +497,23 @@ class Deliverer:
         return None
 
     def outgoing(self, game_id: str, key: str, content: str, *, files: list[Any] | None = None,
-                 mention: int | None = None, view: str | None = None) -> Post:
+                 mention: int | None = None, view: str | None = None, once: str | None = None) -> Post:
         """A message of the bot itself, rendered into its parts now, to be staged by the store in
         the transaction of the command it belongs to (``Store.apply(…, posts=[…])``,
         ``change_deadline``, ``update_meta``, ``stage_posts``) and sent by the next flush. A
-        channel the game has not got (yet) gives a post that is dropped (logged at the send)."""
+        channel the game has not got (yet) gives a post that is dropped (logged at the send).
+        ``once``: its idempotency key, as :meth:`post`'s — the post carries the batch id and
+        nonces :meth:`post` would give it (``<game>/<once>><channel>``), so it is staged once
+        whichever of the two stages it (the end of a game: ``bot.stage_end``)."""
         store = self.bot.store
         info = store.info(game_id)
         cid = info.meta.get("channels", {}).get(key)
         parts = chunks(content.split("\n")) or [""]
+        batch_id = f"{game_id}/{once}>{key}" if once else None
         specs = tuple({"content": c, "mention": mention or 0, "view": view if i == len(parts) - 1 else None,
-                       "files": [file_spec(f) for f in files] if files and i == 0 else None} for i, c in enumerate(parts))
-        return Post(key, int(cid) if cid is not None else None, specs)
+                       "files": [file_spec(f) for f in files] if files and i == 0 else None,
+                       **({"nonce": nonce(batch_id, i)} if batch_id else {})} for i, c in enumerate(parts))
+        return Post(key, int(cid) if cid is not None else None, specs, batch=batch_id)
 
     def gm_line(self, game_id: str, gm: str, action: str) -> Post:
         """The GM channel's log line of a GM's action (``gm.log``), as a :class:`storage.Post`."""

@@ -205,11 +205,21 @@ class Scheduler:
                 and self.phase_started(game_id) is None):  # committed with the resolve, unless cut short
             await self.mark_phase_start(game_id)
         extra = {"gm": [gm_line]} if gm_line else None
+        over = bot.store.info(game_id).status == "over"
+        if over and not extra and not await bot.store.pending_deliveries(game_id):
+            # the game's end (the reveal, the GM's report, the cleanup prompt and both flags) is
+            # staged before the flush, after the resolve's own delivery, so one flush sends both
+            # and marks both in one transaction: the game-ending resolve takes 4 (the mark, the
+            # resolve, the end's staging, the marks). Not 3: the chart takes seconds to draw and
+            # must not hold the resolve's transaction. Rows the resolve could not stage (a
+            # faction's first messages) would be staged by the flush after the end: then the
+            # flush goes first and finish() stages and sends the end after it, in order.
+            await bot.stage_end(game_id)
         await bot.deliverer.flush(game_id, extra=extra, meta=record)
         await bot.post_panels(game_id)  # the new phase's panel in each hidden channel
         await announce_phase(bot, game_id)  # the living players' role, where the game has one
-        if bot.store.info(game_id).status == "over":
-            await bot.finish(game_id)
+        if over:
+            await bot.finish(game_id)  # nothing more when staged above and delivered
             await bot.offer_cleanup(game_id)
 
     # ---- the loop -------------------------------------------------------------------------

@@ -1,0 +1,172 @@
+"""The resolve that ends a game takes four transactions with its delivery and the game's end
+(issue 17 §1; before: 14): the mark; the resolve with its delivery staged; ONE transaction that
+stages the reveal, the GM's report and the cleanup prompt with the flags ``revealed`` and
+``cleanup_offered``; ONE that marks everything the flush sent. Not three: the chart is drawn in
+a worker thread for seconds, after the resolve's commit, and must not hold its transaction.
+A crash inside the end's staging commits neither the posts nor the flags: the next start
+stages and sends them, and nothing goes out twice."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from simcord.builders import ChannelHandle
+
+from altmafia.text.i18n import text
+
+from .helpers import gather, start
+from .test_restart import restart
+
+REVEAL = "Кто был кем"
+CLEANUP = text("ru", "cleanup.ask")
+REPORT = text("ru", "reveal.report")
+
+
+def files_of(message) -> set[str]:
+    return {a.filename for a in message.attachments}
+
+
+async def stored_meta(store, gid: str) -> dict:
+    rows = await store._read("SELECT meta FROM games WHERE game_id = ?", (gid,))
+    return json.loads(rows[0][0])
+
+
+def history(env, t, channels: dict, key: str) -> list:
+    """A game's channel as SimCord holds it (the game need not be loaded: a finished one is
+    released after a restart)."""
+    return ChannelHandle(env, t.guild, env.backend.channels[int(channels[key])]).history()
+
+
+def shown(env, t, channels: dict) -> dict[str, list[str]]:
+    """Every message of the game's channels, by channel key (what the players have seen)."""
+    return {k: [m.content for m in history(env, t, channels, k)] for k in channels if not k.startswith("category")}
+
+
+def assert_end_shown_once(env, t, channels: dict) -> None:
+    public, gm = history(env, t, channels, "public"), history(env, t, channels, "gm")
+    reveals = [m for m in public if REVEAL in m.content]
+    assert len(reveals) == 1, [m.content[:40] for m in reveals]
+    assert files_of(reveals[0]) == {"chart.png", "timeline.txt"}
+    reports = [m for m in gm if REPORT in m.content]
+    assert len(reports) == 1 and files_of(reports[0]) == {"report.html", "timeline-full.txt"}
+    assert [c.label for row in reports[0].components for c in row.children] == [text("ru", "btn.publish")]
+    asks = [m for m in gm if CLEANUP in m.content]
+    assert len(asks) == 1
+    assert [c.label for row in asks[0].components for c in row.children] == [text("ru", "btn.archive"),
+                                                                              text("ru", "btn.delete")]
+    # the end comes after the last resolve's own news, in each channel
+    assert public.index(reveals[0]) > max(i for i, m in enumerate(public) if "**— " in m.content)
+
+
+
+
+async def test_the_game_ending_resolve_takes_four_transactions_and_the_end_arrives_once(env, settings):
+    t = await start(await gather(env, 4, spectators=0, days=1))
+    await env.settle()
+    store, bot = t.store, t.bot
+    spent = None
+    for _ in range(6):
+        tx = store.transactions.copy()
+        sent = bot.deliverer.sent.copy()
+        await bot.scheduler.resolve(t.game_id)
+        await env.settle()
+        spent = store.transactions - tx
+        if store.info(t.game_id).status == "over":
+            break
+        assert spent["total"] == 3, spent  # a resolve that does not end the game: as before
+    assert store.info(t.game_id).status == "over"
+    # before: 14 (each of the three posts staged, claimed and marked on its own, two flags alone)
+    assert spent == {"resolve.mark": 1, "resolve": 1, "meta": 1, "part.sent": 1, "total": 4}, spent
+    news = bot.deliverer.sent - sent
+    assert news[(t.game_id, "gm")] >= 2 and news[(t.game_id, "public")] >= 2, news  # its news, then the end
+    meta = await stored_meta(store, t.game_id)
+    assert meta["revealed"] is True and meta["cleanup_offered"] is True and meta == store.info(t.game_id).meta
+    assert not await store.pending_parts(t.game_id) and not await store.pending_deliveries(t.game_id)
+    for once in ("reveal>public", "reveal:report>gm", "cleanup>gm"):
+        parts = await store.parts(f"{t.game_id}/{once}")
+        assert parts and all(p.attempts == 1 for p in parts), (once, parts)  # claimed at staging, never again
+    channels = dict(store.info(t.game_id).meta["channels"])
+    assert_end_shown_once(env, t, channels)
+    before = shown(env, t, channels)
+
+    # a restart shows nothing again, and commits nothing for the end
+    await restart(env, settings)
+    await env.settle()
+    assert shown(env, t, channels) == before
+    tx = t.store.transactions.copy()
+    await t.bot.finish(t.game_id)
+    await t.bot.offer_cleanup(t.game_id)
+    assert t.store.transactions == tx
+
+
+async def test_a_crash_inside_the_ends_staging_and_the_start_shows_it_once(env, settings):
+    t = await start(await gather(env, 4, spectators=0, days=1))
+    await env.settle()
+    store = t.store
+
+    def dies_in_the_end(point: str) -> None:
+        """The process dies inside the transaction staging the end (its posts and both flags
+        written, not committed: rolled back)."""
+        if point == "meta.before_commit" and store.info(t.game_id).status == "over":
+            raise RuntimeError("killed in the end's staging")
+
+    store.fault = dies_in_the_end
+    with pytest.raises(RuntimeError, match="killed in the end's staging"):
+        for _ in range(6):
+            await t.bot.scheduler.resolve(t.game_id)
+            await env.settle()
+    store.fault = None
+    assert store.info(t.game_id).status == "over"
+    meta = await stored_meta(store, t.game_id)
+    assert not meta.get("revealed") and not meta.get("cleanup_offered"), "neither flag without the posts"
+    for once in ("reveal>public", "reveal:report>gm", "cleanup>gm"):
+        assert not await store.parts(f"{t.game_id}/{once}"), once
+    last = await store.pending_parts(t.game_id)
+    assert last, "the last resolve's delivery is staged and waits (its flush comes after the end's staging)"
+    channels = dict(store.info(t.game_id).meta["channels"])
+    assert not any(REVEAL in m.content for m in history(env, t, channels, "public"))
+
+    await restart(env, settings)
+    await env.settle()
+    assert_end_shown_once(env, t, channels)
+    for p in last:  # the last resolve's news arrived once, before the end
+        if p.content:
+            assert [m.content for m in history(env, t, channels, p.channel_key)].count(p.content) == 1, p.content
+    assert not await t.store.pending_parts(t.game_id)
+    meta = await stored_meta(t.store, t.game_id)
+    assert meta["revealed"] is True and meta["cleanup_offered"] is True
+    before = shown(env, t, channels)
+    await restart(env, settings)
+    await env.settle()
+    assert shown(env, t, channels) == before, "nothing twice"
+
+
+async def test_rows_the_last_resolve_did_not_stage_go_out_before_the_end(env, monkeypatch):
+    """When the resolve stages none of its delivery (its rendering raised: logged, the resolve
+    goes on), the flush would stage those rows after the end: so they go first, then the end
+    is staged and sent, and every channel still reads its last news before the reveal."""
+    t = await start(await gather(env, 4, spectators=0, days=1))
+    await env.settle()
+    store, bot = t.store, t.bot
+    while store.game(t.game_id).state.tick < 2:  # a 1-day game: the next resolve ends it
+        await bot.scheduler.resolve(t.game_id)
+        await env.settle()
+        assert store.info(t.game_id).status == "running"
+
+    def fails(*_args, **_kw):
+        raise RuntimeError("the rendering failed")
+
+    monkeypatch.setattr(bot.deliverer, "resolve_posts", fails)
+    tx = store.transactions.copy()
+    await bot.scheduler.resolve(t.game_id)
+    await env.settle()
+    spent = store.transactions - tx
+    assert store.info(t.game_id).status == "over"
+    assert spent["meta"] == 1 and spent["part.sent"] == 2, spent  # the news' flush, then the end's
+    channels = dict(store.info(t.game_id).meta["channels"])
+    assert_end_shown_once(env, t, channels)
+    gm = [m.content for m in history(env, t, channels, "gm")]
+    report = next(i for i, c in enumerate(gm) if REPORT in c)
+    assert any("**— " in c for c in gm[:report]) and not any("**— " in c for c in gm[report:])
+    assert not await store.pending_parts(t.game_id) and not await store.pending_deliveries(t.game_id)
