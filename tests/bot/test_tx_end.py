@@ -1,10 +1,10 @@
-"""The resolve that ends a game takes four transactions with its delivery and the game's end
-(issue 17 §1; before: 14): the mark; the resolve with its delivery staged; ONE transaction that
-stages the reveal, the GM's report and the cleanup prompt with the flags ``revealed`` and
-``cleanup_offered``; ONE that marks everything the flush sent. Not three: the chart is drawn in
-a worker thread for seconds, after the resolve's commit, and must not hold its transaction.
-A crash inside the end's staging commits neither the posts nor the flags: the next start
-stages and sends them, and nothing goes out twice."""
+"""The resolve that ends a game takes three transactions with its delivery and the game's end
+(issue 17 §1; before: 14, then 4): the mark; the resolve with its delivery AND the game's end
+staged — the reveal, the GM's report and the cleanup prompt with the flags ``revealed`` and
+``cleanup_offered`` (``Store.resolve(end=…)``: the chart is drawn before the transaction opens,
+from the events and journal the resolve is about to commit); ONE that marks everything the flush
+sent. A crash inside the resolve's transaction commits nothing of it: the start redoes the
+resolve (its mark) and the end with it, and nothing goes out twice."""
 
 from __future__ import annotations
 
@@ -62,7 +62,7 @@ def assert_end_shown_once(env, t, channels: dict) -> None:
 
 
 
-async def test_the_game_ending_resolve_takes_four_transactions_and_the_end_arrives_once(env, settings):
+async def test_the_game_ending_resolve_takes_three_transactions_and_the_end_arrives_once(env, settings):
     t = await start(await gather(env, 4, spectators=0, days=1))
     await env.settle()
     store, bot = t.store, t.bot
@@ -77,7 +77,8 @@ async def test_the_game_ending_resolve_takes_four_transactions_and_the_end_arriv
             break
         assert spent["total"] == 3, spent  # a resolve that does not end the game: as before
     assert store.info(t.game_id).status == "over"
-    # before: 14 (each of the three posts staged, claimed and marked on its own, two flags alone)
+    # before: 14 (each of the three posts staged, claimed and marked on its own, two flags alone),
+    # then 4 (the end staged in a meta transaction of its own, after the resolve's)
     assert spent == {"resolve.mark": 1, "resolve": 1, "part.sent": 1, "total": 3}, spent
     news = bot.deliverer.sent - sent
     assert news[(t.game_id, "gm")] >= 2 and news[(t.game_id, "public")] >= 2, news  # its news, then the end
