@@ -8,6 +8,7 @@ resolve (its mark) and the end with it, and nothing goes out twice."""
 
 from __future__ import annotations
 
+import base64
 import json
 from dataclasses import replace
 
@@ -170,8 +171,9 @@ async def test_the_end_staged_with_the_resolve_is_the_one_stage_end_renders(env)
         stored = await store.parts(post.batch)
         assert [(p.content, p.view, p.files) for p in stored] == [(s["content"], s["view"], s["files"]) for s in post.parts]
         shown_ = [m for m in history(env, t, channels, post.channel_key) if m.content == post.parts[0]["content"]]
-        assert len(shown_) == 1
-        assert sorted(a.filename for a in shown_[0].attachments) == sorted(f["name"] for f in post.parts[0]["files"] or [])
+        assert len(shown_) == 1, post.batch
+        got = {a.filename: await a.read() for a in shown_[0].attachments}  # what the channel shows, byte for byte
+        assert got == {f["name"]: base64.b64decode(f["data"]) for f in post.parts[0]["files"] or []}, post.batch
     flags: dict = {}
     ended(flags)
     assert flags == {"revealed": True, "cleanup_offered": True}
