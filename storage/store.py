@@ -30,7 +30,7 @@ import os
 import socket
 import uuid
 from collections import Counter
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime, timedelta
@@ -950,6 +950,7 @@ class Store:
         posts: Any = (),
         stage: Callable[[Game, GameInfo, list[Delivery], list[Part]], list[Post]] | None = None,
         meta: Callable[[dict[str, Any], Game], dict[str, Any] | None] | None = None,
+        end: Callable[[Game, GameInfo, list[Event], list[dict[str, Any]]], Awaitable[Any]] | None = None,
     ) -> Resolved | None:
         """Resolve the current tick in one transaction; None when there is nothing to do.
 
@@ -970,18 +971,31 @@ class Store:
         ``meta``: a change of the caller's meta that belongs to the resolve (when the new phase
         began), a function of a copy of the meta and the game after the resolve (as
         :meth:`update_meta`'s), written in the resolve's transaction (``meta_version`` + 1).
+        ``end``: when the resolve ends the game, the end of the game staged **in the resolve's
+        own transaction** too: an async function of the game after the resolve, its new
+        :class:`GameInfo` (with ``meta``'s change), every event of the game and its whole
+        journal as :meth:`events` and :meth:`journal` will read them once this resolve is
+        committed (its own events and entry included), returning ``(posts, change)``: the
+        posts (keyed, each its own ``batch``), staged after the delivery and claimed, and a
+        change of the meta (a function of a copy, as ``meta``'s) written with them; None for
+        nothing. It is awaited before the transaction opens, under the game's lock only (it
+        may take seconds: a chart drawn in a worker thread). It runs only when ``stage``
+        staged every outbox row not staged yet (else the flush would stage those after the
+        end); a function that raises stages nothing of the end (logged): the caller stages
+        it later (``bot.finish``).
         """
-        return await _uncancellable(self._resolve(game_id, expect_tick, utc(next_deadline), user_id, posts, stage, meta))
+        return await _uncancellable(self._resolve(game_id, expect_tick, utc(next_deadline), user_id, posts, stage, meta, end))
 
     async def _resolve(self, game_id: str, expect_tick: int | None, next_deadline: datetime | None, user_id: int | None,
-                       posts: Any = (), stage: Any = None, meta: Any = None) -> Resolved | None:
+                       posts: Any = (), stage: Any = None, meta: Any = None, end: Any = None) -> Resolved | None:
         live = self._live(game_id)
         async with live.lock:
             return await self._retry_stale(
-                live, lambda: self._resolve_locked(live, game_id, expect_tick, next_deadline, user_id, posts, stage, meta))
+                live, lambda: self._resolve_locked(live, game_id, expect_tick, next_deadline, user_id, posts, stage, meta, end))
 
     async def _resolve_locked(self, live: _Live, game_id: str, expect_tick: int | None, next_deadline: datetime | None,
-                              user_id: int | None, posts: Any = (), stage: Any = None, meta: Any = None) -> Resolved | None:
+                              user_id: int | None, posts: Any = (), stage: Any = None, meta: Any = None,
+                              end: Any = None) -> Resolved | None:
         if live.game.state.over:
             return None
         tick = live.game.state.tick
@@ -1027,6 +1041,8 @@ class Store:
             else:
                 info = replace(info, meta=new_meta, meta_version=live.info.meta_version + 1)
         staged: list[Post] = []
+        rows: list[Any] = []
+        unstaged: set[str] = set()  # the outbox rows no staged post delivers
         if stage is not None:
             rows, outbox, deliveries = _event_rows(game_id, seq, live.ev_count, events, stamp)
             # rows committed before and not staged yet (the resolve before this one in a turn cut
@@ -1039,6 +1055,27 @@ class Store:
                 log.exception("%s: game %r: the delivery of the resolve of tick %d could not be staged with it",
                               self.location, game_id, tick)
                 staged = []
+            unstaged = {d.key for d in earlier + deliveries} - {k for p in staged for k in p.keys}
+        ending: list[Post] = []
+        if end is not None and over and stage is not None and not unstaged:
+            journal = [*await self.journal(game_id),
+                       {"seq": seq, "tick": tick, "kind": "resolve", "args": json.loads(dumps(args)),
+                        "result": json.loads(dumps(result)), "user_id": user_id, "request_id": None, "created_at": stamp}]
+            every = [*await self.events(game_id),
+                     *(Event(tick=r[3], key=r[4], args=json.loads(r[7]), audience=r[5], ids=json.loads(r[6])) for r in rows)]
+            try:
+                out = await end(game, info, every, journal)
+            except Exception:  # the end is staged later by the caller (bot.finish), the resolve goes on
+                log.exception("%s: game %r: its end could not be staged with the resolve of tick %d", self.location, game_id, tick)
+                out = None
+            if out is not None:
+                ending, change = list(out[0]), out[1]
+                work = copy.deepcopy(info.meta)
+                got = change(work) if change is not None else None
+                work = work if got is None else dict(got)
+                if work != live.info.meta:
+                    new_meta = work
+                    info = replace(info, meta=new_meta, meta_version=live.info.meta_version + 1)
         async with self._tx("resolve") as db:
             await self._update_game(db, live.info, info, text)  # first: a stale copy writes nothing
             if new_meta is not None:
@@ -1056,6 +1093,7 @@ class Store:
                 await self._gm_action(db, game_id, seq, tick, user_id, "resolve", args, stamp)
             await self._write_posts(db, game_id, f"resolve:{tick}", bot_posts, stamp)  # a key staged with the mark: skipped
             held = await self._write_posts(db, game_id, f"resolve:{tick}:d", staged, stamp, claim=True)
+            held += await self._write_posts(db, game_id, f"resolve:{tick}:end", ending, stamp, claim=True)  # after its news
             self._point("resolve.before_commit")
         until = self._clock() + timedelta(seconds=CLAIM_SECONDS - CLAIM_MARGIN)
         self._held.update({(p.batch_id, p.part_idx): until for p in held})

@@ -165,11 +165,20 @@ class AltMafiaBot(commands.AutoShardedBot):
         info = store.info(game_id)
         if info.meta.get("revealed"):
             return False
-        game = store.game(game_id)
-        lang = info.meta.get("lang", "ru")
         events = await store.events(game_id)
-        files = []
         journal = await store.journal(game_id)
+        posts, ended = await self.end_posts(game_id, store.game(game_id), info, events, journal)
+        await store.update_meta(game_id, ended, posts=posts, key="end", claim=True)
+        return True
+
+    async def end_posts(self, game_id: str, game: Any, info: Any, events: list[Any],
+                        journal: list[dict[str, Any]]) -> tuple[list[Any], Any]:
+        """The end of a game (:meth:`stage_end`'s posts) rendered from the game, its info,
+        every event and its whole journal, and the change of the meta that goes with them (the
+        flags): for :meth:`stage_end`, or for the resolve that ends the game, which stages them
+        in its own transaction (``Store.resolve(end=…)``, given what will be committed)."""
+        lang = info.meta.get("lang", "ru")
+        files = []
         # the chart replays the game and draws a panel per player: seconds of work, done in a
         # worker thread so that the bot keeps answering meanwhile (before the transaction: it
         # holds no lock while it draws)
@@ -198,8 +207,7 @@ class AltMafiaBot(commands.AutoShardedBot):
             if cleanup is not None:
                 meta["cleanup_offered"] = True
 
-        await store.update_meta(game_id, ended, posts=posts, key="end", claim=True)
-        return True
+        return posts, ended
 
     def _cleanup_post(self, game_id: str, info: Any) -> Any:
         """The cleanup prompt (archive or delete the channels) as a keyed post, or None when it

@@ -25,7 +25,8 @@ without outbox rows: those of a command (the sender's copy of a PM, a GM's log l
 deadline notice) are built by :meth:`Deliverer.outgoing` and staged by the store in the
 command's own transaction; the others (role cards, reminders) by :meth:`Deliverer.post`, keyed;
 the end of a game (the reveal, the GM's report, the cleanup prompt) by :meth:`Deliverer.outgoing`
-under the same keys, staged with the flag ``revealed`` (``bot.stage_end``).
+under the same keys, staged with the flag ``revealed`` in the game-ending resolve's own
+transaction (``Store.resolve(end=…)``, ``bot.end_posts``), or else by ``bot.stage_end``.
 """
 
 from __future__ import annotations

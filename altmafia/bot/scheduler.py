@@ -114,9 +114,11 @@ class Scheduler:
                 posts = [self.bot.deliverer.outgoing(game_id, "gm", gm_line)] if gm_line and not done else []
                 # its delivery (the batches, the new phase's panels and announcement) is rendered
                 # and staged in the resolve's own transaction, claimed for this process
-                # so is when the new phase began, where the ruleset gives a phase a minimum length
+                # so is when the new phase began, where the ruleset gives a phase a minimum length,
+                # and, when it ends the game, the game's end with its flags (bot.end_posts)
                 res = await store.resolve(game_id, expect_tick=tick, next_deadline=nxt, user_id=user_id, posts=posts,
-                                          stage=self._stage_for(game_id), meta=self._phase_start)
+                                          stage=self._stage_for(game_id), meta=self._phase_start,
+                                          end=self._end_for(game_id))
                 if res is None:
                     break
                 done.append(res)
@@ -137,6 +139,10 @@ class Scheduler:
     def _stage_for(self, game_id: str) -> Any:
         deliverer = self.bot.deliverer
         return lambda game, info, deliveries, own: deliverer.resolve_posts(game_id, game, info, deliveries, own)
+
+    def _end_for(self, game_id: str) -> Any:
+        bot = self.bot
+        return lambda game, info, events, journal: bot.end_posts(game_id, game, info, events, journal)
 
     # ---- early ends -----------------------------------------------------------------------
     def waiting(self, game_id: str) -> list[int] | None:
@@ -206,14 +212,15 @@ class Scheduler:
             await self.mark_phase_start(game_id)
         extra = {"gm": [gm_line]} if gm_line else None
         over = bot.store.info(game_id).status == "over"
-        if over and not extra and not await bot.store.pending_deliveries(game_id):
+        if (over and not extra and not bot.store.info(game_id).meta.get("revealed")
+                and not await bot.store.pending_deliveries(game_id)):
             # the game's end (the reveal, the GM's report, the cleanup prompt and both flags) is
-            # staged before the flush, after the resolve's own delivery, so one flush sends both
-            # and marks both in one transaction: the game-ending resolve takes 4 (the mark, the
-            # resolve, the end's staging, the marks). Not 3: the chart takes seconds to draw and
-            # must not hold the resolve's transaction. Rows the resolve could not stage (a
-            # faction's first messages) would be staged by the flush after the end: then the
-            # flush goes first and finish() stages and sends the end after it, in order.
+            # staged in the resolve's own transaction, after its delivery (Store.resolve(end=…)):
+            # the game-ending resolve takes 3 (the mark, the resolve, the marks). When that could
+            # not be (its rendering raised), the end is staged here, before the flush, after the
+            # resolve's own delivery, so one flush sends both (4). Rows the resolve could not
+            # stage (a faction's first messages) would be staged by the flush after the end:
+            # then the flush goes first and finish() stages and sends the end after it, in order.
             await bot.stage_end(game_id)
         await bot.deliverer.flush(game_id, extra=extra, meta=record)
         await bot.post_panels(game_id)  # the new phase's panel in each hidden channel

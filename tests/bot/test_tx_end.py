@@ -1,14 +1,16 @@
-"""The resolve that ends a game takes four transactions with its delivery and the game's end
-(issue 17 §1; before: 14): the mark; the resolve with its delivery staged; ONE transaction that
-stages the reveal, the GM's report and the cleanup prompt with the flags ``revealed`` and
-``cleanup_offered``; ONE that marks everything the flush sent. Not three: the chart is drawn in
-a worker thread for seconds, after the resolve's commit, and must not hold its transaction.
-A crash inside the end's staging commits neither the posts nor the flags: the next start
-stages and sends them, and nothing goes out twice."""
+"""The resolve that ends a game takes three transactions with its delivery and the game's end
+(issue 17 §1; before: 14, then 4): the mark; the resolve with its delivery AND the game's end
+staged — the reveal, the GM's report and the cleanup prompt with the flags ``revealed`` and
+``cleanup_offered`` (``Store.resolve(end=…)``: the chart is drawn before the transaction opens,
+from the events and journal the resolve is about to commit); ONE that marks everything the flush
+sent. A crash inside the resolve's transaction commits nothing of it: the start redoes the
+resolve (its mark) and the end with it, and nothing goes out twice."""
 
 from __future__ import annotations
 
+import base64
 import json
+from dataclasses import replace
 
 import pytest
 from simcord.builders import ChannelHandle
@@ -61,7 +63,7 @@ def assert_end_shown_once(env, t, channels: dict) -> None:
 
 
 
-async def test_the_game_ending_resolve_takes_four_transactions_and_the_end_arrives_once(env, settings):
+async def test_the_game_ending_resolve_takes_three_transactions_and_the_end_arrives_once(env, settings):
     t = await start(await gather(env, 4, spectators=0, days=1))
     await env.settle()
     store, bot = t.store, t.bot
@@ -76,8 +78,9 @@ async def test_the_game_ending_resolve_takes_four_transactions_and_the_end_arriv
             break
         assert spent["total"] == 3, spent  # a resolve that does not end the game: as before
     assert store.info(t.game_id).status == "over"
-    # before: 14 (each of the three posts staged, claimed and marked on its own, two flags alone)
-    assert spent == {"resolve.mark": 1, "resolve": 1, "meta": 1, "part.sent": 1, "total": 4}, spent
+    # before: 14 (each of the three posts staged, claimed and marked on its own, two flags alone),
+    # then 4 (the end staged in a meta transaction of its own, after the resolve's)
+    assert spent == {"resolve.mark": 1, "resolve": 1, "part.sent": 1, "total": 3}, spent
     news = bot.deliverer.sent - sent
     assert news[(t.game_id, "gm")] >= 2 and news[(t.game_id, "public")] >= 2, news  # its news, then the end
     meta = await stored_meta(store, t.game_id)
@@ -100,46 +103,80 @@ async def test_the_game_ending_resolve_takes_four_transactions_and_the_end_arriv
     assert t.store.transactions == tx
 
 
-async def test_a_crash_inside_the_ends_staging_and_the_start_shows_it_once(env, settings):
+async def test_a_crash_inside_the_game_ending_resolve_and_the_start_shows_it_once(env, settings):
     t = await start(await gather(env, 4, spectators=0, days=1))
     await env.settle()
     store = t.store
+    while store.game(t.game_id).state.tick < 2:  # a 1-day game: the next resolve ends it
+        await t.bot.scheduler.resolve(t.game_id)
+        await env.settle()
+        assert store.info(t.game_id).status == "running"
+    last_tick = store.info(t.game_id).tick
 
-    def dies_in_the_end(point: str) -> None:
-        """The process dies inside the transaction staging the end (its posts and both flags
-        written, not committed: rolled back)."""
-        if point == "meta.before_commit" and store.info(t.game_id).status == "over":
-            raise RuntimeError("killed in the end's staging")
+    def dies_in_the_resolve(point: str) -> None:
+        """The process dies inside the game-ending resolve's transaction (its events, its
+        delivery, the end's posts and both flags written, not committed: rolled back)."""
+        if point == "resolve.before_commit":
+            raise RuntimeError("killed in the resolve")
 
-    store.fault = dies_in_the_end
-    with pytest.raises(RuntimeError, match="killed in the end's staging"):
-        for _ in range(6):
-            await t.bot.scheduler.resolve(t.game_id)
-            await env.settle()
+    store.fault = dies_in_the_resolve
+    with pytest.raises(RuntimeError, match="killed in the resolve"):
+        await t.bot.scheduler.resolve(t.game_id)
     store.fault = None
-    assert store.info(t.game_id).status == "over"
+    assert store.info(t.game_id).status == "running" and store.info(t.game_id).resolving_tick == last_tick
     meta = await stored_meta(store, t.game_id)
     assert not meta.get("revealed") and not meta.get("cleanup_offered"), "neither flag without the posts"
     for once in ("reveal>public", "reveal:report>gm", "cleanup>gm"):
         assert not await store.parts(f"{t.game_id}/{once}"), once
-    last = await store.pending_parts(t.game_id)
-    assert last, "the last resolve's delivery is staged and waits (its flush comes after the end's staging)"
     channels = dict(store.info(t.game_id).meta["channels"])
     assert not any(REVEAL in m.content for m in history(env, t, channels, "public"))
 
-    await restart(env, settings)
+    await restart(env, settings)  # the mark: the resolve is redone at start, and the end with it
     await env.settle()
+    assert t.store.info(t.game_id).status == "over"
+    assert [e["tick"] for e in await t.store.journal(t.game_id) if e["kind"] == "resolve"].count(last_tick) == 1
     assert_end_shown_once(env, t, channels)
-    for p in last:  # the last resolve's news arrived once, before the end
-        if p.content:
-            assert [m.content for m in history(env, t, channels, p.channel_key)].count(p.content) == 1, p.content
-    assert not await t.store.pending_parts(t.game_id)
+    for key in ("public", "gm"):  # the last resolve's news arrived, once, before the end
+        news = [m.content for m in history(env, t, channels, key) if "**— " in m.content]
+        assert news and len(news) == len(set(news)), news
+    assert not await t.store.pending_parts(t.game_id) and not await t.store.pending_deliveries(t.game_id)
     meta = await stored_meta(t.store, t.game_id)
     assert meta["revealed"] is True and meta["cleanup_offered"] is True
     before = shown(env, t, channels)
     await restart(env, settings)
     await env.settle()
     assert shown(env, t, channels) == before, "nothing twice"
+
+
+async def test_the_end_staged_with_the_resolve_is_the_one_stage_end_renders(env):
+    """The end staged in the resolve's transaction, from the events and journal the store gave
+    it before committing them, is byte for byte what :meth:`stage_end` renders from the
+    committed game (the store as it read after the commit, without the two flags)."""
+    t = await start(await gather(env, 4, spectators=0, days=1))
+    await env.settle()
+    store, bot = t.store, t.bot
+    for _ in range(6):
+        await bot.scheduler.resolve(t.game_id)
+        await env.settle()
+        if store.info(t.game_id).status == "over":
+            break
+    info = store.info(t.game_id)
+    assert info.meta["revealed"] is True
+    before = replace(info, meta={k: v for k, v in info.meta.items() if k not in ("revealed", "cleanup_offered")})
+    posts, ended = await bot.end_posts(t.game_id, store.game(t.game_id), before,
+                                       await store.events(t.game_id), await store.journal(t.game_id))
+    assert [p.batch for p in posts] == [f"{t.game_id}/{k}" for k in ("reveal>public", "reveal:report>gm", "cleanup>gm")]
+    channels = dict(info.meta["channels"])
+    for post in posts:
+        stored = await store.parts(post.batch)
+        assert [(p.content, p.view, p.files) for p in stored] == [(s["content"], s["view"], s["files"]) for s in post.parts]
+        shown_ = [m for m in history(env, t, channels, post.channel_key) if m.content == post.parts[0]["content"]]
+        assert len(shown_) == 1, post.batch
+        got = {a.filename: await a.read() for a in shown_[0].attachments}  # what the channel shows, byte for byte
+        assert got == {f["name"]: base64.b64decode(f["data"]) for f in post.parts[0]["files"] or []}, post.batch
+    flags: dict = {}
+    ended(flags)
+    assert flags == {"revealed": True, "cleanup_offered": True}
 
 
 async def test_rows_the_last_resolve_did_not_stage_go_out_before_the_end(env, monkeypatch):
