@@ -449,8 +449,8 @@ class Legality(World):
             raise ActionError("bad_option", options=[])
         if ab.once_per == "target_option":
             for t in targets:
-                if p.uses.get(f"once:{ab.id}:{t}:{option}"):
-                    raise ActionError("once_per_target", target=t)
+                if p.uses.get(f"once:{ab.id}:{t}:{option}"):  # this choice on this target; others may be left
+                    raise ActionError("once_per_target_option", target=t, options=[option])
         if ab.checks:
             err = self.run_checks(p, ab, list(targets), option)
             if err:

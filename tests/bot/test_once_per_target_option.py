@@ -67,10 +67,11 @@ async def test_a_used_stat_is_not_offered_for_that_target_and_typed_is_refused(e
 
     # typed by hand all the same: the engine's refusal, ephemeral, in the player's language
     r = await m.slash(ch, "action submit", ability=la.key, target=str(aim), option="defense")
-    assert r.response.ephemeral and r.response.content == f"⛔ Это действие уже применялось к этой цели ({name}): второй раз нельзя."
+    assert r.response.ephemeral and r.response.content == (f"⛔ Для этой цели ({name}) это уже выбиралось: «Защита». "
+                                                                     "Второй раз то же нельзя, другой вариант — можно.")
     LOCALES[m.id] = "en"
     r = await m.slash(ch, "action submit", ability=la.key, target=str(aim), option="defense")
-    assert r.response.ephemeral and r.response.content == f"⛔ This ability was already used on {name}: not a second time."
+    assert r.response.ephemeral and r.response.content == f"⛔ Defense was already chosen for {name}: not a second time (another choice is still open)."
     assert not t.game.pending(pid)
     r = await m.slash(ch, "action submit", ability=la.key, target=str(aim), option="stealth")  # another stat: accepted
     assert r.response.ephemeral and r.response.content.startswith("✅"), r.response.content

@@ -66,7 +66,7 @@ def test_a_used_pair_is_spent_and_refused_another_option_is_left():
 
     with pytest.raises(ActionError) as err:  # typed by hand: still the clear refusal
         g.submit(EVA, OWN_HANDS, [BORIS], "defense")
-    assert err.value.key == "once_per_target" and err.value.args_["target"] == BORIS
+    assert err.value.key == "once_per_target_option" and err.value.args_ == {"target": BORIS, "options": ["defense"]}
     g.submit(EVA, OWN_HANDS, [BORIS], "stealth")  # another stat of the same player: accepted
     g.submit(EVA, OWN_HANDS, [ANYA], "defense")  # the same stat of another player: accepted (replaces it)
 
@@ -84,7 +84,7 @@ def test_a_target_whose_every_option_is_spent_is_not_offered():
     for stat in STATS:
         with pytest.raises(ActionError) as err:
             g.submit(EVA, OWN_HANDS, [BORIS], stat)
-        assert err.value.key == "once_per_target"
+        assert err.value.key == "once_per_target"  # no stat left for him: the target itself is refused
 
 
 def test_random_players_draw_only_pairs_left():
