@@ -60,6 +60,11 @@ class Standin:
             await self.runner.cleanup()
 
     # ---- what the test reads ------------------------------------------------------------
+    def overwrites(self, cid: int) -> list[str]:
+        """A channel's permission overwrites as they stand, one line each, in a stable order."""
+        return sorted(f"{o['id']}: allow {o.get('allow', 0)} deny {o.get('deny', 0)}"
+                      for o in self.channels.get(cid, {}).get("permission_overwrites", []))
+
     def delivered(self) -> list[dict[str, Any]]:
         return [json.loads(line) for line in self.log.read_text(encoding="utf-8").splitlines()] if self.log.exists() else []
 
@@ -99,9 +104,15 @@ class Standin:
             if len(parts) == 2 and m == "DELETE":
                 return reply(self.channels.pop(cid))
             if len(parts) == 2 and m == "PATCH":
-                self.channels[cid].update({k: v for k, v in (body or {}).items() if k in ("name", "parent_id", "topic")})
+                self.channels[cid].update({k: v for k, v in (body or {}).items()
+                                           if k in ("name", "parent_id", "topic", "permission_overwrites")})
                 return reply(self.channels[cid])
             if len(parts) == 4 and parts[2] == "permissions" and m == "PUT":
+                # one overwrite put (or replaced) on the channel: what its members may do there now
+                ows = [o for o in self.channels[cid]["permission_overwrites"] if str(o["id"]) != parts[3]]
+                ows.append({"id": parts[3], "type": (body or {}).get("type", 1), "allow": str((body or {}).get("allow", "0")),
+                            "deny": str((body or {}).get("deny", "0"))})
+                self.channels[cid]["permission_overwrites"] = ows
                 return reply(None, 204)
             if len(parts) == 3 and parts[2] == "messages":
                 if m == "POST":

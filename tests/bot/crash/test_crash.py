@@ -5,7 +5,8 @@ compared line by line with an uninterrupted run on the same seed.
 Prints one line ``crash: N kills, M identical, L lines lost, D duplicated, O orphan channels``
 and fails unless M = N and L = D = O = 0. ``CRASH_KILLS`` (default 100) sets how many kills;
 ``CRASH_KILLS=1000`` for the long run. A kill counts as identical when the run it belongs to
-ends identical to the reference (every channel's lines, in order, and no extra channel).
+ends identical to the reference (every channel's lines, in order, every game channel's permission
+overwrites at the end, and no extra channel).
 """
 
 from __future__ import annotations
@@ -81,6 +82,11 @@ def lines_by_channel(db: Path, standin: Standin) -> tuple[dict[str, list[str]], 
         where = keys.get(m["channel"], f"orphan:{m['channel']}")
         out[where] += [ln for ln in m["content"].split("\n") if ln and not HEADER.match(ln) and not MENTION.match(ln)]
         out[where] += [f"[file] {f}" for f in m["files"]]
+    # and who may read and write where at the end: each game channel's overwrites as the stand-in
+    # holds them (created with the channel, put or patched since: a channel made again after a
+    # kill, or a sync cut short by one, must end as in the uninterrupted run)
+    for cid, key in keys.items():
+        out[f"overwrites:{key}"] = standin.overwrites(cid)
     orphans = [cid for cid in standin.channels if cid not in keys]
     return dict(out), len(orphans)
 
