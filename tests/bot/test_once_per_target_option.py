@@ -42,12 +42,18 @@ async def night_two(t: Table) -> None:
     assert t.game.info.kind == "night" and not t.game.state.over
 
 
-async def test_a_used_stat_is_not_offered_for_that_target_and_typed_is_refused(env):
+async def _booster_and_two_targets(env):
+    """A stats_mafia game, a player with a «raise a stat» ability, their member and hidden
+    channel, and two targets other than themselves."""
     t = await start(await gather_stats(env, 15))
     pid, la = booster(t)
-    m, ch = t.member(pid), t.hidden(pid)
     aim = next(x for x in la.targets if x != pid)
     other = next(x for x in la.targets if x not in (pid, aim))
+    return t, pid, la, t.member(pid), t.hidden(pid), aim, other
+
+
+async def test_a_used_stat_is_not_offered_for_that_target_and_typed_is_refused(env):
+    t, pid, la, m, ch, aim, other = await _booster_and_two_targets(env)
     name = t.game.player(aim).name
     assert values(await m.autocomplete(ch, "action submit", "option", "", ability=la.key, target=str(aim))) == STATS
     r = await m.slash(ch, "action submit", ability=la.key, target=str(aim), option="defense")
@@ -78,11 +84,7 @@ async def test_a_used_stat_is_not_offered_for_that_target_and_typed_is_refused(e
 
 
 async def test_the_panel_offers_only_the_stats_left_for_the_drafted_target(env):
-    t = await start(await gather_stats(env, 15))
-    pid, la = booster(t)
-    m, ch = t.member(pid), t.hidden(pid)
-    aim = next(x for x in la.targets if x != pid)
-    other = next(x for x in la.targets if x not in (pid, aim))
+    t, pid, la, m, ch, aim, other = await _booster_and_two_targets(env)
     r = await m.slash(ch, "action submit", ability=la.key, target=str(aim), option="defense")
     assert r.response.content.startswith("✅"), r.response.content
     await night_two(t)

@@ -83,18 +83,24 @@ def test_true_stats_is_true_stat_of_each(rid):
     stat, faction bonuses as they come)."""
     rules = load_ruleset_file(RULESETS[rid])
     ids = [s.id for s in rules.stats]
-    g = new_game(rules, 3)
-    rnd = random.Random(3)
     seen = 0
+    for g, p in _each_player_after_each_resolve(rules, 3):
+        assert g.true_stats(p, ids) == {sid: g.true_stat(p, sid) for sid in ids}
+        seen += bool(p.modifiers or p.statuses)
+    assert seen or not ids
+
+
+def _each_player_after_each_resolve(rules, seed: int):
+    """(the game, a player) for every player after every resolve of a random game (up to 40)."""
+    g = new_game(rules, seed)
+    rnd = random.Random(seed)
     for _ in range(40):
         if g.state.over:
             break
         random_turn(g, rnd)
         g.resolve()
         for p in g.state.players:
-            assert g.true_stats(p, ids) == {sid: g.true_stat(p, sid) for sid in ids}
-            seen += bool(p.modifiers or p.statuses)
-    assert seen or not ids
+            yield g, p
 
 
 
@@ -103,18 +109,10 @@ def test_message_mode_is_that_of_the_statuses_in_force(rid):
     """``notices.message_mode`` (only the ruleset's statuses with a mode of their own read)
     gives the mode of every status in force (``World.status_flags``), for every player after
     every resolve of a random game."""
-    rules = load_ruleset_file(RULESETS[rid])
-    g = new_game(rules, 4)
-    rnd = random.Random(4)
     seen = 0
-    for _ in range(40):
-        if g.state.over:
-            break
-        random_turn(g, rnd)
-        g.resolve()
-        for p in g.state.players:
-            have = {f.messages for f in g.status_flags(p)}
-            general = "drop" if "drop" in have else "hold" if "hold" in have else "deliver"
-            assert notices.message_mode(g, p.pid) == general, (rid, p.pid, sorted(p.statuses))
-            seen += bool(p.statuses)
+    for g, p in _each_player_after_each_resolve(load_ruleset_file(RULESETS[rid]), 4):
+        have = {f.messages for f in g.status_flags(p)}
+        general = "drop" if "drop" in have else "hold" if "hold" in have else "deliver"
+        assert notices.message_mode(g, p.pid) == general, (rid, p.pid, sorted(p.statuses))
+        seen += bool(p.statuses)
     assert seen  # somebody held a status: more than the status-less answer was read
