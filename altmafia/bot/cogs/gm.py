@@ -37,11 +37,26 @@ from altmafia.bot.interact import (
 )
 from altmafia.bot.lobbies import settle_seats
 from altmafia.text.guide import slash
-from altmafia.text.i18n import Renderer, text
+from altmafia.text.i18n import Renderer, catalog, plural, text
 from engine import ActionError, Game
 from storage import Command, Post, UndoRefused
 
 from .lobby import ask_end
+
+
+def stamp(at: Any) -> str:
+    """A moment as every reader's client shows it: the date and time, and how far it is."""
+    t = int(at.timestamp())
+    return f"<t:{t}:f> (<t:{t}:R>)"
+
+
+def hours(length: timedelta, lng: str) -> str:
+    """«24 часа», «12 hours»: a phase's length in whole hours (minutes when shorter)."""
+    mins = round(length.total_seconds() / 60)
+    forms = catalog(lng)["plural"]
+    if mins >= 60 and mins % 60 == 0:
+        return f"{mins // 60} {plural(mins // 60, forms['hour'], lng)}"
+    return f"{mins} {plural(mins, forms['minute'], lng)}"
 
 
 class Refused(Exception):
@@ -110,11 +125,26 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
         gid, game = found
         lng = lang(interaction)
         info = self.bot.store.info(gid)
+        r = Renderer(game, lng)
+        phase = r.label(game.info.label)
+        lines = [text(lng, "gm.confirm_resolve", phase=phase)]
         view = discord.ui.View(timeout=600)
         view.add_item(GameButton("resolve", gid, info.tick, text(lng, "btn.resolve"), discord.ButtonStyle.danger))
+        if not info.meta.get("paused"):
+            # the next phase's deadline either way: its period's end in the calendar, or its
+            # whole length from now; the GM chooses (two buttons) when they differ
+            sched = self.bot.scheduler
+            calendar = sched.next_deadline(gid, info.tick + 1, hurried=True, full=False)
+            full = sched.next_deadline(gid, info.tick + 1, hurried=True, full=True)
+            nxt = r.label(game.clock.info(info.tick + 1).label)
+            if abs((full - calendar).total_seconds()) < 60:
+                lines.append(text(lng, "gm.resolve_next", phase=nxt, deadline=stamp(calendar)))
+            else:
+                lines.append(text(lng, "gm.resolve_choice", phase=nxt, calendar=stamp(calendar), full=stamp(full),
+                                  length=hours(full - now(), lng)))
+                view.add_item(GameButton("resolvefull", gid, info.tick, text(lng, "btn.resolve_full"), discord.ButtonStyle.danger))
         view.add_item(GameButton("cancel", gid, info.tick, text(lng, "btn.cancel")))
-        phase = Renderer(game, lng).label(game.info.label)
-        await reply(interaction, text(lng, "gm.confirm_resolve", phase=phase), view=view)
+        await reply(interaction, "\n".join(lines), view=view)
 
     @app_commands.command(name=N("gm.extend"), description=D("gm.extend"))
     @app_commands.rename(minutes=N("gm.minutes"))
