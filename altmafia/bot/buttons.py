@@ -90,8 +90,10 @@ class GameButton(discord.ui.DynamicItem[discord.ui.Button], template=r"am:(?P<ac
         return text(lng, "gm.ended")
 
     async def _archive(self, bot: Any, interaction: discord.Interaction, info: Any, lng: str) -> str:
-        n = await bot.channel_manager.archive(info)
-        return text(lng, "cleanup.archived", n=n)
+        await bot.store.update_meta(self.game_id, lambda m: m.update(archived=True))
+        n = await bot.channel_manager.archive(await _info(bot, self.game_id))
+        done = text(lng, "cleanup.archived", n=n)
+        return done if info.meta.get("review_published") else done + "\n" + text(lng, "cleanup.archived_unpublished")
 
     async def _delete(self, bot: Any, interaction: discord.Interaction, info: Any, lng: str) -> str:
         n = await bot.channel_manager.delete(info)
@@ -244,6 +246,10 @@ class PublishButton(discord.ui.DynamicItem[discord.ui.Button], template=r"amp:(?
                 return
         finally:
             _publishing.discard(self.game_id)
+        now_info = await _info(bot, self.game_id)
+        if now_info is not None and now_info.meta.get("archived"):  # archived before: now every channel opens to all
+            with contextlib.suppress(discord.HTTPException):
+                await bot.channel_manager.archive(now_info)
         glang = info.meta.get("lang", "ru")
         content = (message.content if message else "") + "\n" + text(glang, "reveal.published_mark", gm=interaction.user.display_name)
         if message is not None:

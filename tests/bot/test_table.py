@@ -66,3 +66,48 @@ async def test_a_forced_resolve_shows_both_deadlines_and_keeps_the_full_day(env)
     await t.gm.click(r.response, label="Подсчитать")
     dl = t.info.deadline.astimezone(MSK)
     assert (dl.hour, dl.minute) == (4, 0) and t.info.deadline - now() < timedelta(hours=6), dl
+
+
+async def ended(env, n: int = 4, **kw) -> Table:
+    """A Godfather's Legacy table of ``n`` (and a spectator), ended by the GM at once."""
+    t = await start(await gather(env, n, **kw))
+    LOCALES[t.gm.id] = "ru"
+    r = await t.gm.slash(t.channel("gm"), "lobby end")
+    await t.gm.click(r.response, label="Завершить игру")
+    assert t.info.status == "over"
+    return t
+
+
+def reads(env, ch, m) -> bool:
+    return perms(env, ch, m).view_channel
+
+
+def writes(env, ch, m) -> bool:
+    p = perms(env, ch, m)
+    return p.view_channel and p.send_messages
+
+
+async def test_the_archive_keeps_what_the_gm_did_not_publish(env):
+    t = await ended(env, 4, spectators=1)
+    gm_ch = t.channel("gm")
+    ask = next(m for m in gm_ch.history() if m.components and "Что сделать с каналами" in m.content)
+    assert "только если опубликован полный разбор" in ask.content, ask.content
+    r = await t.gm.click(ask, label="В архив")
+    assert "Полный разбор не опубликован" in r.response.content, r.response.content
+    everyone = [*t.players, *t.spectators]
+    for m in everyone:
+        # the public and vote channels for all; the GM channel (anonymous authors) for nobody
+        assert reads(env, t.channel("public"), m) and reads(env, t.channel("votes"), m), m.name
+        assert not reads(env, gm_ch, m), m.name
+        for key in t.info.meta["channels"]:
+            assert not writes(env, t.channel(key), m), (key, m.name)
+    for pid in range(4):
+        # a hidden channel (its PMs) is its holder's alone
+        assert [m.name for m in everyone if reads(env, t.hidden(pid), m)] == [t.member(pid).name], pid
+    assert perms(env, gm_ch, t.gm).send_messages
+    # the GM publishes the full review afterwards: the archive opens to every participant
+    review = next(m for m in gm_ch.history() if m.components and "Опубликовать полный разбор" in str(m.components))
+    await t.gm.click(review, label="Опубликовать полный разбор")
+    for key in t.info.meta["channels"]:
+        for m in everyone:
+            assert reads(env, t.channel(key), m) and not writes(env, t.channel(key), m), (key, m.name)
