@@ -37,6 +37,7 @@ from storage import Command
 
 from .deadlines import min_minutes, now, period_end, period_length
 from .living import announce_phase
+from .notice import dead_intro
 from .lobbies import post_briefing, post_cards, settle_seats
 from .undo import settle_undo
 
@@ -234,6 +235,7 @@ class Scheduler:
         await bot.deliverer.flush(game_id, extra=extra, meta=record)
         await bot.post_panels(game_id)  # the new phase's panel in each hidden channel
         await announce_phase(bot, game_id)  # the living players' role, where the game has one
+        await dead_intro(bot, game_id)  # the channel of the dead, once it exists, says what it is
         if over:
             await bot.finish(game_id)  # nothing more when staged above and delivered
             await bot.offer_cleanup(game_id)

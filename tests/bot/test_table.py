@@ -111,3 +111,72 @@ async def test_the_archive_keeps_what_the_gm_did_not_publish(env):
     for key in t.info.meta["channels"]:
         for m in everyone:
             assert reads(env, t.channel(key), m) and not writes(env, t.channel(key), m), (key, m.name)
+
+
+
+async def test_a_replaced_player_is_told_by_dm_and_the_gm_when_it_fails(env):
+    t = await start(await gather(env, 5, spectators=0, others=2))
+    LOCALES[t.gm.id] = "ru"
+    newcomer, second = t.others
+    old = t.member(2)
+    name = t.game.player(2).name
+    r = await t.gm.slash(t.channel("gm"), "gm substitute", player="2", member=newcomer)
+    assert r.response.content == "Готово.", r.response.content
+    # the old member reads, where the bot still reaches them, that the seat passed on
+    said = [m.content for m in old.user.dm_channel.history()]
+    assert any(f"передал ваше место ({name}) другому участнику" in m for m in said), said
+    assert not perms(env, t.hidden(2), old).view_channel
+    # the newcomer's DMs are closed when the seat passes again: the GM channel says so
+    t.players.append(newcomer)
+    env.inject_error("POST", f"/channels/{newcomer.user.dm_channel.id}/messages", status=403, code=50007,
+                     message="Cannot send messages to this user")
+    r = await t.gm.slash(t.channel("gm"), "gm substitute", player="2", member=second)
+    assert r.response.content == "Готово.", r.response.content
+    gm_log = "\n".join(m.content for m in t.channel("gm").history())
+    assert f"Не удалось написать <@{newcomer.id}> в личные сообщения" in gm_log and "другому участнику" in gm_log, gm_log
+    assert not [m.content for m in newcomer.user.dm_channel.history()]
+
+
+async def test_spectators_added_and_taken_away_by_the_gm_are_told(env):
+    t = await start(await gather(env, 4, spectators=0, others=2))
+    LOCALES[t.gm.id] = "ru"
+    watcher, other = t.others
+    assert not perms(env, t.channel("public"), watcher).view_channel
+    r = await t.gm.slash(t.channel("gm"), "gm spectate", member=watcher)
+    assert r.response.ephemeral and r.response.content == "Готово.", r.response.content
+    assert perms(env, t.channel("public"), watcher).view_channel and not perms(env, t.channel("public"), watcher).send_messages
+    assert any("сделал вас зрителем" in m.content for m in watcher.user.dm_channel.history())
+    assert any("зритель добавлен" in m.content for m in t.channel("gm").history())
+    # refusals, each with its reason: again, a player, a bot, a player's try
+    r = await t.gm.slash(t.channel("gm"), "gm spectate", member=watcher)
+    assert r.response.content.startswith("⛔") and "уже зритель" in r.response.content, r.response.content
+    r = await t.gm.slash(t.channel("gm"), "gm spectate", member=t.member(0))
+    assert r.response.content.startswith("⛔") and "играет в этой игре" in r.response.content, r.response.content
+    r = await t.member(0).slash(t.hidden(0), "gm spectate", member=other)
+    assert r.response.content.startswith("⛔") and not perms(env, t.channel("public"), other).view_channel
+    # taken away: a word by DM, and no channel any more
+    r = await t.gm.slash(t.channel("gm"), "gm unspectate", member=watcher)
+    assert r.response.content == "Готово.", r.response.content
+    assert any("убрал вас из зрителей" in m.content for m in watcher.user.dm_channel.history())
+    assert not perms(env, t.channel("public"), watcher).view_channel
+
+
+async def test_a_modkilled_player_reads_why_and_where_the_dead_talk(env):
+    t = await gather(env, 5, spectators=1)
+    LOCALES[t.gm.id] = "ru"
+    r = await t.gm.slash(t.lobby, "lobby options", dead_channel=True)
+    assert not r.response.content.startswith("⛔"), r.response.content
+    await start(t)
+    r = await t.gm.slash(t.channel("gm"), "gm remove", player="3", mode="modkill")
+    assert r.response.content == "Готово.", r.response.content
+    dead = t.channel("dead")
+    said = "\n".join(m.content for m in t.hidden(3).history())
+    # (the players' clients are English: their words are)
+    assert "The GM has taken you out of the game (a modkill)" in said and f"The players who are out talk in <#{dead.id}>" in said, said
+    # the channel of the dead says what it is, once
+    intros = [m.content for m in dead.history() if "Канал выбывших" in m.content]
+    assert len(intros) == 1 and "Живые игроки этот канал не видят" in intros[0], intros
+    assert perms(env, dead, t.member(3)).view_channel and not perms(env, dead, t.member(0)).view_channel
+    r = await t.gm.slash(t.channel("gm"), "gm remove", player="1", mode="left")
+    assert "as gone for good" in "\n".join(m.content for m in t.hidden(1).history())
+    assert len([m for m in dead.history() if "Канал выбывших" in m.content]) == 1

@@ -36,6 +36,7 @@ from altmafia.bot.interact import (
     reply,
 )
 from altmafia.bot.lobbies import settle_seats
+from altmafia.bot.notice import dead_intro, tell_privately
 from altmafia.text.guide import slash
 from altmafia.text.i18n import Renderer, catalog, plural, text
 from engine import ActionError, Game
@@ -556,6 +557,10 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
             return
         await settle_seats(self.bot, gid)
         await reply(interaction, text(lang(interaction), "gm.done"))
+        if old_user:  # they have lost every channel of the game: a DM is where the bot reaches them
+            glang = info.meta.get("lang", "ru")
+            await tell_privately(self.bot, gid, int(old_user), text(glang, "notice.substituted", title=info.meta.get("title", gid),
+                                                                    player=old_name), once=f"substituted:{interaction.id}")
 
     @app_commands.command(name=N("gm.remove"), description=D("gm.remove"))
     @app_commands.rename(player=N("gm.player"), mode=N("gm.mode"))
@@ -580,7 +585,54 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
             return
         await self.bot.channel_manager.sync(gid)
         await reply(interaction, text(lang(interaction), "gm.done"))
+        await self.removed_notice(gid, pid, mode.value)
         await self.bot.scheduler.end_early(gid)
+
+    async def removed_notice(self, gid: str, pid: int, mode: str) -> None:
+        """The removed player reads, in their hidden channel (they keep it, as the dead do), that
+        the GM took them out and where the dead talk; the channel of the dead its intro."""
+        info = self.bot.store.info(gid)
+        game = self.bot.store.game(gid)
+        plang = info.meta.get("langs", {}).get(str(pid)) or info.meta.get("lang", "ru")
+        dead = info.meta.get("channels", {}).get("dead")
+        lines = [text(plang, f"notice.removed_{mode}")]
+        lines.append(text(plang, "notice.removed_dead", channel=f"<#{dead}>") if dead else text(plang, "notice.removed_public"))
+        uid = game.player(pid).user_id
+        await self.bot.deliverer.post(gid, f"player:{pid}", (f"<@{uid}> " if uid else "") + "\n".join(lines), mention=uid or 0,
+                                      once=f"removed:{pid}")
+        await dead_intro(self.bot, gid)
+
+    @app_commands.command(name=N("gm.spectate"), description=D("gm.spectate"))
+    @app_commands.rename(member=N("gm.member"))
+    @app_commands.describe(member=D("gm.member"))
+    async def spectate(self, interaction: discord.Interaction, member: discord.Member) -> None:
+        """The GM makes a member a spectator (no approval asked): they read what spectators read,
+        and are told so by DM (the channels are new to them)."""
+        found = await as_gm(self.bot, interaction)
+        if found is None:
+            return
+        gid, game = found
+        info = self.bot.store.info(gid)
+        if member.bot:
+            await refuse(interaction, "err.spectate_bot")
+            return
+        if member.id in info.gm_user_ids or any(p.user_id == member.id for p in game.state.players):
+            await refuse(interaction, "err.spectate_player", name=member.display_name)
+            return
+        if member.id in info.meta.get("spectators", []):
+            await refuse(interaction, "err.already_spectator", name=member.display_name)
+            return
+        await defer(interaction)
+        await self.bot.store.update_meta(gid, lambda m: m.update(
+            pending_spectators=[u for u in m.get("pending_spectators", []) if u != member.id]))
+        await self.bot.channel_manager.add_spectator(gid, member.id)
+        await reply(interaction, text(lang(interaction), "gm.done"))
+        await self.log(gid, interaction, "gm.act_spectate", name=member.display_name)
+        glang = info.meta.get("lang", "ru")
+        chans = self.bot.store.info(gid).meta.get("channels", {})
+        await tell_privately(self.bot, gid, member.id, text(glang, "notice.spectating", title=info.meta.get("title", gid),
+                                                            public=f"<#{chans.get('public')}>"), once=f"spectate:{interaction.id}")
+        await dead_intro(self.bot, gid)
 
     @app_commands.command(name=N("gm.unspectate"), description=D("gm.unspectate"))
     @app_commands.rename(member=N("gm.member"))
@@ -598,6 +650,9 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
         await self.bot.channel_manager.remove_spectator(gid, member.id)
         await reply(interaction, text(lang(interaction), "gm.done"))
         await self.log(gid, interaction, "gm.act_unspectate", name=member.display_name)
+        info = self.bot.store.info(gid)
+        await tell_privately(self.bot, gid, member.id, text(info.meta.get("lang", "ru"), "notice.unspectated",
+                                                            title=info.meta.get("title", gid)), once=f"unspectate:{interaction.id}")
 
     @app_commands.command(name=N("gm.undo"), description=D("gm.undo"))
     async def undo(self, interaction: discord.Interaction) -> None:
