@@ -37,8 +37,8 @@ from storage import Command
 
 from .deadlines import min_minutes, now, period_end, period_length
 from .living import announce_phase
-from .notice import dead_intro
 from .lobbies import post_briefing, post_cards, settle_seats
+from .notice import dead_intro
 from .undo import settle_undo
 
 log = logging.getLogger(__name__)
