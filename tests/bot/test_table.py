@@ -180,3 +180,38 @@ async def test_a_modkilled_player_reads_why_and_where_the_dead_talk(env):
     r = await t.gm.slash(t.channel("gm"), "gm remove", player="1", mode="left")
     assert "as gone for good" in "\n".join(m.content for m in t.hidden(1).history())
     assert len([m for m in dead.history() if "Канал выбывших" in m.content]) == 1
+
+
+async def test_help_knows_where_it_is_asked(env):
+    t = await gather(env, 3, spectators=1)
+    LOCALES[t.gm.id] = "ru"
+    LOCALES[t.players[0].id] = "ru"
+    LOCALES[t.spectators[0].id] = "ru"
+    # the GM of the lobby open in this channel: the lobby's next steps, not «no game here»
+    r = await t.gm.slash(t.lobby, "help")
+    body = r.response.content
+    assert r.response.ephemeral and "Вы ведущий набора" in body and "записалось 3 игрока" in body, body
+    assert "/набор начать" in body and "Здесь нет вашей игры" not in body, body
+    r = await t.players[0].slash(t.lobby, "help")
+    assert "Вы записаны в набор" in r.response.content and "Здесь нет" not in r.response.content, r.response.content
+    await start(t)
+    # a spectator: one answer, what they read and the table
+    r = await t.spectators[0].slash(t.channel("public"), "help")
+    body = r.response.content
+    assert "Вы наблюдаете за игрой" in body and "/набор игроки" in body and "Здесь нет вашей игры" not in body, body
+    # in a DM: games are played in a server; the player's game linked to their hidden channel
+    seat = next(p.pid for p in t.game.state.players if p.user_id == t.players[0].id)
+    r = await t.players[0].user.slash("help")
+    body = r.response.content
+    assert r.response.ephemeral and "Игры идут на сервере" in body and "`/помощь`" in body, body
+    assert f"<#{t.hidden(seat).id}>" in body, body
+    r = await t.others[0].user.slash("help")
+    assert "Games are played in a server" in r.response.content and "<#" not in r.response.content, r.response.content  # en-US
+    # after the end the GM is told of the buttons left
+    r = await t.gm.slash(t.channel("gm"), "lobby end")
+    await t.gm.click(r.response, label="Завершить игру")
+    r = await t.gm.slash(t.channel("gm"), "help")
+    body = r.response.content
+    assert "Эта игра окончена" in body and "«Опубликовать полный разбор»" in body and "«В архив»" in body, body
+    r = await t.players[1].slash(t.channel("public"), "help")
+    assert "Опубликовать" not in r.response.content, r.response.content
