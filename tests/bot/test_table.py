@@ -215,3 +215,75 @@ async def test_help_knows_where_it_is_asked(env):
     assert "Эта игра окончена" in body and "«Опубликовать полный разбор»" in body and "«В архив»" in body, body
     r = await t.players[1].slash(t.channel("public"), "help")
     assert "Опубликовать" not in r.response.content, r.response.content
+
+
+async def test_sign_up_moves_in_a_running_game_say_it_runs(env):
+    t = await start(await gather(env, 4, spectators=0, others=1))
+    late = t.others[0]
+    LOCALES[late.id] = "ru"
+    LOCALES[t.players[0].id] = "ru"
+    title = t.info.meta["title"]
+    r = await late.slash(t.lobby, "lobby join")
+    assert r.response.ephemeral and r.response.content == (
+        f"⛔ Игра «{title}» уже идёт: набор закрыт, записаться нельзя. Смотреть за ней можно — `/набор наблюдать`;"
+        " в новую игру — когда откроют новый набор."), r.response.content
+    r = await t.players[0].slash(t.lobby, "lobby leave")
+    assert r.response.content.startswith(f"⛔ Игра «{title}» уже идёт: выписаться из неё нельзя") and "замену" in r.response.content
+    r = await t.players[0].slash(t.channel("public"), "lobby leave")
+    assert "выписаться из неё нельзя" in r.response.content, r.response.content
+
+
+async def test_undo_says_one_step_and_the_end_and_the_living_are_pinged_once(env):
+    t = await gather(env, 5, spectators=0)
+    LOCALES[t.gm.id] = "ru"
+    r = await t.gm.slash(t.lobby, "lobby options", living_role=True)
+    assert not r.response.content.startswith("⛔"), r.response.content
+    await start(t)
+    rid = t.info.meta["living_role"]
+    gm_ch = t.channel("gm")
+    from .helpers import force_resolve
+
+    await force_resolve(t, label="Подсчитать")
+    r = await t.gm.slash(gm_ch, "gm undo")
+    await t.gm.click(r.response, label=next(c["label"] for row in r.response.components for c in row["components"]
+                                            if c["label"] != "Отмена"))
+    assert t.info.tick == 0
+    # a second undo: only one step back, and which one was taken back
+    r = await t.gm.slash(gm_ch, "gm undo")
+    assert r.response.content == "⛔ Отменить можно только один шаг: подсчёт фазы «день 1.1» уже отменён, более ранний отменить нельзя.", \
+        r.response.content
+    # redone: day 1.2 announced again, its role pinged once in all
+    await force_resolve(t, label="Подсчитать")
+    said = [m.content for m in t.channel("public").history() if "Началась фаза «день 1.2»" in m.content]
+    assert len(said) == 2 and sum(f"<@&{rid}>" in m for m in said) == 1, said
+    assert "снова, после отмены подсчёта" in said[-1], said
+    # the game over: undo says the game is over and its last resolve stays
+    r = await t.gm.slash(gm_ch, "lobby end")
+    await t.gm.click(r.response, label="Завершить игру")
+    r = await t.gm.slash(gm_ch, "gm undo")
+    assert r.response.content == "⛔ Игра окончена: её последний подсчёт уже не отменить.", r.response.content
+
+
+async def test_clearing_a_status_the_player_lacks_is_refused(env):
+    t = await start(await gather(env, 4, spectators=0))
+    LOCALES[t.gm.id] = "ru"
+    sid = next(s for s in t.game.rules.statuses if not t.game.player(1).has(s.id)).id
+    name = t.game.player(1).name
+    status = next(s.names.ru for s in t.game.rules.statuses if s.id == sid)
+    r = await t.gm.slash(t.channel("gm"), "gm clearstatus", player="1", status=sid)
+    assert r.response.ephemeral and r.response.content == f"⛔ У игрока {name} нет статуса «{status}»: снимать нечего.", r.response.content
+    r = await t.gm.slash(t.channel("gm"), "gm setstatus", player="1", status=sid)
+    assert r.response.content == "Готово.", r.response.content
+    r = await t.gm.slash(t.channel("gm"), "gm clearstatus", player="1", status=sid)
+    assert r.response.content == "Готово." and not t.game.player(1).has(sid), r.response.content
+
+
+async def test_the_stats_mafia_panel_calls_its_letters_letters(env):
+    from .test_stats_mafia_game import gather_stats
+
+    t = await start(await gather_stats(env, 4, spectators=0))
+    msg = next(m for m in reversed(t.hidden(0).history()) if m.components and "amy:" in str(m.components))
+    labels = [c.label for row in msg.components for c in row.children if getattr(c, "custom_id", "").startswith("amy:")]
+    assert "Анонимное письмо игроку" in labels and "Письмо городу" in labels and "Написать приват" not in labels, labels
+    r = await t.member(0).click(msg, label="Анонимное письмо игроку")
+    assert r.modal is not None and r.modal["title"] == "Анонимное письмо", r.modal

@@ -24,9 +24,11 @@ from altmafia.bot.interact import (
     D,
     N,
     as_gm,
+    channel_game,
     deadline_text,
     defer,
     games_here,
+    is_gm,
     lang,
     parse_player,
     player_choices,
@@ -386,6 +388,10 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
         if found is None:
             return
         gid, game, pid, sid = found
+        if not on and not game.player(pid).has(sid):  # nothing to clear: said, not «done»
+            r = Renderer(game, lang(interaction))
+            await refuse(interaction, "err.status_not_held", player=r.player(pid), status=r.status(sid))
+            return
         await defer(interaction)
         cmd = (Command.gm("set_status", pid=pid, status=sid, cycles=cycles, user_id=interaction.user.id, request_id=str(interaction.id))
                if on else Command.gm("clear_status", pid=pid, status=sid, user_id=interaction.user.id, request_id=str(interaction.id)))
@@ -657,7 +663,14 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
     @app_commands.command(name=N("gm.undo"), description=D("gm.undo"))
     async def undo(self, interaction: discord.Interaction) -> None:
         """Take back the last resolve (a confirmation first): refused once anything happened
-        since (a submission, a vote, a PM…) or the game is over (altmafia/bot/undo.py)."""
+        since (a submission, a vote, a PM…) or the game is over (altmafia/bot/undo.py). Only
+        one step back: after an undo, the refusal says which resolve it took back."""
+        here = channel_game(self.bot, interaction)
+        if here is not None and not games_here(self.bot, interaction):  # this channel's game is over
+            info = self.bot.store.info(here) if self.bot.store.has(here) else await self.bot.store.find(here)
+            if info is not None and is_gm(self.bot, interaction, info.gm_user_ids, info.players):
+                await refuse(interaction, "err.undo_over")
+                return
         found = await as_gm(self.bot, interaction)
         if found is None:
             return
@@ -666,6 +679,10 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
         try:
             target = await self.bot.store.undo_target(gid)
         except UndoRefused as exc:
+            undone = await self.last_undone(gid) if exc.key in ("err.undo_nothing", "err.undo_moved_on") else None
+            if undone is not None:
+                await refuse(interaction, "err.undo_again", phase=Renderer(game, lng).label(game.clock.info(undone).label))
+                return
             await refuse(interaction, exc.key)
             return
         info = self.bot.store.info(gid)
@@ -675,6 +692,17 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
         r = Renderer(game, lng)
         await reply(interaction, text(lng, "gm.confirm_undo", phase=r.label(game.clock.info(target["tick"]).label),
                                       now=r.label(game.info.label)), view=view)
+
+    async def last_undone(self, gid: str) -> int | None:
+        """The tick of the resolve the last undo took back, when nothing but deadline moves
+        came after that undo (a second undo in a row); None otherwise."""
+        journal = await self.bot.store.journal(gid)
+        last = next((e for e in reversed(journal) if e["kind"] != "deadline"), None)
+        if last is None or last["kind"] != "undo":
+            return None
+        seq = last["args"].get("resolve_seq")
+        resolved = next((e for e in journal if e.get("seq") == seq), None)
+        return resolved.get("tick") if resolved else None
 
     # ---- autocomplete ---------------------------------------------------------------------------
     def _game(self, interaction: discord.Interaction) -> Game | None:
