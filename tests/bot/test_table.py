@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 from altmafia.bot.deadlines import now
 
 from .conftest import LOCALES, perms
-from .helpers import Table, gather, start
+from .helpers import Table, force_resolve, gather, start, started_with
 
 MSK = ZoneInfo("Europe/Moscow")
 
@@ -162,11 +162,7 @@ async def test_spectators_added_and_taken_away_by_the_gm_are_told(env):
 
 
 async def test_a_modkilled_player_reads_why_and_where_the_dead_talk(env):
-    t = await gather(env, 5, spectators=1)
-    LOCALES[t.gm.id] = "ru"
-    r = await t.gm.slash(t.lobby, "lobby options", dead_channel=True)
-    assert not r.response.content.startswith("⛔"), r.response.content
-    await start(t)
+    t = await started_with(env, 5, dead_channel=True)
     r = await t.gm.slash(t.channel("gm"), "gm remove", player="3", mode="modkill")
     assert r.response.content == "Готово.", r.response.content
     dead = t.channel("dead")
@@ -234,15 +230,9 @@ async def test_sign_up_moves_in_a_running_game_say_it_runs(env):
 
 
 async def test_undo_says_one_step_and_the_end_and_the_living_are_pinged_once(env):
-    t = await gather(env, 5, spectators=0)
-    LOCALES[t.gm.id] = "ru"
-    r = await t.gm.slash(t.lobby, "lobby options", living_role=True)
-    assert not r.response.content.startswith("⛔"), r.response.content
-    await start(t)
+    t = await started_with(env, 5, spectators=0, living_role=True)
     rid = t.info.meta["living_role"]
     gm_ch = t.channel("gm")
-    from .helpers import force_resolve
-
     await force_resolve(t, label="Подсчитать")
     r = await t.gm.slash(gm_ch, "gm undo")
     await t.gm.click(r.response, label=next(c["label"] for row in r.response.components for c in row["components"]
