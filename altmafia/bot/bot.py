@@ -89,10 +89,12 @@ class AltMafiaBot(commands.AutoShardedBot):
         for ext in COGS:
             await self.load_extension(ext)
         self.add_dynamic_items(*DYNAMIC_ITEMS, *panel.DYNAMIC_ITEMS)
-        # every command is for a server's channels: none is offered in DMs
+        # every command is for a server's channels: none is offered in DMs but /help, which
+        # says there that games are played in a server (its own allowed_contexts)
         self.tree.allowed_contexts = discord.app_commands.AppCommandContext(guild=True, dm_channel=False, private_channel=False)
         for cmd in self.tree.get_commands():
-            cmd.guild_only = True
+            if cmd.allowed_contexts is None or not cmd.allowed_contexts.dm_channel:
+                cmd.guild_only = True
 
     async def sync_commands(self) -> None:
         """Send the slash commands to Discord (one process does it: ``ALTMAFIA_SYNC_COMMANDS``,

@@ -150,6 +150,19 @@ def fixed_access(aud: Audience, game: Game | None = None) -> dict[str, dict[int,
     return out
 
 
+def archive_access(meta: dict[str, Any], key: str, aud: Audience) -> dict[int, str]:
+    """Who reads channel ``key`` of a finished game once archived (read-only for all). The full
+    review published (``meta.review_published``): every participant reads every channel. Not
+    published: each channel keeps the readers it had (``meta.access``, as last set), so the GM
+    channel (the anonymous authors) stays the GMs', a hidden channel (its PMs) its holder's, a
+    faction's its members'; the public and vote channels and the categories are everyone's."""
+    everyone = {uid: RO for uid in [*aud.players.values(), *aud.spectators]}
+    if meta.get("review_published") or key in ("public", "votes") or key.startswith("category"):
+        return everyone
+    had = meta.get("access", {}).get(key, {})
+    return {int(uid): RO for uid, a in had.items() if a != NONE}
+
+
 # ---- the plan of a new game -------------------------------------------------------------
 def names(lang: str) -> dict[str, str]:
     return {k: text(lang, f"channel.{k}") for k in ("public", "votes", "gm", "spectators")}
@@ -553,13 +566,13 @@ class ChannelManager:
         return [(k, int(v)) for k, v in items]
 
     async def archive(self, info: Any) -> int:
-        """Every channel becomes readable by every participant and writable by the GMs only."""
+        """Every channel becomes read-only, writable by the GMs only; who reads it follows the
+        GM's choice at the end (:func:`archive_access`)."""
         store = self.bot.store
         aud = self.audience(info, store.game(info.game_id) if store.has(info.game_id) else None)
-        everyone = {uid: RO for uid in [*aud.players.values(), *aud.spectators]}
         n = 0
         for key, cid in self.all_ids(info.meta):
-            ows = aud.with_access(everyone)
+            ows = aud.with_access(archive_access(info.meta, key, aud))
             try:
                 await self.http.edit_channel(cid, permission_overwrites=ows)
                 n += 1

@@ -25,6 +25,7 @@ from .buttons import bonus_view
 from .channels import Audience, create_intended, fixed_access, game_plan, public_access
 from .deadlines import card_times_line, first_deadline, min_minutes, now, period_end
 from .living import announce_phase
+from .notice import dead_intro
 
 
 class LobbyError(Exception):
@@ -252,6 +253,7 @@ async def post_briefing(bot: Any, game_id: str) -> None:
     body = briefing(game, lang, info.meta.get("title", game_id), tz, ends, gm_commands(bot))
     await bot.deliverer.post(game_id, "gm", body, once="start:briefing")
     await bot.store.update_meta(game_id, lambda meta: meta.update(briefed=True))
+    await dead_intro(bot, game_id)  # the channel of the dead, made at the start, says what it is
 
 
 async def settle_seats(bot: Any, game_id: str) -> None:

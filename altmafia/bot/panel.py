@@ -137,8 +137,10 @@ def panel_view(game_id: str, game: Game, pid: int, tick: int, lng: str, draft: d
     for idx, name in withdraw[:1 if legal else 2]:
         label = text(lng, "panel.unvote") if len(withdraw) == 1 else text(lng, "panel.unvote_of", vote=name)
         view.add_item(PanelButton(f"u{idx}", game_id, pid, tick, label, discord.ButtonStyle.danger, row))
-    view.add_item(PanelButton("pm", game_id, pid, tick, text(lng, "panel.pm"), discord.ButtonStyle.secondary, row))
-    view.add_item(PanelButton("an", game_id, pid, tick, text(lng, "panel.anon"), discord.ButtonStyle.secondary, row))
+    mail = bool(game.rules.mail)  # the ruleset's mail (seed 003): anonymous letters, not PMs
+    view.add_item(PanelButton("pm", game_id, pid, tick, text(lng, "panel.letter" if mail else "panel.pm"), discord.ButtonStyle.secondary, row))
+    view.add_item(PanelButton("an", game_id, pid, tick, text(lng, "panel.letter_town" if mail else "panel.anon"),
+                              discord.ButtonStyle.secondary, row))
     return view
 
 

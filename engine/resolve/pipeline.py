@@ -588,7 +588,10 @@ def _report_statuses(game: Game, p: Any, stat0: Any, stat1: set[str], kinds: Any
     for sid in on:
         if sid in known:
             pub = known[sid].public
-            game.emit("report.status_on", "public" if pub else "players", [] if pub else [p.pid], player=p.pid, status=sid)
+            held = p.statuses.get(sid)
+            # one in force only from the nearest night («в ближайшую ночь»), not from the next tick
+            later = {"reason": "night"} if held is not None and held.since > game.state.tick + 1 else {}
+            game.emit("report.status_on", "public" if pub else "players", [] if pub else [p.pid], player=p.pid, status=sid, **later)
     died = bool(on) and any(known[sid].dead for sid in on if sid in known)
     for sid in off:
         if sid in known and not died:  # death says it all: no "no longer poisoned"

@@ -27,6 +27,7 @@ from altmafia.bot.interact import (
 )
 from altmafia.bot.living import can_manage_roles
 from altmafia.bot.settings import SettingsError, check_timezone
+from altmafia.text.guide import slash
 from altmafia.text.i18n import count, lang_of, text
 from config.loader import RulesetFileError, available_rulesets, load_ruleset
 
@@ -52,6 +53,21 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
             return here[0]
         if not quiet:
             await refuse(interaction, "err.many_lobbies" if found else "err.no_lobby")
+        return None
+
+    async def no_lobby(self, interaction: discord.Interaction, running_key: str) -> None:
+        """The refusal of a sign-up move where no lobby is open: the game begun from this channel
+        (or whose channel this is) is running (``running_key``, naming it), else no lobby here."""
+        store = self.bot.store
+        here = channel_game(self.bot, interaction)
+        running = [i for i in store.games() if i.status == "running" and i.guild_id == interaction.guild_id
+                   and (i.game_id == here or i.meta.get("lobby_channel") == interaction.channel_id)]
+        if len(running) == 1:
+            await refuse(interaction, running_key, title=running[0].meta.get("title", running[0].game_id),
+                         spectate=slash(lang(interaction), "lobby", "spectate"))
+            return None
+        found = await store.lobbies(interaction.guild_id)
+        await refuse(interaction, "err.many_lobbies" if found else "err.no_lobby")
         return None
 
     async def change(self, interaction: discord.Interaction, lobby_id: str, fn: Any) -> tuple[dict[str, Any], Any] | None:
@@ -132,7 +148,7 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
     @app_commands.rename(role=N("lobby.join.role"))
     @app_commands.describe(role=D("lobby.join.role"))
     async def join(self, interaction: discord.Interaction, role: str | None = None) -> None:
-        found = await self.lobby_here(interaction)
+        found = await self.lobby_here(interaction, quiet=True) or await self.no_lobby(interaction, "err.join_running")
         if found is None:
             return
         lobby_id, lobby = found
@@ -199,7 +215,7 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
 
     @app_commands.command(name=N("lobby.leave"), description=D("lobby.leave"))
     async def leave(self, interaction: discord.Interaction) -> None:
-        found = await self.lobby_here(interaction)
+        found = await self.lobby_here(interaction, quiet=True) or await self.no_lobby(interaction, "err.leave_running")
         if found is None:
             return
         lobby_id, lobby = found
