@@ -28,8 +28,10 @@ How to get a token:
   2. In its "Bot" tab press "Reset Token" and copy the token.
   3. No privileged intent is needed (leave "Server Members" and "Message Content" off).
   4. Invite the bot: "OAuth2" -> "URL Generator", scopes "bot" and "applications.commands",
-     permissions "Manage Channels", "Manage Roles", "View Channels", "Send Messages",
-     "Read Message History", "Attach Files", "Embed Links", "Manage Messages".
+     permissions "View Channels", "Manage Channels", "Manage Roles", "Send Messages",
+     "Read Message History", "Embed Links", "Attach Files", "Manage Messages",
+     "Add Reactions", "Create Public Threads", "Create Private Threads",
+     "Send Messages in Threads".
 
 Where to put it:
   cp .env.example .env      # in the folder you start the bot from
