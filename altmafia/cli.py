@@ -99,6 +99,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(TOKEN_HELP, file=sys.stderr)
         return 2
     # imported here: start-up time (the module's docstring)
+    import asyncio
+
     import aiohttp
     import discord
 
@@ -112,7 +114,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"altmafia: {text(settings.lang, 'cli.db_in_use', db=exc.location, owner=exc.owner)}", file=sys.stderr)
         return 1
     try:
-        bot.run(settings.token, log_handler=None)
+        asyncio.run(serve(bot, settings.token))
+    except KeyboardInterrupt:  # Ctrl-C: asyncio cancelled the bot, whose ``async with`` closed it
+        pass
     except discord.LoginFailure:
         print("altmafia: Discord refused the token (DISCORD_TOKEN in .env): reset it in the Developer Portal.", file=sys.stderr)
         return 2
@@ -126,6 +130,23 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"altmafia: cannot reach Discord ({exc}); check the network and try again.", file=sys.stderr)
         return 1
     return 0
+
+
+async def serve(bot: Any, token: str) -> None:
+    """``bot.run`` with SIGTERM (systemd, ``docker stop``) closing the bot as Ctrl-C does: the
+    scheduler stopped, the database closed, the gateway left."""
+    import asyncio  # imported here: start-up time (the module's docstring)
+    import contextlib
+    import signal
+
+    loop = asyncio.get_running_loop()
+    closing: list[asyncio.Task[None]] = []
+    with contextlib.suppress(NotImplementedError, AttributeError):  # Windows has no SIGTERM handlers
+        loop.add_signal_handler(signal.SIGTERM, lambda: closing.append(loop.create_task(bot.close())))
+    async with bot:
+        await bot.start(token)
+    for task in closing:
+        await task
 
 
 def missing_path(paths: list[str], what: str) -> int | None:

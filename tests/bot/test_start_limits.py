@@ -10,7 +10,6 @@ from __future__ import annotations
 import copy
 
 import discord
-import pytest
 import simcord.http.router as router
 
 from altmafia.bot import permissions
@@ -94,19 +93,6 @@ async def test_a_bot_lacking_an_invited_permission_is_told_which(env):
     env.backend.edit_role(t.guild.id, role.id, {"permissions": permissions.INVITE.value})  # exactly the invite: enough
     await env.settle()
     await start(t)
-
-
-@pytest.mark.settings(gm_role="Ведущие")
-async def test_the_start_defers_before_its_first_rest_call(env):
-    t = await gather(env, 8, spectators=0, others=0)
-    t.guild.create_role("Ведущие")
-    env.http_requests.clear()
-    await start(t)
-    log = env.http_requests
-    first = log[0]
-    assert first.path.endswith("/callback") and first.json["type"] == 5, [(r.method, r.path) for r in log[:3]]
-    fetched = [r for r in log if r.method == "GET" and "/members/" in r.path]
-    assert len(fetched) == 8, "each player fetched (the GM role's check), after the deferral"
 
 
 def fail_at(monkeypatch, n: int, status: int = 403, code: int = 50013, message: str = "Missing Permissions") -> dict[str, int]:

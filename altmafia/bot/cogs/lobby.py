@@ -113,6 +113,8 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
         when = "\n".join(deadlines.times_lines(rules, None, tz, game_lang, self.bot.settings.min_phase_minutes))
         body += f"\n{when}\n" + text(game_lang, "lobby.times_hint")
         await reply(interaction, body + (f"\n{note}" if note else ""), ephemeral=False, allowed_mentions=discord.AllowedMentions.none())
+        if not interaction.permissions.manage_guild:  # /gm is shown by default to who manages the server (cogs/gm.py)
+            await reply(interaction, text(lang(interaction), "start.gm_commands_hidden"))
 
     @create.autocomplete("ruleset")
     async def ruleset_ac(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
