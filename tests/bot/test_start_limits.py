@@ -7,8 +7,6 @@ SimCord's request log, which records what the bot sends whatever SimCord forgive
 
 from __future__ import annotations
 
-import copy
-
 import discord
 import simcord.http.router as router
 
@@ -18,7 +16,7 @@ from altmafia.text.i18n import text
 from storage.store import ChannelIntent
 
 from .conftest import perms
-from .crash.test_channel_intents import Killed
+from .crash.test_channel_intents import die_saving_the_votes_channel
 from .helpers import gather, start
 from .test_restart import restart
 
@@ -150,16 +148,7 @@ async def test_a_channel_renamed_before_recovery_is_found_by_its_id(env, setting
     renames it meanwhile. The restart adopts it by the id the intent recorded: no second one."""
     t = await gather(env, 5, spectators=0)
     store = t.store
-    real = store.update_lobby
-
-    async def dies_on_the_votes_channel(lobby_id, fn):
-        data = copy.deepcopy((await store.lobbies())[lobby_id])
-        fn(data)
-        if "votes" in data.get("channels", {}):
-            raise Killed("after create, before save")
-        return await real(lobby_id, fn)
-
-    store.update_lobby = dies_on_the_votes_channel
+    die_saving_the_votes_channel(store)
     await t.gm.slash(t.lobby, "lobby start")
     assert [e for e in env.errors if "before save" in str(e)]
     [open_intent] = await store.channel_intents()

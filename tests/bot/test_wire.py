@@ -77,19 +77,24 @@ async def test_altmafia_run_against_a_loopback_discord(tmp_path):
     assert json.loads(rows[0][1])["ruleset"] == "godfather"
 
 
-async def test_altmafia_sync_sends_the_commands_and_stops(tmp_path):
-    """For a bot run as several shard processes (none syncing at start): `altmafia sync` logs
-    in over HTTP, syncs the commands and stops, touching no database and no gateway."""
-    fake = FakeDiscord()
+async def sync(tmp_path: Path, fake: FakeDiscord, *more: str) -> str:
+    """`altmafia sync` against the fake Discord (started and stopped here): its output; exit 0."""
     await fake.start()
-    env = child_env(tmp_path, fake)
     try:
-        proc = await altmafia(tmp_path, env, "sync")
+        proc = await altmafia(tmp_path, child_env(tmp_path, fake, *more), "sync")
         out, err = await asyncio.wait_for(proc.communicate(), 60)
     finally:
         await fake.stop()
     assert proc.returncode == 0, err.decode(errors="replace")[-3000:]
-    assert f"{len(fake.commands)} slash commands synced" in out.decode() and fake.commands
+    return out.decode()
+
+
+async def test_altmafia_sync_sends_the_commands_and_stops(tmp_path):
+    """For a bot run as several shard processes (none syncing at start): `altmafia sync` logs
+    in over HTTP, syncs the commands and stops, touching no database and no gateway."""
+    fake = FakeDiscord()
+    out = await sync(tmp_path, fake)
+    assert f"{len(fake.commands)} slash commands synced" in out and fake.commands
     assert fake.identify is None and not (tmp_path / "games.sqlite3").exists()
     # /gm is shown by Discord only to members who manage the server (admins may open it wider)
     gm = next(c for c in fake.commands if c["name"] == "gm")
@@ -101,15 +106,8 @@ async def test_altmafia_sync_to_one_server_clears_the_global_commands(tmp_path):
     """A bot synced globally before, now with ALTMAFIA_GUILD_ID: its commands go to the server
     and the global ones are emptied (else the server would list every command twice)."""
     fake = FakeDiscord()
-    await fake.start()
     fake.commands = [{"name": "lobby", "id": "1"}]  # left by an earlier global sync
-    env = child_env(tmp_path, fake, f"ALTMAFIA_GUILD_ID={GUILD_ID}")
-    try:
-        proc = await altmafia(tmp_path, env, "sync")
-        out, err = await asyncio.wait_for(proc.communicate(), 60)
-    finally:
-        await fake.stop()
-    assert proc.returncode == 0, err.decode(errors="replace")[-3000:]
+    await sync(tmp_path, fake, f"ALTMAFIA_GUILD_ID={GUILD_ID}")
     assert fake.guild_commands and {c["name"] for c in fake.guild_commands} >= {"lobby", "gm"}
     assert fake.commands == []
     puts = [p for m, p, _, _ in fake.requests if m == "PUT"]
