@@ -224,8 +224,9 @@ class Part:
 
 @dataclass(frozen=True)
 class ChannelIntent:
-    """A channel about to be created (v6): its marker is the guild, the type, the exact name and
-    the parent (a game's category carries the game's unique id in its name)."""
+    """A channel about to be created (v6): its id once Discord answered the create
+    (``channel_made``), else its marker: the guild, the type, the name and the parent (a game's
+    category carries the game's unique id in its name)."""
 
     owner_id: str  # the lobby id (= the game id) or the game id
     channel_key: str

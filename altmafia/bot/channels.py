@@ -15,9 +15,11 @@ One category per game (another when 50 channels are not enough), holding:
 
 Who reads and writes where is the engine's answer (:func:`engine.visibility.channels`, by
 seat); this module only turns it into Discord overwrites. Everyone else (``@everyone``) sees none of them. The bot has its own overwrite everywhere, so it
-needs no administrator right. Every channel is created with all its overwrites in the same
-REST call; later changes (a death, a faction's members, a new spectator) are put one target
-at a time, and only when they differ from what the game's meta records as set.
+needs no administrator right, and every bit it sets is one it is invited with
+(:mod:`altmafia.bot.permissions`). Every channel is created with its overwrites in the same
+REST call, up to Discord's 100 (the hiding ones first; the rest put right after); later changes
+(a death, a faction's members, a new spectator) are put one target at a time, and only when
+they differ from what the game's meta records as set.
 """
 
 from __future__ import annotations
