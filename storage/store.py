@@ -224,8 +224,9 @@ class Part:
 
 @dataclass(frozen=True)
 class ChannelIntent:
-    """A channel about to be created (v6): its marker is the guild, the type, the exact name and
-    the parent (a game's category carries the game's unique id in its name)."""
+    """A channel about to be created (v6): its id once Discord answered the create
+    (``channel_made``), else its marker: the guild, the type, the name and the parent (a game's
+    category carries the game's unique id in its name)."""
 
     owner_id: str  # the lobby id (= the game id) or the game id
     channel_key: str
@@ -1528,9 +1529,13 @@ class Store:
             rows = await db.fetchall(db.sql(f"SELECT {INTENT_COLS} FROM channel_intents WHERE owner_id = ? AND channel_key = ?"),
                                      (owner_id, channel_key))
             if rows:
-                await db.execute(db.sql("UPDATE channel_intents SET name = ?, parent_id = ?, settled_at = NULL "
-                                        "WHERE owner_id = ? AND channel_key = ?"), (name, parent_id, owner_id, channel_key))
-                return replace(_intent(rows[0]), name=name, parent_id=parent_id)
+                # an intent of an attempt before keeps its id only while it is open (that attempt's
+                # channel, made and not saved); a settled one's channel is another attempt's
+                was = _intent(rows[0])
+                cid = was.channel_id if was.settled_at is None else None
+                await db.execute(db.sql("UPDATE channel_intents SET name = ?, parent_id = ?, channel_id = ?, settled_at = NULL "
+                                        "WHERE owner_id = ? AND channel_key = ?"), (name, parent_id, cid, owner_id, channel_key))
+                return replace(was, name=name, parent_id=parent_id, channel_id=cid, settled_at=None)
             await db.execute(
                 db.sql("INSERT INTO channel_intents (owner_id, channel_key, guild_id, kind, name, parent_id, created_at) "
                        "VALUES (?, ?, ?, ?, ?, ?, ?)"),
@@ -1538,6 +1543,14 @@ class Store:
             )
             self._point("intent.before_commit")
         return None
+
+    async def channel_made(self, owner_id: str, channel_key: str, channel_id: int) -> None:
+        """The channel of an open intent exists (Discord answered the create): its id, recorded
+        at once, is what crash recovery matches first (the intent stays open until its owner
+        saved the id)."""
+        async with self._tx("intent.made") as db:
+            await db.execute(db.sql("UPDATE channel_intents SET channel_id = ? WHERE owner_id = ? AND channel_key = ? "
+                                    "AND settled_at IS NULL"), (channel_id, owner_id, channel_key))
 
     async def settle_channel(self, owner_id: str, channel_key: str, channel_id: int | None) -> bool:
         """The intent is done: its channel's id is saved by its owner (or it was dropped)."""

@@ -103,11 +103,17 @@ class AltMafiaBot(commands.AutoShardedBot):
             guild = discord.Object(self.settings.guild_id)
             self.tree.copy_global_to(guild=guild)
             self.synced = await self.tree.sync(guild=guild)
+            # the global commands of an earlier sync (without a server) would show every command
+            # twice in that server: none are kept
+            await self.http.bulk_upsert_global_commands(self.application_id, [])
         else:
             self.synced = await self.tree.sync()
         log.info("synced %d slash commands", len(self.synced))
 
     async def close(self) -> None:
+        """Stop cleanly (Ctrl-C, SIGTERM from systemd or ``docker stop``): the scheduler, the
+        database, then the gateway."""
+        log.info("closing: the scheduler, the database, the connection to Discord")
         self.scheduler.stop()
         try:
             if not self.sync_only:

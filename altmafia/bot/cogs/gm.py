@@ -89,7 +89,13 @@ def preview_text(game: Game, lng: str) -> str:
     return "\n".join(lines)
 
 
+@app_commands.default_permissions(manage_guild=True)
 class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
+    """The GM's commands. Discord shows ``/gm`` by default only to members who may manage the
+    server (``default_member_permissions``); a server's admins open it to their GM role (or to
+    everyone) in Server Settings → Integrations. Who may use it is still the bot's own check
+    (``interact.is_gm``: the game's GMs and the GM role), whoever Discord shows it to."""
+
     def __init__(self, bot: Any) -> None:
         self.bot = bot
         super().__init__()
