@@ -189,6 +189,8 @@ class Renderer:
             return self.ability(v)
         if key == "delta":
             return f"{v:+d}" if isinstance(v, int) else str(v)
+        if key in ("index", "task") and isinstance(v, int) and not isinstance(v, bool):
+            return str(task_number(v))
         if key == "penalty":
             return ", ".join(f"{self.stat(k)} {n:+d}" for k, n in v.items())
         if key == "tally":
@@ -292,6 +294,11 @@ def audience_of(game: Game, ev: Event) -> set[int] | None:
                 out |= set(f.members)
         return out
     return set()
+
+
+def task_number(index: int) -> int:
+    """A GM task as people count it: the engine's first task (index 0) is «задача №1»."""
+    return index + 1
 
 
 # ---- the bot's own texts ---------------------------------------------------------------------
