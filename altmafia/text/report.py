@@ -287,7 +287,7 @@ def _action(r: ReportRenderer, ev: Event) -> str:
     option = r.option(a.get("option"))
     result = a.get("result") or "applied"
     text = r.t("action", actor=r.player(a["actor"]), ability=r.ability(a["ability"]),
-               targets=targets or "—", option=f" [{option}]" if option else "")
+               targets=targets or "—", option=f" ({option})" if option else "")
     reasons = "; ".join(r.reason(x) for x in a.get("reasons") or [])
     badge = f'<span class="badge {RESULT_CLASS.get(result, "muted")}">{html.escape(r.word(f"result.{result}"))}</span>'
     why = f'<div class="why">{markup(r, r.t("because", reasons=reasons))}</div>' if reasons else ""
