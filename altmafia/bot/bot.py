@@ -19,7 +19,7 @@ import discord
 import yarl
 from discord.ext import commands
 
-from altmafia.text.i18n import text
+from altmafia.text.i18n import USER_ARGS, text
 from altmafia.text.report import render_report, report_filename
 from altmafia.text.reveal import chart_png, public_timeline, summary, timeline
 from storage import Store
@@ -185,15 +185,16 @@ class AltMafiaBot(commands.AutoShardedBot):
         png = await asyncio.to_thread(chart_png, game, replay(game, info, journal), lang)
         if png:
             files.append(discord.File(io.BytesIO(png), filename="chart.png"))
-        files.append(discord.File(io.BytesIO(public_timeline(game, events, lang).encode("utf-8")), filename=PUBLIC_TIMELINE))
+        users = self.member_names(info, events)  # the files name members: a mention is no name there
+        files.append(discord.File(io.BytesIO(public_timeline(game, events, lang, users).encode("utf-8")), filename=PUBLIC_TIMELINE))
         channels = info.meta.get("channels", {})
         deliverer = self.deliverer
         posts = []
         if channels.get("public") is not None:
-            posts.append(deliverer.outgoing(game_id, "public", summary(game, lang), files=files, once="reveal"))
+            posts.append(deliverer.outgoing(game_id, "public", summary(game, lang, events), files=files, once="reveal"))
         if channels.get("gm") is not None:
-            page = render_report(game, events, lang, "gm").encode("utf-8")  # the full review, for the GM
-            full = timeline(game, events, lang).encode("utf-8")
+            page = render_report(game, events, lang, "gm", users).encode("utf-8")  # the full review, for the GM
+            full = timeline(game, events, lang, users).encode("utf-8")
             posts.append(deliverer.outgoing(
                 game_id, "gm", text(lang, "reveal.report") + "\n" + text(lang, "reveal.publish_ask"), view=f"publish:{lang}",
                 files=[discord.File(io.BytesIO(page), filename=report_filename("gm")),
@@ -208,6 +209,14 @@ class AltMafiaBot(commands.AutoShardedBot):
                 meta["cleanup_offered"] = True
 
         return posts, ended
+
+    def member_names(self, info: Any, events: list[Any]) -> dict[int, str]:
+        """The display names of the members the game's events name by id (a substitution), as
+        the guild knows them now; one who left the guild is not there (the text says it in words)."""
+        guild = self.get_guild(info.guild_id) if getattr(info, "guild_id", None) else None
+        ids = {ev.args.get(k) for ev in events for k in USER_ARGS if isinstance(ev.args.get(k), int)}
+        members = {uid: guild.get_member(uid) for uid in ids} if guild else {}
+        return {uid: m.display_name for uid, m in members.items() if m is not None}
 
     def _cleanup_post(self, game_id: str, info: Any) -> Any:
         """The cleanup prompt (archive or delete the channels) as a keyed post, or None when it

@@ -21,6 +21,7 @@ MESSAGES_DIR = RULESETS_DIR.parent / "messages"
 LANGS = ("ru", "en")
 PLAYER_ARGS = {"player", "target", "actor", "inviter", "sender", "leader", "by", "voter"}
 PLAYER_LIST_ARGS = {"players", "targets", "winners"}
+USER_ARGS = {"old_user", "new_user", "user"}  # a Discord member by id (not a seat)
 
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the C parser when PyYAML has it
@@ -50,6 +51,8 @@ class Renderer:
         self.game = game
         self.lang = lang
         self.cat = catalog(lang)
+        #: Discord members by id where the text goes to a file (``None``: to Discord: a mention)
+        self.users: dict[int, str] | None = None
 
     # names ---------------------------------------------------------------------------
     def player(self, pid: Any) -> str:
@@ -60,6 +63,15 @@ class Renderer:
         if isinstance(pid, str):  # a named choice of a vote («против всех», «амнистия»)
             return self.cat.get("words", {}).get(f"choice.{pid}", pid)
         return str(pid)
+
+    def user(self, key: str, uid: Any) -> str:
+        """A Discord member: a mention in Discord; in a file their name (``users``), else the
+        catalog's word for them («новый игрок»), never a raw ``<@…>``."""
+        if not isinstance(uid, int):
+            return "—"
+        if self.users is None:
+            return f"<@{uid}>"
+        return self.users.get(uid) or self.word(f"user.{key}")
 
     def stat(self, sid: str) -> str:
         try:
@@ -206,6 +218,8 @@ class Renderer:
             return self.status(v)
         if key == "ability":
             return self.ability(v)
+        if key in USER_ARGS:
+            return self.user(key, v)
         if key == "delta":
             return f"{v:+d}" if isinstance(v, int) else str(v)
         if key in ("index", "task") and isinstance(v, int) and not isinstance(v, bool):
