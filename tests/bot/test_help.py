@@ -131,7 +131,7 @@ async def test_a_gm_task_shows_its_text_and_command_and_settling_tells_the_playe
     await p7.slash(t.hidden(PRIVATEER), "action submit", ability=QUARREL, target="0")
     await force_resolve(t, label="Подсчитать")
     notice = next(m.content for m in gm.history() if "Задача для ведущего №1" in m.content)
-    assert "`/ведущий решить задача:0 решение:…`" in notice, notice
+    assert "`/ведущий решить задача:1 решение:…`" in notice, notice
     assert "Текст способности" in notice or "нет текста в правилах" in notice
     assert "`/ведущий изменить`" in notice or "`/ведущий" in notice
     tasks = (await t.gm.slash(gm, "gm tasks")).response.content
