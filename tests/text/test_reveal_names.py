@@ -73,3 +73,12 @@ def test_a_long_name_is_cut_at_a_word_and_says_so(name, cut):
 
 def test_an_empty_name_is_a_word_of_the_catalog():
     assert seat_name("   ", "ru") == "Игрок" and seat_name("", "en") == "Player"
+
+
+def test_a_lobby_seat_takes_the_name_so_shortened():
+    from altmafia.bot.lobbies import unique_name
+
+    lobby = {"lang": "ru", "players": [{"name": "Игрок"}]}
+    assert unique_name(lobby, "   ") == "Игрок 2"  # a second nameless member: numbered, in Russian
+    assert unique_name(lobby, "Александр Сергеевич Пушкин-Гончаров из Болдино") == "Александр Сергеевич…"
+    assert unique_name({"lang": "en", "players": []}, "") == "Player"
