@@ -125,19 +125,8 @@ def check_shape(data: Any) -> None:
         if unknown:
             raise ScenarioError(f"{at}: unknown keys {unknown}")
         for key, (required, allowed) in ENTRY_KEYS.items():
-            entries = step.get(key) or []
-            if not isinstance(entries, list):
-                raise ScenarioError(f"{at}: {key}: must be a list of entries, not {_kind(entries)}")
-            for i, e in enumerate(entries):
-                where = f"{at}: {key}[{i}]"
-                if not isinstance(e, dict):
-                    raise ScenarioError(f"{where}: an entry is a mapping such as {{by: Аня, ...}}, not {_kind(e)} {e!r}")
-                lacking = sorted(required - set(e))
-                if lacking:
-                    raise ScenarioError(f"{where}: missing key {', '.join(map(repr, lacking))}")
-                extra = sorted(map(str, set(e) - allowed))
-                if extra:
-                    raise ScenarioError(f"{where}: unknown keys {extra}; known: {', '.join(sorted(allowed))}")
+            _entries(step.get(key) or [], f"{at}: {key}", "a list of entries", "an entry is a mapping such as {by: Аня, ...}",
+                     required, allowed)
         gm = step.get("gm") or []
         if not isinstance(gm, list):
             raise ScenarioError(f"{at}: gm: must be a list of operations, not {_kind(gm)}")
@@ -184,6 +173,23 @@ def _check_players(players: Any) -> None:
                         raise ScenarioError(f"{here}.cycles: at least 1")
 
 
+def _entries(entries: Any, where: str, listed: str, shape: str, required: set[str], allowed: set[str]) -> None:
+    """A list of mappings (a step's entries, expected events): each with its ``required`` keys
+    and no key outside ``allowed``."""
+    if not isinstance(entries, list):
+        raise ScenarioError(f"{where}: must be {listed}, not {_kind(entries)}")
+    for i, e in enumerate(entries):
+        here = f"{where}[{i}]"
+        if not isinstance(e, dict):
+            raise ScenarioError(f"{here}: {shape}, not {_kind(e)} {e!r}")
+        lacking = sorted(required - set(e))
+        if lacking:
+            raise ScenarioError(f"{here}: missing key {', '.join(map(repr, lacking))}")
+        extra = sorted(map(str, set(e) - allowed))
+        if extra:
+            raise ScenarioError(f"{here}: unknown keys {extra}; known: {', '.join(sorted(allowed))}")
+
+
 def _check_gm_op(e: Any, where: str) -> None:
     if not isinstance(e, dict) or len(e) != 1:
         raise ScenarioError(f"{where}: a GM operation is a mapping with one key ({', '.join(GM_OPS)}), not {e!r}")
@@ -220,17 +226,9 @@ def _check_expect(expect: Any, at: str, name: str, known: set[str]) -> None:
             raise ScenarioError(f"{at}: {name}.{key}: must be a list, not {_kind(expect[key])}")
     for key in ("events", "events_absent"):
         entries = expect.get(key) or []
-        if not isinstance(entries, list):
-            raise ScenarioError(f"{at}: {name}.{key}: must be a list, not {_kind(entries)}")
+        _entries(entries, f"{at}: {name}.{key}", "a list", "must be a mapping such as {key: vote.cast}", {"key"}, EVENT_KEYS)
         for i, ev in enumerate(entries):
             here = f"{at}: {name}.{key}[{i}]"
-            if not isinstance(ev, dict):
-                raise ScenarioError(f"{here}: must be a mapping such as {{key: vote.cast}}, not {_kind(ev)}")
-            if "key" not in ev:
-                raise ScenarioError(f"{here}: missing key 'key'")
-            unknown = sorted(map(str, set(ev) - EVENT_KEYS))
-            if unknown:
-                raise ScenarioError(f"{here}: unknown keys {unknown}")
             if not isinstance(ev.get("args") or {}, dict):
                 raise ScenarioError(f"{here}.args: must be a mapping, not {_kind(ev['args'])}")
             if "audience" in ev and ev["audience"] not in AUDIENCES:

@@ -52,15 +52,18 @@ BAD = {
 }
 
 
+def failures(tmp_path, case: str, text: str) -> tuple[str, list[str]]:
+    path = tmp_path / f"{case}.yaml"
+    path.write_text(text, encoding="utf-8")
+    return str(path), run_file(path).failures
+
+
 @pytest.mark.parametrize("case", sorted(BAD))
 def test_a_bad_scenario_says_what_and_where(tmp_path, case):
     text, expected = BAD[case]
-    path = tmp_path / f"{case}.yaml"
-    path.write_text(text, encoding="utf-8")
-    res = run_file(path)
-    assert not res.ok
-    assert len(res.failures) == 1, res.failures
-    msg = res.failures[0]
+    path, found = failures(tmp_path, case, text)
+    assert len(found) == 1, found
+    msg = found[0]
     assert msg.startswith(f"invalid scenario {path}: "), msg
     assert expected in msg, msg
     for raw in ("invalid literal", "string indices", "object has no attribute", "Traceback"):
@@ -93,10 +96,7 @@ REFUSED_GM = {
 @pytest.mark.parametrize("case", sorted(REFUSED_GM))
 def test_a_refused_gm_operation_is_one_failure_naming_the_step(tmp_path, case):
     text, expected = REFUSED_GM[case]
-    path = tmp_path / f"{case}.yaml"
-    path.write_text(text, encoding="utf-8")
-    res = run_file(path)
-    assert res.failures == [expected], res.failures
+    assert failures(tmp_path, case, text)[1] == [expected]
 
 
 def test_a_gm_refusal_can_be_expected(tmp_path):
