@@ -185,7 +185,7 @@ class AltMafiaBot(commands.AutoShardedBot):
         png = await asyncio.to_thread(chart_png, game, replay(game, info, journal), lang)
         if png:
             files.append(discord.File(io.BytesIO(png), filename="chart.png"))
-        users = self.member_names(info, events)  # the files name members: a mention is no name there
+        users = await self.member_names(info, events)  # the files name members: a mention is no name there
         files.append(discord.File(io.BytesIO(public_timeline(game, events, lang, users).encode("utf-8")), filename=PUBLIC_TIMELINE))
         channels = info.meta.get("channels", {})
         deliverer = self.deliverer
@@ -210,13 +210,22 @@ class AltMafiaBot(commands.AutoShardedBot):
 
         return posts, ended
 
-    def member_names(self, info: Any, events: list[Any]) -> dict[int, str]:
+    async def member_names(self, info: Any, events: list[Any]) -> dict[int, str]:
         """The display names of the members the game's events name by id (a substitution), as
-        the guild knows them now; one who left the guild is not there (the text says it in words)."""
+        the guild knows them now (its cache, else one request each); one who left the guild, or
+        any when Discord does not answer, is not there: the text says it in words."""
         guild = self.get_guild(info.guild_id) if getattr(info, "guild_id", None) else None
-        ids = {ev.args.get(k) for ev in events for k in USER_ARGS if isinstance(ev.args.get(k), int)}
-        members = {uid: guild.get_member(uid) for uid in ids} if guild else {}
-        return {uid: m.display_name for uid, m in members.items() if m is not None}
+        ids = sorted({ev.args.get(k) for ev in events for k in USER_ARGS if isinstance(ev.args.get(k), int)})
+        out: dict[int, str] = {}
+        for uid in ids if guild is not None else []:
+            member = guild.get_member(uid)
+            if member is None:
+                try:
+                    member = await guild.fetch_member(uid)
+                except discord.HTTPException:
+                    continue
+            out[uid] = member.display_name
+        return out
 
     def _cleanup_post(self, game_id: str, info: Any) -> Any:
         """The cleanup prompt (archive or delete the channels) as a keyed post, or None when it
