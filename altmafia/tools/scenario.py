@@ -253,6 +253,7 @@ class Result:
     ruleset: str | None = None
     used: set[str] = field(default_factory=set)  # ability keys submitted and accepted
     characters: set[str] = field(default_factory=set)  # characters in play (their features)
+    refused: bool = False  # the table was refused, as the file says (``refused``): nothing to play
 
     @property
     def ok(self) -> bool:
@@ -361,6 +362,7 @@ class Runner:
                 raise
             if refused is not True and str(refused) not in str(exc):
                 self.fail("players", f"the table was refused with «{exc}», expected «{refused}»")
+            self.result.refused = True
             return False
         if refused:
             self.fail("players", "the table was accepted, expected a refusal")
