@@ -19,7 +19,7 @@ import discord
 import yarl
 from discord.ext import commands
 
-from altmafia.text.i18n import text
+from altmafia.text.i18n import USER_ARGS, text
 from altmafia.text.report import render_report, report_filename
 from altmafia.text.reveal import chart_png, public_timeline, summary, timeline
 from storage import Store
@@ -193,15 +193,16 @@ class AltMafiaBot(commands.AutoShardedBot):
         png = await asyncio.to_thread(chart_png, game, replay(game, info, journal), lang)
         if png:
             files.append(discord.File(io.BytesIO(png), filename="chart.png"))
-        files.append(discord.File(io.BytesIO(public_timeline(game, events, lang).encode("utf-8")), filename=PUBLIC_TIMELINE))
+        users = await self.member_names(info, events)  # the files name members: a mention is no name there
+        files.append(discord.File(io.BytesIO(public_timeline(game, events, lang, users).encode("utf-8")), filename=PUBLIC_TIMELINE))
         channels = info.meta.get("channels", {})
         deliverer = self.deliverer
         posts = []
         if channels.get("public") is not None:
-            posts.append(deliverer.outgoing(game_id, "public", summary(game, lang), files=files, once="reveal"))
+            posts.append(deliverer.outgoing(game_id, "public", summary(game, lang, events), files=files, once="reveal"))
         if channels.get("gm") is not None:
-            page = render_report(game, events, lang, "gm").encode("utf-8")  # the full review, for the GM
-            full = timeline(game, events, lang).encode("utf-8")
+            page = render_report(game, events, lang, "gm", users).encode("utf-8")  # the full review, for the GM
+            full = timeline(game, events, lang, users).encode("utf-8")
             posts.append(deliverer.outgoing(
                 game_id, "gm", text(lang, "reveal.report") + "\n" + text(lang, "reveal.publish_ask"), view=f"publish:{lang}",
                 files=[discord.File(io.BytesIO(page), filename=report_filename("gm")),
@@ -216,6 +217,23 @@ class AltMafiaBot(commands.AutoShardedBot):
                 meta["cleanup_offered"] = True
 
         return posts, ended
+
+    async def member_names(self, info: Any, events: list[Any]) -> dict[int, str]:
+        """The display names of the members the game's events name by id (a substitution), as
+        the guild knows them now (its cache, else one request each); one who left the guild, or
+        any when Discord does not answer, is not there: the text says it in words."""
+        guild = self.get_guild(info.guild_id) if getattr(info, "guild_id", None) else None
+        ids = sorted({ev.args.get(k) for ev in events for k in USER_ARGS if isinstance(ev.args.get(k), int)})
+        out: dict[int, str] = {}
+        for uid in ids if guild is not None else []:
+            member = guild.get_member(uid)
+            if member is None:
+                try:
+                    member = await guild.fetch_member(uid)
+                except discord.HTTPException:
+                    continue
+            out[uid] = member.display_name
+        return out
 
     def _cleanup_post(self, game_id: str, info: Any) -> Any:
         """The cleanup prompt (archive or delete the channels) as a keyed post, or None when it

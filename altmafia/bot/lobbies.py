@@ -26,6 +26,7 @@ import discord
 from altmafia.text.cards import player_commands, role_card
 from altmafia.text.guide import briefing
 from altmafia.text.i18n import Renderer, count, text
+from altmafia.text.names import seat_name
 from config import load_ruleset
 from engine import DEAL, Game, GameError, PlayerSpec
 
@@ -96,7 +97,7 @@ def practice_note(rules: Any, lobby: dict[str, Any], lang: str | None = None) ->
 
 def unique_name(lobby: dict[str, Any], wanted: str) -> str:
     taken = {p["name"] for p in lobby["players"]}
-    name = " ".join(wanted.split())[:32] or "player"
+    name = seat_name(wanted, lobby.get("lang", "ru"))  # cut at a word with «…»; never empty
     n, base = 2, name
     while name in taken:
         name = f"{base} {n}"

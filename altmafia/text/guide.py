@@ -17,7 +17,7 @@ from engine import Game
 from engine.state import Event
 
 from . import cards
-from .i18n import Renderer, catalog, count, text
+from .i18n import Renderer, catalog, count, task_number, text
 
 
 def slash(lang: str, *parts: str, **params: Any) -> str:
@@ -81,7 +81,7 @@ def task_notice(game: Game, ev: Event, lang: str) -> str:
     words = ability_text(game, task["ability"], lang)
     lines.append(text(lang, "task.text", text=words) if words else text(lang, "task.no_text"))
     lines.append(text(lang, "task.how", setstat=slash(lang, "gm", "setstat"), setstatus=slash(lang, "gm", "setstatus"),
-                      tell=slash(lang, "gm", "tell"), settle=slash(lang, "gm", "settle", task=index, note="…")))
+                      tell=slash(lang, "gm", "tell"), settle=slash(lang, "gm", "settle", task=task_number(index), note="…")))
     return "\n".join(lines)
 
 

@@ -40,7 +40,7 @@ from altmafia.bot.interact import (
 from altmafia.bot.lobbies import settle_seats
 from altmafia.bot.notice import dead_intro, tell_privately
 from altmafia.text.guide import slash
-from altmafia.text.i18n import Renderer, catalog, plural, text
+from altmafia.text.i18n import Renderer, catalog, plural, task_number, text
 from engine import ActionError, Game
 from storage import Command, Post, UndoRefused
 
@@ -465,7 +465,7 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
             mark = "✅" if t.get("settled") else "⏳"
             settled = t.get("settled")
             note = f" — {settled}" if isinstance(settled, str) else ""
-            lines.append(text(lng, "gm.task_line", mark=mark, n=i, phase=r.label(game.clock.info(t["tick"]).label), actor=r.player(t["actor"]),
+            lines.append(text(lng, "gm.task_line", mark=mark, n=task_number(i), phase=r.label(game.clock.info(t["tick"]).label), actor=r.player(t["actor"]),
                               ability=r.ability(t["ability"]), targets=", ".join(r.player(x) for x in t["targets"]) or "—",
                               option=t.get("option") or "", note=note))
         if any(not t.get("settled") for t in game.state.gm_tasks):
@@ -475,17 +475,17 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
     @app_commands.command(name=N("gm.settle"), description=D("gm.settle"))
     @app_commands.rename(task=N("gm.task"), note=N("gm.note"))
     @app_commands.describe(task=D("gm.task"), note=D("gm.note"))
-    async def settle(self, interaction: discord.Interaction, task: app_commands.Range[int, 0, 10000], note: str = "") -> None:
+    async def settle(self, interaction: discord.Interaction, task: app_commands.Range[int, 1, 10000], note: str = "") -> None:
         found = await as_gm(self.bot, interaction)
         if found is None:
             return
         gid, game = found
-        if task >= len(game.state.gm_tasks):
+        if task > len(game.state.gm_tasks):  # numbered from 1 (text.i18n.task_number)
             await refuse(interaction, "err.unknown_task", n=task)
             return
         await defer(interaction)
         line = self.log_post(gid, interaction, "gm.act_settle", n=task, note=note or "—")
-        if not await self.apply(interaction, gid, game, Command.gm("settle_task", index=task, note=note, user_id=interaction.user.id,
+        if not await self.apply(interaction, gid, game, Command.gm("settle_task", index=task - 1, note=note, user_id=interaction.user.id,
                                                                    request_id=str(interaction.id)), log=line):
             return
         await reply(interaction, text(lang(interaction), "gm.done"))
