@@ -237,9 +237,44 @@ class ChannelIntent:
     settled_at: str | None = None
 
 
-def part_nonce(batch_id: str, idx: int) -> str:
-    """The 25-character nonce of a batch's part (Discord's ``nonce``)."""
-    return hashlib.sha256(f"{batch_id}#{idx}".encode()).hexdigest()[:25]
+def part_nonce(batch_id: str, idx: int, generation: int = 0) -> str:
+    """The 25-character nonce of a batch's part (Discord's ``nonce``). ``generation``: how many
+    batches of the same id an undo took back before (``<id>~u<seq>``): Discord answers a nonce it
+    saw in the last minutes with the old message and posts nothing, so the redone resolve's
+    batches, staged again under the same ids, get nonces of their own."""
+    tail = f"~g{generation}" if generation else ""
+    return hashlib.sha256(f"{batch_id}#{idx}{tail}".encode()).hexdigest()[:25]
+
+
+async def _generation(db: Backend, batch_id: str) -> int:
+    """How many batches staged under ``batch_id`` before were renamed by an undo (``…~u<seq>``,
+    renamed again by a later undo: ``…~u<seq>~u<seq2>``): 0 for a batch id used the first time.
+    Read from the table, so a restart derives the same nonces for the same batch."""
+    rows = await db.fetchall(db.sql("SELECT COUNT(DISTINCT batch_id) FROM outbox_parts WHERE batch_id > ? AND batch_id < ?"),
+                             (f"{batch_id}~u", f"{batch_id}~v"))
+    return rows[0][0] or 0
+
+
+async def _staged_since(db: Backend, game_id: str, batches: list[str], mark: str, first: int) -> list[str]:
+    """The batches of a game staged since a resolve began (what an undo takes back with the
+    resolve's own batches ``batches``): its mark's line (batch ids starting with ``mark``), the
+    new phase's panels and announcement, anything posted in the phase it opened. A batch holding
+    outbox rows of events before the resolve (index below ``first``) stays as it is."""
+    low = await db.fetchall(db.sql("SELECT MIN(batch_ord) FROM outbox_parts WHERE game_id = ? AND batch_id >= ? AND batch_id < ? "
+                                   "AND batch_id NOT LIKE '%~u%'"),
+                            (game_id, mark, mark[:-1] + chr(ord(mark[-1]) + 1)))
+    start = low[0][0]
+    for b in batches:
+        row = await db.fetchall(db.sql("SELECT MIN(batch_ord) FROM outbox_parts WHERE batch_id = ?"), (b,))
+        if row[0][0] is not None and (start is None or row[0][0] < start):
+            start = row[0][0]
+    if start is None:
+        return []
+    rows = await db.fetchall(db.sql(
+        "SELECT DISTINCT batch_id FROM outbox_parts WHERE game_id = ? AND batch_ord >= ? AND batch_id NOT IN "
+        "(SELECT batch_id FROM outbox WHERE game_id = ? AND event_idx < ? AND batch_id IS NOT NULL)"),
+        (game_id, start, game_id, first))
+    return sorted({r[0] for r in rows} - set(batches))
 
 
 @dataclass(frozen=True)
@@ -1191,12 +1226,14 @@ class Store:
                 rows = await db.fetchall(db.sql("SELECT DISTINCT batch_id FROM outbox WHERE game_id = ? AND event_idx >= ? "
                                                 "AND batch_id IS NOT NULL"), (game_id, first))
                 batches = [r[0] for r in rows]
+                since = await _staged_since(db, game_id, batches, f"{game_id}/resolve:{target['tick']}:", first)
                 posted: list[dict[str, Any]] = []
                 for b in batches:
                     parts = await db.fetchall(db.sql("SELECT channel_key, channel_id, message_id FROM outbox_parts WHERE batch_id = ? "
                                                      "AND message_id IS NOT NULL ORDER BY part_idx"), (b,))
                     if parts:
                         posted.append({"channel": parts[0][0], "channel_id": parts[0][1], "message_id": parts[0][2]})
+                for b in [*batches, *since]:
                     await db.execute(db.sql("UPDATE outbox_parts SET batch_id = batch_id || ?, sent_at = COALESCE(sent_at, ?), "
                                             "last_error = COALESCE(last_error, 'undone') WHERE batch_id = ?"), (mark, stamp, b))
                 await db.execute(db.sql("UPDATE outbox SET delivery_key = delivery_key || ?, batch_id = batch_id || ?, "
@@ -1637,7 +1674,10 @@ class Store:
                             claimed: tuple[str, str] | None = None) -> list[Part]:
         """``claimed``: (now, until) — the parts are claimed by this store as they are stored."""
         out = []
+        generation = await _generation(db, batch_id)
         for i, p in enumerate(parts):
+            if generation:
+                p = {**p, "nonce": part_nonce(batch_id, i, generation)}
             files = p.get("files") or None
             attempts = 1 if p.get("uncertain") or claimed else 0  # claimed by an older build: look before sending
             await db.execute(
