@@ -246,6 +246,19 @@ def part_nonce(batch_id: str, idx: int, generation: int = 0) -> str:
     return hashlib.sha256(f"{batch_id}#{idx}{tail}".encode()).hexdigest()[:25]
 
 
+async def _attempted(db: Backend, keys: Any, specs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Parts that may have been sent already (``uncertain``: their outbox rows were claimed by
+    an older build) get the time of the rows' first claim as their attempt's
+    (``attempted_at``): a message older than it is no evidence of their send."""
+    if not keys or not any(p.get("uncertain") for p in specs):
+        return list(specs)
+    marks = ", ".join("?" for _ in keys)
+    rows = await db.fetchall(db.sql(f"SELECT MIN(last_attempt_at) FROM outbox WHERE attempts > 0 AND delivery_key IN ({marks})"),
+                             tuple(keys))
+    at = rows[0][0]
+    return [{**p, "attempted_at": at} if p.get("uncertain") else p for p in specs]
+
+
 async def _generation(db: Backend, batch_id: str) -> int:
     """How many batches staged under ``batch_id`` before were renamed by an undo (``…~u<seq>``,
     renamed again by a later undo: ``…~u<seq>~u<seq2>``): 0 for a batch id used the first time.
@@ -1616,6 +1629,7 @@ class Store:
             top = await db.fetchall(db.sql("SELECT MAX(batch_ord) FROM outbox_parts"), ())
             order = (top[0][0] or 0) + 1
             stamp = self._stamp()
+            parts = await _attempted(db, keys, parts)
             for key in keys:
                 await db.execute(
                     db.sql("UPDATE outbox SET batch_id = ?, attempts = attempts + 1, last_attempt_at = ? "
@@ -1656,6 +1670,7 @@ class Store:
             specs = [{**p, "nonce": p.get("nonce") or part_nonce(batch_id, i)} for i, p in enumerate(post.parts)]
             if post.channel_id is None:
                 specs = [{"content": "", "nonce": part_nonce(batch_id, 0)}]
+            specs = await _attempted(db, post.keys, specs)
             for k in post.keys:
                 await db.execute(
                     db.sql("UPDATE outbox SET batch_id = ?, attempts = attempts + 1, last_attempt_at = ? "
@@ -1680,16 +1695,17 @@ class Store:
                 p = {**p, "nonce": part_nonce(batch_id, i, generation)}
             files = p.get("files") or None
             attempts = 1 if p.get("uncertain") or claimed else 0  # claimed by an older build: look before sending
+            attempted = claimed[0] if claimed else p.get("attempted_at")
             await db.execute(
                 db.sql("INSERT INTO outbox_parts (batch_id, part_idx, batch_ord, game_id, channel_key, channel_id, content, "
                        "nonce, mention, view, files, created_at, attempts, last_attempt_at, claim_owner, claim_until) "
                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
                 (batch_id, i, order, game_id, channel_key, channel_id, p["content"], p["nonce"], p.get("mention"),
                  p.get("view"), dumps(files) if files else None, stamp, attempts,
-                 claimed[0] if claimed else None, self.owner if claimed else None, claimed[1] if claimed else None),
+                 attempted, self.owner if claimed else None, claimed[1] if claimed else None),
             )
             out.append(Part(batch_id, i, game_id, channel_key, channel_id, p["content"], p["nonce"], p.get("mention"),
-                            p.get("view"), files, attempts, claimed[0] if claimed else None,
+                            p.get("view"), files, attempts, attempted,
                             held=claimed is not None and not p.get("uncertain")))
         return out
 
@@ -1740,6 +1756,16 @@ class Store:
         """Every part of a batch, sent or not (tests, diagnostics)."""
         rows = await self._read(f"SELECT {PARTS_COLS} FROM outbox_parts WHERE batch_id = ? ORDER BY part_idx", (batch_id,))
         return [_part(r) for r in rows]
+
+    async def held_messages(self, channel_id: int | None, message_ids: list[int]) -> set[int]:
+        """Which of these Discord messages of a channel are recorded as some part's message: a
+        message accounted for is no evidence that another part went out."""
+        if channel_id is None or not message_ids:
+            return set()
+        marks = ", ".join("?" for _ in message_ids)
+        rows = await self._read(f"SELECT message_id FROM outbox_parts WHERE channel_id = ? AND message_id IN ({marks})",
+                                (channel_id, *message_ids))
+        return {int(r[0]) for r in rows}
 
     async def claim_part(self, part: Part) -> bool:
         """A send of this part starts now (committed before the send): True when this store

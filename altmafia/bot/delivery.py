@@ -37,6 +37,7 @@ import io
 import logging
 import secrets
 from collections import Counter
+from datetime import UTC, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -111,8 +112,20 @@ def absorbable(p: Part) -> bool:
     return "/resolve:" in p.batch_id and p.attempts == 0 and not p.view and not p.files and p.channel_id is not None
 
 
-#: how many of a channel's last messages are searched for a part claimed before a crash
+#: how many of a channel's messages since an attempt are searched for that attempt's message
 HISTORY = 100
+#: how far the bot's clock may be ahead of Discord's: a message is evidence of an attempt when
+#: Discord stamped it no earlier than the attempt's claim less this
+SKEW = timedelta(seconds=1)
+
+
+def attempt_snowflake(stamp: str | None) -> int | None:
+    """The lowest message id Discord could give a message sent after an attempt claimed at
+    ``stamp`` (the store's UTC text), :data:`SKEW` allowed for; None without a stamp."""
+    if not stamp:
+        return None
+    at = datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+    return discord.utils.time_snowflake(at - SKEW, high=False)
 
 
 def file_spec(f: Any) -> dict[str, str]:
@@ -421,7 +434,7 @@ class Deliverer:
         channel = self.bot.get_partial_messageable(part.channel_id, guild_id=info.guild_id if info else None)
         try:
             if part.attempts and not part.held:
-                found = await self._find(channel, part)
+                found = await self._find(channel, part, done)
                 if found is not None:
                     done.append((part, found))
                     return 0
@@ -457,15 +470,27 @@ class Deliverer:
         done.append((part, msg.id))
         return 1
 
-    async def _find(self, channel: Any, part: Part) -> int | None:
-        """A part claimed before a crash may have gone out: its id if it is in the channel."""
+    async def _find(self, channel: Any, part: Part, done: list[tuple[Part, int | None]] = ()) -> int | None:
+        """Evidence that an earlier attempt at this very part went out: the id of the bot's
+        message in the channel that is not older than that attempt (its claim, committed before
+        the send: ``Part.last_attempt_at``, less :data:`SKEW`), has the part's text, and is no
+        other part's message (recorded in the store, or sent by this flush: ``done``); the
+        oldest such message, the attempt's first send. An older message with the same text (the
+        same announcement a phase before, a PM repeated) is never taken for it: Discord keeps no
+        nonce in a channel's history, so time and the messages already accounted for are the
+        only evidence. None: nothing found (the part is sent)."""
+        since = attempt_snowflake(part.last_attempt_at)
+        if since is None:
+            return None  # no time of an attempt: nothing could tell its message from an older one
         me = self.bot.user.id
-        async for m in channel.history(limit=HISTORY):
-            if m.author.id != me:
-                continue
-            if (m.nonce is not None and str(m.nonce) == part.nonce) or m.content == part.content:
-                return m.id
-        return None
+        found = [m.id async for m in channel.history(limit=HISTORY, after=discord.Object(since - 1))
+                 if m.author.id == me and m.content == part.content]
+        if not found:
+            return None
+        taken = {mid for _, mid in done if mid is not None}
+        taken |= await self.bot.store.held_messages(part.channel_id, [i for i in found if i not in taken])
+        free = sorted(i for i in found if i not in taken)
+        return free[0] if free else None
 
     async def build_view(self, part: Part) -> discord.ui.View | None:
         """The buttons of a stored part, rebuilt from its spec (``event:IDX:LANG``,

@@ -4,6 +4,8 @@ answers a nonce seen in the last minutes with the old message and posts nothing)
 
 from __future__ import annotations
 
+from altmafia.text.i18n import text
+
 from .helpers import force_resolve, gather, start
 from .test_undo import submit_one
 
@@ -56,3 +58,53 @@ async def test_a_redone_resolve_after_undo_sends_fresh_nonces_and_every_post_arr
     for k, cid in t.info.meta["channels"].items():
         if str(cid) in wanted:
             assert len(list(t.channel(k).history())) - before[cid] == wanted[str(cid)], k
+
+
+async def say(t, message: str) -> None:
+    r = await t.gm.slash(t.channel("gm"), "gm say", where="public", message=message)
+    assert r.response is not None, r
+
+
+async def test_a_repeated_announcement_with_failed_sends_is_delivered_each_time(env):
+    """The same GM announcement three times (and its same GM log line): the 2nd and the 3rd
+    sends fail; the retries deliver both, and each part keeps its own message, never the first
+    announcement's (Discord's history carries no nonce: equal text is no evidence)."""
+    t = await start(await gather(env, 5, spectators=0))
+    public = t.channel("public")
+    path = f"/channels/{public.id}/messages"
+    before = len(list(public.history()))
+    await say(t, "Ночь близко: сдайте ходы")
+    env.inject_error("POST", path, status=503, times=1)
+    await env.advance_time(60)
+    await say(t, "Ночь близко: сдайте ходы")  # its send fails
+    await env.advance_time(60)
+    await env.bot.scheduler.tick()  # the loop's flush retries it
+    env.inject_error("POST", path, status=503, times=1)
+    await say(t, "Ночь близко: сдайте ходы")  # no time passes: the claim and the 2nd message share a moment
+    await env.bot.scheduler.tick()
+    said = [m for m in public.history() if "Ночь близко: сдайте ходы" in m.content]
+    assert len(said) == 3 and len(list(public.history())) == before + 3
+    assert not await t.store.pending_parts(t.game_id)
+    rows = await t.store._read("SELECT message_id FROM outbox_parts WHERE channel_key = 'public' AND content LIKE ?",
+                               ("%Ночь близко: сдайте ходы%",))
+    assert sorted(r[0] for r in rows) == sorted(m.id for m in said), "each part marked with its own message"
+    gm_lines = [m for m in t.channel("gm").history() if "Ночь близко: сдайте ходы" in m.content]
+    assert len(gm_lines) == 3
+
+
+async def test_an_older_equal_text_no_part_holds_is_no_evidence(env):
+    """A message of the bot with the very text of a pending part, older than the part's attempt
+    and recorded for no part (a database restored from a backup, a message posted by hand):
+    the part is still sent."""
+    t = await start(await gather(env, 5, spectators=0))
+    public = t.channel("public")
+    old = await env.bot.get_channel(public.id).send(text(t.info.meta.get("lang", "ru"), "public.gm_says", text="Сбор в полночь"))
+    await env.advance_time(60)
+    env.inject_error("POST", f"/channels/{public.id}/messages", status=503, times=1)
+    await say(t, "Сбор в полночь")
+    await env.advance_time(60)
+    (part,) = [p for p in await t.store.pending_parts(t.game_id) if p.channel_key == "public"]
+    assert part.attempts == 1 and part.content == old.content
+    await env.bot.scheduler.tick()
+    (sent,) = await t.store.parts(part.batch_id)
+    assert sent.message_id not in (None, old.id)
