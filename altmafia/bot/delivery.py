@@ -45,6 +45,7 @@ import discord
 
 from altmafia.text.guide import task_notice
 from altmafia.text.i18n import Renderer, text
+from altmafia.text.split import chunks, split
 from storage import Delivery, GameInfo, Part, Post, part_nonce
 
 from . import panel
@@ -53,7 +54,8 @@ from .living import phase_announcement
 from .spectators import request_view
 
 log = logging.getLogger(__name__)
-LIMIT = 1900  # Discord allows 2000 characters a message; keep room for the header
+#: a post's parts are at most this long: a margin under Discord's 2000 characters a message
+LIMIT = 1900
 
 
 def route(d: Delivery) -> str:
@@ -73,22 +75,6 @@ def reader_lang(meta: dict[str, Any], key: str) -> str:
     return meta.get("lang", "ru")
 
 
-def chunks(lines: list[str], limit: int = LIMIT) -> list[str]:
-    """Lines joined into as few messages as fit Discord's limit (a long line is cut)."""
-    out: list[str] = []
-    cur = ""
-    for line in lines:
-        line = line if len(line) <= limit else line[: limit - 1] + "…"
-        if cur and len(cur) + 1 + len(line) > limit:
-            out.append(cur)
-            cur = line
-        else:
-            cur = f"{cur}\n{line}" if cur else line
-    if cur:
-        out.append(cur)
-    return out
-
-
 #: room kept on a message a panel rides on, for the panel's growth when it is redrawn (the
 #: submissions, the ballots and the choice being made: ``panel._redraw`` keeps the news above it)
 PANEL_ROOM = 500
@@ -100,7 +86,7 @@ def ride(lines: list[str], block: str, room: int = 0) -> list[str]:
     else in parts of their own after it; the block is never cut across two parts."""
     if lines and len(lines[-1]) + 1 + len(block) + room <= LIMIT:
         return [*lines[:-1], f"{lines[-1]}\n{block}"]
-    return [*lines, *(chunks(block.split("\n")) or [""])]
+    return [*lines, *split(block, LIMIT)]
 
 
 def nonce(key: str, part: int) -> str:
@@ -275,7 +261,7 @@ class Deliverer:
                     posts.append(self._post(gid, key, [d], lines, channels, view=f"event:{d.event_idx}:{lang}"))
         for key, (block, view, once, _) in riders.items():  # a seat with no news: its panel alone, as before
             if key in channels:
-                posts.append(self._post(gid, key, [], chunks(block.split("\n")) or [""], channels, view=view, once=once))
+                posts.append(self._post(gid, key, [], split(block, LIMIT), channels, view=view, once=once))
         return posts
 
     async def _rider(self, gid: str, info: GameInfo, key: str, plain: list[Delivery]) -> tuple[str, str | None, str, int] | None:
@@ -356,7 +342,7 @@ class Deliverer:
             uid = game.player(pid).user_id
             if uid:
                 lines.insert(0, f"<@{uid}>")
-        return chunks(lines)
+        return chunks(lines, LIMIT)
 
     def phase_line(self, gid: str, r: Renderer, meta: dict[str, Any], deadline: Any = ...) -> str:
         """«Сейчас: день 1.2. Ходы и голоса — до 21:00, 02.12 (Europe/Moscow), <in 6 hours>»:
@@ -484,7 +470,7 @@ class Deliverer:
             return None  # no time of an attempt: nothing could tell its message from an older one
         me = self.bot.user.id
         found = [m.id async for m in channel.history(limit=HISTORY, after=discord.Object(since - 1))
-                 if m.author.id == me and m.content == part.content]
+                 if m.id >= since and m.author.id == me and m.content == part.content]
         if not found:
             return None
         taken = {mid for _, mid in done if mid is not None}
@@ -534,7 +520,7 @@ class Deliverer:
         store = self.bot.store
         info = store.info(game_id)
         cid = info.meta.get("channels", {}).get(key)
-        parts = chunks(content.split("\n")) or [""]
+        parts = split(content, LIMIT)
         batch_id = f"{game_id}/{once}>{key}" if once else None
         specs = tuple({"content": c, "mention": mention or 0, "view": view if i == len(parts) - 1 else None,
                        "files": [file_spec(f) for f in files] if files and i == 0 else None,
@@ -559,7 +545,7 @@ class Deliverer:
         cid = info.meta.get("channels", {}).get(key) if info else None
         if cid is None:
             return 0
-        parts = chunks(content.split("\n")) or [""]
+        parts = split(content, LIMIT)
         batch_id = f"{game_id}/{once}>{key}" if once else f"{game_id}/bot/{secrets.token_hex(8)}>{key}"
         specs = [{"content": c, "nonce": nonce(batch_id, i), "mention": mention or 0,
                   "view": view if i == len(parts) - 1 else None,
