@@ -35,6 +35,7 @@ import asyncio
 import base64
 import io
 import logging
+import re
 import secrets
 from collections import Counter
 from datetime import UTC, datetime, timedelta
@@ -112,6 +113,27 @@ def attempt_snowflake(stamp: str | None) -> int | None:
         return None
     at = datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
     return discord.utils.time_snowflake(at - SKEW, high=False)
+
+
+LEADING_USER = re.compile(r"<@!?([0-9]{15,20})>")
+
+
+def pings(part: Part, living_role: Any = None) -> discord.AllowedMentions:
+    """Whom a part may notify: only the mentions the bot itself means, never one a text inside
+    it carries (a name, a PM, a note). A part with a ``mention`` spec pings that member (0: no
+    one); a seat's news ping the seat's player, the mention the bot puts at their start; the
+    phase's announcement (batch ``<game>/phase:…``, alone or riding on the public report) pings
+    the living players' role. Nobody else, never @everyone or @here."""
+    users: Any = False
+    if part.mention is not None:
+        users = [discord.Object(part.mention)] if part.mention else False
+    elif part.channel_key.startswith("player:"):
+        lead = LEADING_USER.match(part.content)
+        users = [discord.Object(int(lead.group(1)))] if lead else False
+    roles: Any = False
+    if living_role and part.batch_id.startswith(f"{part.game_id}/phase:") and f"<@&{living_role}>" in part.content:
+        roles = [discord.Object(int(living_role))]
+    return discord.AllowedMentions(everyone=False, users=users, roles=roles, replied_user=False)
 
 
 def file_spec(f: Any) -> dict[str, str]:
@@ -433,13 +455,7 @@ class Deliverer:
                 kw["view"] = view
             if part.files:
                 kw["files"] = [discord.File(io.BytesIO(base64.b64decode(f["data"])), filename=f["name"]) for f in part.files]
-            if part.mention is not None:
-                users: Any = [discord.Object(part.mention)] if part.mention else False
-            else:
-                users = part.channel_key.startswith("player:")
-            rid = (info.meta.get("living_role") if info else None)  # the living players' role, at a phase's start
-            roles: Any = [discord.Object(int(rid))] if rid and f"<@&{rid}>" in part.content else False
-            mentions = discord.AllowedMentions(everyone=False, roles=roles, users=users)
+            mentions = pings(part, info.meta.get("living_role") if info else None)
             msg = await channel.send(part.content, nonce=part.nonce, allowed_mentions=mentions, **kw)
             self.sent[(part.game_id, part.channel_key)] += 1
             if self.fault is not None:
