@@ -19,8 +19,9 @@ ONCE into its final parts, and the parts (text, nonce, channel, buttons spec, fi
 by :meth:`storage.Store.stage` in the transaction that claims the batch's outbox rows. Each
 part is then claimed, sent and marked on its own (:meth:`storage.Store.mark_part_sent`, with
 the message id); the rows are delivered with the last part. A retry sends the stored text of
-the unsent parts only; a part claimed before a crash is first looked for in its channel (its
-stored text and nonce, among the last 100 messages). The bot's own messages are batches
+the unsent parts only; a part claimed before a crash or a failure is first looked for in its
+channel (:meth:`Deliverer._find`: only a message of that very attempt counts, never an older
+one with the same text). Every part is cut by :mod:`altmafia.text.split`, as the replies are. The bot's own messages are batches
 without outbox rows: those of a command (the sender's copy of a PM, a GM's log line, a
 deadline notice) are built by :meth:`Deliverer.outgoing` and staged by the store in the
 command's own transaction; the others (role cards, reminders) by :meth:`Deliverer.post`, keyed;
