@@ -56,7 +56,9 @@ from .living import phase_announcement
 from .spectators import request_view
 
 log = logging.getLogger(__name__)
-#: a post's parts are at most this long: a margin under Discord's 2000 characters a message
+#: a post's parts are at most this long: Discord allows 2000 characters a message, and the
+#: buttons append a line to the message they sit under (a refused anonymous post, a spectator
+#: approved, the review published)
 LIMIT = 1900
 
 
@@ -116,7 +118,7 @@ def attempt_snowflake(stamp: str | None) -> int | None:
     return discord.utils.time_snowflake(at - SKEW, high=False)
 
 
-LEADING_USER = re.compile(r"<@!?([0-9]{15,20})>")
+LEADING_USER = re.compile(r"<@!?([0-9]{1,20})>")
 
 
 def pings(part: Part, living_role: Any = None) -> discord.AllowedMentions:
