@@ -21,9 +21,9 @@ part is then claimed, sent and marked on its own (:meth:`storage.Store.mark_part
 the message id); the rows are delivered with the last part. A retry sends the stored text of
 the unsent parts only; a part claimed before a crash or a failure is first looked for in its
 channel (:meth:`Deliverer._find`: only a message of that very attempt counts, never an older
-one with the same text). Every part is cut by :mod:`altmafia.text.split`, as the replies are. The bot's own messages are batches
-without outbox rows: those of a command (the sender's copy of a PM, a GM's log line, a
-deadline notice) are built by :meth:`Deliverer.outgoing` and staged by the store in the
+one with the same text). Every part is cut by :mod:`altmafia.text.split`, as the replies are.
+The bot's own messages are batches without outbox rows: those of a command (the sender's
+copy of a PM, a GM's log line, a deadline notice) are built by :meth:`Deliverer.outgoing` and staged by the store in the
 command's own transaction; the others (role cards, reminders) by :meth:`Deliverer.post`, keyed;
 the end of a game (the reveal, the GM's report, the cleanup prompt) by :meth:`Deliverer.outgoing`
 under the same keys, staged with the flag ``revealed`` in the game-ending resolve's own
@@ -124,13 +124,13 @@ LEADING_USER = re.compile(r"<@!?([0-9]{1,20})>")
 def pings(part: Part, living_role: Any = None) -> discord.AllowedMentions:
     """Whom a part may notify: only the mentions the bot itself means, never one a text inside
     it carries (a name, a PM, a note). A part with a ``mention`` spec pings that member (0: no
-    one); a seat's news ping the seat's player, the mention the bot puts at their start; the
+    one); a seat's news ping the seat's player, the mention the bot opens their first part with; the
     phase's announcement (batch ``<game>/phase:…``, alone or riding on the public report) pings
     the living players' role. Nobody else, never @everyone or @here."""
     users: Any = False
     if part.mention is not None:
         users = [discord.Object(part.mention)] if part.mention else False
-    elif part.channel_key.startswith("player:"):
+    elif part.channel_key.startswith("player:") and part.part_idx == 0:  # (``render`` puts it first)
         lead = LEADING_USER.match(part.content)
         users = [discord.Object(int(lead.group(1)))] if lead else False
     roles: Any = False
