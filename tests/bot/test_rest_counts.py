@@ -11,8 +11,8 @@ from collections import Counter
 
 from altmafia.bot.deadlines import card_times_line
 from altmafia.bot.delivery import LIMIT
-from altmafia.text.split import split
 from altmafia.text.cards import role_card
+from altmafia.text.split import split
 
 from .helpers import act, force_resolve, gather, start
 
