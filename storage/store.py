@@ -1695,7 +1695,9 @@ class Store:
                 p = {**p, "nonce": part_nonce(batch_id, i, generation)}
             files = p.get("files") or None
             attempts = 1 if p.get("uncertain") or claimed else 0  # claimed by an older build: look before sending
-            attempted = claimed[0] if claimed else p.get("attempted_at")
+            # the attempt a message of this part is searched from: an older build's claim of its
+            # rows when it may have been sent already, else this store's claim (none: not tried)
+            attempted = (p.get("uncertain") and p.get("attempted_at")) or (claimed[0] if claimed else None)
             await db.execute(
                 db.sql("INSERT INTO outbox_parts (batch_id, part_idx, batch_ord, game_id, channel_key, channel_id, content, "
                        "nonce, mention, view, files, created_at, attempts, last_attempt_at, claim_owner, claim_until) "
