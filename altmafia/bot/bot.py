@@ -55,7 +55,11 @@ class AltMafiaBot(commands.AutoShardedBot):
         intents.guilds = True
         # sharded from the start: several processes may each run some shards on one PostgreSQL
         # database (docs/storage.md); a game belongs to the shard of its guild
+        # nothing the bot sends pings anyone unless it says so: a name or a player's text that
+        # reads «@everyone» or «<@&role>» stays text; delivery names the mentions it means
+        # (``delivery.pings``: a seat's player on their news, the living role at a phase's start)
         super().__init__(command_prefix=commands.when_mentioned, intents=intents, help_command=None, tree_cls=Tree,
+                         allowed_mentions=discord.AllowedMentions.none(),
                          shard_count=settings.shard_count, shard_ids=list(settings.shard_ids) if settings.shard_ids else None)
         self.settings = settings
         self.store: Store = Store(settings.database, synchronous=settings.db_sync, clock=discord.utils.utcnow,
