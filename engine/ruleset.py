@@ -9,6 +9,7 @@ task (``op: gm_task``).
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -18,6 +19,36 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validat
 from . import registry
 from .errors import GameError
 from .settings import GameSettings, check_settings
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong in a ruleset: where (``roles.don.abilities.hit.slot``), a message key of
+    the loader's table (``config/messages/<lang>.variants.yaml``: ``problem.<key>``) with its
+    ``args``, and the English ``text``. ``name`` and ``known``: an unknown name and the names
+    it may be (the loader adds «did you mean» and the known values)."""
+
+    where: str
+    key: str
+    text: str
+    args: dict[str, Any] = field(default_factory=dict)
+    name: str | None = None
+    known: tuple[str, ...] = ()
+
+
+class RulesetProblems(ValueError):
+    """The problems a validator found, one line each (``where: text``) and as :class:`Problem`."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        self.problems = problems
+        super().__init__("\n".join(f"{p.where}: {p.text}" if p.where else p.text for p in problems))
+
+
+def refuse(key: str, template: str, *, name: Any = None, known: Any = (), **args: Any) -> RulesetProblems:
+    """One problem of the entry being validated (the loader puts its path in front)."""
+    return RulesetProblems([Problem("", key, template.format(**args), args, None if name is None else str(name),
+                                    tuple(sorted(str(k) for k in known)))])
+
 
 PhaseKind = Literal["day", "night"]
 
@@ -543,7 +574,8 @@ class Ruleset(Strict):
     inactivity: PenaltyDef = PenaltyDef()
     quotas: Quotas = Quotas()
     factions: FactionRules = FactionRules()
-    victory: VictoryDef = VictoryDef(kind="none")
+    # required: a ruleset without one would end every game with no winner (say kind: none on purpose)
+    victory: VictoryDef
     actions_per_turn: Annotated[int, bounded(0, MAX_ACTIONS, "actions in one turn; the books allow one")] = 1
     # which stat value thresholds read: "true" (with hidden bonuses) or "base"
     thresholds_read: Literal["true", "base"] = "true"
@@ -582,173 +614,14 @@ class Ruleset(Strict):
 
     @model_validator(mode="after")
     def _cross_check(self) -> Ruleset:
-        """Every id a ruleset refers to exists, every named behaviour is registered, and the
-        calendar and the steps fit each other. One line per problem, ``path: message``."""
-        stat_ids = {s.id for s in self.stats}
-        slot_ids = {s.id for s in self.slots}
-        status_ids = {s.id for s in self.statuses}
-        step_ids = {k: {s.id for s in v} for k, v in self.steps.items()}
-        problems: list[str] = []
-
-        def known(table: dict[str, Any], name: str | None, what: str, where: str) -> None:
-            # an empty table: the engine's behaviour modules are not imported (cannot judge)
-            if table and name is not None and name not in table:
-                hint = f"; known: {', '.join(sorted(table))}" if len(table) <= 20 else ""
-                problems.append(f"{where}: unknown {what} {name!r}{hint}")
-
-        def stat_ref(key: Any, where: str) -> None:
-            if key is not None and self._resolves("stats", key, "abbr") is None:
-                problems.append(f"{where}: unknown stat {key!r}")
-
-        def status_ref(key: Any, where: str) -> None:
-            if key is not None and self._resolves("statuses", key, "names") is None:
-                problems.append(f"{where}: unknown status {key!r}")
-
-        def requirements(reqs: list[Requirement], where: str) -> None:
-            # (their statuses may be markers an implementation puts on without declaring
-            # them, seed 002's ``friday_nagan``: only the stats are checked)
-            for i, rq in enumerate(reqs):
-                stat_ref(rq.stat, f"{where}.requires[{i}].stat")
-
-        def selector(sel: Selector | None, where: str) -> None:
-            if sel is not None:
-                stat_ref(sel.stat, f"{where}.stat")
-                status_ref(sel.status, f"{where}.status")
-                status_ref(sel.not_status, f"{where}.not_status")
-
-        for group, ids in (("stats", [s.id for s in self.stats]), ("statuses", [s.id for s in self.statuses]),
-                           ("slots", [s.id for s in self.slots]), ("votes", [v.id for v in self.votes])):
-            dups = sorted({i for i in ids if ids.count(i) > 1})
-            if dups:
-                problems.append(f"{group}: duplicate id {', '.join(map(repr, dups))}")
-        known_teams = {r.team for r in [*self.roles, *self.characters] if r.team}
-        team_ids = [t.id for t in self.teams]
-        for t in sorted({i for i in team_ids if team_ids.count(i) > 1}):
-            problems.append(f"teams: duplicate id {t!r}")
-        for t in team_ids:
-            if t not in known_teams:
-                problems.append(f"teams.{t}: no role or character is of team {t!r}; known: {', '.join(sorted(known_teams)) or 'none'}")
-        for sd in self.stats:
-            for i, b in enumerate(sd.bands):
-                status_ref(b.status, f"stats.{sd.id}.bands[{i}].status")
-        for s in self.statuses:
-            for c in s.clears:
-                if c not in status_ids:
-                    problems.append(f"statuses.{s.id}.clears: unknown status {c!r}")
-            for sl in s.blocks_slots:
-                if sl != "*" and sl not in slot_ids:
-                    problems.append(f"statuses.{s.id}.blocks_slots: unknown slot {sl!r}")
-            for st in s.stat_modifiers:
-                stat_ref(st, f"statuses.{s.id}.stat_modifiers")
-        for sl in self.slots:
-            requirements(sl.requires, f"slots.{sl.id}")
-        for group in ("roles", "characters"):
-            seen: set[str] = set()
-            for r in getattr(self, group):
-                if r.id in seen:
-                    problems.append(f"{group}: duplicate id {r.id!r}")
-                seen.add(r.id)
-                for st in r.stats:
-                    if st not in stat_ids:
-                        problems.append(f"{group}.{r.id}.stats: unknown stat {st!r}")
-                for pv in r.passives:
-                    for prefix in PASSIVE_PREFIXES:
-                        if pv.kind.startswith(prefix):
-                            status_ref(pv.kind.removeprefix(prefix), f"{group}.{r.id}.passives.{pv.kind}")
-                for ab in r.abilities:
-                    where = f"{group}.{r.id}.abilities.{ab.id}"
-                    requirements(ab.requires, where)
-                    selector(ab.target_where, f"{where}.target_where")
-                    for i, ck in enumerate(ab.checks):
-                        known(registry.CHECKS, ck.kind, "check", f"{where}.checks[{i}].kind")
-                    for opt, effs in [("", ab.effects), *ab.options.items()]:
-                        at = f"{where}{'.options.' + opt if opt else '.effects'}"
-                        for i, e in enumerate(effs):
-                            if e.stat and e.stat not in stat_ids:
-                                problems.append(f"{at}[{i}].stat: unknown stat {e.stat!r}")
-                            if e.status and e.status not in status_ids:
-                                problems.append(f"{at}[{i}].status: unknown status {e.status!r}")
-                            selector(e.where, f"{at}[{i}].where")
-                            known(registry.EFFECTS, e.op, "effect op", f"{at}[{i}].op")
-                            if e.op == "impl":
-                                if e.impl is None:
-                                    problems.append(f"{at}[{i}].impl: op impl needs the name of an implementation")
-                                known(registry.IMPLS, e.impl, "implementation", f"{at}[{i}].impl")
-                    if ab.slot not in slot_ids:
-                        problems.append(f"{where}.slot: unknown slot {ab.slot!r}")
-                        continue
-                    slot = self.slot(ab.slot)
-                    kinds = ["day", "night"] if slot.phase == "any" else [slot.phase]
-                    steps = {ab.step} if ab.step else {default_step(ab, o) for o in ab.options or [None]}
-                    for k in kinds:
-                        for step in sorted(steps):
-                            if step not in step_ids.get(k, set()):
-                                problems.append(f"{where}.step: {step!r} is not a {k} step")
-        period_kinds = {p.kind for p in self.calendar.periods}
-        for kind in sorted(period_kinds):
-            if not self.steps.get(kind):
-                problems.append(f"steps.{kind}: the calendar has {kind} periods but the ruleset no {kind} steps")
-        for kind, steps in self.steps.items():
-            if kind != "start" and steps and kind not in period_kinds:
-                problems.append(f"steps.{kind}: the calendar has no {kind} period, so these steps would never run")
-            for i, sd in enumerate(steps):
-                if sd.kind != "actions":
-                    known(registry.STEPS, sd.kind, "step kind", f"steps.{kind}[{i}] ({sd.id}).kind")
-                if sd.kind == "impl":
-                    known(registry.IMPLS, sd.params.get("impl", ""), "implementation", f"steps.{kind}[{i}] ({sd.id}).params.impl")
-        role_ids = {r.id for r in self.roles}
-        for d in self.table.decks:
-            for rid in d.cards:
-                if rid not in role_ids:
-                    problems.append(f"table.decks(upto {d.upto}): unknown role {rid!r}")
-            if sum(d.cards.values()) > d.upto:
-                problems.append(f"table.decks(upto {d.upto}): {sum(d.cards.values())} cards for {d.upto} seats")
-        for v in self.votes:
-            known(registry.VOTES, v.kind, "vote kind", f"votes.{v.id}.kind")
-            if not any(v.step in s for s in step_ids.values()):
-                problems.append(f"votes.{v.id}.step: unknown step {v.step!r}")
-        known(registry.VICTORIES, self.victory.kind, "victory kind", "victory.kind")
-        self._victory_refs(stat_ref, status_ref, problems)
-        known(registry.MAIL, self.mail, "mail policy", "mail")
-        f = self.factions
-        stat_ref(f.bonus_stat, "factions.bonus_stat")
-        stat_ref(f.overthrow_stat, "factions.overthrow_stat")
-        for st in f.rank_stats:
-            stat_ref(st, "factions.rank_stats")
-        for key in ("overthrow_win", "overthrow_lose", "overthrow_fail"):
-            for st in getattr(f, key):
-                stat_ref(st, f"factions.{key}")
-        requirements(f.invite_requires, "factions.invite_requires")
-        for st in self.inactivity.stats:
-            stat_ref(st, "inactivity.stats")
-        if self.table.fill is not None and self._resolves("roles", self.table.fill, "name") is None \
-                and self._resolves("characters", self.table.fill, "name") is None:
-            problems.append(f"table.fill: unknown role or character {self.table.fill!r}")
+        """Every id a ruleset refers to exists, every named behaviour is registered and takes the
+        parameters it is given, and the calendar and the steps fit each other
+        (:mod:`engine.ruleset_check`, registered in ``registry.RULESET_CHECKS``): one
+        :class:`Problem` each."""
+        problems = [p for check in registry.RULESET_CHECKS for p in check(self)]
         if problems:
-            raise ValueError("\n".join(problems))
+            raise RulesetProblems(problems)
         return self
-
-    def _victory_refs(self, stat_ref: Any, status_ref: Any, problems: list[str]) -> None:
-        """The stats, statuses and teams ``victory.params`` names (``stat``, ``tie_stat``,
-        ``no_win_status``, ``ignore_teams`` …) exist; ``highest_stat`` reads ``vo``/``tv`` unless told."""
-        params = dict(self.victory.params)
-        if self.victory.kind == "highest_stat":
-            params.setdefault("stat", "vo")
-            params.setdefault("tie_stat", "tv")
-        teams = {r.team for r in [*self.roles, *self.characters] if r.team}
-        for key, value in params.items():
-            values = value if isinstance(value, list) else [value]
-            where = f"victory.params.{key}"
-            if key == "stat" or key.endswith("_stat"):
-                for v in values:
-                    stat_ref(v, where)
-            elif key == "status" or key.endswith(("_status", "_statuses")):
-                for v in values:
-                    status_ref(v, where)
-            elif key.endswith("_teams") and teams:
-                for v in values:
-                    if v not in teams:
-                        problems.append(f"{where}: unknown team {v!r}; known: {', '.join(sorted(teams))}")
 
     def _resolves(self, group: str, key: Any, names: str) -> Any:
         try:
