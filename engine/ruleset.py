@@ -46,7 +46,7 @@ class RulesetProblems(ValueError):
 
 def refuse(key: str, template: str, *, name: Any = None, known: Any = (), **args: Any) -> RulesetProblems:
     """One problem of the entry being validated (the loader puts its path in front)."""
-    return RulesetProblems([Problem("", key, template.format(**args), args, None if name is None else str(name),
+    return RulesetProblems([Problem("", key, template.format(**args), {k: str(v) for k, v in args.items()}, None if name is None else str(name),
                                     tuple(sorted(str(k) for k in known)))])
 
 
@@ -70,30 +70,31 @@ def _shown(v: int) -> str:
     return text if len(text) <= 15 else f"{text[:6]}… (a number of {len(text)} digits)"
 
 
-def bounded(lo: int, hi: int, why: str) -> AfterValidator:
-    """An integer in ``lo..hi``; the error says the range and why it is there."""
+def bounded(lo: int, hi: int, code: str, why: str) -> AfterValidator:
+    """An integer in ``lo..hi``; the error says the range and why it is there (``code``: the
+    loader's text of the reason, ``problem.out_of_range.<code>``)."""
 
     def check(v: int) -> int:
         if not lo <= v <= hi:
-            raise ValueError(f"{_shown(v)} is out of range: use {lo} to {hi} ({why})")
+            raise refuse(f"out_of_range.{code}", "{value} is out of range: use {lo} to {hi} (" + why + ")", value=_shown(v), lo=lo, hi=hi)
         return v
 
     return AfterValidator(check)
 
 
-StatValue = Annotated[int, bounded(-STAT_LIMIT, STAT_LIMIT, "a stat value or change; the books use two digits")]
-Cycles = Annotated[int, bounded(0, MAX_CYCLES, f"cycles; a game lasts at most {MAX_DAYS} days")]
-Days = Annotated[int, bounded(1, MAX_DAYS, "days of a game, at most a year")]
-TableSize = Annotated[int, bounded(1, MAX_TABLE, "players; the bot opens a channel per player and a Discord server holds 500 channels")]
-Quota = Annotated[int, bounded(0, MAX_QUOTA, "messages a player may send a day")]
-Uses = Annotated[int, bounded(0, MAX_USES, "uses in one game")]
+StatValue = Annotated[int, bounded(-STAT_LIMIT, STAT_LIMIT, "stat", "a stat value or change; the books use two digits")]
+Cycles = Annotated[int, bounded(0, MAX_CYCLES, "cycles", f"cycles; a game lasts at most {MAX_DAYS} days")]
+Days = Annotated[int, bounded(1, MAX_DAYS, "days", "days of a game, at most a year")]
+TableSize = Annotated[int, bounded(1, MAX_TABLE, "table", "players; the bot opens a channel per player and a Discord server holds 500 channels")]
+Quota = Annotated[int, bounded(0, MAX_QUOTA, "quota", "messages a player may send a day")]
+Uses = Annotated[int, bounded(0, MAX_USES, "uses", "uses in one game")]
 
 _HHMM = re.compile(r"^([01][0-9]|2[0-3]):[0-5][0-9]$")
 
 
 def _clock_time(v: str) -> str:
     if not _HHMM.match(v):
-        raise ValueError(f"{v!r} is not a time of day: write HH:MM from 00:00 to 23:59")
+        raise refuse("not_a_time", "{value!r} is not a time of day: write HH:MM from 00:00 to 23:59", value=v)
     return v
 
 
@@ -102,7 +103,7 @@ ClockTime = Annotated[str, AfterValidator(_clock_time)]
 
 def _min_max(lo: int | None, hi: int | None, what: str) -> None:
     if lo is not None and hi is not None and lo > hi:
-        raise ValueError(f"{what}: min {lo} is greater than max {hi}")
+        raise refuse("min_over_max", "{what}: min {lo} is greater than max {hi}", what=what, lo=lo, hi=hi)
 
 
 class Strict(BaseModel):
@@ -146,7 +147,8 @@ class StatDef(Strict):
     def _order(self) -> StatDef:
         _min_max(self.min, self.max, f"stat {self.id}")
         if self.min is not None and self.default < self.min or self.max is not None and self.default > self.max:
-            raise ValueError(f"stat {self.id}: the default {self.default} is outside min..max ({self.min}..{self.max})")
+            raise refuse("default_outside", "stat {id}: the default {default} is outside min..max ({lo}..{hi})",
+                         id=self.id, default=self.default, lo=self.min, hi=self.max)
         return self
 
 
@@ -202,27 +204,28 @@ class Calendar(Strict):
         try:
             ZoneInfo(v)
         except (ZoneInfoNotFoundError, ValueError):
-            raise ValueError(f"{v!r} is not a known time zone (for example Europe/Moscow)") from None
+            raise refuse("unknown_zone", "{value!r} is not a known time zone (for example Europe/Moscow)", value=v) from None
         return v
 
     @field_validator("periods")
     @classmethod
     def _some_periods(cls, v: list[Period]) -> list[Period]:
         if not v:
-            raise ValueError("a calendar needs at least one period (a day or a night)")
+            raise refuse("no_periods", "a calendar needs at least one period (a day or a night)")
         if len(v) > MAX_PERIODS:
-            raise ValueError(f"{len(v)} periods in one cycle: at most {MAX_PERIODS}")
+            raise refuse("too_many_periods", "{n} periods in one cycle: at most {most}", n=len(v), most=MAX_PERIODS)
         return v
 
     @model_validator(mode="after")
     def _order(self) -> Calendar:
         if self.min_days > self.max_days:
-            raise ValueError(f"min_days {self.min_days} is greater than max_days {self.max_days}")
+            raise refuse("min_days_over_max", "min_days {lo} is greater than max_days {hi}", lo=self.min_days, hi=self.max_days)
         if not self.min_days <= self.days <= self.max_days:
-            raise ValueError(f"days {self.days} must lie within min_days..max_days ({self.min_days}..{self.max_days})")
+            raise refuse("days_outside", "days {days} must lie within min_days..max_days ({lo}..{hi})",
+                         days=self.days, lo=self.min_days, hi=self.max_days)
         ids = [p.id for p in self.periods]
         if len(ids) != len(set(ids)):
-            raise ValueError("period ids must be unique")
+            raise refuse("period_ids", "period ids must be unique")
         return self
 
     @property
@@ -292,7 +295,7 @@ class NumberArg(Strict):
 
     min: StatValue = 1
     max: StatValue | None = None  # None: no upper bound
-    step: Annotated[int, bounded(1, STAT_LIMIT, "the step between the numbers one may name")] = 1
+    step: Annotated[int, bounded(1, STAT_LIMIT, "number_step", "the step between the numbers one may name")] = 1
 
     @model_validator(mode="after")
     def _order(self) -> NumberArg:
@@ -350,13 +353,13 @@ class AbilityDef(Strict):
     @model_validator(mode="after")
     def _effects_or_options(self) -> AbilityDef:
         if self.effects and self.options:
-            raise ValueError("an ability has either effects or options, not both")
+            raise refuse("effects_and_options", "an ability has either effects or options, not both")
         if not self.effects and not self.options:
-            raise ValueError("an ability needs effects or options (use op: gm_task if undefined)")
+            raise refuse("no_effects", "an ability needs effects or options (use op: gm_task if undefined)")
         if self.number and self.options:
-            raise ValueError("an ability takes a number or named options, not both")
+            raise refuse("number_and_options", "an ability takes a number or named options, not both")
         if isinstance(self.max_targets, int) and self.max_targets < self.targets:
-            raise ValueError(f"max_targets {self.max_targets} is fewer than targets {self.targets}")
+            raise refuse("max_targets_low", "max_targets {most} is fewer than targets {targets}", most=self.max_targets, targets=self.targets)
         return self
 
     def takes_targets(self, n: int) -> bool:
@@ -423,7 +426,8 @@ class Passive(Strict):
     @classmethod
     def _known(cls, v: str) -> str:
         if v not in PASSIVE_KINDS and not v.startswith(PASSIVE_PREFIXES):
-            raise ValueError(f"unknown passive kind {v!r}; known: {', '.join(sorted(PASSIVE_KINDS))}, acts_in_<status>, wins_in_<status>")
+            raise refuse("unknown_passive", "unknown passive kind {value!r}", name=v,
+                         known=[*PASSIVE_KINDS, "acts_in_<status>", "wins_in_<status>"], value=v)
         return v
 
 
@@ -469,10 +473,10 @@ class FactionRules(Strict):
     enabled: bool = False
     min_size: TableSize = 2
     max_size: TableSize = 3
-    invites_per_night: Annotated[int, bounded(0, MAX_TABLE, "invitations a night; no more than players at a table")] = 1
+    invites_per_night: Annotated[int, bounded(0, MAX_TABLE, "invites", "invitations a night; no more than players at a table")] = 1
     leave_after_cycles: Cycles = 2
     bonus_stat: str | None = None
-    bonus_step: Annotated[int, bounded(1, STAT_LIMIT, "members for each step of the bonus")] = 5
+    bonus_step: Annotated[int, bounded(1, STAT_LIMIT, "bonus_step", "members for each step of the bonus")] = 5
     bonus_negative: bool = False
     # who may invite: free players only, or leaders of a faction that has room too
     leader_invites: bool = True
@@ -493,7 +497,7 @@ class FactionRules(Strict):
     @model_validator(mode="after")
     def _order(self) -> FactionRules:
         if self.min_size > self.max_size:
-            raise ValueError(f"min_size {self.min_size} is greater than max_size {self.max_size}")
+            raise refuse("min_size_over_max", "min_size {lo} is greater than max_size {hi}", lo=self.min_size, hi=self.max_size)
         return self
 
 
@@ -537,7 +541,8 @@ class Table(Strict):
     @model_validator(mode="after")
     def _order(self) -> Table:
         if not self.min <= self.default <= self.max:
-            raise ValueError(f"default {self.default} must lie within min..max ({self.min}..{self.max})")
+            raise refuse("table_default_outside", "default {default} must lie within min..max ({lo}..{hi})",
+                         default=self.default, lo=self.min, hi=self.max)
         return self
 
     # the smallest practice table: a game with the setting ``practice_table: true`` may have
@@ -548,7 +553,7 @@ class Table(Strict):
     @model_validator(mode="after")
     def _practice_below_min(self) -> Table:
         if self.practice_min is not None and self.practice_min > self.min:
-            raise ValueError(f"table.practice_min ({self.practice_min}) must not exceed table.min ({self.min})")
+            raise refuse("practice_min_high", "table.practice_min ({practice}) must not exceed table.min ({lo})", practice=self.practice_min, lo=self.min)
         return self
 
     def seats(self, practice: bool = False) -> tuple[int, int]:
@@ -576,7 +581,7 @@ class Ruleset(Strict):
     factions: FactionRules = FactionRules()
     # required: a ruleset without one would end every game with no winner (say kind: none on purpose)
     victory: VictoryDef
-    actions_per_turn: Annotated[int, bounded(0, MAX_ACTIONS, "actions in one turn; the books allow one")] = 1
+    actions_per_turn: Annotated[int, bounded(0, MAX_ACTIONS, "actions", "actions in one turn; the books allow one")] = 1
     # which stat value thresholds read: "true" (with hidden bonuses) or "base"
     thresholds_read: Literal["true", "base"] = "true"
     # a registered mail policy (engine.registry.MAIL) that takes over PMs and anonymous posts
@@ -609,7 +614,7 @@ class Ruleset(Strict):
     def _unique_stats(cls, v: list[StatDef]) -> list[StatDef]:
         ids = [s.id for s in v]
         if len(ids) != len(set(ids)):
-            raise ValueError("stat ids must be unique")
+            raise refuse("stat_ids", "stat ids must be unique")
         return v
 
     @model_validator(mode="after")
