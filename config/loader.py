@@ -29,7 +29,7 @@ class RulesetFileError(Exception):
     is the English text, :meth:`render` the text in either language. A plain message (no such
     key) reads the same in both."""
 
-    def __init__(self, key: str, problems: list[Problem] | None = None, *, hint: tuple[Any, Any] | None = None,
+    def __init__(self, key: str, problems: list[Problem] | None = None, /, *, hint: tuple[Any, Any] | None = None,
                  **args: Any) -> None:
         self.key, self.args_, self.problems = key, {k: str(v) for k, v in args.items()}, list(problems or [])
         self.hint = (str(hint[0]), [str(k) for k in hint[1]]) if hint else None  # (unknown name, known names)
@@ -149,8 +149,8 @@ class Merge:
         self.source, self.base = source, base
         self.notes: list[tuple[str, dict[str, Any]]] = []
 
-    def fail(self, key: str, hint: tuple[Any, Any] | None = None, **args: Any) -> RulesetFileError:
-        return RulesetFileError(key, file=self.source, hint=hint, **args)
+    def fail(self, code: str, /, hint: tuple[Any, Any] | None = None, **args: Any) -> RulesetFileError:
+        return RulesetFileError(code, file=self.source, hint=hint, **args)
 
     def mapping(self, base: dict[str, Any], over: dict[str, Any], where: str = "") -> dict[str, Any]:
         out = copy.deepcopy(base)

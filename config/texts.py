@@ -42,7 +42,7 @@ def known_values(lang: str, name: str, known: Iterable[str]) -> str:
     names = sorted({str(k) for k in known})
     if not names:
         return ""
-    close = difflib.get_close_matches(str(name), names, n=3, cutoff=0.6)
+    close = difflib.get_close_matches(str(name), names, n=1, cutoff=0.5)
     out = say(lang, "loader.known", names=", ".join(names))
     if close:
         out += say(lang, "loader.did_you_mean", names=", ".join(repr(c) for c in close))

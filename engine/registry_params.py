@@ -53,11 +53,11 @@ def P(type_: Any, default: Any = REQUIRED, doc: str = "", ref: str | None = None
 
 
 def _stat(default: Any = REQUIRED, doc: str = "the stat") -> Param:
-    return P(str, default, doc, "stat")
+    return P(str | None if default is None else str, default, doc, "stat")
 
 
 def _status(default: Any = REQUIRED, doc: str = "the status") -> Param:
-    return P(str, default, doc, "status")
+    return P(str | None if default is None else str, default, doc, "status")
 
 
 def _teams(default: Any = (), doc: str = "teams") -> Param:
