@@ -98,8 +98,9 @@ class Checker:
             if key in skip:
                 continue
             param = spec.fields.get(key)
-            if param is None and spec.extra is not None:
-                self.ref(spec.extra.ref or "", key, f"{where}.{key}") if spec.extra.ref else None
+            if param is None and spec.extra is not None:  # any key that names a ``extra.ref``
+                if spec.extra.ref:
+                    self.ref(spec.extra.ref, key, f"{where}.{key}")
                 param = Param(spec.extra.type, doc=spec.extra.doc)
             if param is None:
                 self.add(f"{where}.{key}", "unknown_param", "{what} {owner!r} takes no parameter {key!r}", name=key,

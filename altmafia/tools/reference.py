@@ -57,9 +57,13 @@ def _status(rules: Ruleset, sid: str, lang: str) -> str:
         return sid
 
 
+def _yaml(value: Any) -> str:
+    """A value as a GM writes it in YAML (``null``, ``false``, ``[mafia]``)."""
+    return yaml.safe_dump(value, default_flow_style=True, allow_unicode=True, width=10_000).strip().removesuffix("...").strip()
+
+
 def _params(params: dict[str, Any]) -> str:
-    return ", ".join(f"{k}: {yaml.safe_dump(v, default_flow_style=True, allow_unicode=True).strip().removesuffix('...').strip()}"
-                     for k, v in params.items())
+    return ", ".join(f"{k}: {_yaml(v)}" for k, v in params.items())
 
 
 def summary(rules: Ruleset, lang: str) -> list[str]:
@@ -122,17 +126,19 @@ def summary(rules: Ruleset, lang: str) -> list[str]:
 
 
 # ---- the reference --------------------------------------------------------------------------
-def type_name(t: Any) -> str:
+def type_name(t: Any, lang: str = "en") -> str:
+    """A parameter's type in words: ``list of text``, ``integer | null``, ``'all' | 'thresholds'``."""
     origin, args = typing.get_origin(t), typing.get_args(t)
     if origin is typing.Literal:
         return " | ".join(repr(a) for a in args)
     if origin in (typing.Union, types.UnionType):
-        return " | ".join("null" if a is type(None) else type_name(a) for a in args)
+        return " | ".join(say(lang, "reference.type.null") if a is type(None) else type_name(a, lang) for a in args)
     if origin is list:
-        return f"list of {type_name(args[0])}"
+        return say(lang, "reference.type.list", of=type_name(args[0], lang))
     if origin is dict:
-        return f"map {type_name(args[0])} → {type_name(args[1])}"
-    return {int: "integer", float: "number", bool: "true/false", str: "text"}.get(t, getattr(t, "__name__", str(t)))
+        return say(lang, "reference.type.map", key=type_name(args[0], lang), value=type_name(args[1], lang))
+    word = {int: "integer", float: "number", bool: "bool", str: "text"}.get(t)
+    return say(lang, f"reference.type.{word}") if word else getattr(t, "__name__", str(t))
 
 
 def _example_value(p: Param) -> Any:
@@ -190,11 +196,11 @@ def reference(lang: str) -> list[str]:
             if spec.min_targets:
                 out.append("    " + say(lang, "reference.min_targets", n=spec.min_targets))
             for key, p in spec.fields.items():
-                default = say(lang, "reference.required") if p.default is REQUIRED else say(lang, "reference.default", value=p.default)
+                default = say(lang, "reference.required") if p.default is REQUIRED else say(lang, "reference.default", value=_yaml(p.default))
                 ref = f" ({say(lang, 'reference.ref', ref=p.ref)})" if p.ref else ""
-                out.append(f"    {key}: {type_name(p.type)}{ref}, {default}" + (f" — {p.doc}" if p.doc else ""))
+                out.append(f"    {key}: {type_name(p.type, lang)}{ref}, {default}" + (f" — {p.doc}" if p.doc else ""))
             if spec.extra is not None:
-                out.append("    " + say(lang, "reference.extra", ref=spec.extra.ref, type=type_name(spec.extra.type), doc=spec.extra.doc))
+                out.append("    " + say(lang, "reference.extra", ref=spec.extra.ref, type=type_name(spec.extra.type, lang), doc=spec.extra.doc))
             out.append("    " + say(lang, "reference.example", example=example(table, name, spec)))
         out.append("")
     out.append(say(lang, "reference.section.passive", n=len(PASSIVE_KINDS) + len(PASSIVE_PREFIXES)))
