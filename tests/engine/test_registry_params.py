@@ -3,6 +3,9 @@ declarations fit what they describe: their defaults are of their types."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 from pydantic import TypeAdapter
 
@@ -38,3 +41,21 @@ def test_each_default_is_of_its_type(table):
             except Exception as exc:  # noqa: BLE001  (any refusal is the finding)
                 bad.append(f"{table} {name}.{key}: {p.default!r}: {exc}")
     assert not bad, "\n".join(bad)
+
+
+# a parameter read in the engine: ``eff.params.get("x")``, ``sd.params["x"]``, ``prm.get("x")`` …
+READ = re.compile(r'\b(?:eff|sd|vdef|ck|c|e|step|effect|ab)\.params(?:\.get\(|\[)"([a-z_]+)"|\bprm(?:\.get\(|\[)"([a-z_]+)"')
+
+
+def test_every_parameter_the_engine_reads_is_declared():
+    """A key read from a behaviour's params that no declaration names would be refused in every
+    ruleset that uses it: declare it where the behaviour's parameters are."""
+    declared = {k for table in TABLES.values() for spec in table.values() for k in spec.fields}
+    read: dict[str, str] = {}
+    for path in sorted((Path(__file__).resolve().parents[2] / "engine").rglob("*.py")):
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for m in READ.finditer(line):
+                read.setdefault(m.group(1) or m.group(2), f"{path.name}:{n}")
+    assert len(read) > 50
+    undeclared = {k: at for k, at in read.items() if k not in declared}
+    assert not undeclared, undeclared
