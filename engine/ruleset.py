@@ -14,11 +14,19 @@ from functools import cached_property
 from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from . import registry
 from .errors import GameError
-from .settings import GameSettings, check_settings
+from .settings import GameSettings
 
 
 @dataclass(frozen=True)
@@ -603,10 +611,25 @@ class Ruleset(Strict):
     @field_validator("settings")
     @classmethod
     def _known_settings(cls, v: dict[str, Any]) -> dict[str, Any]:
+        """Every key is a setting of ``GameSettings`` with a value of its type (one problem
+        each, keyed for the loader's texts); ``early_end`` names a registered early end."""
+        problems: list[Problem] = []
         try:
-            check_settings(v)
-        except GameError as exc:
-            raise ValueError(str(exc)) from None
+            GameSettings.model_validate(v)
+        except ValidationError as exc:
+            for err in exc.errors():
+                key = ".".join(str(x) for x in err["loc"])
+                if err["type"] == "extra_forbidden":
+                    problems.append(Problem(key, "unknown_setting", "unknown setting", {}, key, tuple(sorted(GameSettings.model_fields))))
+                else:
+                    ctx = {k: str(x) for k, x in (err.get("ctx") or {}).items() if k != "error"}
+                    problems.append(Problem(key, f"pydantic.{err['type']}", err["msg"], ctx))
+        name = v.get("early_end")
+        if name is not None and registry.EARLY_ENDS and name not in registry.EARLY_ENDS:
+            problems.append(Problem("early_end", "unknown_name", f"unknown early end {name!r}", {"what": "early end", "name": str(name)},
+                                    str(name), tuple(sorted(registry.EARLY_ENDS))))
+        if problems:
+            raise RulesetProblems(problems)
         return v
 
     @field_validator("stats")

@@ -74,6 +74,8 @@ MISTAKES = {
                            "vote 'prison' takes no parameter 'strenght_step'", "может быть, 'strength_step'"),
     "unknown_step_kind": ("extends: godfather\nsteps:\n  night:\n    - {id: dawn, kind: poison_deth}\n", "steps.night[12] (dawn).kind",
                           "unknown step kind 'poison_deth'", "может быть, 'poison_death'?"),
+    "misspelt_setting": ("extends: godfather\nsettings: {posion_cycles: 3}\n", "settings.posion_cycles",
+                         "unknown setting; known: action_order", "неизвестная настройка; известны: action_order"),
     "id_is_not_the_file_name": ("extends: godfather\n", "", "the ruleset's id is 'godfather_tweak' but the file is named 'id_is_not_the_file_name.yaml'",
                                 "id набора правил «godfather_tweak», а файл называется «id_is_not_the_file_name.yaml»"),
 }
@@ -92,6 +94,8 @@ def test_a_mistake_is_refused_naming_the_file_and_the_entry(tmp_path, case):
     assert entry in en and entry.replace("at ", "в ", 1) in ru, en
     assert english in en, en
     assert russian in ru, ru
+    if case == "misspelt_setting":
+        assert en.endswith("did you mean 'poison_cycles'?") and ru.endswith("может быть, 'poison_cycles'?")
 
 
 def test_a_ruleset_without_victory_is_refused(tmp_path):
