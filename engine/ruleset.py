@@ -626,7 +626,7 @@ class Ruleset(Strict):
                     problems.append(Problem(key, f"pydantic.{err['type']}", err["msg"], ctx))
         name = v.get("early_end")
         if name is not None and registry.EARLY_ENDS and name not in registry.EARLY_ENDS:
-            problems.append(Problem("early_end", "unknown_name", f"unknown early end {name!r}", {"what": "early end", "name": str(name)},
+            problems.append(Problem("early_end", "unknown_early_end", f"unknown early end {name!r}", {"what": "early end", "name": str(name)},
                                     str(name), tuple(sorted(registry.EARLY_ENDS))))
         if problems:
             raise RulesetProblems(problems)

@@ -69,7 +69,7 @@ class Checker:
     def known(self, table: dict[str, Any], name: str | None, what: str, where: str) -> None:
         # an empty table: the engine's behaviour modules are not imported (cannot judge)
         if table and name is not None and name not in table:
-            self.add(where, "unknown_name", "unknown {what} {name!r}", name=name, known=table, what=what)
+            self.add(where, "unknown_" + what.replace(" ", "_"), "unknown {what} {name!r}", name=name, known=table, what=what)
 
     def ref(self, kind: str, value: Any, where: str) -> None:
         """``value`` is the id (or, for stats and statuses, a name) of a ``kind`` of the ruleset."""
@@ -103,7 +103,7 @@ class Checker:
                     self.ref(spec.extra.ref, key, f"{where}.{key}")
                 param = Param(spec.extra.type, doc=spec.extra.doc)
             if param is None:
-                self.add(f"{where}.{key}", "unknown_param", "{what} {owner!r} takes no parameter {key!r}", name=key,
+                self.add(f"{where}.{key}", f"unknown_param.{table}", "{what} {owner!r} takes no parameter {key!r}", name=key,
                          known=[k for k in spec.fields if k not in skip] or ["—"], what=table, owner=name, key=key)
                 continue
             self.value(param, value, f"{where}.{key}")
@@ -111,7 +111,7 @@ class Checker:
             if key in skip:
                 continue
             if param.default is REQUIRED and key not in given:
-                self.add(f"{where}.{key}", "missing_param", "{what} {name!r} needs the parameter {key!r}", what=table, name=name, key=key)
+                self.add(f"{where}.{key}", f"missing_param.{table}", "{what} {name!r} needs the parameter {key!r}", what=table, name=name, key=key)
         return spec
 
     def value(self, param: Param, value: Any, where: str) -> None:

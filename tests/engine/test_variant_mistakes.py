@@ -44,7 +44,7 @@ MISTAKES = {
         "roles.smuggler.abilities.detour.effects[0]", "op 'redirect' needs 2 targets, the ability takes 1", "op 'redirect' нужно целей: 2"),
     "unknown_impl_param": ("extends: eternal_friday\ncharacters:\n  - id: civilian\n    abilities:\n      - {id: protection, effects: [{op: impl, impl: friday_shield, params: {factor: 0}}]}\n",
                            "characters.civilian.abilities.protection.effects[0].params.factor",
-                           "impl 'friday_shield' takes no parameter 'factor'; known: to", "у impl 'friday_shield' нет параметра 'factor'"),
+                           "impl 'friday_shield' takes no parameter 'factor'; known: to", "у реализации 'friday_shield' нет параметра 'factor'"),
     "duplicate_ability_id": ("extends: godfather\n" + NEW_ROLE % ("Контрабандист", "".join(
         f"      - {{id: bribe, slot: {s}, name: {{ru: Подкуп, en: Bribe}}, effects: [{{op: stat, stat: tv, delta: 1}}]}}\n" for s in ("day", "night"))),
         "roles.smuggler.abilities", "duplicate id 'bribe'", "повторяется id 'bribe'"),
@@ -60,7 +60,7 @@ MISTAKES = {
                                  "roles.vigilante.abilities.vigilante_kill.effects[0].params.team", "'maybe' does not fit", "'maybe' не подходит"),
     "missing_impl_param": ("extends: eternal_friday\n" + NEW_ROLE.replace("roles:", "characters:") % ("Громила", "      - {id: punch, slot: night, name: {ru: Удар, en: Punch}, effects: [{op: impl, impl: friday_heal}]}\n"),
                            "characters.smuggler.abilities.punch.effects[0].params.amount", "impl 'friday_heal' needs the parameter 'amount'",
-                           "impl 'friday_heal' нужен параметр 'amount'"),
+                           "реализации 'friday_heal' нужен параметр 'amount'"),
     "stat_without_delta": ("extends: godfather\n" + role_with("{id: boost, slot: day, name: {ru: Рывок, en: Boost}, effects: [{op: stat, stat: vo}]}"),
                            "roles.smuggler.abilities.boost.effects[0].delta", "op 'stat' needs 'delta'", "op 'stat' нужно 'delta'"),
     "field_the_op_ignores": ("extends: godfather\n" + role_with("{id: stop, slot: day, name: {ru: Стоп, en: Stop}, effects: [{op: block, stat: vo}]}"),
@@ -146,7 +146,13 @@ def test_every_engine_problem_key_has_texts():
     for f in (Path(__file__).resolve().parents[2] / "engine").glob("ruleset*.py"):
         src = f.read_text(encoding="utf-8")
         keys |= set(re.findall(r'self\.add\([^,]+, f?"([a-z_.]+)"', src)) | set(re.findall(r'refuse\(f?"([a-z_.]+)"', src))
-    keys = {k for k in keys if not k.endswith(".")}
+    keys = {k for k in keys if not k.endswith((".", "_"))}  # (a key built from a name: below)
+    from engine.registry_params import TABLES
+    from engine.ruleset_check import Checker
+
+    keys |= {f"{k}.{t}" for k in ("unknown_param", "missing_param") for t in TABLES}
+    keys |= {f"unknown_{kind}" for kind in Checker(load_ruleset_file(RULESETS_DIR / "classic.yaml")).refs}
+    keys |= {f"unknown_{w}" for w in ("effect_op", "implementation", "step_kind", "vote_kind", "victory_kind", "check", "mail_policy")}
     assert len(keys) > 30
     missing = {k for k in keys if f"problem.{k}" not in table("ru")}
     assert not missing, missing
