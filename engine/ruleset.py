@@ -177,6 +177,10 @@ class StatusDef(Strict):
     stat_modifiers: dict[str, StatValue] = {}
     # statuses this one ends when it is put on (seed 003: the dead leave hospital and prison)
     clears: list[str] = []
+    # statuses this one says more about, told as one fact when both come or go together: put
+    # on together, only this one is announced («в Тюрьме до конца игры», not also «в Тюрьме»);
+    # taken off together, only the covered one («больше нет статуса «в Тюрьме»», once)
+    covers: list[str] = []
     # the holder's private news of a resolve (and the GM's messages): ``hold`` keeps them and
     # delivers them, oldest first, once no such status holds (seed 002's coma); ``drop``
     # discards them (seed 002: «персонажам, которые умерли в эту ночь ... ничего не сообщается»).

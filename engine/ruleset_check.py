@@ -137,9 +137,11 @@ class Checker:
             for i, b in enumerate(sd.bands):
                 self.ref("status", b.status, f"stats.{sd.id}.bands[{i}].status")
         for s in r.statuses:
-            for c in s.clears:
-                if c not in self.refs["status"]:
-                    self.ref("status", c, f"statuses.{s.id}.clears")
+            for key in ("clears", "covers"):  # ids, not names: the engine looks them up as ids
+                for c in getattr(s, key):
+                    if c not in self.refs["status"]:
+                        self.add(f"statuses.{s.id}.{key}", "unknown_status", "unknown status {value!r}", name=c,
+                                 known=self.refs["status"], value=c)
             for sl in s.blocks_slots:
                 if sl != "*":
                     self.ref("slot", sl, f"statuses.{s.id}.blocks_slots")

@@ -58,13 +58,33 @@ def settings(tmp_path, request) -> Settings:
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "settings(**kw): Settings fields for the bot of this test")
+    config.addinivalue_line("markers", "gm_commands_default: the servers keep Discord's default for /gm (Manage Server)")
+
+
+def open_gm_commands(e: simcord.Env) -> None:
+    """Every server of the test opens ``/gm`` to everyone, as a server's admins do in Server
+    Settings → Integrations (Discord shows it by default only to who may manage the server,
+    cogs/gm.py); the bot's own check keeps it to the games' GMs. ``test_gm_commands_shown``
+    tests the default."""
+    real = e.create_guild
+
+    def create_guild(*args, **kw):
+        guild = real(*args, **kw)
+        gm = e.backend.find_command("gm", None)
+        if gm is not None:
+            guild.set_command_permissions(int(gm["id"]), {guild.default_role: True})
+        return guild
+
+    e.create_guild = create_guild
 
 
 @pytest_asyncio.fixture
-async def env(settings) -> AsyncIterator[simcord.Env]:
+async def env(settings, request) -> AsyncIterator[simcord.Env]:
     bot = create_bot(settings)
     e = simcord.Env(bot, settle_timeout=60.0)
     await e.start()
+    if "gm_commands_default" not in request.keywords:
+        open_gm_commands(e)
     try:
         yield e
     finally:
