@@ -8,9 +8,11 @@ loading discord.py, aiohttp or matplotlib (start-up time); those imports say so.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -135,9 +137,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 async def serve(bot: Any, token: str) -> None:
     """``bot.run`` with SIGTERM (systemd, ``docker stop``) closing the bot as Ctrl-C does: the
     scheduler stopped, the database closed, the gateway left."""
-    import asyncio  # imported here: start-up time (the module's docstring)
-    import contextlib
-    import signal
+    # imported here: start-up time (the module's docstring)
+    import asyncio
 
     loop = asyncio.get_running_loop()
     closing: list[asyncio.Task[None]] = []
