@@ -25,6 +25,7 @@ Tests only: ``ALTMAFIA_API_BASE`` and ``ALTMAFIA_GATEWAY`` point discord.py at a
 
 from __future__ import annotations
 
+import io
 import math
 import os
 from collections.abc import Mapping
@@ -33,6 +34,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from dotenv import load_dotenv
+from dotenv.parser import parse_stream
 
 from storage.store import DEFAULT_DB
 
@@ -107,6 +109,11 @@ class Settings:
                 )
         if self.db_url is not None and not self.db_url.startswith(("postgresql://", "postgres://")):
             raise SettingsError("ALTMAFIA_DB_URL must be a postgresql://… URL (for an SQLite file use ALTMAFIA_DB)")
+        if self.gm_role is not None and self.gm_role.strip().lstrip("@").casefold() in ("everyone", "here"):
+            raise SettingsError(
+                f"ALTMAFIA_GM_ROLE={self.gm_role!r} would make every member a GM, and GMs cannot sign up "
+                "for a game: name a role only the GMs hold (its name or id), or leave it unset"
+            )
         if self.guild_id is not None and not 0 < self.guild_id < 2**64:
             raise SettingsError(f"ALTMAFIA_GUILD_ID={self.guild_id!r} is not a server id")
         if self.token is not None:
@@ -122,7 +129,7 @@ class Settings:
     def from_env(cls, env: Mapping[str, str] | None = None, *, dotenv: Path | None = None) -> Settings:
         """Read the settings; ``dotenv`` (default ``./.env``) fills what the environment lacks."""
         if env is None:
-            load_dotenv(dotenv or Path.cwd() / ".env")
+            load_env_file(dotenv or Path.cwd() / ".env")
             env = os.environ
 
         def get(name: str) -> str | None:
@@ -191,6 +198,30 @@ class Settings:
             shard_ids=shard_ids,
             sync_commands=None if not sync_raw else sync_raw in ("yes", "1", "true"),
         )
+
+
+def load_env_file(path: Path) -> None:
+    """Fill the environment from a ``.env`` file (what is set already wins); a file that is not
+    UTF-8 or has a line that is no ``NAME=value`` is refused with a sentence naming it."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise SettingsError(f"{path}: cannot read the settings file ({exc.strerror})") from None
+    try:
+        content = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise SettingsError(f"{path}, line {line}: the file is not UTF-8 text: save it as UTF-8 (or write the line again)") from None
+    for binding in parse_stream(io.StringIO(content)):
+        if binding.error:
+            first = binding.original.string.strip().splitlines()[0][:60] if binding.original.string.strip() else ""
+            raise SettingsError(
+                f"{path}, line {binding.original.line}: {first!r} is not a setting: write NAME=value "
+                "(a value with spaces or # in quotes), or start the line with # for a comment"
+            )
+    load_dotenv(stream=io.StringIO(content))
 
 
 def check_timezone(name: str, what: str = "time zone") -> ZoneInfo:
