@@ -10,7 +10,7 @@
 | ``ALTMAFIA_SYNC_COMMANDS`` | whether this process syncs the slash commands at start (``yes``/``no``) | ``yes`` on the process with shard 0 |
 | ``ALTMAFIA_LANG`` | language of the texts everybody reads (``ru`` or ``en``) | ``ru`` |
 | ``ALTMAFIA_TZ`` | time zone of the phase deadlines (a game may choose its own) | ``Europe/Moscow`` |
-| ``ALTMAFIA_GM_ROLE`` | a server role (name or id) whose members are GMs of every game | none |
+| ``ALTMAFIA_GM_ROLE`` | a server role (name or id) whose members are GMs of every game (never ``@everyone``: GMs cannot sign up) | none |
 | ``ALTMAFIA_REMIND_MINUTES`` | reminders this long before a deadline (0: none; at most 1440) | ``60`` |
 | ``ALTMAFIA_MIN_PHASE_MINUTES`` | a phase is never shorter than this when its deadline is set (0 to 1440) | ``30`` |
 | ``ALTMAFIA_GUILD_ID`` | sync the slash commands to this server only (instant) | global sync |
@@ -18,6 +18,9 @@
 
 A value out of range stops ``altmafia run`` at once with a line naming the variable: a bot that
 started on it would keep no deadline (an infinite wait) or set none (a phase years long).
+A ``.env`` that is not UTF-8, or has a line that is no ``NAME=value`` (nor a comment), stops it
+the same way, naming the file and the line (python-dotenv itself would skip the line with a
+warning, and the missing token would then be blamed).
 
 Tests only: ``ALTMAFIA_API_BASE`` and ``ALTMAFIA_GATEWAY`` point discord.py at a fake Discord,
 ``ALTMAFIA_DB_SYNC`` trades durability for speed (``NORMAL``).
