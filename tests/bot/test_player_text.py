@@ -176,3 +176,21 @@ async def test_a_text_that_shows_nothing_is_refused_and_spends_nothing(env):
     # a real text still goes through afterwards
     r = await t.member(1).slash(t.hidden(1), "pm send", to=to, message="привет")
     assert r.response.ephemeral and t.game.state.pms, r.response.content
+
+
+async def test_a_substitutes_name_is_normalised_like_a_sign_up(env):
+    t = await start(await gather(env, 6, spectators=0, others=1))
+    LOCALES[t.gm.id] = "ru"
+    newcomer = t.others[0]
+    gm = t.channel("gm")
+    taken = t.game.player(0).name
+    # nothing visible, or another seat's name in other letters' case: refused, the seat unchanged
+    r = await t.gm.slash(gm, "gm substitute", player="2", member=newcomer, name="\u200b\u202e")
+    assert r.response.ephemeral and "ничего не остаётся" in r.response.content, r.response.content
+    r = await t.gm.slash(gm, "gm substitute", player="2", member=newcomer, name=taken.upper())
+    assert r.response.ephemeral and "уже занято" in r.response.content, r.response.content
+    assert t.game.player(2).user_id != newcomer.id
+    # a name with invisible characters and a mention: kept without them
+    r = await t.gm.slash(gm, "gm substitute", player="2", member=newcomer, name=" Ник\u200bита @everyone ")
+    assert not r.response.content.startswith("⛔"), r.response.content
+    assert t.game.player(2).name == "Никита everyone" and t.game.player(2).user_id == newcomer.id
