@@ -58,13 +58,14 @@ class Renderer:
 
     # what people typed: data, never markup (altmafia.text.safe) --------------------------
     def typed_name(self, raw: str) -> str:
-        """A name someone chose, for a line of the bot: markdown escaped, mentions broken."""
-        return safe.name(raw)
+        """A name someone chose, for a line of the bot: markdown escaped, mentions broken (in
+        a file, ``users`` set: as typed)."""
+        return raw if self.users is not None else safe.name(raw)
 
     def said(self, raw: str) -> str:
         """A text someone typed (a PM, an anonymous post, a GM's note): escaped, several lines
-        as a block quote of their own."""
-        return safe.said(raw)
+        as a block quote of their own (in a file, ``users`` set: as typed)."""
+        return raw if self.users is not None else safe.said(raw)
 
     # names ---------------------------------------------------------------------------
     def player(self, pid: Any) -> str:
