@@ -323,7 +323,7 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
             lobby = done[0]
         lines = deadlines.times_lines(rules, lobby.get("times"), lobby["tz"], lobby["lang"] if changes else lng, default_min)
         if changes:  # the table is told (in the game's language), publicly, where it gathers
-            await reply(interaction, text(lobby["lang"], "lobby.times_set", gm=interaction.user.display_name) + "\n" + "\n".join(lines),
+            await reply(interaction, text(lobby["lang"], "lobby.times_set", gm=safe.name(interaction.user.display_name)) + "\n" + "\n".join(lines),
                         ephemeral=False, allowed_mentions=discord.AllowedMentions.none())
         else:
             await reply(interaction, "\n".join(lines))
@@ -372,7 +372,7 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
         yes_no = {True: text(lng, "options.on"), False: text(lng, "options.off")}
         lines = [text(lng, f"options.{k}", value=yes_no[bool(chosen.get(k))]) for k in ("dead_channel", "living_role", "approve_spectators")]
         if wanted:
-            await reply(interaction, text(lng, "lobby.options_set", gm=interaction.user.display_name) + "\n" + "\n".join(lines),
+            await reply(interaction, text(lng, "lobby.options_set", gm=safe.name(interaction.user.display_name)) + "\n" + "\n".join(lines),
                         ephemeral=False, allowed_mentions=discord.AllowedMentions.none())
         else:
             await reply(interaction, "\n".join(lines))
