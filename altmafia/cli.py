@@ -343,6 +343,10 @@ def cmd_backup(args: argparse.Namespace) -> int:
     # imported here: start-up time (the storage loads only for the commands that need it)
     from storage.sqlite import backup
 
+    if Path(args.out).resolve() == Path(args.db).resolve():
+        print(f"altmafia: {args.db} and {args.out} are the same file: name another file for the copy "
+              "(for example altmafia-backup.sqlite3).", file=sys.stderr)
+        return 1
     try:
         done = backup(args.db, args.out)
     except StorageError as exc:
