@@ -30,7 +30,7 @@ import os
 import socket
 import uuid
 from collections import Counter
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime, timedelta
@@ -1579,13 +1579,14 @@ class Store:
             top = await db.fetchall(db.sql("SELECT MAX(batch_ord) FROM outbox_parts"), ())
             order = (top[0][0] or 0) + 1
             stamp = self._stamp()
+            tried = await self._tried_since(db, keys)
             for key in keys:
                 await db.execute(
                     db.sql("UPDATE outbox SET batch_id = ?, attempts = attempts + 1, last_attempt_at = ? "
                            "WHERE delivery_key = ? AND delivered_at IS NULL AND batch_id IS NULL"),
                     (batch_id, stamp, key),
                 )
-            out = await self._insert_parts(db, game_id, batch_id, order, channel_key, channel_id, parts, stamp)
+            out = await self._insert_parts(db, game_id, batch_id, order, channel_key, channel_id, parts, stamp, tried=tried)
             for p in absorb:
                 await db.execute(db.sql("UPDATE outbox_parts SET sent_at = ?, last_error = ? WHERE batch_id = ? AND part_idx = ? "
                                         "AND sent_at IS NULL"), (stamp, f"sent within {batch_id}"[:1000], p.batch_id, p.part_idx))
@@ -1619,6 +1620,7 @@ class Store:
             specs = [{**p, "nonce": p.get("nonce") or part_nonce(batch_id, i)} for i, p in enumerate(post.parts)]
             if post.channel_id is None:
                 specs = [{"content": "", "nonce": part_nonce(batch_id, 0)}]
+            tried = await self._tried_since(db, post.keys)
             for k in post.keys:
                 await db.execute(
                     db.sql("UPDATE outbox SET batch_id = ?, attempts = attempts + 1, last_attempt_at = ? "
@@ -1626,30 +1628,46 @@ class Store:
                     (batch_id, stamp, k),
                 )
             out += await self._insert_parts(db, game_id, batch_id, (top[0][0] or 0) + 1, post.channel_key, post.channel_id,
-                                            specs, stamp, claimed)
+                                            specs, stamp, claimed, tried=tried)
             for p in post.absorb:
                 await db.execute(db.sql("UPDATE outbox_parts SET sent_at = ?, last_error = ? WHERE batch_id = ? AND part_idx = ? "
                                         "AND sent_at IS NULL"), (stamp, f"sent within {batch_id}"[:1000], p.batch_id, p.part_idx))
         return out
 
+    @staticmethod
+    async def _tried_since(db: Backend, keys: Sequence[str]) -> str | None:
+        """When a send of these outbox rows may first have begun: the earliest claim (or
+        creation) of those claimed before and not delivered (an older build's claim, a database
+        restored from a backup: ``storage.sqlite.mark_restored``); None when none was."""
+        if not keys:
+            return None
+        marks = ", ".join("?" for _ in keys)
+        rows = await db.fetchall(db.sql(
+            f"SELECT MIN(COALESCE(last_attempt_at, created_at)) FROM outbox WHERE delivery_key IN ({marks}) "
+            "AND delivered_at IS NULL AND batch_id IS NULL AND attempts > 0"), tuple(keys))
+        return rows[0][0] if rows else None
+
     async def _insert_parts(self, db: Backend, game_id: str, batch_id: str, order: int, channel_key: str,
                             channel_id: int | None, parts: list[dict[str, Any]], stamp: str,
-                            claimed: tuple[str, str] | None = None) -> list[Part]:
-        """``claimed``: (now, until) — the parts are claimed by this store as they are stored."""
+                            claimed: tuple[str, str] | None = None, *, tried: str | None = None) -> list[Part]:
+        """``claimed``: (now, until) — the parts are claimed by this store as they are stored.
+        ``tried``: when a send of the parts' rows may have begun (:meth:`_tried_since`): the
+        time of an uncertain part's attempt, from which its channel is searched for it."""
         out = []
         for i, p in enumerate(parts):
             files = p.get("files") or None
             attempts = 1 if p.get("uncertain") or claimed else 0  # claimed by an older build: look before sending
+            since = tried if p.get("uncertain") and tried else (claimed[0] if claimed else None)
             await db.execute(
                 db.sql("INSERT INTO outbox_parts (batch_id, part_idx, batch_ord, game_id, channel_key, channel_id, content, "
                        "nonce, mention, view, files, created_at, attempts, last_attempt_at, claim_owner, claim_until) "
                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
                 (batch_id, i, order, game_id, channel_key, channel_id, p["content"], p["nonce"], p.get("mention"),
                  p.get("view"), dumps(files) if files else None, stamp, attempts,
-                 claimed[0] if claimed else None, self.owner if claimed else None, claimed[1] if claimed else None),
+                 since, self.owner if claimed else None, claimed[1] if claimed else None),
             )
             out.append(Part(batch_id, i, game_id, channel_key, channel_id, p["content"], p["nonce"], p.get("mention"),
-                            p.get("view"), files, attempts, claimed[0] if claimed else None,
+                            p.get("view"), files, attempts, since,
                             held=claimed is not None and not p.get("uncertain")))
         return out
 

@@ -189,7 +189,7 @@ async def play_phase(bot: Any, clock: Clock) -> None:
         at_step()
         try:
             await store.apply(GAME, cmd, posts=posts)
-        except ActionError as err:
+        except ActionError:
             return False
         finally:
             await deliverer.flush(GAME)  # as the cog does after each command
