@@ -40,6 +40,7 @@ import os
 import random
 import signal
 import sys
+import traceback
 import types
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -251,7 +252,8 @@ async def play_phase(bot: Any, clock: Clock) -> None:
         line = text("ru", "gm.log", gm="Ведущий", action=text("ru", "gm.act_resolve", phase=label))
         await bot.scheduler.resolve(GAME, expect_tick=tick, user_id=GM, gm_line=line)
         return
-    if tick == PAUSE_TICK and not undone and store.info(GAME).deadline is not None and not store.info(GAME).meta.get("paused"):
+    paused_before = any((e["request_id"] or "").startswith(f"pause:{tick}#") for e in journal)
+    if tick == PAUSE_TICK and not paused_before and store.info(GAME).deadline is not None and not store.info(GAME).meta.get("paused"):
         at_step()
         await pause(bot)
     if store.info(GAME).meta.get("paused"):
@@ -261,6 +263,11 @@ async def play_phase(bot: Any, clock: Clock) -> None:
         assert store.info(GAME).tick == tick, "a paused phase was resolved"
         await resume(bot)
     deadline = store.info(GAME).deadline
+    if deadline is None:  # no loop would ever resolve this phase: say how the game stands
+        info = store.info(GAME)
+        tail = [(e["seq"], e["tick"], e["kind"], e["request_id"]) for e in (await store.journal(GAME))[-6:]]
+        raise AssertionError(f"tick {info.tick} runs without a deadline (paused {info.meta.get('paused')}, "
+                             f"undo_notices {info.meta.get('undo_notices')}, clock {clock.now()}); journal tail {tail}")
     clock.move(deadline - timedelta(minutes=REMIND_MINUTES) + timedelta(seconds=1))
     await bot.scheduler._iteration()  # the reminders
     clock.move(deadline + timedelta(seconds=1))
@@ -400,6 +407,11 @@ async def undo(bot: Any, clock: Clock) -> None:
 
 if __name__ == "__main__":
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
-    asyncio.run(main(Path(sys.argv[1]), sys.argv[2]))
+    try:
+        asyncio.run(main(Path(sys.argv[1]), sys.argv[2]))
+    except BaseException:  # a failure ends the process at once (the store's thread would keep it alive)
+        traceback.print_exc()
+        sys.stderr.flush()
+        os._exit(1)
     sys.stdout.flush()
     os._exit(0)
