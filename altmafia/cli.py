@@ -356,6 +356,26 @@ def cmd_backup(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_restore(args: argparse.Namespace) -> int:
+    """Put a backup in place of the database, marking what it holds as not yet sent to be
+    looked for in its channel first (docs/storage.md, "Restoring a backup")."""
+    from storage.sqlite import restore
+
+    try:
+        done = restore(args.backup, args.db)
+    except DatabaseInUse as exc:
+        print(f"altmafia: {text(args.lang, 'cli.db_in_use', db=exc.location, owner=exc.owner)}", file=sys.stderr)
+        return 1
+    except StorageError as exc:
+        print(f"altmafia: {exc}", file=sys.stderr)
+        return 1
+    print("altmafia: " + text(args.lang, "cli.restored", backup=args.backup, db=args.db, parts=done["parts"] + done["rows"],
+                              games=done["games"]))
+    if done["kept"]:
+        print("altmafia: " + text(args.lang, "cli.restored_kept", kept=done["kept"]))
+    return 0
+
+
 def count(lo: int, hi: int):
     """An argparse type: a whole number in ``lo..hi`` (argparse prints the error, exit code 2)."""
 
@@ -414,6 +434,11 @@ def build_parser() -> argparse.ArgumentParser:
     bk.add_argument("db", help="the database file (ALTMAFIA_DB)")
     bk.add_argument("out", help="the copy to write (must not exist)")
     bk.set_defaults(func=cmd_backup)
+    rs = sub.add_parser("restore", help="put a backup in place of a database (the bot stopped); nothing is posted twice")
+    rs.add_argument("backup", help="the backup file (altmafia backup)")
+    rs.add_argument("db", help="the database file to replace (ALTMAFIA_DB); kept as DB.before-restore")
+    rs.add_argument("--lang", choices=["ru", "en"], default="ru", help="the language of the answer")
+    rs.set_defaults(func=cmd_restore)
     return ap
 
 

@@ -1,7 +1,7 @@
 """The bot process of the crash test: the real bot (``create_bot``: its store, ``setup_hook``
-recovery with the channel reconcile, the scheduler, the deliverer, the lobby start, the
-channel manager and the cogs' own code for what a command posts) against the Discord
-stand-in, on a scripted 13-player game with a fixed seed.
+recovery with the channel reconcile, the scheduler and its loop's iteration, the deliverer,
+the lobby start, the channel manager and the cogs' own code for what a command posts)
+against the Discord stand-in, on a scripted 13-player Godfather game with a fixed seed.
 
     python -m tests.bot.crash.driver DB API_BASE   (from the repository root)
 
@@ -9,10 +9,26 @@ Resumable: started again on the same database after a SIGKILL it recovers (as an
 does), then goes on with the script; every command has a request id, so one already in the
 journal is not applied twice. ``CRASH_KILL=point@n`` kills the process with SIGKILL the n-th
 time it reaches ``point`` (a store fault point, or ``deliver.sent``: a part sent and not yet
-marked); ``CRASH_TRACE=FILE`` appends every point reached. The clock is frozen (2030), so
-every text is the same in every run. Slash commands themselves (interactions) are not sent:
-the script calls what the cogs call with what they stage (a PM's copy; a public ability's
-line is an engine event) — see docs/storage.md, "The crash test".
+marked); ``CRASH_TRACE=FILE`` appends every point reached.
+
+**The clock moves.** The bot reads the time through ``discord.utils.utcnow`` (the scheduler,
+the deadlines, the store's clock); here it is a virtual clock kept in the file ``clock`` next
+to the database (the stand-in stamps its messages with it). Each step of the script sets it
+to a time that is a function of the game as committed: a command of the current phase at
+its start (the time of the resolve that began it) plus a minute a step; an hour before the
+deadline the scheduler's loop iteration runs (its reminders to whoever owes an action or a
+vote), then a second after the deadline again (it resolves the phase, with everything after
+a resolve). The clock never goes back (a step redone after a restart keeps the later time),
+so a restart goes on at the time the killed process had reached and every text (deadlines,
+reminders) is the same as in an uninterrupted run.
+
+**The script** (a cog's code is called with what it stages, interactions themselves are not
+sent): each living player's action (sometimes cancelled and submitted again, sometimes not
+sent at all: reminders), PMs with the sender's copy (the same short PM on two days), votes,
+anonymous posts (the same text on two days), faction invitations and answers by night, the
+GM's ``/gm tell``, the same ``/gm say`` announcement every phase, ``/gm extend``, a forced
+resolve with its log line, a substitution, a pause over a passed deadline and the resume,
+and an undo of a resolve followed by a changed action and the resolve again.
 """
 
 from __future__ import annotations
@@ -24,8 +40,11 @@ import os
 import random
 import signal
 import sys
-from datetime import UTC, datetime
+import traceback
+import types
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import discord
 
@@ -36,7 +55,50 @@ GUILD = 910000000000000003
 LOBBY_CHANNEL = 920000000000000002
 NAMES = ["Аня", "Борис", "Вера", "Глеб", "Даша", "Егор", "Жанна", "Зоя", "Игорь", "Кира", "Лёва", "Маша", "Ника"]
 USERS = [920000000000000100 + i for i in range(len(NAMES))]
-FROZEN = datetime(2030, 1, 7, 6, 0, tzinfo=UTC)
+NEWCOMER = 920000000000000200  # the member who takes a seat over (``/gm substitute``)
+START = datetime(2030, 1, 7, 6, 0, tzinfo=UTC)
+DAYS = 3
+REMIND_MINUTES = 60
+ANNOUNCEMENT = "Приваты — только через бота."  # the GM's same announcement every phase
+SHORT_PM = "ок"  # the same short PM, on two days
+ANON = "Кто-то здесь врёт."  # the same anonymous post, on two days
+FORCED_TICK, PAUSE_TICK, SUBSTITUTE_TICK, UNDO_TICK = 1, 2, 3, 4
+
+
+class Clock:
+    """The bot's virtual clock, kept in a file so that a restart goes on where it was."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        try:
+            self.at = datetime.fromisoformat(path.read_text(encoding="utf-8").strip())
+        except (OSError, ValueError):
+            self.at = START
+
+    def now(self) -> datetime:
+        return self.at
+
+    def move(self, at: datetime) -> None:
+        """To ``at``, or nowhere when the clock is past it already (it never goes back)."""
+        if at <= self.at:
+            return
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        tmp.write_text(at.isoformat(), encoding="utf-8")
+        os.replace(tmp, self.path)  # written before it is used: a kill after this finds it
+        self.at = at
+
+
+def quick_retries() -> None:
+    """discord.py waits 1, 3, 5, 7 s between its retries of a 5xx and ``retry_after`` on a 429;
+    the stand-in answers many of those: the waits are kept, a hundredth as long."""
+    real = discord.http.asyncio
+
+    async def sleep(delay: float, *args: Any, **kwargs: Any) -> Any:
+        return await real.sleep(delay / 100, *args, **kwargs)
+
+    shim = types.SimpleNamespace(**{k: getattr(real, k) for k in dir(real) if not k.startswith("__")})
+    shim.sleep = sleep
+    discord.http.asyncio = shim
 
 
 def install_faults() -> tuple[object, object]:
@@ -59,16 +121,15 @@ def install_faults() -> tuple[object, object]:
 
 
 async def main(db: Path, api: str) -> None:
-    discord.utils.utcnow = lambda: FROZEN  # every deadline and text the same in every run
+    clock = Clock(db.with_name("clock"))
+    discord.utils.utcnow = clock.now  # the bot's clock: the scheduler, the deadlines, the store
+    quick_retries()
     from altmafia.bot.bot import create_bot
     from altmafia.bot.lobbies import start as start_game
     from altmafia.bot.settings import Settings
-    from altmafia.text.i18n import Renderer, text
-    from engine import ActionError
-    from storage import Command
 
-    settings = Settings(token="crash-token", db_path=db, lang="ru", tz="Europe/Moscow", remind_minutes=0, min_phase_minutes=60,
-                        scheduler_seconds=3600.0, db_sync="NORMAL", api_base=api)
+    settings = Settings(token="crash-token", db_path=db, lang="ru", tz="Europe/Moscow", remind_minutes=REMIND_MINUTES,
+                        min_phase_minutes=60, scheduler_seconds=3600.0, db_sync="NORMAL", api_base=api)
     bot = create_bot(settings)
     store_fault, deliver_fault = install_faults()
     bot.store.fault = store_fault
@@ -80,59 +141,152 @@ async def main(db: Path, api: str) -> None:
         if GAME not in lobbies:
             lobby = {"guild_id": GUILD, "channel_id": LOBBY_CHANNEL, "ruleset": "godfather", "creator": GM, "gms": [GM],
                      "players": [{"user_id": u, "name": n, "lang": "ru"} for u, n in zip(USERS, NAMES, strict=True)],
-                     "spectators": [], "lang": "ru", "tz": "Europe/Moscow", "days": 2, "seed": SEED}
+                     "spectators": [], "lang": "ru", "tz": "Europe/Moscow", "days": DAYS, "seed": SEED}
             await store.create_lobby(GAME, lobby, guild_id=GUILD, channel_id=LOBBY_CHANNEL)
         await start_game(bot, GAME, (await store.lobbies())[GAME])
     while store.has(GAME) and store.info(GAME).status == "running":
-        tick = store.info(GAME).tick
-        game = store.game(GAME)
-        for p in list(game.living()):
-            rnd = random.Random(f"{SEED}:{tick}:{p.pid}")
-            legal = [la for la in game.legal_actions(p.pid) if not la.via]
-            if legal:
-                la = rnd.choice(legal)
-                targets = rnd.sample(la.targets, min(la.ability.targets, len(la.targets))) if la.ability.targets else []
-                option = la.any_option(rnd)
-                cmd = Command("submit", {"pid": p.pid, "ability": la.key, "targets": targets, "option": option},
-                              user_id=p.user_id, request_id=f"{tick}:{p.pid}:act")
-                with contextlib.suppress(ActionError):
-                    await store.apply(GAME, cmd)  # a public ability's line is the engine's event
-                await bot.deliverer.flush(GAME)  # as the cog does after each command
-            if rnd.random() < 0.4:  # a PM, with the sender's copy (as cogs/pms.py stages it)
-                others = [q.pid for q in game.living() if q.pid != p.pid]
-                to = rnd.choice(others)
-                body = f"{p.name}: день {tick}, пишу {game.player(to).name}"
-                copy = bot.deliverer.outgoing(GAME, f"player:{p.pid}", text("ru", "pm.copy", to=Renderer(game, "ru").player(to), text=body))
-                with contextlib.suppress(ActionError):
-                    await store.apply(GAME, Command.send_pm(p.pid, to, body, user_id=p.user_id, request_id=f"{tick}:{p.pid}:pm"),
-                                      posts=[copy])
-                await bot.deliverer.flush(GAME)
-            for vote in game.open_votes():
-                choice = rnd.choice([q.pid for q in game.living()])
-                with contextlib.suppress(ActionError):
-                    await store.apply(GAME, Command.vote(p.pid, vote.id, choice, user_id=p.user_id, request_id=f"{tick}:{p.pid}:v:{vote.id}"))
-                await bot.deliverer.flush(GAME)
-            game = store.game(GAME)
-        await gm_acts(bot, tick)
-        await bot.deliverer.flush(GAME)
-        if tick == 1:  # the GM's forced resolve, with its log line (as buttons.ResolveButton does)
-            game = store.game(GAME)
-            label = Renderer(game, "ru").label(game.info.label)
-            line = text("ru", "gm.log", gm="Ведущий", action=text("ru", "gm.act_resolve", phase=label))
-            await bot.scheduler.resolve(GAME, expect_tick=tick, user_id=GM, gm_line=line)
-        else:
-            await bot.scheduler.resolve(GAME, expect_tick=tick)
-    await bot.deliverer.flush()
+        await play_phase(bot, clock)
+    # the loop goes on until everything is out (a send the stand-in failed is tried again)
+    for _ in range(100):
+        await bot.scheduler._iteration()
+        if not await store.pending_parts() and not await store.pending_deliveries():
+            break
     await bot.offer_cleanup(GAME)  # idempotent (``once``): a start after the end shows it once
     await bot.store.close()
     await bot.http.close()
 
 
-async def gm_acts(bot: object, tick: int) -> None:
-    """What the GM cog does for ``/gm tell`` (the command with its log line in one transaction)
-    and ``/gm extend`` (the deadline with its public notice and log line)."""
-    from datetime import timedelta
+async def phase_start(store: Any) -> datetime:
+    """When the current phase began: the time of the resolve in force that began it."""
+    from storage.commands import effective
 
+    resolves = [e for e in effective(await store.journal(GAME)) if e["kind"] == "resolve"]
+    if not resolves:
+        return START
+    return datetime.strptime(resolves[-1]["created_at"], "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+
+
+async def play_phase(bot: Any, clock: Clock) -> None:
+    from altmafia.text.i18n import Renderer, text
+    from engine import ActionError
+    from storage import Command
+
+    store, deliverer = bot.store, bot.deliverer
+    tick = store.info(GAME).tick
+    journal = await store.journal(GAME)
+    undone = any(e["kind"] == "undo" for e in journal)
+    if tick == UNDO_TICK and not undone:
+        await undo(bot, clock)  # the GM takes the last resolve back: the phase before is open again
+        return
+    base = await phase_start(store)
+    step = 0
+
+    def at_step() -> None:
+        nonlocal step
+        step += 1
+        clock.move(base + timedelta(minutes=step))
+
+    async def apply(cmd: Any, posts: Any = ()) -> bool:
+        at_step()
+        try:
+            await store.apply(GAME, cmd, posts=posts)
+        except ActionError:
+            return False
+        finally:
+            await deliverer.flush(GAME)  # as the cog does after each command
+        return True
+
+    game = store.game(GAME)
+    night = game.info.kind == "night"
+    if tick == SUBSTITUTE_TICK:
+        await substitute(bot, clock, base)
+        game = store.game(GAME)
+    living = list(game.living())
+    if night:  # ``/gm setstat``: two players get the secret influence a faction invitation needs
+        for p in living[:2]:
+            line = deliverer.gm_line(GAME, "Ведущий", text("ru", "gm.act_setstat", player=p.name,
+                                                           stat=Renderer(game, "ru").stat("tv"), value=3))
+            await apply(Command.gm("set_stat", pid=p.pid, stat="tv", value=3, user_id=GM, request_id=f"{tick}:gm:tv:{p.pid}"),
+                        posts=[line])
+        game = store.game(GAME)
+    for p in living:
+        rnd = random.Random(f"{SEED}:{tick}:{p.pid}")
+        legal = [la for la in game.legal_actions(p.pid) if not la.via]
+        if legal and rnd.random() < 0.9:  # the others are reminded
+            la = rnd.choice(legal)
+            targets = rnd.sample(la.targets, min(la.ability.targets, len(la.targets))) if la.ability.targets else []
+            option = la.any_option(rnd)
+            args = {"pid": p.pid, "ability": la.key, "targets": targets, "option": option}
+            # a public ability's line is the engine's event; a redo after an undo may choose anew
+            await apply(Command("submit", args, user_id=p.user_id, request_id=f"{tick}:{p.pid}:act"))
+            if rnd.random() < 0.2:  # taken back, then sent again
+                await apply(Command.cancel(p.pid, "action", user_id=p.user_id, request_id=f"{tick}:{p.pid}:cancel"))
+                await apply(Command("submit", args, user_id=p.user_id, request_id=f"{tick}:{p.pid}:act2"))
+        game = store.game(GAME)
+        others = [q.pid for q in game.living() if q.pid != p.pid]
+        if rnd.random() < 0.4 and others:  # a PM, with the sender's copy (as cogs/pms.py stages it)
+            to = rnd.choice(others)
+            await pm(bot, apply, p, to, f"{p.name}: день {tick}, пишу {game.player(to).name}", f"{tick}:{p.pid}:pm")
+        if p.pid == living[0].pid and not night and 1 in others:  # the same short PM on two days
+            await pm(bot, apply, p, 1, SHORT_PM, f"{tick}:{p.pid}:short")
+        if not night and p.pid == living[(tick // 2) % len(living)].pid:  # the same anonymous post on two days
+            await apply(Command.post_anon(p.pid, ANON, user_id=p.user_id, request_id=f"{tick}:{p.pid}:anon"))
+        if night and others and game.player(p.pid).stats.get("tv", 0) >= 1 and rnd.random() < 0.7:  # a faction invitation
+            await apply(Command.faction_op(p.pid, "invite", rnd.choice(others), None, user_id=p.user_id,
+                                           request_id=f"{tick}:{p.pid}:invite"))
+        for vote in game.open_votes():
+            choice = rnd.choice([q.pid for q in game.living()])
+            await apply(Command.vote(p.pid, vote.id, choice, user_id=p.user_id, request_id=f"{tick}:{p.pid}:v:{vote.id}"))
+        game = store.game(GAME)
+    if night:  # the invited answer
+        for o in [o for o in game.state.faction_ops if o.tick == tick and o.op == "invite"]:
+            op = "accept" if random.Random(f"{SEED}:{tick}:{o.pid}:{o.target}").random() < 0.6 else "decline"
+            who = game.player(o.target)
+            await apply(Command.faction_op(o.target, op, o.pid, None, user_id=who.user_id,
+                                           request_id=f"{tick}:{o.target}:{op}:{o.pid}"))
+    await gm_acts(bot, tick, at_step)
+    if tick == FORCED_TICK:  # the GM's forced resolve, with its log line (as buttons.ResolveButton does)
+        at_step()
+        game = store.game(GAME)
+        label = Renderer(game, "ru").label(game.info.label)
+        line = text("ru", "gm.log", gm="Ведущий", action=text("ru", "gm.act_resolve", phase=label))
+        await bot.scheduler.resolve(GAME, expect_tick=tick, user_id=GM, gm_line=line)
+        return
+    paused_before = any((e["request_id"] or "").startswith(f"pause:{tick}#") for e in journal)
+    if tick == PAUSE_TICK and not paused_before and store.info(GAME).deadline is not None and not store.info(GAME).meta.get("paused"):
+        at_step()
+        await pause(bot)
+    if store.info(GAME).meta.get("paused"):
+        # the deadline passes while paused: the loop resolves nothing; then the GM resumes
+        clock.move(base + timedelta(hours=30))
+        await bot.scheduler._iteration()
+        assert store.info(GAME).tick == tick, "a paused phase was resolved"
+        await resume(bot)
+    deadline = store.info(GAME).deadline
+    if deadline is None:  # no loop would ever resolve this phase: say how the game stands
+        info = store.info(GAME)
+        tail = [(e["seq"], e["tick"], e["kind"], e["request_id"]) for e in (await store.journal(GAME))[-6:]]
+        raise AssertionError(f"tick {info.tick} runs without a deadline (paused {info.meta.get('paused')}, "
+                             f"undo_notices {info.meta.get('undo_notices')}, clock {clock.now()}); journal tail {tail}")
+    clock.move(deadline - timedelta(minutes=REMIND_MINUTES) + timedelta(seconds=1))
+    await bot.scheduler._iteration()  # the reminders
+    clock.move(deadline + timedelta(seconds=1))
+    await bot.scheduler._iteration()  # the resolve, when the deadline passed
+
+
+async def pm(bot: Any, apply: Any, p: Any, to: int, body: str, rid: str) -> None:
+    from altmafia.text.i18n import Renderer, text
+    from storage import Command
+
+    game = bot.store.game(GAME)
+    copy = bot.deliverer.outgoing(GAME, f"player:{p.pid}", text("ru", "pm.copy", to=Renderer(game, "ru").player(to), text=body))
+    await apply(Command.send_pm(p.pid, to, body, user_id=p.user_id, request_id=rid), posts=[copy])
+
+
+async def gm_acts(bot: Any, tick: int, at_step: Any) -> None:
+    """What the GM cog does for ``/gm tell`` (the command with its log line in one
+    transaction), ``/gm say`` (the announcement and its log line, keyed by the interaction)
+    and ``/gm extend`` (the deadline with its public notice and log line)."""
     from altmafia.text.i18n import text
     from storage import Command, Post
 
@@ -141,7 +295,13 @@ async def gm_acts(bot: object, tick: int) -> None:
     pid = game.living()[tick % len(game.living())].pid
     message = f"тайное слово дня {tick}"
     line = deliverer.gm_line(GAME, "Ведущий", text("ru", "gm.act_tell", player=game.player(pid).name, text=message))
+    at_step()
     await store.apply(GAME, Command.gm("message", pid=pid, text=message, user_id=GM, request_id=f"{tick}:gm:tell"), posts=[line])
+    await deliverer.flush(GAME)
+    at_step()
+    say = deliverer.outgoing(GAME, "public", text("ru", "public.gm_says", text=ANNOUNCEMENT))
+    said = deliverer.gm_line(GAME, "Ведущий", text("ru", "gm.act_say", where=text("ru", "gm.where_public"), text=ANNOUNCEMENT))
+    await store.stage_posts(GAME, f"ia:say:{tick}", [say, said])
     await deliverer.flush(GAME)
     if tick == 0:
         def notices(info: object) -> list[Post]:
@@ -149,13 +309,109 @@ async def gm_acts(bot: object, tick: int) -> None:
             return [deliverer.gm_line(GAME, "Ведущий", text("ru", "gm.act_move", minutes="+30", deadline=f"<t:{stamp}:f>")),
                     deliverer.outgoing(GAME, "public", text("ru", "public.deadline_moved", deadline=f"<t:{stamp}:f> (<t:{stamp}:R>)"))]
 
+        at_step()
         await store.change_deadline(GAME, lambda info: (info.deadline + timedelta(minutes=30), None), user_id=GM,
                                     key=f"move:{GM}:+30", posts=notices)
         await deliverer.flush(GAME)
 
 
+async def substitute(bot: Any, clock: Clock, base: datetime) -> None:
+    """``/gm substitute``: a living seat passes to a newcomer (the command with its log line),
+    then the seats are settled (channels, the role card again)."""
+    from altmafia.bot.lobbies import settle_seats
+    from altmafia.text.i18n import text
+    from engine import ActionError
+    from storage import Command
+
+    store = bot.store
+    game = store.game(GAME)
+    if any(p.user_id == NEWCOMER for p in game.state.players):
+        await settle_seats(bot, GAME)  # done before a kill: what it owes is settled (idempotent)
+        return
+    seat = game.living()[-1]
+    clock.move(base + timedelta(seconds=30))
+    line = bot.deliverer.gm_line(GAME, "Ведущий", text("ru", "gm.act_substitute", old=seat.name, old_user=f"<@{seat.user_id}>",
+                                                       new_user=f"<@{NEWCOMER}>", player=seat.name))
+    cmd = Command("gm_substitute", {"pid": seat.pid, "user_id": NEWCOMER, "name": None}, user_id=GM,
+                  request_id=f"{game.state.tick}:gm:substitute")
+    with contextlib.suppress(ActionError):
+        await store.apply(GAME, cmd, posts=[line])
+    await bot.deliverer.flush(GAME)
+    await settle_seats(bot, GAME)
+
+
+async def pause(bot: Any) -> None:
+    """``/gm pause`` as the cog does it: the rest of the phase kept, its notices staged with it."""
+    from altmafia.bot.deadlines import now
+    from altmafia.text.i18n import text
+
+    def to_pause(info: Any) -> tuple[None, Any]:
+        remaining = max(60.0, (info.deadline - now()).total_seconds())
+        return None, lambda meta: meta.update(paused={"remaining": remaining, "tick": info.tick})
+
+    await bot.store.change_deadline(GAME, to_pause, user_id=GM, key=f"pause:{bot.store.info(GAME).tick}", posts=lambda info: [
+        bot.deliverer.gm_line(GAME, "Ведущий", text("ru", "gm.act_pause")),
+        bot.deliverer.outgoing(GAME, "public", text("ru", "public.paused"))])
+    await bot.deliverer.flush(GAME)
+
+
+async def resume(bot: Any) -> None:
+    """``/gm resume`` as the cog does it: the deadline the rest of the phase from now."""
+    from altmafia.bot.deadlines import now
+    from altmafia.text.i18n import text
+
+    def to_resume(info: Any) -> tuple[Any, Any]:
+        paused = info.meta["paused"]
+        return now() + timedelta(seconds=paused["remaining"]), lambda meta: meta.update(paused=None)
+
+    def notices(info: Any) -> list[Any]:
+        stamp = int(info.deadline.timestamp())
+        return [bot.deliverer.gm_line(GAME, "Ведущий", text("ru", "gm.act_resume")),
+                bot.deliverer.outgoing(GAME, "public", text("ru", "public.resumed", deadline=f"<t:{stamp}:f> (<t:{stamp}:R>)"))]
+
+    await bot.store.change_deadline(GAME, to_resume, user_id=GM, key=f"resume:{bot.store.info(GAME).tick}", posts=notices)
+    await bot.deliverer.flush(GAME)
+
+
+async def undo(bot: Any, clock: Clock) -> None:
+    """``/gm undo`` confirmed (``undo.confirm_undo``'s work): the last resolve taken back with
+    the corrections it owes, then one player changes their action (the redo differs)."""
+    from altmafia.bot.undo import settle_undo
+    from storage import Command, UndoRefused
+
+    store = bot.store
+    clock.move(clock.now() + timedelta(minutes=1))
+    async with bot.scheduler.lock(GAME):
+        target = await store.undo_target(GAME)
+
+        def record(meta: dict[str, Any], posted: list[dict[str, Any]]) -> None:
+            meta["undo_notices"] = {"resolve_seq": target["seq"], "tick": target["tick"], "posted": posted, "gm": "Ведущий"}
+
+        async with bot.deliverer.lock:
+            with contextlib.suppress(UndoRefused):
+                await store.undo_resolve(GAME, user_id=GM, meta_fn=record, key=f"undo@{target['seq']}")
+        await settle_undo(bot, GAME)
+    game = store.game(GAME)
+    p = game.living()[0]
+    legal = [la for la in game.legal_actions(p.pid) if not la.via and la.ability.targets == 1]
+    if legal:
+        la = legal[-1]
+        clock.move(clock.now() + timedelta(minutes=1))
+        from engine import ActionError
+
+        with contextlib.suppress(ActionError):
+            await store.apply(GAME, Command("submit", {"pid": p.pid, "ability": la.key, "targets": [la.targets[-1]], "option": None},
+                                            user_id=p.user_id, request_id=f"{game.state.tick}:{p.pid}:after-undo"))
+        await bot.deliverer.flush(GAME)
+
+
 if __name__ == "__main__":
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
-    asyncio.run(main(Path(sys.argv[1]), sys.argv[2]))
+    try:
+        asyncio.run(main(Path(sys.argv[1]), sys.argv[2]))
+    except BaseException:  # a failure ends the process at once (the store's thread would keep it alive)
+        traceback.print_exc()
+        sys.stderr.flush()
+        os._exit(1)
     sys.stdout.flush()
     os._exit(0)

@@ -1,13 +1,36 @@
 """A Discord stand-in that survives the bot's SIGKILL: an aiohttp server on 127.0.0.1 (in the
 test's own process) speaking the part of Discord's REST API the bot's delivery, channel and
 start code use. Every message is appended to a JSON-lines file (what "Discord" received, in
-order) and served back as channel history; a nonce is honoured (``enforce_nonce``) for a few
-minutes only, as Discord does. Routes it does not model are recorded (the test fails on any)."""
+order) and served back as channel history. Routes it does not model are recorded (the test
+fails on any).
+
+It behaves as Discord does where a crash-safe bot meets it:
+
+* **Nonces.** discord.py sends ``enforce_nonce: true`` with every nonce; Discord then answers
+  a message with a nonce the same author used "in the past few minutes" with that earlier
+  message and posts nothing (the ``enforce_nonce`` field of "Create Message" in Discord's API
+  reference). The stand-in honours a nonce for :data:`NONCE_SECONDS` of its clock, and never
+  across a restart of the bot (a restart is taken to last longer than that: a bot that dies
+  and comes back relies on its own records, not on Discord's short memory). A nonce is never
+  returned in channel history (discord.py#2451: Discord keeps nonces only in the create
+  answer and the gateway event).
+* **Its clock is the bot's.** Message ids are snowflakes of the stand-in's clock, read from
+  the file the driver writes its virtual clock to (``clock``): "newer than" means the same
+  for both sides, as with real clocks kept by NTP.
+* **Failures.** With ``faults`` (a seeded generator) it answers runs of errors on the message
+  routes (a send, a history read): 500 and 502 before doing anything (discord.py retries them
+  up to five times), 503 (not retried), 504 and 524 *after* posting the message (a gateway
+  timeout: the message is there, the answer is lost — the retry carries the same nonce), and
+  429 with ``retry_after``, the ``Via`` header (without it discord.py takes the 429 for a
+  Cloudflare ban) and the ``X-RateLimit-*`` headers of a bucket.
+"""
 
 from __future__ import annotations
 
+import bisect
 import json
-import time
+import random
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -16,13 +39,19 @@ from aiohttp import web
 APP_ID = 910000000000000001
 BOT_ID = 910000000000000002
 GUILD_ID = 910000000000000003
-NONCE_SECONDS = 300.0  # Discord honours a nonce for a few minutes only
+#: Discord honours a nonce "in the past few minutes" (``enforce_nonce``): three, here
+NONCE_SECONDS = 180.0
+DISCORD_EPOCH_MS = 1420070400000
+START = datetime(2030, 1, 7, 6, 0, tzinfo=UTC)  # the driver's clock before it writes one
+#: the chance that a message request starts a run of failures, when faults are on
+FAULT_RATE = 0.04
 
 
-def reply(data: Any, status: int = 200) -> web.Response:
+def reply(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
     if status == 204:
         return web.Response(status=204)
-    return web.Response(body=json.dumps(data).encode(), status=status, headers={"Content-Type": "application/json"})
+    return web.Response(body=json.dumps(data).encode(), status=status,
+                        headers={"Content-Type": "application/json", **(headers or {})})
 
 
 def user(uid: int, name: str, bot: bool = False) -> dict[str, Any]:
@@ -30,15 +59,32 @@ def user(uid: int, name: str, bot: bool = False) -> dict[str, Any]:
             "flags": 0, "public_flags": 0}
 
 
+def read_clock(path: Path | None) -> datetime:
+    """The driver's virtual clock (an ISO time in a file it replaces atomically)."""
+    if path is None:
+        return START
+    try:
+        return datetime.fromisoformat(path.read_text(encoding="utf-8").strip())
+    except (OSError, ValueError):
+        return START
+
+
 class Standin:
-    def __init__(self, log: Path) -> None:
+    def __init__(self, log: Path, *, clock: Path | None = None, faults: random.Random | None = None) -> None:
         self.log = log
+        self.clock = clock
+        self.faults = faults
         self.channels: dict[int, dict[str, Any]] = {}
-        self.messages: dict[int, list[dict[str, Any]]] = {}  # channel id -> messages, oldest first
-        self.nonces: dict[tuple[int, str], tuple[float, dict[str, Any]]] = {}
+        self.messages: dict[int, list[dict[str, Any]]] = {}  # channel id -> messages, oldest first (by id)
+        self.nonces: dict[tuple[int, str], tuple[int, datetime, dict[str, Any]]] = {}
         self.unmodelled: list[str] = []
         self.next_channel = 100
-        self.next_message = 100000
+        self.seq = 0
+        self.last_id = 0
+        self.last_at = START - timedelta(days=1)
+        self.starts = 0  # logins seen: each is a new bot process
+        self.run: list[str] = []  # the failures still to answer, in order
+        self.injected: dict[str, int] = {}
         self.port = 0
         self.runner: web.AppRunner | None = None
 
@@ -68,6 +114,34 @@ class Standin:
     def delivered(self) -> list[dict[str, Any]]:
         return [json.loads(line) for line in self.log.read_text(encoding="utf-8").splitlines()] if self.log.exists() else []
 
+    # ---- failures -------------------------------------------------------------------------
+    def fault(self) -> str | None:
+        """The failure this message request meets, if any (a run goes on over the next ones)."""
+        if self.faults is None:
+            return None
+        if not self.run and self.faults.random() < FAULT_RATE:
+            kind = self.faults.choice(["500", "502", "503", "504", "524", "429"])
+            # mostly within discord.py's five tries; sometimes longer: the send fails and the
+            # deliverer tries again at its next flush
+            n = 1 if kind == "503" else self.faults.choice([1, 1, 2, 2, 3, 4, 6])
+            self.run = [kind] * n
+        if not self.run:
+            return None
+        kind = self.run.pop(0)
+        self.injected[kind] = self.injected.get(kind, 0) + 1
+        return kind
+
+    def failure(self, kind: str) -> web.Response:
+        if kind == "429":
+            after = round(self.faults.uniform(0.05, 0.4), 3) if self.faults else 0.1
+            return reply({"message": "You are being rate limited.", "retry_after": after, "global": False, "code": 0}, 429, {
+                "Via": "1.1 google", "X-RateLimit-Limit": "5", "X-RateLimit-Remaining": "0",
+                "X-RateLimit-Reset": f"{read_clock(self.clock).timestamp() + after:.3f}", "X-RateLimit-Reset-After": f"{after:.3f}",
+                "X-RateLimit-Bucket": "crash-messages", "X-RateLimit-Scope": "user", "Retry-After": str(max(1, round(after)))})
+        status = int(kind)
+        return reply({"message": {500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable",
+                                  504: "Gateway Timeout", 524: "A timeout occurred"}[status], "code": 0}, status)
+
     # ---- REST ---------------------------------------------------------------------------
     async def rest(self, request: web.Request) -> web.Response:
         path = "/" + request.match_info["tail"]
@@ -83,6 +157,7 @@ class Standin:
             raw = await request.read()
             body = json.loads(raw) if raw else None
         if m == "GET" and path == "/users/@me":
+            self.starts += 1  # a new process: Discord's memory of its nonces is of no use to it
             return reply(user(BOT_ID, "altmafia", bot=True))
         if m == "GET" and path == "/oauth2/applications/@me":
             return reply({"id": str(APP_ID), "name": "altmafia", "icon": None, "description": "", "rpc_origins": [],
@@ -115,13 +190,35 @@ class Standin:
                 self.channels[cid]["permission_overwrites"] = ows
                 return reply(None, 204)
             if len(parts) == 3 and parts[2] == "messages":
+                kind = self.fault()
+                if kind in ("500", "502", "503", "429"):
+                    return self.failure(kind)  # nothing done
                 if m == "POST":
-                    return reply(self.post(cid, body or {}, files))
+                    msg = self.post(cid, body or {}, files)
+                    return self.failure(kind) if kind else reply(msg)  # 504, 524: done, the answer lost
                 if m == "GET":
-                    limit = int(request.query.get("limit", "50"))
-                    return reply(list(reversed(self.messages.get(cid, [])[-limit:])))
+                    return self.failure(kind) if kind else reply(self.history(cid, request.query))
         self.unmodelled.append(f"{m} {path}")
         return reply({"message": f"not modelled: {m} {path}", "code": 0}, status=404)
+
+    def history(self, cid: int, query: Any) -> list[dict[str, Any]]:
+        """Discord's ``GET /channels/{id}/messages``: at most ``limit`` (1–100, default 50)
+        messages before, after or around an id, or the newest; newest first; no nonces."""
+        msgs = self.messages.get(cid, [])
+        ids = [int(x["id"]) for x in msgs]
+        limit = max(1, min(100, int(query.get("limit", "50"))))
+        if "before" in query:
+            end = bisect.bisect_left(ids, int(query["before"]))
+            got = msgs[max(0, end - limit):end]
+        elif "after" in query:
+            start = bisect.bisect_right(ids, int(query["after"]))
+            got = msgs[start:start + limit]
+        elif "around" in query:
+            mid = bisect.bisect_left(ids, int(query["around"]))
+            got = msgs[max(0, mid - limit // 2):max(0, mid - limit // 2) + limit]
+        else:
+            got = msgs[-limit:]
+        return [{k: v for k, v in x.items() if k != "nonce"} for x in reversed(got)]
 
     def create_channel(self, gid: int, body: dict[str, Any]) -> dict[str, Any]:
         self.next_channel += 1
@@ -133,24 +230,34 @@ class Standin:
         self.channels[cid] = data
         return data
 
+    def snowflake(self, at: datetime) -> int:
+        """An id of the stand-in's clock, always above the last one given."""
+        self.seq += 1
+        sid = ((int(at.timestamp() * 1000) - DISCORD_EPOCH_MS) << 22) | (self.seq & 0x3FFFFF)
+        self.last_id = max(sid, self.last_id + 1)
+        return self.last_id
+
     def post(self, cid: int, body: dict[str, Any], files: list[str]) -> dict[str, Any]:
         nonce = body.get("nonce")
-        now = time.monotonic()
+        # a message is stamped after the request that made it began (a millisecond after the
+        # last one at the least): the bot's clock does not move within one of its steps
+        now = max(read_clock(self.clock), self.last_at + timedelta(milliseconds=1))
         if nonce and body.get("enforce_nonce"):
             seen = self.nonces.get((cid, str(nonce)))
-            if seen and now - seen[0] < NONCE_SECONDS:
-                return seen[1]
-        self.next_message += 1
-        msg = {"id": str(self.next_message), "channel_id": str(cid), "author": user(BOT_ID, "altmafia", bot=True),
-               "content": body.get("content") or "", "timestamp": "2030-01-01T00:00:00+00:00", "edited_timestamp": None,
+            if seen and seen[0] == self.starts and (now - seen[1]).total_seconds() < NONCE_SECONDS:
+                return seen[2]
+        mid = self.snowflake(now)
+        self.last_at = now
+        msg = {"id": str(mid), "channel_id": str(cid), "author": user(BOT_ID, "altmafia", bot=True),
+               "content": body.get("content") or "", "timestamp": now.isoformat(), "edited_timestamp": None,
                "tts": False, "mention_everyone": False, "mentions": [], "mention_roles": [], "attachments": [
-                   {"id": str(self.next_message * 10 + i), "filename": f, "size": 1, "url": f"http://x/{f}", "proxy_url": f"http://x/{f}"}
+                   {"id": str(mid * 10 + i), "filename": f, "size": 1, "url": f"http://x/{f}", "proxy_url": f"http://x/{f}"}
                    for i, f in enumerate(files)],
                "embeds": [], "pinned": False, "type": 0, "flags": 0, "components": body.get("components") or [],
                "nonce": nonce}
         self.messages.setdefault(cid, []).append(msg)
         if nonce:
-            self.nonces[(cid, str(nonce))] = (now, msg)
+            self.nonces[(cid, str(nonce))] = (self.starts, now, msg)
         with self.log.open("a", encoding="utf-8") as f:  # append-only: what Discord holds
             f.write(json.dumps({"channel": cid, "content": msg["content"], "files": files}, ensure_ascii=False) + "\n")
         return msg
