@@ -11,10 +11,10 @@ from typing import Any, ClassVar
 
 from .errors import ActionError
 from .registry import CHECKS
-from .ruleset import AbilityDef, Requirement, SlotDef
-from .state import Player
+from .ruleset import AbilityDef, SlotDef
+from .state import VIAS, Player
 from .votes import vote_choices
-from .world import World
+from .world import World, meets
 
 _ASK = object()  # _target_ok: work the blackmail binding out itself
 _NONE_SPENT: frozenset[tuple[int, str]] = frozenset()
@@ -189,26 +189,6 @@ class Legality(World):
                     return now[0]
         raise ActionError("unknown_ability", ability=ref)
 
-    def _meets(self, p: Player, req: Requirement) -> ActionError | None:
-        if req.in_faction is True and not self.factions_of(p.pid):
-            return ActionError("not_in_faction")
-        if req.in_faction is False and self.factions_of(p.pid):
-            return ActionError("in_faction")
-        if req.stat:
-            sid = self.rules.stat(req.stat).id
-            have = self.true_stat(p, sid, "thresholds") if self.rules.thresholds_read == "true" else p.stats[sid]
-            if req.at_least is not None and have < req.at_least:
-                return ActionError("threshold_not_met", stat=sid, need=req.at_least)
-            if req.below is not None and have >= req.below:
-                return ActionError("threshold_not_met", stat=sid, need=req.below)
-        for st in req.status:
-            if not self.active(p, st):
-                return ActionError("needs_status", status=st)
-        for st in req.not_status:
-            if self.active(p, st):
-                return ActionError("has_status", status=st)
-        return None
-
     # ---- ways to act ------------------------------------------------------------------
     # ``via`` says how an ability is used: None (one's own, or granted by an ability),
     # "leader" (the leader action: a member's ordinary action of the current kind, instead of
@@ -216,7 +196,7 @@ class Legality(World):
     # ordinary action alongside any other), or the key of one's own *borrowing* ability
     # (``op: borrow``: «Ремонт каюты капитана», «Маскировка фракционного логова»): another
     # member's action performed through it, on its counters and on the borrowed one's.
-    VIAS = (None, "leader", "extra")
+    VIAS = VIAS
 
     @staticmethod
     def borrow_params(ab: AbilityDef) -> dict[str, Any] | None:
@@ -652,7 +632,7 @@ def _refusal_after_lane(world: Legality, p: Player, key: str, via: str | None, a
         return None
     if slot.requires or ab.requires:
         for req in [*slot.requires, *ab.requires]:
-            err = world._meets(p, req)
+            err = meets(world, p, req)
             if err:
                 return err
     ready = p.ready_at.get(key)

@@ -11,12 +11,12 @@ from ..state import Event, Intent, Player
 from ..world import blocked_by_status
 
 if TYPE_CHECKING:
-    from ..game import Game
+    from ..world import World
 
 
 @dataclass(slots=True)  # (no attribute but its fields: built once a resolve, read all through it)
 class Ctx:
-    game: Game
+    game: World
     tick: int
     intents: list[Intent]
     outcome: dict[int, str] = field(default_factory=dict)  # intent seq -> applied/blocked/...

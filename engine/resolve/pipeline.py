@@ -34,7 +34,7 @@ from .targeting import recipients
 from .upkeep import _cooldown, _spend, apply_bands, clamp, owes_turn, record_able
 
 if TYPE_CHECKING:
-    from ..game import Game
+    from ..world import World
 
 
 @dataclass(frozen=True)
@@ -74,7 +74,7 @@ def plan(rules: Any) -> Plan:
     return found
 
 
-def resolve_tick(game: Game) -> list[Event]:
+def resolve_tick(game: World) -> list[Event]:
     st = game.state
     if st.over:
         raise GameError("the game is over")
@@ -256,7 +256,7 @@ def _thresholds_at_once(ctx: Ctx) -> None:
             STEPS[sd.kind](ctx, sd)
 
 
-def _deliver_waiting_pms(game: Game) -> None:
+def _deliver_waiting_pms(game: World) -> None:
     """PMs sent to a player secretly cut off (``Game.send_pm``) reach them with the resolve after
     which they are back; one whose recipient is out of the game by then is lost."""
     waiting = game.state.core.pm_waiting
@@ -274,7 +274,7 @@ def _deliver_waiting_pms(game: Game) -> None:
     game.state.core.pm_waiting = keep
 
 
-def run_start(game: Game) -> None:
+def run_start(game: World) -> None:
     """The ruleset's ``start`` steps, once, when the game is created (seed 003: Контакты, the
     Гик's hidden stat); their events are the game's first."""
     ctx = Ctx(game=game, tick=game.state.tick, intents=[])
@@ -351,7 +351,7 @@ class AbilityRun:
     lane_only: bool  # no cooldown, no count of uses, no once-per mark (upkeep._spend's lane alone)
 
 
-def ability_run(game: Game, key: str, ab: Any) -> AbilityRun:
+def ability_run(game: World, key: str, ab: Any) -> AbilityRun:
     """The :class:`AbilityRun` of ability ``key`` (``ab``). Its effects are left to the general
     path (None) for an ability with options (their effects depend on the option) and where
     an effect's op (or impl) is not registered (the general path refuses it)."""
@@ -376,7 +376,7 @@ def _make_run(ctx: Ctx, key: str) -> AbilityRun:
     return run
 
 
-def _random_actions(game: Game) -> None:
+def _random_actions(game: World) -> None:
     """``inactivity.mode: random_action`` (seed 001: «В случае отсутствия заявки на ход
     выполняется случайное действие на случайного игрока»): in the last period of a day or a
     night, every living player who has not used the turn's action gets one, drawn with the
@@ -436,7 +436,7 @@ def _inactivity(ctx: Ctx) -> None:
     clamp(g, "step")
 
 
-def _publish_anons(game: Game) -> None:
+def _publish_anons(game: World) -> None:
     st = game.state
     # published posts are numbered for the game; authors are kept for abilities that reveal them
     log = st.core.anons
@@ -447,7 +447,7 @@ def _publish_anons(game: Game) -> None:
     st.anons = []
 
 
-def _expire(game: Game, next_tick: int) -> None:
+def _expire(game: World, next_tick: int) -> None:
     for p in game.state.players:
         if p.statuses:
             for sid, s in list(p.statuses.items()):
@@ -460,7 +460,7 @@ def _expire(game: Game, next_tick: int) -> None:
             p.modifiers = [m for m in p.modifiers if m.until is None or m.until > next_tick]
 
 
-def _settle_and_report(game: Game, before: dict[int, tuple[dict[str, int], dict[str, int], set[str]]],
+def _settle_and_report(game: World, before: dict[int, tuple[dict[str, int], dict[str, int], set[str]]],
                        next_tick: int) -> None:
     """:func:`_new_kinds`, :func:`_expire`, :func:`_deliver_waiting_pms` and :func:`_report`
     in one walk of the seats, where they come to the same: a ruleset without stats (nothing
@@ -505,7 +505,7 @@ def _settle_and_report(game: Game, before: dict[int, tuple[dict[str, int], dict[
 BLOCKED: Any = frozenset({"blocked"})  # new kinds that hold a block (all the report reads of them)
 
 
-def _snapshot(game: Game, how: Plan) -> dict[int, tuple[dict[str, int], dict[str, int], set[str]]]:
+def _snapshot(game: World, how: Plan) -> dict[int, tuple[dict[str, int], dict[str, int], set[str]]]:
     """Each player's base stats, own stats and status ids as the resolve begins. Without stats,
     only the players who hold a status (the others: none, :data:`BARE`)."""
     if not how.stats:
@@ -557,7 +557,7 @@ def _report(ctx: Ctx, before: dict[int, tuple[dict[str, int], dict[str, int], se
                          ctx, base0, true0, base1, true1)
 
 
-def _report_statuses(game: Game, p: Any, stat0: Any, stat1: set[str], kinds: Any, stats: list[Any],
+def _report_statuses(game: World, p: Any, stat0: Any, stat1: set[str], kinds: Any, stats: list[Any],
                      ctx: Ctx | None = None, base0: Any = None, true0: Any = None, base1: Any = None,
                      true1: Any = None) -> None:
     """One player's lines of the report: their ``stats`` (with the snapshots), then their
@@ -601,7 +601,7 @@ def _report_statuses(game: Game, p: Any, stat0: Any, stat1: set[str], kinds: Any
         status_notices(game, p.pid, on, off, kinds)
 
 
-def _after_resolve(game: Game) -> None:
+def _after_resolve(game: World) -> None:
     """Let votes watch the new state (seed 000's prison list grows after every period)."""
     for vdef in game.rules.votes:
         VOTES[vdef.kind].watch(game, vdef)
