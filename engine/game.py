@@ -14,18 +14,18 @@ from typing import Any
 from .deal import Dealing, PlayerSpec
 from .errors import ActionError, GameError
 from .factions import check_op, remove_member
+from .legality import Legality
 from .mail import Mail
-from .orders import Orders
+from .orders import moves_due, submit
 from .phase_end import PhaseEnd
 from .registry import VOTES
 from .resolve.notices import tell
 from .resolve.pipeline import resolve_tick, run_start
 from .resolve.upkeep import apply_bands
-from .ruleset import AbilityDef, Ruleset
+from .ruleset import Ruleset
 from .settings import check_settings
 from .state import (
     Anon,
-    EndNow,
     Event,
     Faction,
     FactionOp,
@@ -37,10 +37,9 @@ from .state import (
     new_rng_state,
 )
 from .votes import announce_ballot, announce_open_action, announce_withdrawn, vote_candidates
-from .world import blocked_by_status
 
 
-class Game(Orders, Mail, Dealing, PhaseEnd):
+class Game(Legality, Mail, Dealing, PhaseEnd):
     """A game: the commands (new, submit, vote, faction_op, gm_*, resolve) over the world."""
 
     # ---- creation -------------------------------------------------------------------
@@ -107,51 +106,6 @@ class Game(Orders, Mail, Dealing, PhaseEnd):
         self.emit("gm.bonus_chosen", "gm", player=pid, stat=sid, amount=ch["amount"])
         return sid
 
-    def submit_forced(self) -> None:
-        """A blackmailed player who has not made the forced move by the last tick of the bound
-        turn makes it now: at the blackmailer's target when it takes targets, the rest of the
-        targets and an option from the game's generator (sorted first)."""
-        tick = self.state.tick
-        if self.state.over or not self.clock.is_turn_end(tick):
-            return
-        for p in self.living():
-            ob = self.obligation(p)
-            if not ob or not ob.get("force") or not ob.get("key"):
-                continue
-            if any(i.pid == p.pid and i.lane == "action" and i.tick == tick for i in self.state.intents):
-                continue
-            key = ob["key"]
-            ab = self.ability_def(key)
-            pool = sorted(t.pid for t in self.state.players if ab.targets and self._target_ok(p, ab, t) is None)
-            x = ob.get("target")
-            targets = [x] if ab.targets and x in pool else []
-            rest = [t for t in pool if t not in targets]
-            need = ab.targets - len(targets)
-            try:
-                if self.borrow_params(ab) is not None or need > len(rest):
-                    raise ActionError("wrong_target_count", need=ab.targets)
-                targets += self.rng.sample(rest, need) if need else []
-                option = self.rng.choice(sorted(ab.options)) if ab.options else None
-                self.submit(p.pid, key, targets, option)
-            except ActionError:
-                self.emit("gm.forced_lapsed", "gm", player=p.pid, ability=key)
-                continue
-            self.emit("gm.forced_action", "gm", player=p.pid, ability=key, targets=targets)
-            self.emit("private.forced_action", "players", [p.pid], ability=key, targets=targets)
-
-    def _request_end_now(self, p: Player, intent: Intent, ab: AbilityDef) -> None:
-        tick = self.state.tick
-        if blocked_by_status(self, p, intent.ability, ab.slot, tick):
-            return  # a block already in force when it is announced: the announcement has no force
-        cut = self.state.core.end_now
-        if cut is not None and cut.tick == tick:
-            return  # ended already
-        last = tick
-        while self.clock.info(last + 1).turn == self.clock.info(tick).turn:
-            last += 1
-        self.state.core.end_now = EndNow(seq=intent.seq, by=p.pid, tick=tick, last=last)
-        self.emit("phase.end_now", "gm", by=p.pid, phase=self.info.turn)
-
     # ---- submissions ----------------------------------------------------------------
     def submit(self, pid: int, ability: str, targets: list[int] | None = None, option: str | None = None, via: str | None = None,
                *, by: int | None = None, tick: int | None = None) -> Intent:
@@ -160,33 +114,7 @@ class Game(Orders, Mail, Dealing, PhaseEnd):
         ``by``: a teammate gives ``pid``'s action (``FactionRules.orders``); it never replaces
         what the player submitted themself, and the player's own submission replaces it.
         ``tick``: an order for a later phase, checked when that phase resolves."""
-        p = self.player(pid)
-        by = None if by == pid else by
-        if by is not None:
-            self._check_order(by, p)
-        if tick is not None and tick != self.state.tick:
-            return self._order_ahead(p, ability, list(targets or []), option, by, tick)
-        if via not in self.VIAS:  # a borrowing ability, by key or name
-            via = self.find_ability(p, via)
-            if via not in self.borrowers(p):
-                raise ActionError("unknown_ability", ability=via)
-        key = self.find_ability(p, ability, via)
-        targets = list(targets or [])
-        ab = self.check_submission(p, key, targets, option, via)
-        x = self._bound_target(p, ab, via)
-        if x is not None and ab.targets > 1 and x not in targets:
-            targets = [x, *targets[1:]]  # blackmailed: one of the targets is the one imposed
-        lane = self.lane_for(key, ab, via)
-        mine = [i for i in self.state.intents if i.pid == pid and i.lane == lane and i.tick == self.state.tick]
-        if by is not None and any(i.by is None for i in mine):
-            raise ActionError("own_action")
-        self.state.intents = [i for i in self.state.intents if not (i.pid == pid and i.lane == lane and i.tick == self.state.tick)]
-        intent = Intent(seq=self.next_seq(), pid=pid, ability=key, targets=targets, option=option, tick=self.state.tick, lane=lane, via=via, by=by)
-        self.state.intents.append(intent)
-        announce_open_action(self, intent)  # «нужно писать открыто» (settings.public_slots)
-        if any(e.op == "end_phase" for e in ab.all_effects(option)):
-            self._request_end_now(p, intent, ab)
-        return intent
+        return submit(self, pid, ability, targets, option, via, by=by, tick=tick)
 
     def cancel(self, pid: int, lane: str = "action") -> bool:
         cut = self.state.core.end_now
@@ -406,7 +334,11 @@ class Game(Orders, Mail, Dealing, PhaseEnd):
     # ---- resolution -----------------------------------------------------------------
     def resolve(self) -> list[Event]:
         """Resolve the current tick; returns the events it produced."""
-        events = resolve_tick(self)
+        if self.state.over:
+            raise GameError("the game is over")
+        first = len(self.state.events)
+        moves_due(self)  # orders given for this tick, forced moves, random actions
+        events = resolve_tick(self, first)
         self.state.idle = []
         return events
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ActionError, GameError
+from ..errors import GameError
 from ..registry import EFFECTS, IMPLS, STEPS, VICTORIES, VOTES
 from ..state import Event, Intent, PublishedAnon
 from . import effects as _effects  # noqa: F401  (registers the primitives)
@@ -31,7 +31,7 @@ from .notices import (
 from .order import ORDERS, run_in_order
 from .swaps import MAYBE
 from .targeting import recipients
-from .upkeep import _cooldown, _spend, apply_bands, clamp, owes_turn, record_able
+from .upkeep import _cooldown, _spend, apply_bands, clamp, owes_turn
 
 if TYPE_CHECKING:
     from ..world import World
@@ -74,17 +74,16 @@ def plan(rules: Any) -> Plan:
     return found
 
 
-def resolve_tick(game: World) -> list[Event]:
+def resolve_tick(game: World, first_event: int | None = None) -> list[Event]:
+    """Resolve the current tick of ``game`` with the actions submitted for it (the moves the
+    rules make for the players are made before: :func:`engine.orders.moves_due`); returns the
+    events from ``first_event`` on (default: this call's first), the resolve's own."""
     st = game.state
     if st.over:
         raise GameError("the game is over")
-    first_event = len(st.events)
+    if first_event is None:
+        first_event = len(st.events)
     info = game.info
-    record_able(game, info.turn)  # who could act in this period: the turn's inactivity reads the whole turn
-    game.settle_orders()  # actions teammates gave for this tick (FactionRules.orders)
-    if _holds_kind(st, "obliged"):
-        game.submit_forced()  # a blackmailed player's forced move, if not made by the turn's end
-    _random_actions(game)  # inactivity.mode random_action: a missing action is drawn at the turn's end
     tick = st.tick
     how = plan(game.rules)
     intents = sorted([i for i in st.intents if i.tick == tick], key=_by_seat)
@@ -200,17 +199,6 @@ def resolve_tick(game: World) -> list[Event]:
 def _by_seat(i: Intent) -> tuple[int, bool, int]:
     """The order of a tick's actions: by seat, the turn's action first, then as submitted."""
     return (i.pid, i.lane != "action", i.seq)
-
-
-def _holds_kind(st: Any, kind: str) -> bool:
-    """Whether any player holds a status of ``kind`` (none: the work that reads them has none
-    to read)."""
-    for p in st.players:
-        if p.statuses:
-            for s in p.statuses.values():
-                if s.kind == kind:
-                    return True
-    return False
 
 
 def _new_kinds(st: Any, before: dict[int, tuple[dict[str, int], dict[str, int], set[str]]]) -> dict[int, set[str]]:
@@ -374,47 +362,6 @@ def _make_run(ctx: Ctx, key: str) -> AbilityRun:
     """The ability's run, made at its first use in the ruleset (:func:`ability_run`)."""
     run = ctx.runs[key] = ability_run(ctx.game, key, ctx.game.ability_def(key))
     return run
-
-
-def _random_actions(game: World) -> None:
-    """``inactivity.mode: random_action`` (seed 001: «В случае отсутствия заявки на ход
-    выполняется случайное действие на случайного игрока»): in the last period of a day or a
-    night, every living player who has not used the turn's action gets one, drawn with the
-    game's generator from what they may do now (their own actions; legal targets and option),
-    and is told which; no penalty. A day ended early («Спровоцировать бунт») ends with the period
-    it was ended in: the actions are drawn there. An ability that ends the phase is left out:
-    ending it at its end would tell the public a false early end."""
-    if game.rules.inactivity.mode != "random_action":
-        return
-    st = game.state
-    cut = st.core.end_now
-    last = game.clock.is_turn_end(st.tick) or bool(cut and cut.tick == st.tick)
-    if st.over or not last:
-        return
-    turn = game.info.turn
-    for p in game.living():
-        if not owes_turn(game, p):
-            continue
-        pool = sorted(
-            (a for a in game.legal_actions(p.pid)
-             if a.via is None and game.counts_as_action(a.ability)
-             and not any(e.op == "end_phase" for effs in [a.ability.effects, *a.ability.options.values()] for e in effs)),
-            key=lambda a: a.key,
-        )
-        if not pool:  # owed, but nothing can be done now (jailed since, every action on cooldown)
-            game.emit("gm.random_action_none", "gm", player=p.pid, turn=turn)
-            continue
-        a = game.rng.choice(pool)
-        targets = game.rng.sample(sorted(a.targets), a.ability.targets) if a.ability.targets else []
-        option = a.any_option(game.rng, targets)
-        try:
-            intent = game.submit(p.pid, a.key, targets, option)
-        except ActionError as err:
-            game.emit("gm.random_action_failed", "gm", player=p.pid, ability=a.key, reason=err.key)
-            continue
-        game.emit("gm.random_action", "gm", player=p.pid, ability=a.key, targets=list(intent.targets), option=option)
-        told = "private.random_action" if intent.targets else "private.random_action_untargeted"
-        game.emit(told, "players", [p.pid], ability=a.key, targets=list(intent.targets))
 
 
 def _inactivity(ctx: Ctx) -> None:
