@@ -11,11 +11,11 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from .deal import Dealing, PlayerSpec
+from . import mail
+from .deal import PlayerSpec, apply_passive_modifiers, deal
 from .errors import ActionError, GameError
 from .factions import check_op, remove_member
 from .legality import Legality
-from .mail import Mail
 from .orders import moves_due, submit
 from .phase_end import PhaseEnd
 from .registry import VOTES
@@ -25,6 +25,7 @@ from .resolve.upkeep import apply_bands
 from .ruleset import Ruleset
 from .settings import check_settings
 from .state import (
+    VIAS,
     Anon,
     Event,
     Faction,
@@ -37,10 +38,64 @@ from .state import (
     new_rng_state,
 )
 from .votes import announce_ballot, announce_open_action, announce_withdrawn, vote_candidates
+from .world import World
 
 
-class Game(Legality, Mail, Dealing, PhaseEnd):
-    """A game: the commands (new, submit, vote, faction_op, gm_*, resolve) over the world."""
+def _job(job: str, name: str) -> Any:
+    """The method ``name`` of the game's job ``job`` (``legality``, ``phase_end``), offered as
+    the game's own: the bot, storage, the texts and the tools ask the game."""
+    return property(lambda g: getattr(getattr(g, job), name), doc=f"{job}.{name}")
+
+
+class Game(World):
+    """A game: the world (every read-only question, :class:`engine.world.World`) and the
+    commands (new, submit, vote, faction_op, gm_*, resolve) that change it. The rules of a
+    command live in jobs that take the world: :class:`~engine.legality.Legality` and
+    :class:`~engine.phase_end.PhaseEnd` (objects over the world), :mod:`engine.orders`,
+    :mod:`engine.mail` and :mod:`engine.deal` (functions of it); the game delegates to them."""
+
+    def __init__(self, ruleset: Ruleset, state: GameState) -> None:
+        super().__init__(ruleset, state)
+        self.legality = Legality(self)
+        self.phase_end = PhaseEnd(self, self.legality)
+
+    # ---- the jobs' answers, asked of the game -----------------------------------------
+    VIAS = VIAS
+    borrow_params = staticmethod(Legality.borrow_params)
+    find_ability = _job("legality", "find_ability")
+    borrowers = _job("legality", "borrowers")
+    borrow_keys = _job("legality", "borrow_keys")
+    obligation = _job("legality", "obligation")
+    order_targets = _job("legality", "order_targets")
+    leader_keys = _job("legality", "leader_keys")
+    extra_slots = _job("legality", "extra_slots")
+    lane_for = _job("legality", "lane_for")
+    check_available = _job("legality", "check_available")
+    check_submission = _job("legality", "check_submission")
+    run_checks = _job("legality", "run_checks")
+    legal_actions = _job("legality", "legal_actions")
+    open_vote = _job("legality", "open_vote")
+    vote_choices = _job("legality", "vote_choices")
+    voter = _job("legality", "voter")
+    declared_idle = _job("phase_end", "declared_idle")
+    submitted = _job("phase_end", "submitted")
+    has_turn_action = _job("phase_end", "has_turn_action")
+    turn_done = _job("phase_end", "turn_done")
+    owes_action = _job("phase_end", "owes_action")
+    may_vote = _job("phase_end", "may_vote")
+    owes_votes = _job("phase_end", "owes_votes")
+    owed = _job("phase_end", "owed")
+    phase_roll = _job("phase_end", "phase_roll")
+    early_end_rule = _job("phase_end", "early_end_rule")
+    waiting_for = _job("phase_end", "waiting_for")
+    held_up_by_nobody = _job("phase_end", "held_up_by_nobody")
+    may_end_early = _job("phase_end", "may_end_early")
+    can_declare_idle = _job("phase_end", "can_declare_idle")
+    pm_quota = mail.pm_quota  # (functions of the world: the game is one)
+    anon_quota = mail.anon_quota
+    mail_quotas = mail.mail_quotas
+    send_pm = mail.send_pm
+    post_anon = mail.post_anon
 
     # ---- creation -------------------------------------------------------------------
     @classmethod
@@ -51,7 +106,7 @@ class Game(Legality, Mail, Dealing, PhaseEnd):
         game = cls(ruleset, state)
         if game.settings.days is not None:
             state.end_day = game.settings.days
-        players = game._deal(players)
+        players = deal(game, players)
         names = set()
         for seat, spec in enumerate(players):
             if spec.name in names:
@@ -78,7 +133,7 @@ class Game(Legality, Mail, Dealing, PhaseEnd):
                 f.members[seat] = -1
                 if spec.leader:
                     f.leader = seat
-        game._apply_passive_modifiers()
+        apply_passive_modifiers(game)
         game._apply_bands()
         for vdef in ruleset.votes:
             VOTES[vdef.kind].on_start(game, vdef)
@@ -114,7 +169,7 @@ class Game(Legality, Mail, Dealing, PhaseEnd):
         ``by``: a teammate gives ``pid``'s action (``FactionRules.orders``); it never replaces
         what the player submitted themself, and the player's own submission replaces it.
         ``tick``: an order for a later phase, checked when that phase resolves."""
-        return submit(self, pid, ability, targets, option, via, by=by, tick=tick)
+        return submit(self.legality, pid, ability, targets, option, via, by=by, tick=tick)
 
     def cancel(self, pid: int, lane: str = "action") -> bool:
         cut = self.state.core.end_now
@@ -133,7 +188,7 @@ class Game(Legality, Mail, Dealing, PhaseEnd):
     def vote(self, pid: int, vote_id: str, choice: int | str | None) -> Vote:
         """Cast or change a ballot; a new or changed one is told in the vote channel
         (:func:`engine.votes.announce_ballot`). Only what :meth:`vote_choices` lists is accepted."""
-        vdef, p = self.voter(pid, vote_id)  # game_over, vote_closed, cannot_vote
+        vdef, p = self.legality.voter(pid, vote_id)  # game_over, vote_closed, cannot_vote
         VOTES[vdef.kind].check_choice(self, vdef, p, choice)  # the counter's own reason
         if choice not in vote_candidates(self, vdef):  # what vote_choices lists: asked of the counter and a candidate
             raise ActionError("illegal_target", target=choice)
@@ -174,7 +229,7 @@ class Game(Legality, Mail, Dealing, PhaseEnd):
         if not mine:
             raise ActionError("no_ballot")
         self.state.votes.remove(mine[0])
-        announce_withdrawn(self, self.open_vote(vote_id), p.pid)
+        announce_withdrawn(self, self.legality.open_vote(vote_id), p.pid)
         return mine[0]
 
     # ---- factions -------------------------------------------------------------------
@@ -325,7 +380,7 @@ class Game(Legality, Mail, Dealing, PhaseEnd):
         Refused where it has no effect: a ruleset without an early end, a dead player, a
         player the phase does not wait for."""
         p = self.player(pid)
-        why = self.can_declare_idle(p)
+        why = self.phase_end.can_declare_idle(p)
         if why is not None:
             raise ActionError(why, player=pid)
         self.state.idle.append(pid)
@@ -337,7 +392,7 @@ class Game(Legality, Mail, Dealing, PhaseEnd):
         if self.state.over:
             raise GameError("the game is over")
         first = len(self.state.events)
-        moves_due(self)  # orders given for this tick, forced moves, random actions
+        moves_due(self.legality)  # orders given for this tick, forced moves, random actions
         events = resolve_tick(self, first)
         self.state.idle = []
         return events
