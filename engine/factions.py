@@ -23,30 +23,31 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import ActionError
 from .state import Faction, Player
+from .world import meets
 
 if TYPE_CHECKING:
-    from .game import Game
+    from .world import World
 
 
 ORDER = {"invite": 0, "overthrow": 1, "leave": 2, "kick": 3, "accept": 4, "decline": 5}
 
 
-def max_size(g: Game, f: Faction) -> int:
+def max_size(g: World, f: Faction) -> int:
     extra = g.passives(g.player(f.leader), "faction_max")
     return max([g.rules.factions.max_size, *[int(x["size"]) for x in extra]])
 
 
-def invites_allowed(g: Game, p: Player) -> int:
+def invites_allowed(g: World, p: Player) -> int:
     extra = g.passives(p, "invites_per_night")
     return max([g.rules.factions.invites_per_night, *[int(x["count"]) for x in extra]])
 
 
-def faction_limit(g: Game, p: Player) -> int:
+def faction_limit(g: World, p: Player) -> int:
     """How many factions ``p`` may be in at once."""
     return 2 if g.passives(p, "two_factions") else 1
 
 
-def rule(g: Game, p: Player, key: str, default: Any = None) -> Any:
+def rule(g: World, p: Player, key: str, default: Any = None) -> Any:
     """A character's exception to the faction rules (passive ``faction_rules``)."""
     for x in g.passives(p, "faction_rules"):
         if key in x:
@@ -54,23 +55,23 @@ def rule(g: Game, p: Player, key: str, default: Any = None) -> Any:
     return default
 
 
-def frozen(g: Game, tick: int) -> bool:
+def frozen(g: World, tick: int) -> bool:
     """Whether faction membership is frozen at ``tick`` (Стратег's «Стратегический триумф»)."""
     until = max(g.state.core.faction_freeze_until, g.settings.faction_changes_blocked_until)
     return until > tick
 
 
-def _member_for(g: Game, f: Faction, pid: int) -> int:
+def _member_for(g: World, f: Faction, pid: int) -> int:
     """Ticks since ``pid`` joined ``f``."""
     return g.state.tick - f.members[pid]
 
 
-def _too_soon(g: Game, f: Faction, pid: int, cycles: int) -> bool:
+def _too_soon(g: World, f: Faction, pid: int, cycles: int) -> bool:
     """Members set up before the game (joined at -1) have no joining night to wait from."""
     return f.members[pid] >= 0 and _member_for(g, f, pid) < g.clock.cycles(int(cycles))
 
 
-def invite_faction(g: Game, p: Player, fid: str | None) -> str | None | bool:
+def invite_faction(g: World, p: Player, fid: str | None) -> str | None | bool:
     """The faction an invitation of ``p`` is for: an id, None (a new one) or False (none).
 
     A leader invites into the faction they lead (``leader_invites``); a free player — or a
@@ -86,7 +87,7 @@ def invite_faction(g: Game, p: Player, fid: str | None) -> str | None | bool:
     return None if free else False
 
 
-def check_op(g: Game, p: Player, op: str, target: int | None, fid: str | None) -> None:
+def check_op(g: World, p: Player, op: str, target: int | None, fid: str | None) -> None:
     fr = g.rules.factions
     if not fr.enabled:
         raise ActionError("no_factions")
@@ -106,7 +107,7 @@ def check_op(g: Game, p: Player, op: str, target: int | None, fid: str | None) -
         if target is None or target == p.pid:
             raise ActionError("self_target")
         for req in fr.invite_requires:
-            err = g._meets(p, req)
+            err = meets(g, p, req)
             if err:
                 raise err
         into = invite_faction(g, p, fid)
@@ -160,7 +161,7 @@ def check_op(g: Game, p: Player, op: str, target: int | None, fid: str | None) -
             raise ActionError("status_forbids", status=prison)
 
 
-def may_be_excluded(g: Game, f: Faction, t: Player, by: int | None) -> bool:
+def may_be_excluded(g: World, f: Faction, t: Player, by: int | None) -> bool:
     """False while ``t`` is protected from exclusion (Преданный's first 3 cycles); they learn
     of the attempt (``by`` is named when it is their leader's kick)."""
     wait = rule(g, t, "protected_for")
@@ -174,7 +175,7 @@ def may_be_excluded(g: Game, f: Faction, t: Player, by: int | None) -> bool:
     return False
 
 
-def remove_member(g: Game, f: Faction, pid: int, reason: str) -> None:
+def remove_member(g: World, f: Faction, pid: int, reason: str) -> None:
     f.members.pop(pid, None)
     g.emit("faction.member_left", "gm", fid=f.fid, player=pid, reason=reason)
     if reason != "death" and f.members:
@@ -191,7 +192,7 @@ def remove_member(g: Game, f: Faction, pid: int, reason: str) -> None:
         g.emit("faction.new_leader", "faction", [f.fid], leader=f.leader)
 
 
-def dissolve(g: Game, f: Faction, reason: str) -> None:
+def dissolve(g: World, f: Faction, reason: str) -> None:
     """Break a faction up at once: every member is free again (and told so)."""
     for m in sorted(f.members):
         g.emit("faction.dissolved", "players", [m], fid=f.fid)
@@ -199,7 +200,7 @@ def dissolve(g: Game, f: Faction, reason: str) -> None:
     del g.state.factions[f.fid]
 
 
-def pick_leader(g: Game, f: Faction, among: list[int] | None = None) -> int:
+def pick_leader(g: World, f: Faction, among: list[int] | None = None) -> int:
     """The member with the most ТВ, then ВО, then by the game's random generator."""
     members = sorted(among if among is not None else f.members)
     stats = [g.rules.stat(s).id for s in g.rules.factions.rank_stats]

@@ -11,21 +11,22 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from .deal import Dealing, PlayerSpec
+from . import mail
+from .deal import PlayerSpec, apply_passive_modifiers, deal
 from .errors import ActionError, GameError
 from .factions import check_op, remove_member
-from .mail import Mail
-from .orders import Orders
+from .legality import Legality
+from .orders import moves_due, submit
 from .phase_end import PhaseEnd
 from .registry import VOTES
 from .resolve.notices import tell
 from .resolve.pipeline import resolve_tick, run_start
 from .resolve.upkeep import apply_bands
-from .ruleset import AbilityDef, Ruleset, StatDef
+from .ruleset import Ruleset, StatDef
 from .settings import check_settings
 from .state import (
+    VIAS,
     Anon,
-    EndNow,
     Event,
     Faction,
     FactionOp,
@@ -37,7 +38,7 @@ from .state import (
     new_rng_state,
 )
 from .votes import announce_ballot, announce_open_action, announce_withdrawn, vote_candidates
-from .world import blocked_by_status
+from .world import World
 
 #: how far a GM may set a stat on a side its ruleset leaves open: the books write stats in two
 #: digits (HP in three), so four digits cover every correction and refuse a slip of the keyboard
@@ -52,8 +53,61 @@ def gm_stat_range(sdef: StatDef) -> tuple[int, int]:
     return lo, hi
 
 
-class Game(Orders, Mail, Dealing, PhaseEnd):
-    """A game: the commands (new, submit, vote, faction_op, gm_*, resolve) over the world."""
+def _job(job: str, name: str) -> Any:
+    """The method ``name`` of the game's job ``job`` (``legality``, ``phase_end``), offered as
+    the game's own: the bot, storage, the texts and the tools ask the game."""
+    return property(lambda g: getattr(getattr(g, job), name), doc=f"{job}.{name}")
+
+
+class Game(World):
+    """A game: the world (every read-only question, :class:`engine.world.World`) and the
+    commands (new, submit, vote, faction_op, gm_*, resolve) that change it. The rules of a
+    command live in jobs that take the world: :class:`~engine.legality.Legality` and
+    :class:`~engine.phase_end.PhaseEnd` (objects over the world), :mod:`engine.orders`,
+    :mod:`engine.mail` and :mod:`engine.deal` (functions of it); the game delegates to them."""
+
+    def __init__(self, ruleset: Ruleset, state: GameState) -> None:
+        super().__init__(ruleset, state)
+        self.legality = Legality(self)
+        self.phase_end = PhaseEnd(self, self.legality)
+
+    # ---- the jobs' answers, asked of the game -----------------------------------------
+    VIAS = VIAS
+    borrow_params = staticmethod(Legality.borrow_params)
+    find_ability = _job("legality", "find_ability")
+    borrowers = _job("legality", "borrowers")
+    borrow_keys = _job("legality", "borrow_keys")
+    obligation = _job("legality", "obligation")
+    order_targets = _job("legality", "order_targets")
+    leader_keys = _job("legality", "leader_keys")
+    extra_slots = _job("legality", "extra_slots")
+    lane_for = _job("legality", "lane_for")
+    check_available = _job("legality", "check_available")
+    check_submission = _job("legality", "check_submission")
+    run_checks = _job("legality", "run_checks")
+    legal_actions = _job("legality", "legal_actions")
+    open_vote = _job("legality", "open_vote")
+    vote_choices = _job("legality", "vote_choices")
+    voter = _job("legality", "voter")
+    declared_idle = _job("phase_end", "declared_idle")
+    submitted = _job("phase_end", "submitted")
+    has_turn_action = _job("phase_end", "has_turn_action")
+    turn_done = _job("phase_end", "turn_done")
+    owes_action = _job("phase_end", "owes_action")
+    may_vote = _job("phase_end", "may_vote")
+    owes_votes = _job("phase_end", "owes_votes")
+    owed = _job("phase_end", "owed")
+    phase_roll = _job("phase_end", "phase_roll")
+    early_end_rule = _job("phase_end", "early_end_rule")
+    waiting_for = _job("phase_end", "waiting_for")
+    held_up_by_nobody = _job("phase_end", "held_up_by_nobody")
+    may_end_early = _job("phase_end", "may_end_early")
+    can_declare_idle = _job("phase_end", "can_declare_idle")
+    pm_quota = mail.pm_quota  # (functions of the world: the game is one)
+    anon_quota = mail.anon_quota
+    mail_quotas = mail.mail_quotas
+    send_pm = mail.send_pm
+    post_anon = mail.post_anon
 
     # ---- creation -------------------------------------------------------------------
     @classmethod
@@ -64,7 +118,7 @@ class Game(Orders, Mail, Dealing, PhaseEnd):
         game = cls(ruleset, state)
         if game.settings.days is not None:
             state.end_day = game.settings.days
-        players = game._deal(players)
+        players = deal(game, players)
         names = set()
         for seat, spec in enumerate(players):
             if spec.name in names:
@@ -91,7 +145,7 @@ class Game(Orders, Mail, Dealing, PhaseEnd):
                 f.members[seat] = -1
                 if spec.leader:
                     f.leader = seat
-        game._apply_passive_modifiers()
+        apply_passive_modifiers(game)
         game._apply_bands()
         for vdef in ruleset.votes:
             VOTES[vdef.kind].on_start(game, vdef)
@@ -119,51 +173,6 @@ class Game(Orders, Mail, Dealing, PhaseEnd):
         self.emit("gm.bonus_chosen", "gm", player=pid, stat=sid, amount=ch["amount"])
         return sid
 
-    def submit_forced(self) -> None:
-        """A blackmailed player who has not made the forced move by the last tick of the bound
-        turn makes it now: at the blackmailer's target when it takes targets, the rest of the
-        targets and an option from the game's generator (sorted first)."""
-        tick = self.state.tick
-        if self.state.over or not self.clock.is_turn_end(tick):
-            return
-        for p in self.living():
-            ob = self.obligation(p)
-            if not ob or not ob.get("force") or not ob.get("key"):
-                continue
-            if any(i.pid == p.pid and i.lane == "action" and i.tick == tick for i in self.state.intents):
-                continue
-            key = ob["key"]
-            ab = self.ability_def(key)
-            pool = sorted(t.pid for t in self.state.players if ab.targets and self._target_ok(p, ab, t) is None)
-            x = ob.get("target")
-            targets = [x] if ab.targets and x in pool else []
-            rest = [t for t in pool if t not in targets]
-            need = ab.targets - len(targets)
-            try:
-                if self.borrow_params(ab) is not None or need > len(rest):
-                    raise ActionError("wrong_target_count", need=ab.targets)
-                targets += self.rng.sample(rest, need) if need else []
-                option = self.rng.choice(sorted(ab.options)) if ab.options else None
-                self.submit(p.pid, key, targets, option)
-            except ActionError:
-                self.emit("gm.forced_lapsed", "gm", player=p.pid, ability=key)
-                continue
-            self.emit("gm.forced_action", "gm", player=p.pid, ability=key, targets=targets)
-            self.emit("private.forced_action", "players", [p.pid], ability=key, targets=targets)
-
-    def _request_end_now(self, p: Player, intent: Intent, ab: AbilityDef) -> None:
-        tick = self.state.tick
-        if blocked_by_status(self, p, intent.ability, ab.slot, tick):
-            return  # a block already in force when it is announced: the announcement has no force
-        cut = self.state.core.end_now
-        if cut is not None and cut.tick == tick:
-            return  # ended already
-        last = tick
-        while self.clock.info(last + 1).turn == self.clock.info(tick).turn:
-            last += 1
-        self.state.core.end_now = EndNow(seq=intent.seq, by=p.pid, tick=tick, last=last)
-        self.emit("phase.end_now", "gm", by=p.pid, phase=self.info.turn)
-
     # ---- submissions ----------------------------------------------------------------
     def submit(self, pid: int, ability: str, targets: list[int] | None = None, option: str | None = None, via: str | None = None,
                *, by: int | None = None, tick: int | None = None) -> Intent:
@@ -172,33 +181,7 @@ class Game(Orders, Mail, Dealing, PhaseEnd):
         ``by``: a teammate gives ``pid``'s action (``FactionRules.orders``); it never replaces
         what the player submitted themself, and the player's own submission replaces it.
         ``tick``: an order for a later phase, checked when that phase resolves."""
-        p = self.player(pid)
-        by = None if by == pid else by
-        if by is not None:
-            self._check_order(by, p)
-        if tick is not None and tick != self.state.tick:
-            return self._order_ahead(p, ability, list(targets or []), option, by, tick)
-        if via not in self.VIAS:  # a borrowing ability, by key or name
-            via = self.find_ability(p, via)
-            if via not in self.borrowers(p):
-                raise ActionError("unknown_ability", ability=via)
-        key = self.find_ability(p, ability, via)
-        targets = list(targets or [])
-        ab = self.check_submission(p, key, targets, option, via)
-        x = self._bound_target(p, ab, via)
-        if x is not None and ab.targets > 1 and x not in targets:
-            targets = [x, *targets[1:]]  # blackmailed: one of the targets is the one imposed
-        lane = self.lane_for(key, ab, via)
-        mine = [i for i in self.state.intents if i.pid == pid and i.lane == lane and i.tick == self.state.tick]
-        if by is not None and any(i.by is None for i in mine):
-            raise ActionError("own_action")
-        self.state.intents = [i for i in self.state.intents if not (i.pid == pid and i.lane == lane and i.tick == self.state.tick)]
-        intent = Intent(seq=self.next_seq(), pid=pid, ability=key, targets=targets, option=option, tick=self.state.tick, lane=lane, via=via, by=by)
-        self.state.intents.append(intent)
-        announce_open_action(self, intent)  # «нужно писать открыто» (settings.public_slots)
-        if any(e.op == "end_phase" for e in ab.all_effects(option)):
-            self._request_end_now(p, intent, ab)
-        return intent
+        return submit(self.legality, pid, ability, targets, option, via, by=by, tick=tick)
 
     def cancel(self, pid: int, lane: str = "action") -> bool:
         cut = self.state.core.end_now
@@ -217,7 +200,7 @@ class Game(Orders, Mail, Dealing, PhaseEnd):
     def vote(self, pid: int, vote_id: str, choice: int | str | None) -> Vote:
         """Cast or change a ballot; a new or changed one is told in the vote channel
         (:func:`engine.votes.announce_ballot`). Only what :meth:`vote_choices` lists is accepted."""
-        vdef, p = self.voter(pid, vote_id)  # game_over, vote_closed, cannot_vote
+        vdef, p = self.legality.voter(pid, vote_id)  # game_over, vote_closed, cannot_vote
         VOTES[vdef.kind].check_choice(self, vdef, p, choice)  # the counter's own reason
         if choice not in vote_candidates(self, vdef):  # what vote_choices lists: asked of the counter and a candidate
             raise ActionError("illegal_target", target=choice)
@@ -258,7 +241,7 @@ class Game(Orders, Mail, Dealing, PhaseEnd):
         if not mine:
             raise ActionError("no_ballot")
         self.state.votes.remove(mine[0])
-        announce_withdrawn(self, self.open_vote(vote_id), p.pid)
+        announce_withdrawn(self, self.legality.open_vote(vote_id), p.pid)
         return mine[0]
 
     # ---- factions -------------------------------------------------------------------
@@ -412,7 +395,7 @@ class Game(Orders, Mail, Dealing, PhaseEnd):
         Refused where it has no effect: a ruleset without an early end, a dead player, a
         player the phase does not wait for."""
         p = self.player(pid)
-        why = self.can_declare_idle(p)
+        why = self.phase_end.can_declare_idle(p)
         if why is not None:
             raise ActionError(why, player=pid)
         self.state.idle.append(pid)
@@ -421,7 +404,11 @@ class Game(Orders, Mail, Dealing, PhaseEnd):
     # ---- resolution -----------------------------------------------------------------
     def resolve(self) -> list[Event]:
         """Resolve the current tick; returns the events it produced."""
-        events = resolve_tick(self)
+        if self.state.over:
+            raise GameError("the game is over")
+        first = len(self.state.events)
+        moves_due(self.legality)  # orders given for this tick, forced moves, random actions
+        events = resolve_tick(self, first)
         self.state.idle = []
         return events
 

@@ -11,10 +11,10 @@ from typing import Any, ClassVar
 
 from .errors import ActionError
 from .registry import CHECKS
-from .ruleset import AbilityDef, Requirement, SlotDef
-from .state import Player
+from .ruleset import AbilityDef, SlotDef
+from .state import VIAS, Player
 from .votes import vote_choices
-from .world import World
+from .world import World, meets
 
 _ASK = object()  # _target_ok: work the blackmail binding out itself
 _NONE_SPENT: frozenset[tuple[int, str]] = frozenset()
@@ -129,52 +129,55 @@ class PlayerNow:
     for every way they may act (``legal_actions`` asks for all of them at once; nothing
     changes the game in between)."""
 
-    __slots__ = ("info", "flags", "stops", "spent", "held", "riot", "_ob", "_world", "_p")
+    __slots__ = ("info", "flags", "stops", "spent", "held", "riot", "_ob", "_lg", "_p")
 
-    def __init__(self, world: Legality, p: Player, flags: list[Any] | None = None) -> None:
-        st = world.state
-        self.info = world.info
-        self.flags = world.status_flags(p) if flags is None else flags
+    def __init__(self, lg: Legality, p: Player, flags: list[Any] | None = None) -> None:
+        st = lg.world.state
+        self.info = lg.world.info
+        self.flags = lg.world.status_flags(p) if flags is None else flags
         # the statuses that forbid some slots and whose holder may not act in them anyway
-        self.stops = [f for f in self.flags if f.blocks_slots and not world.passives(p, f"acts_in_{f.id}")]
+        self.stops = [f for f in self.flags if f.blocks_slots and not lg.world.passives(p, f"acts_in_{f.id}")]
         self.spent = p.spent.get(self.info.turn, [])
         self.held: dict[str, str] = {}  # lane -> the first irrevocable submission holding it
         for i in st.intents:
-            if i.pid == p.pid and i.lane not in self.held and world.ability_def(i.ability).irrevocable:
+            if i.pid == p.pid and i.lane not in self.held and lg.world.ability_def(i.ability).irrevocable:
                 self.held[i.lane] = i.ability
         cut = st.core.end_now
         self.riot = bool(cut and cut.tick == st.tick and cut.by == p.pid)
         self._ob: Any = _ASK
-        self._world = world
+        self._lg = lg
         self._p = p
 
     @property
     def obligation(self) -> dict[str, Any] | None:
         """:meth:`Legality.obligation` of the player, asked once."""
         if self._ob is _ASK:
-            self._ob = self._world.obligation(self._p)
+            self._ob = self._lg.obligation(self._p)
         return self._ob
 
 
-class Legality(World):
+class Legality:
     """The checks of every way to act: one's own ability, the leader action, the extra action,
-    an action performed through a borrowing ability."""
+    an action performed through a borrowing ability; a job over one :class:`World`."""
+
+    def __init__(self, world: World) -> None:
+        self.world = world
 
     def find_ability(self, p: Player, ref: str, via: str | None = None) -> str:
         """An ability key from its key, id, name (ru/en) or, when unambiguous, its slot."""
         if via == "leader":
-            if not any(f.leader == p.pid for f in self.factions_of(p.pid)):
+            if not any(f.leader == p.pid for f in self.world.factions_of(p.pid)):
                 raise ActionError("not_leader")
-            own = [(k, self.ability_def(k)) for k in self.leader_keys(p)]
+            own = [(k, self.world.ability_def(k)) for k in self.leader_keys(p)]
         elif via not in self.VIAS:
-            own = [(k, self.ability_def(k)) for k in self.borrow_keys(p, via)]
+            own = [(k, self.world.ability_def(k)) for k in self.borrow_keys(p, via)]
         else:
-            own = self.abilities(p)
+            own = self.world.abilities(p)
         for k, ab in own:
             if ref in (k, ab.id, ab.name.ru, ab.name.en):
                 return k
         try:
-            slot = self.rules.slot(ref)
+            slot = self.world.rules.slot(ref)
         except KeyError:
             slot = None
         if slot:
@@ -183,31 +186,11 @@ class Legality(World):
                 return hits[0]
             if len(hits) > 1:
                 # the one usable in this phase, if only one is
-                kind = self.info.kind
-                now = [k for k, ab in own if ab.slot == slot.id and self.rules.slot(ab.slot).phase in (kind, "any")]
+                kind = self.world.info.kind
+                now = [k for k, ab in own if ab.slot == slot.id and self.world.rules.slot(ab.slot).phase in (kind, "any")]
                 if len(now) == 1:
                     return now[0]
         raise ActionError("unknown_ability", ability=ref)
-
-    def _meets(self, p: Player, req: Requirement) -> ActionError | None:
-        if req.in_faction is True and not self.factions_of(p.pid):
-            return ActionError("not_in_faction")
-        if req.in_faction is False and self.factions_of(p.pid):
-            return ActionError("in_faction")
-        if req.stat:
-            sid = self.rules.stat(req.stat).id
-            have = self.true_stat(p, sid, "thresholds") if self.rules.thresholds_read == "true" else p.stats[sid]
-            if req.at_least is not None and have < req.at_least:
-                return ActionError("threshold_not_met", stat=sid, need=req.at_least)
-            if req.below is not None and have >= req.below:
-                return ActionError("threshold_not_met", stat=sid, need=req.below)
-        for st in req.status:
-            if not self.active(p, st):
-                return ActionError("needs_status", status=st)
-        for st in req.not_status:
-            if self.active(p, st):
-                return ActionError("has_status", status=st)
-        return None
 
     # ---- ways to act ------------------------------------------------------------------
     # ``via`` says how an ability is used: None (one's own, or granted by an ability),
@@ -216,7 +199,7 @@ class Legality(World):
     # ordinary action alongside any other), or the key of one's own *borrowing* ability
     # (``op: borrow``: «Ремонт каюты капитана», «Маскировка фракционного логова»): another
     # member's action performed through it, on its counters and on the borrowed one's.
-    VIAS = (None, "leader", "extra")
+    VIAS = VIAS
 
     @staticmethod
     def borrow_params(ab: AbilityDef) -> dict[str, Any] | None:
@@ -229,20 +212,20 @@ class Legality(World):
         return None
 
     def borrowers(self, p: Player) -> list[str]:
-        return [k for k, ab in self.abilities(p) if _way(self, k, ab)[2]]
+        return [k for k, ab in self.world.abilities(p) if _way(self, k, ab)[2]]
 
     def borrow_keys(self, p: Player, via: str | None) -> list[str]:
         """The actions ``p`` may perform through the borrowing ability ``via``: those of its
         slots that belong to the other members of p's factions (their own, not granted)."""
         if via not in self.borrowers(p):
             return []
-        slots = set(self.borrow_params(self.ability_def(via)).get("slots", []))
+        slots = set(self.borrow_params(self.world.ability_def(via)).get("slots", []))
         keys: list[str] = []
-        for f in self.factions_of(p.pid):
+        for f in self.world.factions_of(p.pid):
             for m in sorted(f.members):
                 if m == p.pid:
                     continue
-                for k, ab in self.abilities(self.player(m), granted=False):
+                for k, ab in self.world.abilities(self.world.player(m), granted=False):
                     if ab.slot in slots and k not in keys:
                         keys.append(k)
         return keys
@@ -252,13 +235,13 @@ class Legality(World):
         an active ``obliged:*`` status: ``key`` the move to make, ``target`` the player it must
         be aimed at. A move that cannot be made now, or a target out of reach, binds nothing."""
         for sid in sorted(p.statuses):
-            if p.statuses[sid].kind != "obliged" or not self.active(p, sid):
+            if p.statuses[sid].kind != "obliged" or not self.world.active(p, sid):
                 continue
             data = dict(p.statuses[sid].data)
             x = data.get("target")
             if x is not None:
-                t = self.player(x)
-                if not self.alive(t) or any(not f.can_be_targeted and f.public for f in self.status_flags(t)):
+                t = self.world.player(x)
+                if not self.world.alive(t) or any(not f.can_be_targeted and f.public for f in self.world.status_flags(t)):
                     data["target"] = None  # a secret status binds on: freeing the player would tell it
             if data.get("key"):
                 try:
@@ -271,31 +254,31 @@ class Legality(World):
     def order_targets(self, pid: int) -> list[int]:
         """Whom ``pid`` may give an order for (``FactionRules.orders``): the living other
         members of their factions; nobody when the ruleset has no orders or ``pid`` is out."""
-        if not self.rules.factions.orders or self.state.over or not self.alive(self.player(pid)):
+        if not self.world.rules.factions.orders or self.world.state.over or not self.world.alive(self.world.player(pid)):
             return []
-        return self.teammates(pid, living=True)
+        return self.world.teammates(pid, living=True)
 
     def leader_keys(self, p: Player) -> list[str]:
         keys: list[str] = []
-        slots = set(self.settings.leader_slots)
-        for f in self.factions_of(p.pid):
+        slots = set(self.world.settings.leader_slots)
+        for f in self.world.factions_of(p.pid):
             if f.leader != p.pid:
                 continue
             for m in sorted(f.members):
-                for k, ab in self.abilities(self.player(m), granted=False):
+                for k, ab in self.world.abilities(self.world.player(m), granted=False):
                     if ab.slot in slots and k.startswith("role:") and k not in keys:
                         keys.append(k)
         return keys
 
     def extra_slots(self, p: Player) -> set[str]:
-        return {s for x in self.passives(p, "extra_action") for s in x.get("slots", [])}
+        return {s for x in self.world.passives(p, "extra_action") for s in x.get("slots", [])}
 
     def lane_for(self, key: str, ab: AbilityDef, via: str | None) -> str:
         if via == "extra":
             return "extra"
         if via is not None:  # the leader action, or an action performed through another
             return "action"
-        return self.lane_of(key, ab)
+        return self.world.lane_of(key, ab)
 
     def _ability_via(self, p: Player, key: str, via: str | None) -> AbilityDef:
         if via not in self.VIAS:
@@ -303,12 +286,12 @@ class Legality(World):
                 raise ActionError("unknown_ability", ability=via)
             if key not in self.borrow_keys(p, via):
                 raise ActionError("not_borrowable", ability=key)
-            return self.ability_def(key)
+            return self.world.ability_def(key)
         if via == "leader":
             if key not in self.leader_keys(p):
                 raise ActionError("not_leader")
-            return self.ability_def(key)
-        ab = self.ability(p, key)
+            return self.world.ability_def(key)
+        ab = self.world.ability(p, key)
         if via == "extra" and ab.slot not in self.extra_slots(p):
             raise ActionError("no_extra_action")
         return ab
@@ -322,13 +305,13 @@ class Legality(World):
         (``legal_actions``, which asks for every way at once): the ability, already found to be
         the player's by that way with the game running and the player alive and free to act in
         this period, and :class:`PlayerNow` of the player (``flags``: their status flags)."""
-        st = self.state
+        st = self.world.state
         if known is None:
             if st.over:
                 raise ActionError("game_over")
-            if not self.alive(p):
+            if not self.world.alive(p):
                 raise ActionError("not_alive")
-            if self.phase_cut():
+            if self.world.phase_cut():
                 raise ActionError("phase_ended")
             ab = self._ability_via(p, key, via)
         else:
@@ -341,7 +324,7 @@ class Legality(World):
             raise ActionError("borrow_needs_choice", ability=key)
         if now is None:
             now = PlayerNow(self, p, flags)
-        any_phase = borrow and self.borrow_params(self.ability_def(via)).get("any_phase")
+        any_phase = borrow and self.borrow_params(self.world.ability_def(via)).get("any_phase")
         if slot.phase != "any" and slot.phase != now.info.kind and not any_phase:
             raise ActionError("wrong_phase", ability=key, phase=slot.phase)
         for flag in now.stops:
@@ -365,7 +348,7 @@ class Legality(World):
     def run_checks(self, p: Player, ab: AbilityDef, targets: list[int] | None, option: str | None) -> ActionError | None:
         """The ability's registered checks (``AbilityDef.checks``): the first refusal, or None."""
         for c in ab.checks:
-            err = CHECKS[c.kind](self, p, ab, c.params, targets, option)
+            err = CHECKS[c.kind](self.world, p, ab, c.params, targets, option)
             if err is not None:
                 return err
         return None
@@ -376,14 +359,14 @@ class Legality(World):
         # refusal; such a target is accepted and the action fails at the resolve (resolver)
         if not t.statuses:
             return True, False  # no status at all: alive, and nothing keeps anyone off
-        return self.alive(t), any(not f.can_be_targeted and f.public for f in self.status_flags(t))
+        return self.world.alive(t), any(not f.can_be_targeted and f.public for f in self.world.status_flags(t))
 
     def _target_ok(self, p: Player, ab: AbilityDef, t: Player, via: str | None = None, *, unbound: bool = False,
                    facts: dict[int, tuple[bool, bool]] | None = None, bound: Any = _ASK) -> ActionError | None:
         """None when ``p`` may aim ``ab`` at ``t``, else the refusal. ``facts``: the targets'
         :meth:`_target_facts`, computed once for many abilities (``legal_actions``); ``bound``:
         :meth:`_bound_target` of ``(p, ab, via)``, computed once for every target."""
-        self_ok = ab.self_target if ab.self_target is not None else self.slot_of(ab).self_target
+        self_ok = ab.self_target if ab.self_target is not None else self.world.slot_of(ab).self_target
         if t.pid == p.pid and not self_ok and via != "leader":
             return ActionError("self_target")
         alive, unreachable = facts[t.pid] if facts is not None else self._target_facts(t)
@@ -394,10 +377,10 @@ class Legality(World):
             return ActionError("target_not_alive", target=t.pid)
         if unreachable:
             return ActionError("target_unreachable", target=t.pid)
-        if ab.target_where and not self.matches(t, ab.target_where, actor=p.pid):
+        if ab.target_where and not self.world.matches(t, ab.target_where, actor=p.pid):
             return ActionError("illegal_target", target=t.pid)
-        if t.pid != p.pid and (t.grants or {t.role, t.character} & self._untargetable) and any(
-            ab.slot in x.get("slots", []) or set(ab.labels) & set(x.get("labels", [])) for x in self.passives(t, "untargetable")
+        if t.pid != p.pid and (t.grants or {t.role, t.character} & self.world._untargetable) and any(
+            ab.slot in x.get("slots", []) or set(ab.labels) & set(x.get("labels", [])) for x in self.world.passives(t, "untargetable")
         ):
             return ActionError("illegal_target", target=t.pid)
         if ab.checks:
@@ -418,11 +401,11 @@ class Legality(World):
     def _bound_target(self, p: Player, ab: AbilityDef, via: str | None, now: PlayerNow | None = None) -> int | None:
         """The player a blackmailed player's action must be aimed at, if this action can be
         (``now``: :class:`PlayerNow` of ``p``, when known)."""
-        if (now is not None and now.obligation is None) or via == "extra" or not self.counts_as_action(ab):
+        if (now is not None and now.obligation is None) or via == "extra" or not self.world.counts_as_action(ab):
             return None
         ob = self.obligation(p) if now is None else now.obligation
         x = ob.get("target") if ob else None
-        if x is None or self._target_ok(p, ab, self.player(x), via, unbound=True) is not None:
+        if x is None or self._target_ok(p, ab, self.world.player(x), via, unbound=True) is not None:
             return None
         return x
 
@@ -433,9 +416,9 @@ class Legality(World):
         if len(set(targets)) != len(targets) and not ab.repeat_targets:
             raise ActionError("duplicate_target")
         for t in targets:
-            if not 0 <= t < len(self.state.players):
+            if not 0 <= t < len(self.world.state.players):
                 raise ActionError("unknown_player")
-            err = self._target_ok(p, ab, self.state.players[t], via)
+            err = self._target_ok(p, ab, self.world.state.players[t], via)
             if err:
                 raise err
         numbers = number_range(ab)
@@ -459,9 +442,9 @@ class Legality(World):
 
     def legal_actions(self, pid: int) -> list[LegalAction]:
         """What ``pid`` may do now and on whom: the same checks as :meth:`submit`."""
-        p = self.player(pid)
+        p = self.world.player(pid)
         out: list[LegalAction] = []
-        if self.state.over or not self.alive(p) or self.phase_cut():
+        if self.world.state.over or not self.world.alive(p) or self.world.phase_cut():
             return out  # what check_available refuses first, for every way at once
         now = PlayerNow(self, p)
         kind = now.info.kind
@@ -470,9 +453,9 @@ class Legality(World):
         # (key, via, the ability when known, its slot, lane, whether it borrows): a way that
         # check_available refuses at once (another phase, a spent lane…) is skipped unasked
         ways: list[tuple[str, str | None, AbilityDef | None, Any, str, bool]] = list(own)
-        if self.state.factions:
+        if self.world.state.factions:
             for k in self.leader_keys(p):
-                ab = self.ability_def(k)
+                ab = self.world.ability_def(k)
                 ways.append((k, "leader", ab, _way(self, k, ab)[0], "action", False))
         if extra:
             ways += [(k, "extra", ab, slot, "extra", False) for k, _, ab, slot, _, _ in own if ab.slot in extra]
@@ -499,10 +482,10 @@ class Legality(World):
             targets = []
             if ab.targets:
                 if facts is None:
-                    players = self.state.players
+                    players = self.world.state.players
                     facts = {t.pid: self._target_facts(t) if t.statuses else (True, False) for t in players}
                     # (player, alive, publicly unreachable, plain: no passive can make them untargetable)
-                    shield = self._untargetable
+                    shield = self.world._untargetable
                     seats = [(t, *facts[t.pid], not (t.grants or (shield and {t.role, t.character} & shield))) for t in players]
                 targets = _targets(self, p, ab, via, seats, facts, self._bound_target(p, ab, via, now))
                 if len(targets) < ab.targets:
@@ -524,10 +507,10 @@ class Legality(World):
     def open_vote(self, vote_id: str | None = None) -> Any:
         """The open vote ``vote_id`` (None: the first open now); ``game_over`` or
         ``vote_closed`` when there is none to vote in."""
-        if self.state.over:
+        if self.world.state.over:
             raise ActionError("game_over")
-        votes = [v for v in self.open_votes() if vote_id in (None, v.id)]
-        if not votes or self.phase_cut():
+        votes = [v for v in self.world.open_votes() if vote_id in (None, v.id)]
+        if not votes or self.world.phase_cut():
             raise ActionError("vote_closed", vote=vote_id or "")
         return votes[0]
 
@@ -537,51 +520,51 @@ class Legality(World):
         «казнь»). Raises :class:`ActionError` (``game_over``, ``vote_closed``, ``cannot_vote``)
         when they may not vote at all. :meth:`engine.game.Game.vote` accepts nothing else."""
         vdef, p = self.voter(pid, vote_id)
-        return vote_choices(self, vdef, p)
+        return vote_choices(self.world, vdef, p)
 
     def voter(self, pid: int, vote_id: str | None = None) -> tuple[Any, Player]:
         """The open vote ``vote_id`` and the player ``pid`` who may cast a ballot in it now;
         raises what :meth:`vote_choices` raises before it lists any choice (``game_over``,
         ``vote_closed``, ``cannot_vote``)."""
         vdef = self.open_vote(vote_id)
-        p = self.player(pid)
-        if not self.alive(p) or any(not f.can_vote for f in self.status_flags(p)):
+        p = self.world.player(pid)
+        if not self.world.alive(p) or any(not f.can_vote for f in self.world.status_flags(p)):
             raise ActionError("cannot_vote")
         return vdef, p
 
 
 # ---- what legal_actions finds once: the ways of a role and character, the targets of a way ----
-def _way(world: Legality, key: str, ab: AbilityDef) -> tuple[SlotDef, str, bool]:
+def _way(lg: Legality, key: str, ab: AbilityDef) -> tuple[SlotDef, str, bool]:
     """What the ruleset alone says of the ability ``ab`` held under ``key``: its slot, the
     lane it fills used as one's own (``lane_of``), and whether it borrows (``op: borrow``);
     found once per ruleset and key."""
-    cache = world.rules.derived_cache
+    cache = lg.world.rules.derived_cache
     found = cache.get(("way", key))
     if found is None or found[0] is not ab:
-        found = cache["way", key] = (ab, world.slot_of(ab), world.lane_of(key, ab), world.borrow_params(ab) is not None)
+        found = cache["way", key] = (ab, lg.world.slot_of(ab), lg.world.lane_of(key, ab), lg.borrow_params(ab) is not None)
     return found[1], found[2], found[3]
 
 
-def _own_ways(world: Legality, p: Player, kind: str) -> tuple[list[tuple[str, None, AbilityDef, SlotDef, str, bool]], list[str]]:
+def _own_ways(lg: Legality, p: Player, kind: str) -> tuple[list[tuple[str, None, AbilityDef, SlotDef, str, bool]], list[str]]:
     """``p``'s own abilities (``abilities``) of the period ``kind`` (their slot's phase) as ways
     to act: (key, None, the ability, its slot, its lane, whether it borrows); and the keys of
     all their borrowing abilities. Looked up once per role, character and period for a player
     without grants."""
     if not p.grants:
         ckey = ("own_ways", p.role, p.character, kind)
-        found = world.rules.derived_cache.get(ckey)
+        found = lg.world.rules.derived_cache.get(ckey)
         if found is None:
-            found = world.rules.derived_cache[ckey] = _own_ways_now(world, world.abilities(p), kind)
+            found = lg.world.rules.derived_cache[ckey] = _own_ways_now(lg, lg.world.abilities(p), kind)
         return found
-    return _own_ways_now(world, world.abilities(p), kind)
+    return _own_ways_now(lg, lg.world.abilities(p), kind)
 
 
-def _own_ways_now(world: Legality, own: list[tuple[str, AbilityDef]], kind: str) -> tuple[list[Any], list[str]]:
-    ways = [(k, None, ab, *_way(world, k, ab)) for k, ab in own]
+def _own_ways_now(lg: Legality, own: list[tuple[str, AbilityDef]], kind: str) -> tuple[list[Any], list[str]]:
+    ways = [(k, None, ab, *_way(lg, k, ab)) for k, ab in own]
     return [w for w in ways if w[3].phase in ("any", kind)], [w[0] for w in ways if w[5]]
 
 
-def _targets(world: Legality, p: Player, ab: AbilityDef, via: str | None, seats: list[tuple[Player, bool, bool, bool]],
+def _targets(lg: Legality, p: Player, ab: AbilityDef, via: str | None, seats: list[tuple[Player, bool, bool, bool]],
              facts: dict[int, tuple[bool, bool]], bound: int | None) -> list[int]:
     """Every pid :meth:`Legality._target_ok` accepts for ``p``'s ``ab`` by ``via``, in seat order
     (``seats``, ``facts``: each target's facts, found once per ``legal_actions``). An
@@ -589,18 +572,18 @@ def _targets(world: Legality, p: Player, ab: AbilityDef, via: str | None, seats:
     target filter, for each target no passive can shield; any other pair asks
     :meth:`Legality._target_ok` itself."""
     if ab.checks or ab.once_per == "target":
-        return [t.pid for t, *_ in seats if world._target_ok(p, ab, t, via, facts=facts, bound=bound) is None]
-    self_ok = via == "leader" or (ab.self_target if ab.self_target is not None else world.slot_of(ab).self_target)
+        return [t.pid for t, *_ in seats if lg._target_ok(p, ab, t, via, facts=facts, bound=bound) is None]
+    self_ok = via == "leader" or (ab.self_target if ab.self_target is not None else lg.world.slot_of(ab).self_target)
     want_alive = not ab.dead_targets
     only = bound if bound is not None and ab.targets == 1 else None
     where = ab.target_where
     out = []
     for t, alive, unreachable, plain in seats:
         if not plain:
-            if world._target_ok(p, ab, t, via, facts=facts, bound=bound) is None:
+            if lg._target_ok(p, ab, t, via, facts=facts, bound=bound) is None:
                 out.append(t.pid)
         elif (alive is want_alive and not unreachable and (self_ok or t is not p) and (only is None or t.pid == only)
-              and (where is None or world.matches(t, where, actor=p.pid))):
+              and (where is None or lg.world.matches(t, where, actor=p.pid))):
             out.append(t.pid)
     return out
 
@@ -632,7 +615,7 @@ def _spent_pairs(p: Player, ab: AbilityDef, targets: list[int], options: list[st
     return frozenset(x for x in spent if x[0] not in gone), [t for t in targets if t not in gone]
 
 
-def _refusal_after_lane(world: Legality, p: Player, key: str, via: str | None, ab: AbilityDef, slot: SlotDef, lane: str,
+def _refusal_after_lane(lg: Legality, p: Player, key: str, via: str | None, ab: AbilityDef, slot: SlotDef, lane: str,
                         now: PlayerNow, unbound: bool) -> ActionError | None:
     """The refusal of :meth:`Legality.check_available` once the phase, the statuses, the
     forbidden abilities and the lane have let the way pass (a blackmail, a cooldown, a
@@ -647,21 +630,21 @@ def _refusal_after_lane(world: Legality, p: Player, key: str, via: str | None, a
             return ActionError("blackmailed_target", target=ob["target"])
     if via == "leader":
         ready = p.ready_at.get("leader")
-        if ready is not None and world.state.tick < ready:
-            return ActionError("cooldown", ability="leader", ready=world.clock.info(ready).label)
+        if ready is not None and lg.world.state.tick < ready:
+            return ActionError("cooldown", ability="leader", ready=lg.world.clock.info(ready).label)
         return None
     if slot.requires or ab.requires:
         for req in [*slot.requires, *ab.requires]:
-            err = world._meets(p, req)
+            err = meets(lg.world, p, req)
             if err:
                 return err
     ready = p.ready_at.get(key)
-    if ready is not None and world.state.tick < ready:
-        return ActionError("cooldown", ability=key, ready=world.clock.info(ready).label)
+    if ready is not None and lg.world.state.tick < ready:
+        return ActionError("cooldown", ability=key, ready=lg.world.clock.info(ready).label)
     if ab.uses_per_game is not None and p.uses.get(key, 0) >= ab.uses_per_game:
         return ActionError("no_uses_left", ability=key)
     if ab.checks:
-        err = world.run_checks(p, ab, None, None)
+        err = lg.run_checks(p, ab, None, None)
         if err:
             return err
     return None

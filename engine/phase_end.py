@@ -24,14 +24,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
 
+from .legality import Legality
 from .registry import EARLY_ENDS, EarlyEnd
 from .state import Intent, Player
 from .world import World
-
-if TYPE_CHECKING:
-    from .legality import LegalAction
 
 
 @dataclass(frozen=True)
@@ -56,59 +53,59 @@ class PhaseRoll:
     not_voted: list[int] = field(default_factory=list)
 
 
-class PhaseEnd(World):
-    """Whom the phase waits for (a mixin of :class:`engine.game.Game`; ``legal_actions`` and
-    ``lane_for`` come from :class:`engine.legality.Legality` beside it)."""
+class PhaseEnd:
+    """Whom the phase waits for: a job over one :class:`World`, asking its :class:`Legality`
+    what a player may still do."""
 
-    if TYPE_CHECKING:
-        def legal_actions(self, pid: int) -> list[LegalAction]: ...
-        def lane_for(self, key: str, ab: Any, via: str | None) -> str: ...
+    def __init__(self, world: World, legality: Legality) -> None:
+        self.world = world
+        self.legality = legality
 
     # ---- declared idle ------------------------------------------------------------------
     def declared_idle(self) -> set[int]:
         """Who the GM declared idle for the current tick (``GameState.idle``)."""
-        return set(self.state.idle)
+        return set(self.world.state.idle)
 
     # ---- owed actions and votes ---------------------------------------------------------
     def submitted(self, pid: int) -> list[Intent]:
         """What ``pid`` submitted for the current tick, in order."""
-        return [i for i in self.state.intents if i.pid == pid and i.tick == self.state.tick]
+        return [i for i in self.world.state.intents if i.pid == pid and i.tick == self.world.state.tick]
 
     def has_turn_action(self, p: Player) -> bool:
         """Whether the player's abilities include a turn's action (lane ``action``)."""
-        return any(self.lane_of(k, ab) == "action" for k, ab in self.abilities(p))
+        return any(self.world.lane_of(k, ab) == "action" for k, ab in self.world.abilities(p))
 
     def turn_done(self, p: Player) -> bool:
         """Whether the player has used (or submitted) what this turn asks of them."""
         if self.has_turn_action(p):
-            return "action" in p.spent.get(self.info.turn, []) or any(i.lane == "action" for i in self.submitted(p.pid))
+            return "action" in p.spent.get(self.world.info.turn, []) or any(i.lane == "action" for i in self.submitted(p.pid))
         return bool(self.submitted(p.pid))
 
     def owes_action(self, p: Player) -> bool:
-        if self.state.over or not self.alive(p) or p.pid in self.state.idle or self.turn_done(p):
+        if self.world.state.over or not self.world.alive(p) or p.pid in self.world.state.idle or self.turn_done(p):
             return False
-        legal = self.legal_actions(p.pid)
+        legal = self.legality.legal_actions(p.pid)
         if self.has_turn_action(p):
-            return any(self.lane_for(la.key, la.ability, la.via) == "action" for la in legal)
+            return any(self.legality.lane_for(la.key, la.ability, la.via) == "action" for la in legal)
         return bool(legal)
 
     def may_vote(self, p: Player) -> bool:
-        return self.alive(p) and all(f.can_vote for f in self.status_flags(p))
+        return self.world.alive(p) and all(f.can_vote for f in self.world.status_flags(p))
 
     def owes_votes(self, p: Player) -> list[str]:
         """The open votes ``p`` may vote in and has not (none once declared idle or excused)."""
-        if self.state.over or p.pid in self.state.idle or not self.may_vote(p):
+        if self.world.state.over or p.pid in self.world.state.idle or not self.may_vote(p):
             return []
         rule = self.early_end_rule()
-        if rule is not None and rule.excused_vote(self, p):
+        if rule is not None and rule.excused_vote(self.world, p):
             return []
-        cast = {v.vote for v in self.state.votes if v.pid == p.pid}
-        return [vd.id for vd in self.open_votes() if vd.id not in cast]
+        cast = {v.vote for v in self.world.state.votes if v.pid == p.pid}
+        return [vd.id for vd in self.world.open_votes() if vd.id not in cast]
 
     def owed(self) -> list[Owed]:
         """Every living player who owes this turn's action or a vote: whom reminders reach."""
         out = []
-        for p in self.living():
+        for p in self.world.living():
             action, votes = self.owes_action(p), tuple(self.owes_votes(p))
             if action or votes:
                 out.append(Owed(p.pid, action, votes))
@@ -117,12 +114,12 @@ class PhaseEnd(World):
     def phase_roll(self) -> PhaseRoll:
         """The living players in exactly one group each, for the GM's status."""
         roll = PhaseRoll()
-        open_ids = [vd.id for vd in self.open_votes()]
-        for p in self.living():
+        open_ids = [vd.id for vd in self.world.open_votes()]
+        for p in self.world.living():
             subs = self.submitted(p.pid)
             if subs:
                 roll.submitted[p.pid] = subs
-            if p.pid in self.state.idle:
+            if p.pid in self.world.state.idle:
                 roll.idle.append(p.pid)
             elif self.owes_action(p):
                 roll.owed.append(p.pid)
@@ -133,13 +130,13 @@ class PhaseEnd(World):
             if open_ids:
                 if self.owes_votes(p):
                     roll.not_voted.append(p.pid)
-                elif any(v.pid == p.pid and v.vote in open_ids for v in self.state.votes):
+                elif any(v.pid == p.pid and v.vote in open_ids for v in self.world.state.votes):
                     roll.voted.append(p.pid)
         return roll
 
     # ---- the early end ------------------------------------------------------------------
     def early_end_rule(self) -> type[EarlyEnd] | None:
-        name = self.settings.early_end
+        name = self.world.settings.early_end
         return EARLY_ENDS[name] if name else None
 
     def waiting_for(self, declared: Iterable[int] = ()) -> list[int] | None:
@@ -147,14 +144,14 @@ class PhaseEnd(World):
         does not): by day who owes a vote, by night who owes the action, among those the book
         lets hold the phase up; ``declared`` are idle too, besides ``GameState.idle``."""
         rule = self.early_end_rule()
-        if rule is None or self.state.over:
+        if rule is None or self.world.state.over:
             return None
         extra = set(declared)
         out = []
-        for p in self.living():
-            if p.pid in extra or p.pid in self.state.idle or not rule.holds_up(self, p):
+        for p in self.world.living():
+            if p.pid in extra or p.pid in self.world.state.idle or not rule.holds_up(self.world, p):
                 continue
-            if self.owes_votes(p) if self.info.kind == "day" else self.owes_action(p):
+            if self.owes_votes(p) if self.world.info.kind == "day" else self.owes_action(p):
                 out.append(p.pid)
         return out
 
@@ -162,11 +159,11 @@ class PhaseEnd(World):
         """Those who owe what the phase waits for but whom the book lets hold up nobody (seed
         003: a Слоупок by night); empty without an early end."""
         rule = self.early_end_rule()
-        if rule is None or self.state.over:
+        if rule is None or self.world.state.over:
             return []
-        day = self.info.kind == "day"
-        return [p.pid for p in self.living()
-                if p.pid not in self.state.idle and not rule.holds_up(self, p) and (self.owes_votes(p) if day else self.owes_action(p))]
+        day = self.world.info.kind == "day"
+        return [p.pid for p in self.world.living()
+                if p.pid not in self.world.state.idle and not rule.holds_up(self.world, p) and (self.owes_votes(p) if day else self.owes_action(p))]
 
     def may_end_early(self) -> bool:
         """The ruleset ends a phase early and the current one waits for nobody."""
@@ -174,13 +171,13 @@ class PhaseEnd(World):
 
     def can_declare_idle(self, p: Player) -> str | None:
         """Why the GM may not declare ``p`` idle now (a message key), or None."""
-        if self.state.over:
+        if self.world.state.over:
             return "game_over"
         if self.early_end_rule() is None:
             return "idle_no_early_end"
-        if not self.alive(p):
+        if not self.world.alive(p):
             return "idle_not_alive"
-        if p.pid in self.state.idle:
+        if p.pid in self.world.state.idle:
             return "idle_already"
         if p.pid not in (self.waiting_for() or []):
             return "idle_owes_nothing"

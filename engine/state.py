@@ -86,6 +86,11 @@ class Faction:
     name: str | None = None
 
 
+# how an ability is used (``Intent.via``): one's own (None), the leader action, the extra action;
+# any other ``via`` is the key of a borrowing ability it is performed through
+VIAS = (None, "leader", "extra")
+
+
 @dataclass
 class Intent:
     seq: int

@@ -7,16 +7,16 @@ from typing import TYPE_CHECKING, Any
 from .registry import victory
 
 if TYPE_CHECKING:
-    from .game import Game
+    from .world import World
 
 
 @victory("none")
-def no_victory(g: Game, params: dict[str, Any], final: bool) -> list[int] | None:
+def no_victory(g: World, params: dict[str, Any], final: bool) -> list[int] | None:
     return [] if final else None
 
 
 @victory("highest_stat")
-def highest_stat(g: Game, params: dict[str, Any], final: bool) -> list[int] | None:
+def highest_stat(g: World, params: dict[str, Any], final: bool) -> list[int] | None:
     """Godfather's Legacy: at the end, the highest ВО among faction sums and free players.
 
     A faction's claim is the sum of its living members' true stat; only its leader wins. Ties:
@@ -91,7 +91,7 @@ def highest_stat(g: Game, params: dict[str, Any], final: bool) -> list[int] | No
 
 
 @victory("last_team")
-def last_team(g: Game, params: dict[str, Any], final: bool) -> list[int] | None:
+def last_team(g: World, params: dict[str, Any], final: bool) -> list[int] | None:
     """Eternal Friday: a team wins once no living player of any other team remains.
 
     ``ignore_teams``: teams that neither win this way nor keep the others from winning (seed

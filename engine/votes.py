@@ -10,9 +10,9 @@ from .registry import VOTES
 from .resolve.effects import deal_damage, kill
 
 if TYPE_CHECKING:
-    from .game import Game
     from .resolve.context import Ctx
     from .state import Intent, Player, Vote
+    from .world import World
 
 
 # ---- the base of every vote counter ----------------------------------------------------------
@@ -25,13 +25,13 @@ class VoteCounter:
     the count, over :class:`Lynch`)."""
 
     @staticmethod
-    def check_choice(g: Game, vdef: Any, p: Player, choice: Any) -> None:
+    def check_choice(g: World, vdef: Any, p: Player, choice: Any) -> None:
         """Raise :class:`~engine.errors.ActionError` unless ``p`` may cast ``choice`` (a pid or
         a named choice) now. Asked by :meth:`engine.game.Game.vote` and by the bot's choices."""
         raise NotImplementedError
 
     @staticmethod
-    def accepted(g: Game, vdef: Any, p: Player, candidates: list[Any]) -> list[Any] | None:
+    def accepted(g: World, vdef: Any, p: Player, candidates: list[Any]) -> list[Any] | None:
         """The ``candidates`` :meth:`check_choice` accepts for ``p``, in their order, when the
         counter can tell them at once (a counter whose check reads one list); None (default):
         :func:`vote_choices` asks :meth:`check_choice` of each. It must accept exactly what
@@ -45,7 +45,7 @@ class VoteCounter:
         raise NotImplementedError
 
     @staticmethod
-    def is_open(g: Game, vdef: Any) -> bool:
+    def is_open(g: World, vdef: Any) -> bool:
         """Whether the vote takes ballots now (asked for the open votes; default: always, in
         the phases whose steps list the vote's step)."""
         return True
@@ -56,34 +56,34 @@ class VoteCounter:
         return True
 
     @staticmethod
-    def on_start(g: Game, vdef: Any) -> None:
+    def on_start(g: World, vdef: Any) -> None:
         """Once when the game is created, after the deal (default: nothing)."""
 
     @staticmethod
-    def on_ballot(g: Game, vdef: Any, v: Vote) -> None:
+    def on_ballot(g: World, vdef: Any, v: Vote) -> None:
         """After a new ballot ``v`` is cast: a vote that reads something at the moment of
         voting (seed 001: the voter's ТВ). Not called when a ballot is changed."""
 
     @staticmethod
-    def watch(g: Game, vdef: Any) -> None:
+    def watch(g: World, vdef: Any) -> None:
         """After every resolve: the vote looks at the new state (seed 000's prison list grows
         after every period). Default: nothing."""
 
     @staticmethod
-    def secret_weights(g: Game, vdef: Any) -> bool:
+    def secret_weights(g: World, vdef: Any) -> bool:
         """Whether a ballot's weight can derive from a secret (``public_vote_weights: auto``
         then hides the weighted totals). Default: no, one ballot one vote."""
         return False
 
     @staticmethod
-    def named_choices(g: Game, vdef: Any) -> list[str]:
+    def named_choices(g: World, vdef: Any) -> list[str]:
         """The choices that are not a player («за мир», «против всех», «амнистия», «казнь»…),
         each still asked of :meth:`check_choice` before it is offered (:func:`vote_choices`)."""
         return []
 
 
 # ---- what a voter may choose -----------------------------------------------------------------
-def vote_choices(g: Game, vdef: Any, p: Player) -> list[int | str]:
+def vote_choices(g: World, vdef: Any, p: Player) -> list[int | str]:
     """Every choice ``p`` may cast in ``vdef`` now: the players its counter accepts, in seat
     order, then «за мир» where the vote's ``params`` offer it (``peace``), then its named choices
     in the counter's order. The one list the bot offers and :meth:`engine.game.Game.vote`
@@ -107,7 +107,7 @@ def vote_choices(g: Game, vdef: Any, p: Player) -> list[int | str]:
     return out
 
 
-def vote_candidates(g: Game, vdef: Any) -> list[int | str]:
+def vote_candidates(g: World, vdef: Any) -> list[int | str]:
     """Every choice a ballot of ``vdef`` may name before its counter is asked: each seat, then
     «за мир» where the vote's ``params`` offer it (``peace``), then the counter's named choices."""
     peace = ["peace"] if vdef.params.get("peace") else []
@@ -125,13 +125,13 @@ BALLOT_EVENTS = ("vote.cast", "vote.changed", "vote.cast_count", "vote.cast_hidd
                  "vote.withdrawn_hidden")
 
 
-def live_ballots(g: Game, vote_id: str) -> list[list[Any]]:
+def live_ballots(g: World, vote_id: str) -> list[list[Any]]:
     """How many ballots each choice of ``vote_id`` has now, most first."""
     heads = Counter(v.choice for v in g.state.votes if v.vote == vote_id and v.choice is not None)
     return [[k, n] for k, n in sorted(heads.items(), key=lambda kv: (-kv[1], str(kv[0])))]
 
 
-def announce_ballot(g: Game, vdef: Any, v: Vote, changed: bool) -> None:
+def announce_ballot(g: World, vdef: Any, v: Vote, changed: bool) -> None:
     """The public line of a ballot just cast (``changed``: a ballot replaced)."""
     mode = g.settings.vote_display
     if mode == "count":
@@ -143,7 +143,7 @@ def announce_ballot(g: Game, vdef: Any, v: Vote, changed: bool) -> None:
                ballots=live_ballots(g, vdef.id))
 
 
-def announce_withdrawn(g: Game, vdef: Any, pid: int) -> None:
+def announce_withdrawn(g: World, vdef: Any, pid: int) -> None:
     """The public line of a ballot taken back (where the vote allows it: ``Game.unvote``)."""
     mode = g.settings.vote_display
     if mode == "count":
@@ -164,28 +164,28 @@ def announce_withdrawn(g: Game, vdef: Any, pid: int) -> None:
 # them when the vote kind says its weights can derive from a secret (``secret_weights``).
 
 
-def secret_stat(g: Game, stat: str) -> bool:
+def secret_stat(g: World, stat: str) -> bool:
     return g.rules.stat(stat).visibility != "public"
 
 
-def secret_passives(g: Game, kinds: tuple[str, ...]) -> bool:
+def secret_passives(g: World, kinds: tuple[str, ...]) -> bool:
     """Whether a secret character (the hidden half of a player in every shipped ruleset) has a
     passive of one of ``kinds``; open roles' passives are known to the town."""
     return any(pas.kind in kinds for c in g.rules.characters for pas in c.passives)
 
 
-def secret_statuses(g: Game, ids: list[str]) -> bool:
+def secret_statuses(g: World, ids: list[str]) -> bool:
     return any(s.id in ids and not s.public for s in g.rules.statuses)
 
 
-def weights_public(g: Game, vdef: Any) -> bool:
+def weights_public(g: World, vdef: Any) -> bool:
     mode = g.rules.public_vote_weights
     if mode != "auto":
         return mode == "shown"
     return not VOTES[vdef.kind].secret_weights(g, vdef)
 
 
-def public_ballots(g: Game, ballots: list[Vote], dead_ballots: bool = False) -> list[list[Any]]:
+def public_ballots(g: World, ballots: list[Vote], dead_ballots: bool = False) -> list[list[Any]]:
     """The ballots as the thread shows them: per choice, how many were cast by voters the town
     knows may vote (the dead, unless their ballots count, and holders of a *public* status
     without the vote are left out; a secret loss of the vote or of its strength is not told)."""
@@ -203,7 +203,7 @@ def public_ballots(g: Game, ballots: list[Vote], dead_ballots: bool = False) -> 
     return [[k, n] for k, n in sorted(heads.items(), key=lambda kv: (-kv[1], str(kv[0])))]
 
 
-def publish_tally(g: Game, vdef: Any, tally: list[list[Any]], ballots: list[Vote], *, dead_ballots: bool = False,
+def publish_tally(g: World, vdef: Any, tally: list[list[Any]], ballots: list[Vote], *, dead_ballots: bool = False,
                   gm_tally: bool = True, nobody_follows: bool = False) -> None:
     """The public tally of a counted vote: the weighted ``tally`` where weights may be shown,
     else the ballots, and the weighted tally for the GM (``gm_tally``: unless the vote has a
@@ -230,7 +230,7 @@ def publish_tally(g: Game, vdef: Any, tally: list[list[Any]], ballots: list[Vote
 OPEN_EVENTS = ("open.action", "open.action_alone", "open.cancelled")
 
 
-def used_openly(g: Game, intent: Intent) -> bool:
+def used_openly(g: World, intent: Intent) -> bool:
     try:
         slot = g.slot_of(g.ability_def(intent.ability)).id
     except (KeyError, ValueError):
@@ -238,7 +238,7 @@ def used_openly(g: Game, intent: Intent) -> bool:
     return slot in g.settings.public_slots
 
 
-def announce_open_action(g: Game, intent: Intent, cancelled: bool = False) -> None:
+def announce_open_action(g: World, intent: Intent, cancelled: bool = False) -> None:
     """The public post of an open ability just submitted (or, ``cancelled``, taken back)."""
     if not used_openly(g, intent):
         return
@@ -257,7 +257,7 @@ class Lynch(VoteCounter):
     """
 
     @staticmethod
-    def check_choice(g: Game, vdef: Any, p: Player, choice: int | str | None) -> None:
+    def check_choice(g: World, vdef: Any, p: Player, choice: int | str | None) -> None:
         if choice == "peace" and vdef.params.get("peace"):
             return
         if not isinstance(choice, int) or not 0 <= choice < len(g.state.players):
@@ -266,7 +266,7 @@ class Lynch(VoteCounter):
             raise ActionError("target_not_alive", target=choice)
 
     @staticmethod
-    def secret_weights(g: Game, vdef: Any) -> bool:
+    def secret_weights(g: World, vdef: Any) -> bool:
         return False  # one ballot, one vote
 
     @staticmethod

@@ -14,7 +14,7 @@ from typing import Any
 from .clock import Clock, TickInfo
 from .errors import ActionError, GameError
 from .registry import VOTES
-from .ruleset import AbilityDef, RoleDef, Ruleset, Selector, SlotDef
+from .ruleset import AbilityDef, Requirement, RoleDef, Ruleset, Selector, SlotDef
 from .settings import GameSettings
 from .state import Audience, Event, Faction, GameState, Player, Status
 
@@ -29,6 +29,28 @@ def blocked_by_status(game: World, p: Player, key: str, slot: str, tick: int) ->
         if not scope or slot in scope or ("character" in scope and key.startswith("character:")) or ("role" in scope and key.startswith("role:")):
             return True
     return False
+
+
+def meets(world: World, p: Player, req: Requirement) -> ActionError | None:
+    """The refusal when ``p`` does not meet ``req`` (a faction, a stat threshold, a status), else None."""
+    if req.in_faction is True and not world.factions_of(p.pid):
+        return ActionError("not_in_faction")
+    if req.in_faction is False and world.factions_of(p.pid):
+        return ActionError("in_faction")
+    if req.stat:
+        sid = world.rules.stat(req.stat).id
+        have = world.true_stat(p, sid, "thresholds") if world.rules.thresholds_read == "true" else p.stats[sid]
+        if req.at_least is not None and have < req.at_least:
+            return ActionError("threshold_not_met", stat=sid, need=req.at_least)
+        if req.below is not None and have >= req.below:
+            return ActionError("threshold_not_met", stat=sid, need=req.below)
+    for st in req.status:
+        if not world.active(p, st):
+            return ActionError("needs_status", status=st)
+    for st in req.not_status:
+        if world.active(p, st):
+            return ActionError("has_status", status=st)
+    return None
 
 
 _UNKNOWN = object()  # a cache's "not looked up yet" (None is an answer)

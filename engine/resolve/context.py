@@ -11,12 +11,12 @@ from ..state import Event, Intent, Player
 from ..world import blocked_by_status
 
 if TYPE_CHECKING:
-    from ..game import Game
+    from ..world import World
 
 
 @dataclass(slots=True)  # (no attribute but its fields: built once a resolve, read all through it)
 class Ctx:
-    game: Game
+    game: World
     tick: int
     intents: list[Intent]
     outcome: dict[int, str] = field(default_factory=dict)  # intent seq -> applied/blocked/...
@@ -29,8 +29,6 @@ class Ctx:
     step_stats: dict[int, dict[str, int]] = field(default_factory=dict)
     first_event: int = 0  # the index of this resolve's first event in the game's log
     ran: set[int] = field(default_factory=set)  # the seqs of the actions that took effect so far
-    # ability key -> its pipeline.AbilityRun (the ruleset's own table, given by the resolve)
-    runs: dict[str, Any] = field(default_factory=dict)
 
     def intents_of(self, pid: int) -> list[Intent]:
         """This tick's actions of ``pid``, in the resolve's order (an index built once: the

@@ -19,7 +19,7 @@ from ..factions import (
 from ..state import Faction, FactionOp, Player
 
 if TYPE_CHECKING:
-    from ..game import Game
+    from ..world import World
     from .context import Ctx
 
 
@@ -51,7 +51,7 @@ def resolve_ops(ctx: Ctx) -> None:
     g.state.faction_ops = [o for o in g.state.faction_ops if o.tick != ctx.tick]
 
 
-def _do_invite(g: Game, o: FactionOp, night: _Night) -> None:
+def _do_invite(g: World, o: FactionOp, night: _Night) -> None:
     inviter, t = g.player(o.pid), g.player(o.target)
     into = invite_faction(g, inviter, o.fid)
     if into is False:
@@ -67,7 +67,7 @@ def _do_invite(g: Game, o: FactionOp, night: _Night) -> None:
     night.valid[(o.pid, t.pid)] = into
 
 
-def _do_overthrow(g: Game, o: FactionOp, night: _Night) -> None:
+def _do_overthrow(g: World, o: FactionOp, night: _Night) -> None:
     f = next((f for f in g.factions_of(o.pid) if o.fid in (None, f.fid)), None)
     if f is None or f.leader == o.pid:
         return
@@ -86,13 +86,13 @@ def _do_overthrow(g: Game, o: FactionOp, night: _Night) -> None:
         g.emit("faction.new_leader", "faction", [f.fid], leader=me.pid)
 
 
-def _bump(g: Game, p: Player, deltas: dict[str, int]) -> None:
+def _bump(g: World, p: Player, deltas: dict[str, int]) -> None:
     for stat, n in deltas.items():
         sid = g.rules.stat(stat).id
         p.stats[sid] = p.stats.get(sid, 0) + n
 
 
-def _do_leave(g: Game, o: FactionOp, night: _Night) -> None:
+def _do_leave(g: World, o: FactionOp, night: _Night) -> None:
     me = g.player(o.pid)
     for f in g.factions_of(o.pid):
         if o.fid not in (None, f.fid):
@@ -111,7 +111,7 @@ def _do_leave(g: Game, o: FactionOp, night: _Night) -> None:
         return
 
 
-def _do_kick(g: Game, o: FactionOp, night: _Night) -> None:
+def _do_kick(g: World, o: FactionOp, night: _Night) -> None:
     for f in g.factions_of(o.pid):
         if f.leader != o.pid or o.target not in f.members:
             continue
@@ -127,7 +127,7 @@ def _do_kick(g: Game, o: FactionOp, night: _Night) -> None:
         return
 
 
-def _do_accept(g: Game, o: FactionOp, night: _Night) -> None:
+def _do_accept(g: World, o: FactionOp, night: _Night) -> None:
     inviter, me = o.target, o.pid
     key = (inviter, me)
     p = g.player(me)
@@ -163,5 +163,5 @@ def _do_accept(g: Game, o: FactionOp, night: _Night) -> None:
     g.emit("faction.joined", "faction", [f.fid], player=me, fid=f.fid)
 
 
-def _do_decline(g: Game, o: FactionOp, night: _Night) -> None:
+def _do_decline(g: World, o: FactionOp, night: _Night) -> None:
     g.emit("faction.declined", "players", [o.target], target=o.pid)

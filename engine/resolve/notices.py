@@ -26,14 +26,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..game import Game
     from ..state import Intent
+    from ..world import World
     from .context import Ctx
 
 LEDGER = "ledger"  # Ctx.scratch key: [(pid, stat, delta, cause, actor)]
 
 
-def own_stats(game: Game) -> dict[int, dict[str, int]]:
+def own_stats(game: World) -> dict[int, dict[str, int]]:
     """Every player's stats as they know them (:meth:`World.true_stat`: with every hidden and
     timed bonus), so that a timed bonus an ability gives is credited to it like a base change."""
     ids = _reads(game)[0]
@@ -60,7 +60,7 @@ def _credit(ctx: Ctx, before: dict[int, dict[str, int]], now: dict[int, dict[str
                 book.append((pid, sid, d, cause, actor))
 
 
-def _reads(game: Game) -> tuple[tuple[str, ...], frozenset[str], bool]:
+def _reads(game: World) -> tuple[tuple[str, ...], frozenset[str], bool]:
     """What :meth:`World.true_stat` can read in this ruleset (once per ruleset): its stat ids,
     the statuses that move a stat (``stat_modifiers``; any other status adds nothing), and
     whether a faction bonus applies (``factions.bonus_stat`` of an enabled faction rule)."""
@@ -78,7 +78,7 @@ def _reads(game: Game) -> tuple[tuple[str, ...], frozenset[str], bool]:
     return found
 
 
-def _fingerprint(game: Game) -> tuple[Any, ...]:
+def _fingerprint(game: World) -> tuple[Any, ...]:
     """Everything :meth:`World.true_stat` reads (the tick, each player's base stats, modifiers
     and the statuses that move a stat with their times, faction members where a faction bonus
     applies): equal fingerprints, equal own stats. Far cheaper than the stats themselves
@@ -97,7 +97,7 @@ def _fingerprint(game: Game) -> tuple[Any, ...]:
     )
 
 
-def _changed(game: Game, old: tuple[Any, ...], new: tuple[Any, ...]) -> list[int] | None:
+def _changed(game: World, old: tuple[Any, ...], new: tuple[Any, ...]) -> list[int] | None:
     """The players (by seat) whose own stats can differ between two fingerprints: those whose
     base stats, modifiers or stat-moving statuses differ, and where a faction bonus applies
     every member of a faction one of whose members' base stats differ (the bonus reads them
@@ -126,7 +126,7 @@ def seed_own(ctx: Ctx, own: dict[int, dict[str, int]]) -> None:
     ctx.scratch[OWN] = (_fingerprint(ctx.game), own)
 
 
-def _recompute(game: Game, old_fp: tuple[Any, ...], old_own: dict[int, dict[str, int]], fp: tuple[Any, ...]
+def _recompute(game: World, old_fp: tuple[Any, ...], old_own: dict[int, dict[str, int]], fp: tuple[Any, ...]
                ) -> tuple[dict[int, dict[str, int]], list[int] | None]:
     """The own stats for fingerprint ``fp``, from those of ``old_fp``: only the players whose
     part changed are worked out again (the others' dicts are shared: never written)."""
@@ -179,7 +179,7 @@ def tracked(ctx: Ctx, cause: str, work: Callable[[], Any], actor: int | None = N
             scratch[FRESH] = True
 
 
-def step_cause(game: Game, step: Any) -> str:
+def step_cause(game: World, step: Any) -> str:
     """A step as a cause: a vote step is its vote (``vote:<id>``), any other its kind."""
     if step.kind == "vote":
         vote = next((v for v in game.rules.votes if v.step == step.id), None)
@@ -226,7 +226,7 @@ def stat_causes(ctx: Ctx, pid: int, sid: str, true_delta: int, gained: set[str] 
     return [[c, d] for c, d in out.items() if d]
 
 
-def message_mode(game: Game, pid: int) -> str:
+def message_mode(game: World, pid: int) -> str:
     """How a player's news travels now (``StatusDef.messages``; seed 002: «персонажам, которые
     умерли в эту ночь или впали в кому, ничего не сообщается»): ``drop`` (the dead), ``hold``
     (the coma), or ``deliver``."""
@@ -253,7 +253,7 @@ def message_mode(game: Game, pid: int) -> str:
     return "hold" if hold else "deliver"
 
 
-def tell(game: Game, pid: int, key: str, **args: Any) -> None:
+def tell(game: World, pid: int, key: str, **args: Any) -> None:
     """One notice to one player, unless their message mode is not ``deliver``: the dead get
     none; one in a coma gets none of the changes they went through while out of it (they
     are not held like the coma's other news: waking, the player is told the statuses of that
@@ -277,7 +277,7 @@ def one_fact(known: dict[str, Any], gained: list[str], lost: list[str]) -> tuple
     return gained, lost
 
 
-def status_notices(game: Game, pid: int, gained: list[str], lost: list[str], new_kinds: set[str]) -> None:
+def status_notices(game: World, pid: int, gained: list[str], lost: list[str], new_kinds: set[str]) -> None:
     """A player's own public statuses gained and lost, and a block put on them (the secret
     statuses already reach them as ``report.status_*`` with their own audience)."""
     if not gained and not lost and "blocked" not in new_kinds or not game.private_notices:
@@ -299,7 +299,7 @@ def status_notices(game: Game, pid: int, gained: list[str], lost: list[str], new
         emit("notice.blocked", "players", [pid])
 
 
-def action_result(game: Game, intent: Intent, outcome: str) -> None:
+def action_result(game: World, intent: Intent, outcome: str) -> None:
     """The performer of an action aimed at other players learns that it went out (it was not
     blocked), where the ruleset tells it (``tell_results``): never whether a protection stopped
     it on its way (the target's secret; the GM trace says it). A blocked action is told as

@@ -8,11 +8,10 @@ modifiers settle by that order and then by seat, never by chance."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ActionError, GameError
-from ..registry import EFFECTS, IMPLS, STEPS, VICTORIES, VOTES
+from ..errors import GameError
+from ..registry import EFFECTS, STEPS, VICTORIES, VOTES
 from ..state import Event, Intent, PublishedAnon
 from . import effects as _effects  # noqa: F401  (registers the primitives)
 from . import steps as _steps  # noqa: F401  (registers the built-in steps)
@@ -29,162 +28,81 @@ from .notices import (
     tell,
     tracked,
 )
-from .order import ORDERS, run_in_order
-from .swaps import MAYBE
+from .order import run_in_order
 from .targeting import recipients
-from .upkeep import _cooldown, _spend, apply_bands, clamp, owes_turn, record_able
+from .upkeep import _spend, apply_bands, clamp, owes_turn
 
 if TYPE_CHECKING:
-    from ..game import Game
+    from ..world import World
 
 
-@dataclass(frozen=True)
-class Plan:
-    """What a resolve of this ruleset can have to do, derived once from the ruleset alone, so
-    that a resolve skips the work that can do nothing in it (a clamp of no stat, the snapshot
-    of the stats a filter reads where no filter reads one, a status nobody can have)."""
-
-    stats: bool  # the ruleset has stats (clamps, the report's stat lines, the notices' ledger)
-    step_clamp: bool  # some stat is clamped after every step
-    step_stats: bool  # some effect filters its recipients by a stat (``where.stat``)
-    unreachable: bool  # some secret status keeps everyone off its holder
-    thresholds: frozenset[str]  # the kinds of phase with an ``every_tick`` prison threshold
-    orders_known: bool  # every ``actions`` step names a known order (else each is asked, to refuse it)
-    stat_ids: tuple[str, ...] = ()  # every stat, in the ruleset's order
-    secret_ids: tuple[str, ...] = ()  # the secret ones (``private.stat``), in that order
-
-
-def plan(rules: Any) -> Plan:
-    cache = rules.derived_cache
-    found = cache.get(("resolve_plan",))
-    if found is None:
-        effects = [e for src in [*rules.roles, *rules.characters] for ab in src.abilities
-                   for e in [*ab.effects, *(x for effs in ab.options.values() for x in effs)]]
-        found = cache[("resolve_plan",)] = Plan(
-            stats=bool(rules.stats),
-            step_clamp=any(s.clamp == "step" for s in rules.stats),
-            step_stats=any(e.where is not None and e.where.stat for e in effects),
-            unreachable=any(not s.public and not s.can_be_targeted for s in rules.statuses),
-            thresholds=frozenset(kind for kind, steps in rules.steps.items()
-                                 if any(sd.kind == "prison_thresholds" and sd.params.get("every_tick") for sd in steps)),
-            orders_known=all(sd.params.get("order") in (None, "", *ORDERS) for steps in rules.steps.values()
-                             for sd in steps if sd.kind == "actions"),
-            stat_ids=tuple(s.id for s in rules.stats),
-            secret_ids=tuple(s.id for s in rules.stats if s.visibility == "secret"),
-        )
-    return found
-
-
-def resolve_tick(game: Game) -> list[Event]:
+def resolve_tick(game: World, first_event: int | None = None) -> list[Event]:
+    """Resolve the current tick of ``game`` with the actions submitted for it (the moves the
+    rules make for the players are made before: :func:`engine.orders.moves_due`); returns the
+    events from ``first_event`` on (default: this call's first), the resolve's own."""
     st = game.state
     if st.over:
         raise GameError("the game is over")
-    first_event = len(st.events)
+    if first_event is None:
+        first_event = len(st.events)
     info = game.info
-    record_able(game, info.turn)  # who could act in this period: the turn's inactivity reads the whole turn
-    game.settle_orders()  # actions teammates gave for this tick (FactionRules.orders)
-    if _holds_kind(st, "obliged"):
-        game.submit_forced()  # a blackmailed player's forced move, if not made by the turn's end
-    _random_actions(game)  # inactivity.mode random_action: a missing action is drawn at the turn's end
     tick = st.tick
-    how = plan(game.rules)
+    rules = game.rules
     intents = sorted([i for i in st.intents if i.tick == tick], key=_by_seat)
-    runs = game.rules.derived_cache.get(("ability_runs",))
-    if runs is None:
-        runs = game.rules.derived_cache[("ability_runs",)] = {}
-    ctx = Ctx(game=game, tick=tick, intents=intents, first_event=first_event, runs=runs)
-    before = _snapshot(game, how)
-    if not before and not how.stats:  # nobody holds a status: nobody holds a swap (swaps.swaps_maybe's answer)
-        ctx.scratch[MAYBE] = False
-    if how.stats and game.private_notices:  # the own stats as the resolve begins are the snapshot's (notices.OWN)
+    ctx = Ctx(game=game, tick=tick, intents=intents, first_event=first_event)
+    before = _snapshot(game)
+    if game.private_notices:  # the own stats as the resolve begins are the snapshot's (notices.OWN)
         seed_own(ctx, {pid: row[1] for pid, row in before.items()})
-    if how.unreachable:
-        _secretly_unreachable(ctx)
+    _secretly_unreachable(ctx)
 
-    run = _run_tracked if how.stats else run_intent  # without stats there is nothing to credit
     # the steps: tracked work back to back (actions, steps, clamps); the step's stats snapshot
     # and the order of its actions change nothing the own stats read (notices.CHAIN)
     ctx.scratch[CHAIN] = True
     by_step: dict[str, list[Intent]] = {}
-    step_cache = game.rules.step_cache  # (Ctx.step_of's own table)
     for i in intents:
-        sid = step_cache.get((i.ability, i.option))
-        by_step.setdefault(sid if sid is not None else ctx.step_of(i), []).append(i)
-    known = how.orders_known  # (then no step's order can be refused: the settings' is of the set)
-    for step in game.rules.steps[info.kind]:
+        by_step.setdefault(ctx.step_of(i), []).append(i)
+    for step in rules.steps[info.kind]:
         if step.kind == "actions":
-            if how.step_stats:
-                ctx.step_stats = {p.pid: dict(p.stats) for p in st.players}
-            todo = by_step.get(step.id)
-            if todo is not None and len(todo) == 1 and known:
-                run(ctx, todo[0])  # one action runs alike in every order (run_in_order)
-            elif todo or not known:
-                run_in_order(ctx, step, todo or [], run)
-        elif how.stats:
+            ctx.step_stats = {p.pid: dict(p.stats) for p in st.players}
+            run_in_order(ctx, step, by_step.get(step.id, []), _run_tracked)
+        else:
             tracked(ctx, step_cause(game, step), lambda step=step: STEPS[step.kind](ctx, step))
-        else:  # nothing to credit (notices.tracked)
-            STEPS[step.kind](ctx, step)
-        if how.step_clamp:
-            tracked(ctx, "limit", lambda: clamp(game, "step"))
+        tracked(ctx, "limit", lambda: clamp(game, "step"))
 
     ctx.scratch[CHAIN] = False
     ctx.scratch.pop(FRESH, None)
 
     settings = game.settings
-    outcome = ctx.outcome
-    reasons = ctx.reasons
-    emit = game.emit
     turn = info.turn
-    spends, tell_blocked = settings.blocked_spends, settings.tell_blocked
     results = settings.tell_results and game.private_notices  # else action_result tells nothing
-    events = st.events
-    players = st.players
     for intent in intents:
         # setting ``blocked_spends: false`` (seed 003: the blocked actions «не учитываются»): a
         # blocked action spends no use, cooldown or lane, as if it had not been submitted
-        result = outcome.setdefault(intent.seq, "applied")
-        if result != "blocked" or spends:
-            run = runs.get(intent.ability) or _make_run(ctx, intent.ability)
-            if run.lane_only and intent.via is None:
-                spent = players[intent.pid].spent  # upkeep._spend where it spends the lane alone
-                lanes = spent.get(turn)
-                if lanes is None:
-                    spent[turn] = [intent.lane]
-                elif intent.lane not in lanes:
-                    lanes.append(intent.lane)
-            else:
-                _spend(game, intent, turn, run.ab)
-        # (World.emit's event, built here: a GM event names nobody)
-        events.append(Event(st.tick, "trace.action", {
-            "actor": intent.pid, "ability": intent.ability, "targets": list(intent.targets), "option": intent.option,
-            "result": result, "reasons": reasons.get(intent.seq, [])}, "gm", []))
-        if result == "blocked" and tell_blocked:
-            emit("private.no_effect", "players", [intent.pid], ability=intent.ability)
+        result = ctx.outcome.setdefault(intent.seq, "applied")
+        if result != "blocked" or settings.blocked_spends:
+            _spend(game, intent, turn, game.ability_def(intent.ability))
+        game.emit("trace.action", "gm", actor=intent.pid, ability=intent.ability, targets=list(intent.targets),
+                  option=intent.option, result=result, reasons=ctx.reasons.get(intent.seq, []))
+        if result == "blocked" and settings.tell_blocked:
+            game.emit("private.no_effect", "players", [intent.pid], ability=intent.ability)
         if results:
             action_result(game, intent, result)
     st.history.extend(ctx.acted)
 
     if game.clock.is_turn_end(tick) and game.rules.inactivity.mode == "penalty":
         tracked(ctx, "inactive", lambda: _inactivity(ctx))
-    if how.stats:
-        tracked(ctx, "limit", lambda: clamp(game, "resolve"))
-        apply_bands(game, announce=False)
+    tracked(ctx, "limit", lambda: clamp(game, "resolve"))
+    apply_bands(game, announce=False)
     if st.anons:
         _publish_anons(game)
-    check = info.kind in how.thresholds
-    if not how.stats and not check and not st.core.pm_waiting:
-        _settle_and_report(game, before, tick + 1)  # the four below in one walk of the seats
-    else:
-        restored = {p.pid: dict(p.stats) for p in st.players} if check else {}
-        held = _new_kinds(st, before)
-        if how.stats:
-            tracked(ctx, "expired", lambda: _expire(game, tick + 1))
-        else:
-            _expire(game, tick + 1)
-        if check and any(p.stats != restored[p.pid] for p in st.players):
-            tracked(ctx, "prison_thresholds", lambda: _thresholds_at_once(ctx))
-        _deliver_waiting_pms(game)
-        _report(ctx, before, held, how)
+    check = any(sd.kind == "prison_thresholds" and sd.params.get("every_tick") for sd in rules.steps[info.kind])
+    restored = {p.pid: dict(p.stats) for p in st.players} if check else {}
+    held = _new_kinds(st, before)
+    tracked(ctx, "expired", lambda: _expire(game, tick + 1))
+    if check and any(p.stats != restored[p.pid] for p in st.players):
+        tracked(ctx, "prison_thresholds", lambda: _thresholds_at_once(ctx))
+    _deliver_waiting_pms(game)
+    _report(ctx, before, held)
 
     st.intents = [i for i in st.intents if i.tick != tick]
     st.tick += 1
@@ -201,17 +119,6 @@ def resolve_tick(game: Game) -> list[Event]:
 def _by_seat(i: Intent) -> tuple[int, bool, int]:
     """The order of a tick's actions: by seat, the turn's action first, then as submitted."""
     return (i.pid, i.lane != "action", i.seq)
-
-
-def _holds_kind(st: Any, kind: str) -> bool:
-    """Whether any player holds a status of ``kind`` (none: the work that reads them has none
-    to read)."""
-    for p in st.players:
-        if p.statuses:
-            for s in p.statuses.values():
-                if s.kind == kind:
-                    return True
-    return False
 
 
 def _new_kinds(st: Any, before: dict[int, tuple[dict[str, int], dict[str, int], set[str]]]) -> dict[int, set[str]]:
@@ -257,7 +164,7 @@ def _thresholds_at_once(ctx: Ctx) -> None:
             STEPS[sd.kind](ctx, sd)
 
 
-def _deliver_waiting_pms(game: Game) -> None:
+def _deliver_waiting_pms(game: World) -> None:
     """PMs sent to a player secretly cut off (``Game.send_pm``) reach them with the resolve after
     which they are back; one whose recipient is out of the game by then is lost."""
     waiting = game.state.core.pm_waiting
@@ -275,7 +182,7 @@ def _deliver_waiting_pms(game: Game) -> None:
     game.state.core.pm_waiting = keep
 
 
-def run_start(game: Game) -> None:
+def run_start(game: World) -> None:
     """The ruleset's ``start`` steps, once, when the game is created (seed 003: Контакты, the
     Гик's hidden stat); their events are the game's first."""
     ctx = Ctx(game=game, tick=game.state.tick, intents=[])
@@ -295,11 +202,8 @@ def run_intent(ctx: Ctx, intent: Intent) -> None:
         ctx.note(intent, f"via:{intent.via}")
     game = ctx.game
     key = intent.ability
-    run = ctx.runs.get(key) or _make_run(ctx, key)
-    ab = run.ab
-    players = game.state.players
-    # (Ctx.is_blocked: an actor without any status is never blocked)
-    if ctx.outcome.get(intent.seq) == "blocked" or (players[intent.pid].statuses and ctx.is_blocked(intent, ab)):
+    ab = game.ability_def(key)
+    if ctx.outcome.get(intent.seq) == "blocked" or ctx.is_blocked(intent, ab):
         ctx.outcome[intent.seq] = "blocked"
         ctx.note(intent, "blocked")
         for t in intent.targets or [None]:  # a targetless action: target None
@@ -307,115 +211,14 @@ def run_intent(ctx: Ctx, intent: Intent) -> None:
         return
     ctx.current = intent
     ctx.ran.add(intent.seq)
-    acted = ctx.acted
     for t in intent.targets or [None]:
-        acted.append({"tick": ctx.tick, "actor": intent.pid, "target": t, "ability": key, "blocked": False})
-    if run.effects is None:  # (an ability with options, or an op unknown here: the general path)
-        for eff in ab.all_effects(intent.option):
-            handler = EFFECTS.get(eff.op)
-            if handler is None:
-                raise GameError(f"unknown effect op {eff.op!r}")
-            handler(ctx, intent, eff, recipients(ctx, intent, eff))
-    else:
-        scratch = ctx.scratch
-        for handler, eff, direct in run.effects:
-            targets = intent.targets
-            if direct and len(targets) == 1 and type(targets[0]) is int:
-                # targeting.recipients' own first case, answered here where it is certain:
-                # nobody may hold a swap (looked at), and the target holds no status that
-                # reroutes it (targeting.reroute)
-                target = players[targets[0]]
-                people = [target]
-                if scratch.get(MAYBE) is not False:
-                    people = recipients(ctx, intent, eff)
-                elif target.statuses:
-                    for s in target.statuses.values():
-                        if s.kind == "rerouted":
-                            people = recipients(ctx, intent, eff)
-                            break
-            else:
-                people = recipients(ctx, intent, eff)
-            handler(ctx, intent, eff, people)
+        ctx.acted.append({"tick": ctx.tick, "actor": intent.pid, "target": t, "ability": key, "blocked": False})
+    for eff in ab.all_effects(intent.option):
+        handler = EFFECTS.get(eff.op)
+        if handler is None:
+            raise GameError(f"unknown effect op {eff.op!r}")
+        handler(ctx, intent, eff, recipients(ctx, intent, eff))
     ctx.current = None
-
-
-@dataclass(frozen=True, slots=True)
-class AbilityRun:
-    """What running and spending one ability comes to, worked out once per ruleset and ability
-    (:func:`ability_run`, kept beside ``World.ability_def``'s own table): its effects' handlers
-    looked up (a book's ``impl`` named directly), whether each reaches the action's one
-    target as it stands, and whether spending it is only its lane of the turn."""
-
-    ab: Any  # the AbilityDef (World.ability_def of its key)
-    # (handler, effect, to its one target with no filter); None: the general path runs it
-    effects: tuple[tuple[Any, Any, bool], ...] | None
-    lane_only: bool  # no cooldown, no count of uses, no once-per mark (upkeep._spend's lane alone)
-
-
-def ability_run(game: Game, key: str, ab: Any) -> AbilityRun:
-    """The :class:`AbilityRun` of ability ``key`` (``ab``). Its effects are left to the general
-    path (None) for an ability with options (their effects depend on the option) and where
-    an effect's op (or impl) is not registered (the general path refuses it)."""
-    effects: list[tuple[Any, Any, bool]] | None = None
-    if not ab.options:
-        effects = []
-        for eff in ab.effects:
-            handler = EFFECTS.get(eff.op)
-            if handler is not None and eff.op == "impl":
-                handler = IMPLS.get(eff.impl or "")  # effects.op_impl's own lookup, made once
-            if handler is None:
-                effects = None
-                break
-            effects.append((handler, eff, eff.to == "target" and eff.where is None))
-    lane_only = not _cooldown(game, key, ab) and ab.uses_per_game is None and not ab.once_per
-    return AbilityRun(ab=ab, effects=None if effects is None else tuple(effects), lane_only=lane_only)
-
-
-def _make_run(ctx: Ctx, key: str) -> AbilityRun:
-    """The ability's run, made at its first use in the ruleset (:func:`ability_run`)."""
-    run = ctx.runs[key] = ability_run(ctx.game, key, ctx.game.ability_def(key))
-    return run
-
-
-def _random_actions(game: Game) -> None:
-    """``inactivity.mode: random_action`` (seed 001: «В случае отсутствия заявки на ход
-    выполняется случайное действие на случайного игрока»): in the last period of a day or a
-    night, every living player who has not used the turn's action gets one, drawn with the
-    game's generator from what they may do now (their own actions; legal targets and option),
-    and is told which; no penalty. A day ended early («Спровоцировать бунт») ends with the period
-    it was ended in: the actions are drawn there. An ability that ends the phase is left out:
-    ending it at its end would tell the public a false early end."""
-    if game.rules.inactivity.mode != "random_action":
-        return
-    st = game.state
-    cut = st.core.end_now
-    last = game.clock.is_turn_end(st.tick) or bool(cut and cut.tick == st.tick)
-    if st.over or not last:
-        return
-    turn = game.info.turn
-    for p in game.living():
-        if not owes_turn(game, p):
-            continue
-        pool = sorted(
-            (a for a in game.legal_actions(p.pid)
-             if a.via is None and game.counts_as_action(a.ability)
-             and not any(e.op == "end_phase" for effs in [a.ability.effects, *a.ability.options.values()] for e in effs)),
-            key=lambda a: a.key,
-        )
-        if not pool:  # owed, but nothing can be done now (jailed since, every action on cooldown)
-            game.emit("gm.random_action_none", "gm", player=p.pid, turn=turn)
-            continue
-        a = game.rng.choice(pool)
-        targets = game.rng.sample(sorted(a.targets), a.ability.targets) if a.ability.targets else []
-        option = a.any_option(game.rng, targets)
-        try:
-            intent = game.submit(p.pid, a.key, targets, option)
-        except ActionError as err:
-            game.emit("gm.random_action_failed", "gm", player=p.pid, ability=a.key, reason=err.key)
-            continue
-        game.emit("gm.random_action", "gm", player=p.pid, ability=a.key, targets=list(intent.targets), option=option)
-        told = "private.random_action" if intent.targets else "private.random_action_untargeted"
-        game.emit(told, "players", [p.pid], ability=a.key, targets=list(intent.targets))
 
 
 def _inactivity(ctx: Ctx) -> None:
@@ -437,7 +240,7 @@ def _inactivity(ctx: Ctx) -> None:
     clamp(g, "step")
 
 
-def _publish_anons(game: Game) -> None:
+def _publish_anons(game: World) -> None:
     st = game.state
     # published posts are numbered for the game; authors are kept for abilities that reveal them
     log = st.core.anons
@@ -448,7 +251,7 @@ def _publish_anons(game: Game) -> None:
     st.anons = []
 
 
-def _expire(game: Game, next_tick: int) -> None:
+def _expire(game: World, next_tick: int) -> None:
     for p in game.state.players:
         if p.statuses:
             for sid, s in list(p.statuses.items()):
@@ -461,94 +264,28 @@ def _expire(game: Game, next_tick: int) -> None:
             p.modifiers = [m for m in p.modifiers if m.until is None or m.until > next_tick]
 
 
-def _settle_and_report(game: Game, before: dict[int, tuple[dict[str, int], dict[str, int], set[str]]],
-                       next_tick: int) -> None:
-    """:func:`_new_kinds`, :func:`_expire`, :func:`_deliver_waiting_pms` and :func:`_report`
-    in one walk of the seats, where they come to the same: a ruleset without stats (nothing
-    given back as a status runs out is read by a later seat's lines, and no threshold reads
-    it), no PM waiting (nothing is delivered between the statuses running out and the
-    report). Each seat's kinds are read before its statuses run out, its lines written after,
-    by seat, as :func:`_report` writes them."""
-    for p in game.state.players:
-        statuses = p.statuses
-        old = before.get(p.pid)
-        if p.modifiers:
-            p.modifiers = [m for m in p.modifiers if m.until is None or m.until > next_tick]
-        if statuses:
-            # the report reads of the new kinds only whether a block is among them
-            # (status_notices): that is looked at as the statuses run out, in one pass
-            held = old[2] if old is not None else NONE
-            blocked = False
-            for sid, s in list(statuses.items()):
-                if not blocked and s.kind == "blocked" and sid not in held:
-                    blocked = True
-                if s.until is not None and s.until <= next_tick:
-                    del statuses[sid]
-                    restore = s.data.get("restore")
-                    if restore:  # a change «на сутки» is given back when its status runs out
-                        for stat, delta in restore.items():
-                            p.stats[stat] = p.stats.get(stat, 0) + delta
-            kinds = BLOCKED if blocked else NONE
-        elif old is None:
-            continue  # held none, got none: no line
-        else:
-            held, kinds = old[2], NONE
-        if not statuses and not held:
-            if kinds is BLOCKED:  # nothing gained or lost, nothing held: only the block's notice
-                status_notices(game, p.pid, [], [], kinds)
-            continue
-        stat1 = set(statuses)
-        if stat1 == held and kinds is NONE:
-            continue  # as before, and no block got on the way (status_notices tells nothing else)
-        _report_statuses(game, p, held, stat1, kinds, [])
-
-
-BLOCKED: Any = frozenset({"blocked"})  # new kinds that hold a block (all the report reads of them)
-
-
-def _snapshot(game: Game, how: Plan) -> dict[int, tuple[dict[str, int], dict[str, int], set[str]]]:
-    """Each player's base stats, own stats and status ids as the resolve begins. Without stats,
-    only the players who hold a status (the others: none, :data:`BARE`)."""
-    if not how.stats:
-        return {p.pid: (p.stats, NONE, set(p.statuses)) for p in game.state.players if p.statuses}
-    # the own values: of every stat for the notices; without them only the secret stats'
-    # (``private.stat`` tells their own value; a public one's is told only by a notice)
-    ids = how.stat_ids if game.private_notices else how.secret_ids
-    true_stats = game.true_stats
-    return {p.pid: (dict(p.stats), true_stats(p, ids), set(p.statuses)) for p in game.state.players}
+def _snapshot(game: World) -> dict[int, tuple[dict[str, int], dict[str, int], set[str]]]:
+    """Each player's base stats, own stats and status ids as the resolve begins. The own
+    values: of every stat for the notices; without them only the secret stats' (``private.stat``
+    tells their own value; a public one's is told only by a notice)."""
+    rules = game.rules
+    ids = [s.id for s in rules.stats if game.private_notices or s.visibility == "secret"]
+    return {p.pid: (dict(p.stats), game.true_stats(p, ids), set(p.statuses)) for p in game.state.players}
 
 
 NONE: Any = frozenset()  # a snapshot's part that is empty (never written: read only)
-BARE: Any = ({}, NONE, NONE)  # the snapshot of a player with no status, in a ruleset without stats
 
 
 def _report(ctx: Ctx, before: dict[int, tuple[dict[str, int], dict[str, int], set[str]]],
-            new_kinds: dict[int, set[str]], how: Plan) -> None:
+            new_kinds: dict[int, set[str]]) -> None:
     """The public report (public stats, public statuses) and each player's private news: their
     own changes with their causes (:mod:`engine.resolve.notices`). ``new_kinds``: the kinds of
-    the statuses each player got in this resolve, those that ran out at its end included.
-    Without stats only statuses can change: only the players who held one as the resolve
-    began or got one on the way are looked at, by seat."""
+    the statuses each player got in this resolve, those that ran out at its end included."""
     game = ctx.game
     st = game.state
-    if not how.stats:
-        players = st.players
-        for pid in sorted(before.keys() | new_kinds.keys()):
-            p = players[pid]
-            stat0 = before.get(pid, BARE)[2]
-            kinds = new_kinds.get(pid, NONE)
-            stat1 = set(p.statuses)
-            if stat1 == stat0:
-                if "blocked" not in kinds:
-                    continue  # as before, and no block got on the way (status_notices tells nothing else)
-                if not stat0:  # nothing gained or lost, nothing held: only the block's notice
-                    status_notices(game, pid, [], [], kinds)
-                    continue
-            _report_statuses(game, p, stat0, stat1, kinds, [])
-        return
     st.tick += 1  # bonuses read at the start of the next tick
     try:
-        after = _snapshot(game, how)
+        after = _snapshot(game)
     finally:
         st.tick -= 1
     for p in st.players:
@@ -558,7 +295,7 @@ def _report(ctx: Ctx, before: dict[int, tuple[dict[str, int], dict[str, int], se
                          ctx, base0, true0, base1, true1)
 
 
-def _report_statuses(game: Game, p: Any, stat0: Any, stat1: set[str], kinds: Any, stats: list[Any],
+def _report_statuses(game: World, p: Any, stat0: Any, stat1: set[str], kinds: Any, stats: list[Any],
                      ctx: Ctx | None = None, base0: Any = None, true0: Any = None, base1: Any = None,
                      true1: Any = None) -> None:
     """One player's lines of the report: their ``stats`` (with the snapshots), then their
@@ -603,7 +340,7 @@ def _report_statuses(game: Game, p: Any, stat0: Any, stat1: set[str], kinds: Any
         status_notices(game, p.pid, on, off, kinds)
 
 
-def _after_resolve(game: Game) -> None:
+def _after_resolve(game: World) -> None:
     """Let votes watch the new state (seed 000's prison list grows after every period)."""
     for vdef in game.rules.votes:
         VOTES[vdef.kind].watch(game, vdef)

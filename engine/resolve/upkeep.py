@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..state import Able, Intent, Player, Status
+from ..state import VIAS, Able, Intent, Player, Status
 
 if TYPE_CHECKING:
-    from ..game import Game
+    from ..world import World
 
 
-def clamp(game: Game, when: str) -> None:
+def clamp(game: World, when: str) -> None:
     """Every player's stats clamped at ``when`` (``step``: those clamped after each step;
     ``resolve``: all) into their bounds; a stat a player lacks is set, clamped from 0. A value
     within its bounds is left as it is (the same dict, the same order)."""
@@ -35,7 +35,7 @@ def clamp(game: Game, when: str) -> None:
             stats[sid] = v
 
 
-def apply_bands(game: Game, announce: bool = True) -> None:
+def apply_bands(game: World, announce: bool = True) -> None:
     """Put the band status of each banded stat (seed 002's health words) on every player."""
     for s in game.rules.stats:
         if not s.bands:
@@ -60,7 +60,7 @@ def apply_bands(game: Game, announce: bool = True) -> None:
                 p.statuses[want] = Status(id=want, since=game.state.tick)
 
 
-def _spend(game: Game, intent: Intent, turn: str | None = None, ab: Any = None) -> None:
+def _spend(game: World, intent: Intent, turn: str | None = None, ab: Any = None) -> None:
     """Spend what ``intent`` uses: its lane of the turn (``turn``: the current one, given by a
     caller that knows it), its cooldown, a use, its once-per-target marks. ``ab``: the
     intent's ability, given by a caller that has it."""
@@ -78,7 +78,7 @@ def _spend(game: Game, intent: Intent, turn: str | None = None, ab: Any = None) 
     if via == "leader":  # the leader action: once a cycle, on nobody's own counter
         p.ready_at["leader"] = game.state.tick + game.clock.cycles(1)
         return
-    if via is not None and via not in game.VIAS:  # performed through a borrowing ability: its counters too
+    if via is not None and via not in VIAS:  # performed through a borrowing ability: its counters too
         vab = game.ability_def(via)
         if game.cooldown_ticks(vab):
             p.ready_at[via] = game.state.tick + game.cooldown_ticks(vab)
@@ -94,7 +94,7 @@ def _spend(game: Game, intent: Intent, turn: str | None = None, ab: Any = None) 
             p.uses[f"once:{ab.id}:{t}" + (f":{intent.option}" if ab.once_per == "target_option" else "")] = 1
 
 
-def _cooldown(game: Game, key: str, ab: Any) -> int:
+def _cooldown(game: World, key: str, ab: Any) -> int:
     """:meth:`World.cooldown_ticks` of the ability ``key`` (once per ruleset and key: it reads
     the ability, its slot and the calendar alone)."""
     cache = game.rules.derived_cache
@@ -104,7 +104,7 @@ def _cooldown(game: Game, key: str, ab: Any) -> int:
     return found[1]
 
 
-def able_now(game: Game, p: Player) -> bool:
+def able_now(game: World, p: Player) -> bool:
     """Whether ``p`` may act in the current period: alive, and under no status that forbids
     every action (prison, away at the baptism, barracks, «лишён действий») unless a passive lets
     them act under it (Бывалый in prison)."""
@@ -113,7 +113,7 @@ def able_now(game: Game, p: Player) -> bool:
     return not any("*" in f.blocks_slots and not game.passives(p, f"acts_in_{f.id}") for f in game.status_flags(p))
 
 
-def record_able(game: Game, turn: str | None = None) -> None:
+def record_able(game: World, turn: str | None = None) -> None:
     """Note, as the period is resolved, who could act in it (``GameState.core.able``: the turn
     and its pids). A period after a riot ended the day early («Спровоцировать бунт») is nobody's.
     ``turn``: the current one, given by a caller that knows it."""
@@ -131,7 +131,7 @@ def record_able(game: Game, turn: str | None = None) -> None:
     able.pids = sorted(set(able.pids).union(now)) if able.pids else now  # each seat once already
 
 
-def owes_turn(game: Game, p: Player) -> bool:
+def owes_turn(game: World, p: Player) -> bool:
     """Whether ``p`` owes the current turn's action: alive now, able to act in at least one
     period of the turn (recorded as each was resolved), and no action submitted in it. A
     player who spent the whole day in prison and is freed at 21:00 owes nothing; one free all

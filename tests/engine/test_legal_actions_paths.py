@@ -42,7 +42,7 @@ def one_at_a_time(g: Game, pid: int) -> list[tuple[Any, ...]]:
             ab = g.check_available(p, key, via)
         except ActionError:
             continue
-        targets = [t.pid for t in g.state.players if g._target_ok(p, ab, t, via) is None] if ab.targets else []
+        targets = [t.pid for t in g.state.players if g.legality._target_ok(p, ab, t, via) is None] if ab.targets else []
         if ab.targets and len(targets) < ab.targets:
             continue
         options = [o for o in ab.options if not ab.checks or g.run_checks(p, ab, None, o) is None]

@@ -13,14 +13,14 @@ from ...state import Intent, Player
 from ...votes import Lynch
 
 if TYPE_CHECKING:
-    from ...game import Game
     from ...resolve.context import Ctx
+    from ...world import World
 
 
 _UNKNOWN: Any = object()  # not in World.team's table yet
 
 
-def team(g: Game, p: Player) -> str | None:
+def team(g: World, p: Player) -> str | None:
     """A player's team (:meth:`engine.world.World.team`)."""
     return g.team(p)
 
@@ -109,7 +109,7 @@ VOTES["plurality_lynch"] = PluralityLynch
 
 
 @victory("parity")
-def parity(g: Game, params: dict[str, Any], final: bool) -> list[int] | None:
+def parity(g: World, params: dict[str, Any], final: bool) -> list[int] | None:
     """The ``town`` team wins once no player of the ``threat`` teams is alive; a threat team
     wins once its living members are at least half of the living (``share``, default 1/2).
     Everybody dead, or the time out: nobody wins."""
@@ -137,7 +137,7 @@ def parity(g: Game, params: dict[str, Any], final: bool) -> list[int] | None:
     return [] if final else None
 
 
-def _parity_params(g: Game, params: dict[str, Any]) -> tuple[str, list[str], float]:
+def _parity_params(g: World, params: dict[str, Any]) -> tuple[str, list[str], float]:
     """``parity``'s parameters with their defaults (read once per ruleset and parameters)."""
     cache = g.rules.derived_cache
     found = cache.get(("parity_params",))

@@ -17,9 +17,9 @@ from ...votes import VoteCounter, publish_tally, secret_passives, secret_stat
 from ..godfather.prison import PrisonVote, ballot_counts, day_memory, execute, release
 
 if TYPE_CHECKING:
-    from ...game import Game
     from ...resolve.context import Ctx
     from ...state import Player, Vote
+    from ...world import World
 
 AMNESTY, EXECUTION = "amnesty", "execution"
 
@@ -44,17 +44,17 @@ class AmnestyVote(VoteCounter):
     CHOICES = (AMNESTY, EXECUTION)
 
     @staticmethod
-    def named_choices(g: Game, vdef: Any) -> list[str]:
+    def named_choices(g: World, vdef: Any) -> list[str]:
         return list(AmnestyVote.CHOICES)
 
     @staticmethod
-    def secret_weights(g: Game, vdef: Any) -> bool:
+    def secret_weights(g: World, vdef: Any) -> bool:
         """«настоящим ТВ, т.е. тайным влиянием»: a secret stat (and Влиятельный's bonus)."""
         tv = g.rules.stat(vdef.params.get("weight_stat", "tv")).id
         return secret_stat(g, tv) or secret_passives(g, ("vote_bonus",))
 
     @staticmethod
-    def at_stake(g: Game, vdef: Any, tick: int) -> list[Player]:
+    def at_stake(g: World, vdef: Any, tick: int) -> list[Player]:
         """The prisoners a day's vote is about: in prison since before the day began (from the
         start, by the night's results, by an earlier day's vote). One jailed during the day — by
         an ability, by ±15 in an hour, by that day's prison vote — is at stake from the next day
@@ -69,15 +69,15 @@ class AmnestyVote(VoteCounter):
         return out
 
     @staticmethod
-    def is_open(g: Game, vdef: Any) -> bool:
+    def is_open(g: World, vdef: Any) -> bool:
         return g.info.kind == "day" and bool(AmnestyVote.at_stake(g, vdef, g.state.tick))
 
     @staticmethod
-    def on_start(g: Game, vdef: Any) -> None:
+    def on_start(g: World, vdef: Any) -> None:
         AmnestyVote.watch(g, vdef)
 
     @staticmethod
-    def watch(g: Game, vdef: Any) -> None:
+    def watch(g: World, vdef: Any) -> None:
         """Announce the vote once a day, as soon as it is open."""
         if g.state.over or g.info.kind != "day":
             return
@@ -87,18 +87,18 @@ class AmnestyVote(VoteCounter):
             g.emit("vote.amnesty_opened", "public", vote=vdef.id)
 
     @staticmethod
-    def check_choice(g: Game, vdef: Any, p: Player, choice: Any) -> None:
+    def check_choice(g: World, vdef: Any, p: Player, choice: Any) -> None:
         if choice not in AmnestyVote.CHOICES:
             raise ActionError("bad_option", options=list(AmnestyVote.CHOICES))
 
     @staticmethod
-    def weight(g: Game, vdef: Any, p: Player) -> int:
+    def weight(g: World, vdef: Any, p: Player) -> int:
         tv = g.rules.stat(vdef.params.get("weight_stat", "tv")).id
         bonus = sum(int(x.get("amount", 1)) for x in g.passives(p, "vote_bonus"))
         return max(0, g.true_stat(p, tv)) + bonus
 
     @staticmethod
-    def on_ballot(g: Game, vdef: Any, v: Vote) -> None:
+    def on_ballot(g: World, vdef: Any, v: Vote) -> None:
         """«Сила голоса ... настоящим ТВ, т.е. тайным влиянием в момент голосования»."""
         memo = day_memory(g, vdef, g.info.day).strength
         memo[str(v.pid)] = AmnestyVote.weight(g, vdef, g.player(v.pid))

@@ -9,14 +9,14 @@ from ...registry import check
 from .core import team_of
 
 if TYPE_CHECKING:
-    from ...game import Game
     from ...ruleset import AbilityDef
     from ...state import Player
+    from ...world import World
 
 
 # ---- what may be submitted ------------------------------------------------------------------
 @check("friday_not_roles")
-def not_roles(g: Game, p: Player, ab: AbilityDef, params: dict[str, Any], targets: list[int] | None, option: str | None) -> ActionError | None:
+def not_roles(g: World, p: Player, ab: AbilityDef, params: dict[str, Any], targets: list[int] | None, option: str | None) -> ActionError | None:
     """«Нельзя применить к здоровяку, каскадёру, амбалу, мародёру» (by the open role)."""
     for t in targets or []:
         if g.player(t).role in params.get("roles", []):
@@ -25,7 +25,7 @@ def not_roles(g: Game, p: Player, ab: AbilityDef, params: dict[str, Any], target
 
 
 @check("friday_not_characters")
-def not_characters(g: Game, p: Player, ab: AbilityDef, params: dict[str, Any], targets: list[int] | None, option: str | None) -> ActionError | None:
+def not_characters(g: World, p: Player, ab: AbilityDef, params: dict[str, Any], targets: list[int] | None, option: str | None) -> ActionError | None:
     """«Нельзя замаскировать ниндзя или сэнсэя» (by the true secret role)."""
     for t in targets or []:
         if g.player(t).character in params.get("characters", []):
@@ -34,7 +34,7 @@ def not_characters(g: Game, p: Player, ab: AbilityDef, params: dict[str, Any], t
 
 
 @check("friday_shot_count")
-def shot_count(g: Game, p: Player, ab: AbilityDef, params: dict[str, Any], targets: list[int] | None, option: str | None) -> ActionError | None:
+def shot_count(g: World, p: Player, ab: AbilityDef, params: dict[str, Any], targets: list[int] | None, option: str | None) -> ActionError | None:
     """How many shots may be fired: 1 + the saved shots (pistol: «максимальное количество не
     ограничено», no other cap), 1 + the dead of the team (shuriken). Fewer is always fine
     («можно бросить только часть»). The refusal names the ability and what it allows now."""
@@ -52,7 +52,7 @@ def shot_count(g: Game, p: Player, ab: AbilityDef, params: dict[str, Any], targe
 
 
 @check("friday_rest")
-def rest_check(g: Game, p: Player, ab: AbilityDef, params: dict[str, Any], targets: list[int] | None, option: str | None) -> ActionError | None:
+def rest_check(g: World, p: Player, ab: AbilityDef, params: dict[str, Any], targets: list[int] | None, option: str | None) -> ActionError | None:
     """«Отдых не может быть использован, если у мирного жителя потрачено менее 2 способностей»;
     the option must name a spent one."""
     limited = [(f"character:{p.character}:{a.id}", a.uses_per_game) for a in g.rules.character(p.character).abilities if a.uses_per_game] if p.character else []

@@ -11,9 +11,9 @@ from ...registry import book_memory
 from ...state import Status
 
 if TYPE_CHECKING:
-    from ...game import Game
     from ...resolve.context import Ctx
     from ...state import Intent, Player
+    from ...world import World
 
 
 HP, HP_MAX = "hp", "hp_max"
@@ -45,7 +45,7 @@ class FridayMemory:
     inherited: dict[str, int] = field(default_factory=dict)  # "pid:from" -> the tick a role's weapon passed
 
 
-def memo(g: Game) -> FridayMemory:
+def memo(g: World) -> FridayMemory:
     """What this book keeps between ticks: marks, masks, revolver shots, messages, flags."""
     return g.state.place(FridayMemory)
 
@@ -63,19 +63,19 @@ def scratch(ctx: Ctx) -> dict[str, Any]:
     return s
 
 
-def words(g: Game) -> list[dict[str, Any]]:
+def words(g: World) -> list[dict[str, Any]]:
     return g.settings.health_words or DEFAULT_WORDS
 
 
-def word_ids(g: Game) -> set[str]:
+def word_ids(g: World) -> set[str]:
     return {w["status"] for w in words(g)}
 
 
-def word_of(g: Game, p: Player) -> str | None:
+def word_of(g: World, p: Player) -> str | None:
     return next((sid for sid in p.statuses if sid in word_ids(g)), None)
 
 
-def effective_hp(g: Game, p: Player) -> int:
+def effective_hp(g: World, p: Player) -> int:
     """The HP every check reads: a mortally wounded avenger counts as 100 («считается живым
     персонажем со 100 хп для всех проверок»)."""
     if g.active(p, WOUND):
@@ -83,11 +83,11 @@ def effective_hp(g: Game, p: Player) -> int:
     return p.stats.get(HP, 0)
 
 
-def team_of(g: Game, p: Player) -> str | None:
+def team_of(g: World, p: Player) -> str | None:
     return g.rules.character(p.character).team if p.character else None
 
 
-def seen_character(g: Game, p: Player) -> str | None:
+def seen_character(g: World, p: Player) -> str | None:
     """The secret role a check sees: the mask, if the Shinobi put one on («любая проверка цели
     будет просчитываться для этой роли и соответствующей фракции»)."""
     return memo(g).masks.get(str(p.pid), p.character)
@@ -96,7 +96,7 @@ def seen_character(g: Game, p: Player) -> str | None:
 PSYCHO_KNIFE_MASKS = ("partial", "ignore")
 
 
-def psycho_knife_masks(g: Game) -> str:
+def psycho_knife_masks(g: World) -> str:
     """How the psycho's knife reads masks: the setting ``psycho_knife_masks`` (``partial``: the
     book, change 33; ``ignore``: true roles only)."""
     mode = g.settings.psycho_knife_masks
@@ -105,7 +105,7 @@ def psycho_knife_masks(g: Game) -> str:
     return str(mode)
 
 
-def is_vip(g: Game, p: Player) -> bool:
+def is_vip(g: World, p: Player) -> bool:
     return any("vip" in x.get("against", []) for x in g.passives(p, "protection"))
 
 
@@ -113,14 +113,14 @@ def night(ctx: Ctx) -> bool:
     return ctx.game.clock.info(ctx.tick).kind == "night"
 
 
-def next_night(g: Game, tick: int) -> int:
+def next_night(g: World, tick: int) -> int:
     t = tick + 1
     while g.clock.info(t).kind != "night":
         t += 1
     return t
 
 
-def only_civilians_left(g: Game) -> bool:
+def only_civilians_left(g: World) -> bool:
     """«мертва вся мафия и якудза, а из законников живы только мирные жители»."""
     civilians = set(g.settings.civilians)
     for p in g.living():
@@ -130,7 +130,7 @@ def only_civilians_left(g: Game) -> bool:
     return True
 
 
-def owns_impl(g: Game, p: Player, name: str) -> bool:
+def owns_impl(g: World, p: Player, name: str) -> bool:
     """Whether ``p``'s own secret role has an ability implemented by ``name``."""
     if not p.character:
         return False
@@ -138,7 +138,7 @@ def owns_impl(g: Game, p: Player, name: str) -> bool:
 
 
 # ---- HP: the one place every change goes through -------------------------------------------
-def _fog(g: Game, p: Player, tick: int, which: str = "ticks") -> Status | None:
+def _fog(g: World, p: Player, tick: int, which: str = "ticks") -> Status | None:
     s = p.statuses.get(FOG)
     return s if s is not None and tick in s.data.get(which, []) else None
 
@@ -211,7 +211,7 @@ def heal(ctx: Ctx, t: Player, amount: int, *, ability: str = "", regen: bool = F
 
 
 # ---- health words, death, the morning --------------------------------------------------------
-def word_for(g: Game, p: Player, tick: int) -> str | None:
+def word_for(g: World, p: Player, tick: int) -> str | None:
     """The health word: from the false HP while «Помутнение разума» holds, else the real HP;
     the stuntman shows only «здоров» and «тяжело ранен» (hospital below 30, out above 49)."""
     fog = _fog(g, p, tick)
@@ -227,7 +227,7 @@ def word_for(g: Game, p: Player, tick: int) -> str | None:
     return None
 
 
-def set_word(g: Game, p: Player, want: str | None, tick: int) -> None:
+def set_word(g: World, p: Player, want: str | None, tick: int) -> None:
     for sid in word_ids(g) - {want}:
         p.statuses.pop(sid, None)
     if want and want not in p.statuses:

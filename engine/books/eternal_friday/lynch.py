@@ -10,9 +10,9 @@ from ...votes import Lynch, publish_tally, secret_passives
 from .core import HP, hurt, is_vip, scratch
 
 if TYPE_CHECKING:
-    from ...game import Game
     from ...resolve.context import Ctx
     from ...state import Vote
+    from ...world import World
 
 
 # ---- the vote -----------------------------------------------------------------------------
@@ -23,11 +23,11 @@ class FridayLynch(Lynch):
     gives 50 damage to each tied player (also against «за мир»), which cannot be reduced."""
 
     @staticmethod
-    def named_choices(g: Game, vdef: Any) -> list[str]:
+    def named_choices(g: World, vdef: Any) -> list[str]:
         return ["peace"] if vdef.params.get("peace") else []
 
     @staticmethod
-    def secret_weights(g: Game, vdef: Any) -> bool:
+    def secret_weights(g: World, vdef: Any) -> bool:
         """The weights belong to open roles («Все дневные действия ... и голоса нужно писать
         открыто»): shown, unless a secret character has one."""
         return secret_passives(g, ("vote_weight",))

@@ -25,8 +25,8 @@ from ...registry import book_memory, impl
 from ...state import Intent, Player, Pm
 
 if TYPE_CHECKING:
-    from ...game import Game
     from ...resolve.context import Ctx
+    from ...world import World
 
 
 # ---- memory and secrecy ------------------------------------------------------------------
@@ -39,25 +39,25 @@ class InfoMemory:
     taps: list[dict[str, Any]] = field(default_factory=list)  # armed PM taps: by, the last PM seq read, copies left
 
 
-def _memo(g: Game) -> InfoMemory:
+def _memo(g: World) -> InfoMemory:
     return g.state.place(InfoMemory)
 
 
-def _masked(g: Game, pid: int, tick: int, viewer: int | None) -> bool:
+def _masked(g: World, pid: int, tick: int, viewer: int | None) -> bool:
     for m in g.state.peek(InfoMemory).masks:
         if pid in m["pids"] and m["since"] <= tick < m["until"] and viewer not in m["pids"]:
             return True
     return False
 
 
-def hidden_action(g: Game, actor: int, tick: int, viewer: int | None) -> bool:
+def hidden_action(g: World, actor: int, tick: int, viewer: int | None) -> bool:
     """Whether ``viewer`` cannot detect what ``actor`` did at ``tick``."""
     if actor == viewer:
         return False
     return bool(g.passives(g.player(actor), "undetectable")) or _masked(g, actor, tick, viewer)
 
 
-def sealed_pm(g: Game, pm: Pm, viewer: int | None) -> bool:
+def sealed_pm(g: World, pm: Pm, viewer: int | None) -> bool:
     """Whether ``viewer`` cannot read, count or publish ``pm`` (a party's correspondence is secret)."""
     for party in (pm.sender, pm.recipient):
         if party == viewer:
@@ -68,7 +68,7 @@ def sealed_pm(g: Game, pm: Pm, viewer: int | None) -> bool:
 
 
 # ---- who acted on whom ---------------------------------------------------------------------
-def acts(g: Game, first_tick: int, ctx: Ctx | None = None) -> list[dict[str, Any]]:
+def acts(g: World, first_tick: int, ctx: Ctx | None = None) -> list[dict[str, Any]]:
     """Every action resolved from ``first_tick`` on: ``{tick, actor, ability, targets, blocked}``.
 
     With ``ctx``, the actions of the tick being resolved are included too."""
@@ -89,12 +89,12 @@ def acts(g: Game, first_tick: int, ctx: Ctx | None = None) -> list[dict[str, Any
     return sorted(out.values(), key=lambda r: (r["tick"], r["actor"], r["ability"]))
 
 
-def visible_acts(g: Game, first_tick: int, viewer: int | None, ctx: Ctx | None = None) -> list[dict[str, Any]]:
+def visible_acts(g: World, first_tick: int, viewer: int | None, ctx: Ctx | None = None) -> list[dict[str, Any]]:
     """The actions ``viewer`` may detect: performed (not blocked) and not hidden."""
     return [r for r in acts(g, first_tick, ctx) if not r["blocked"] and not hidden_action(g, r["actor"], r["tick"], viewer)]
 
 
-def faction_acts(g: Game, viewer: int, cycles: int = 1) -> dict[int, list[int]]:
+def faction_acts(g: World, viewer: int, cycles: int = 1) -> dict[int, list[int]]:
     """Внимательный's feature as a query ("всегда знает (по запросу), на кого воздействовали
     члены его фракции"): for each other member of the viewer's factions, whom they acted on
     in the last ``cycles`` cycles of resolved ticks. Reads the state only; the Discord layer

@@ -17,11 +17,11 @@ from ...resolve.targeting import reroute
 from ...state import Intent, Player, Status
 
 if TYPE_CHECKING:
-    from ...game import Game
     from ...resolve.context import Ctx
+    from ...world import World
 
 
-def own_key(g: Game, p: Player, slot: str) -> str | None:
+def own_key(g: World, p: Player, slot: str) -> str | None:
     """``p``'s own ability (role or character, not granted) of ``slot``."""
     return next((k for k, ab in g.abilities(p, granted=False) if ab.slot == slot), None)
 

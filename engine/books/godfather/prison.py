@@ -27,9 +27,9 @@ from ...state import Status
 from ...votes import VoteCounter, publish_tally, secret_passives, secret_stat, secret_statuses
 
 if TYPE_CHECKING:
-    from ...game import Game
     from ...resolve.context import Ctx
     from ...state import Player, Vote
+    from ...world import World
 
 SENTENCES = "prison_sentences"  # the snapshot's ``memo`` key of the sentences waiting for a day's end
 
@@ -108,7 +108,7 @@ class PrisonMemory:
         return place
 
 
-def day_memory(g: Game, vdef: Any, day: int) -> PrisonDay:
+def day_memory(g: World, vdef: Any, day: int) -> PrisonDay:
     """The memory of ``day`` of the vote ``vdef`` (made empty when first asked for; seed 001's
     amnesty vote keeps its day here too)."""
     days = g.state.place(PrisonMemory).days.setdefault(vdef.id, {})
@@ -118,11 +118,11 @@ def day_memory(g: Game, vdef: Any, day: int) -> PrisonDay:
     return found
 
 
-def _stat(g: Game, vdef: Any) -> str:
+def _stat(g: World, vdef: Any) -> str:
     return g.rules.stat(vdef.params.get("stat", "vo")).id
 
 
-def value(g: Game, p: Player, stat: str) -> int:
+def value(g: World, p: Player, stat: str) -> int:
     """The value the prison reads. Setting ``prison_reads``: ``public`` (default) the ВО
     everyone sees, so the public list and the ±6 rule never betray a hidden bonus; ``true``
     with the faction and personal hidden bonuses (not threshold-only ones)."""
@@ -131,7 +131,7 @@ def value(g: Game, p: Player, stat: str) -> int:
     return p.stats[stat]
 
 
-def day_end(g: Game, tick: int) -> int:
+def day_end(g: World, tick: int) -> int:
     """The tick whose resolve ends the day of ``tick`` (at night: the coming day)."""
     t = tick
     while not (g.clock.info(t).kind == "day" and g.clock.is_turn_end(t)):
@@ -146,7 +146,7 @@ def _shielded(ctx: Ctx | None, p: Player, labels: list[str], actor: int | None) 
     return True
 
 
-def jail(g: Game, p: Player, cause: str, ctx: Ctx | None = None, labels: list[str] | None = None, actor: int | None = None) -> bool:
+def jail(g: World, p: Player, cause: str, ctx: Ctx | None = None, labels: list[str] | None = None, actor: int | None = None) -> bool:
     """Put ``p`` in prison unless a protection stops it (``labels``, default ``prison``);
     a jailed leader loses the lead to the member with the most ТВ. True when jailed."""
     if p.has("prison") or not g.alive(p):
@@ -163,7 +163,7 @@ def jail(g: Game, p: Player, cause: str, ctx: Ctx | None = None, labels: list[st
     return True
 
 
-def release(g: Game, p: Player, cause: str) -> bool:
+def release(g: World, p: Player, cause: str) -> bool:
     if p.statuses.pop("prison", None) is not None:
         g.emit("gm.released", "gm", player=p.pid, cause=cause)
         return True
@@ -206,7 +206,7 @@ def carry_out_sentences(ctx: Ctx) -> None:
 AGAINST_ALL = "against_all"
 
 
-def ballot_counts(g: Game, voter: Player, dead_ballots: bool = False) -> bool:
+def ballot_counts(g: World, voter: Player, dead_ballots: bool = False) -> bool:
     """A ballot counts while its voter may vote; with ``dead_ballots`` (seed 001: «Голос игрока,
     казненного ... или умершего в течение дня, также учитывается») also once the voter is dead."""
     if not g.alive(voter):
@@ -223,11 +223,11 @@ class PrisonVote(VoteCounter):
     lower of these stats goes first, in order, then the game's generator; default ``[stat]``)."""
 
     @staticmethod
-    def named_choices(g: Game, vdef: Any) -> list[str]:
+    def named_choices(g: World, vdef: Any) -> list[str]:
         return [AGAINST_ALL] if vdef.params.get("against_all") else []
 
     @staticmethod
-    def secret_weights(g: Game, vdef: Any) -> bool:
+    def secret_weights(g: World, vdef: Any) -> bool:
         """A strength from a secret stat's band (seed 000: ТВ), a secret character's bonus
         (Влиятельный's invisible +1) or a secret loss of strength betrays its holder."""
         prm = vdef.params
@@ -236,11 +236,11 @@ class PrisonVote(VoteCounter):
         return from_stat or secret_passives(g, ("vote_bonus",)) or secret_statuses(g, statuses)
 
     @staticmethod
-    def on_start(g: Game, vdef: Any) -> None:
+    def on_start(g: World, vdef: Any) -> None:
         PrisonVote.watch(g, vdef)
 
     @staticmethod
-    def watch(g: Game, vdef: Any) -> None:
+    def watch(g: World, vdef: Any) -> None:
         """Add everyone now below zero to the list of the current (or coming) day."""
         info = g.info
         if info.kind != "day" or g.state.over:
@@ -263,12 +263,12 @@ class PrisonVote(VoteCounter):
             g.emit("vote.opened", "public", vote=vdef.id, players=list(memo.listed))
 
     @staticmethod
-    def is_open(g: Game, vdef: Any) -> bool:
+    def is_open(g: World, vdef: Any) -> bool:
         info = g.info
         return info.kind == "day" and bool(day_memory(g, vdef, info.day).listed)
 
     @staticmethod
-    def check_choice(g: Game, vdef: Any, p: Player, choice: Any) -> None:
+    def check_choice(g: World, vdef: Any, p: Player, choice: Any) -> None:
         if choice == AGAINST_ALL and vdef.params.get("against_all"):
             return
         listed = day_memory(g, vdef, g.info.day).listed
@@ -276,7 +276,7 @@ class PrisonVote(VoteCounter):
             raise ActionError("not_on_list", target=choice)
 
     @staticmethod
-    def accepted(g: Game, vdef: Any, p: Player, candidates: list[Any]) -> list[Any]:
+    def accepted(g: World, vdef: Any, p: Player, candidates: list[Any]) -> list[Any]:
         """What :meth:`check_choice` accepts of ``candidates``: the listed, and «против всех»."""
         listed = day_memory(g, vdef, g.info.day).listed
         against = vdef.params.get("against_all")
@@ -287,13 +287,13 @@ class PrisonVote(VoteCounter):
         return ctx.game.clock.is_turn_end(ctx.tick)
 
     @staticmethod
-    def strength(g: Game, vdef: Any, pid: int) -> int:
+    def strength(g: World, vdef: Any, pid: int) -> int:
         """What ``pid``'s ballot weighs: their strength at opening, 0 when their vote has no
         force or was taken, plus every strength taken by them (and not itself deprived)."""
         return PrisonVote.strengths(g, vdef, [pid])[pid]
 
     @staticmethod
-    def strengths(g: Game, vdef: Any, pids: Iterable[int]) -> dict[int, int]:
+    def strengths(g: World, vdef: Any, pids: Iterable[int]) -> dict[int, int]:
         """:meth:`strength` of each of ``pids``, with one walk over the living players (who took
         whose vote) for all of them, not one per ballot."""
         memo = day_memory(g, vdef, g.info.day).strength

@@ -9,13 +9,13 @@ from ...state import Player
 from .core import free, memo, seen_role, stat, team
 
 if TYPE_CHECKING:
-    from ...game import Game
     from ...resolve.context import Ctx
     from ...state import Intent
+    from ...world import World
 
 
 # ---- checks --------------------------------------------------------------------------------
-def read_table(g: Game, diff: int, role: str | None) -> str | None:
+def read_table(g: World, diff: int, role: str | None) -> str | None:
     """The book's table: the secret role at 5+, the answers by team at 4, by role at 3 and
     1–2; a role a row does not name, and 0 or less, fail."""
     for row in g.settings.check_table:

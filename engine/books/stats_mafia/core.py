@@ -10,8 +10,8 @@ from ...resolve.effects import kill
 from ...state import Player, Status
 
 if TYPE_CHECKING:
-    from ...game import Game
     from ...resolve.context import Ctx
+    from ...world import World
 
 
 STATS = ("initiative", "defense", "stealth")
@@ -39,17 +39,17 @@ class StatsMafiaMemory:
     PER_PHASE = ("sent", "vote_extra", "vote_void", "bank_spend")
 
 
-def memo(g: Game) -> StatsMafiaMemory:
+def memo(g: World) -> StatsMafiaMemory:
     return g.state.place(StatsMafiaMemory)
 
 
 # ---- reading the table --------------------------------------------------------------------
-def stat(g: Game, p: Player, sid: str) -> int:
+def stat(g: World, p: Player, sid: str) -> int:
     """A stat as contests read it: with every bonus, the hidden ones («Google-fu») too."""
     return g.true_stat(p, sid, "contest")
 
 
-def parts(g: Game, p: Player, sid: str, tick: int) -> list[int]:
+def parts(g: World, p: Player, sid: str, tick: int) -> list[int]:
     """The pieces a contest value is made of: the base, each timed or lasting bonus, each status."""
     out = [p.stats.get(sid, 0)]
     out += [m.amount for m in p.modifiers if m.stat == sid and (m.until is None or m.until > tick) and m.scope in ("all", "contest")]
@@ -57,11 +57,11 @@ def parts(g: Game, p: Player, sid: str, tick: int) -> list[int]:
     return out
 
 
-def team(g: Game, role: str | None) -> str | None:
+def team(g: World, role: str | None) -> str | None:
     return g.rules.character(role).team if role else None
 
 
-def seen_role(g: Game, p: Player, test: str = "check") -> str | None:
+def seen_role(g: World, p: Player, test: str = "check") -> str | None:
     """The secret role a test of ``p`` reads: the Maniac's disguise («Двойная жизнь») fools the
     checks, and with ``settings.disguise_scope: all`` every test of his role or team."""
     d = memo(g).disguise.get(str(p.pid))
@@ -70,15 +70,15 @@ def seen_role(g: Game, p: Player, test: str = "check") -> str | None:
     return p.character
 
 
-def in_prison(g: Game, p: Player, tick: int | None = None) -> bool:
+def in_prison(g: World, p: Player, tick: int | None = None) -> bool:
     return g.active(p, PRISON, tick) is not None
 
 
-def free(g: Game, p: Player, tick: int | None = None) -> bool:
+def free(g: World, p: Player, tick: int | None = None) -> bool:
     return g.alive(p) and not in_prison(g, p, tick)
 
 
-def may_escape(g: Game, p: Player) -> bool:
+def may_escape(g: World, p: Player) -> bool:
     """A prisoner who can still leave by his own ability («Побег» not yet used)."""
     for key, ab in g.abilities(p):
         if any(e.impl == "sm_escape" for e in ab.effects) and p.uses.get(key, 0) < (ab.uses_per_game or 1):
@@ -86,7 +86,7 @@ def may_escape(g: Game, p: Player) -> bool:
     return False
 
 
-def out_of_play(g: Game, p: Player) -> bool:
+def out_of_play(g: World, p: Player) -> bool:
     """Out for victory: dead, or (setting ``life_prisoners_out``) in Prison for the rest of the
     game with no way out of it."""
     if not g.alive(p):
@@ -95,7 +95,7 @@ def out_of_play(g: Game, p: Player) -> bool:
 
 
 # ---- hospital, death, prison ---------------------------------------------------------------
-def next_day(g: Game, tick: int) -> int:
+def next_day(g: World, tick: int) -> int:
     t = tick + 1
     while g.clock.info(t).kind != "day":
         t += 1

@@ -18,28 +18,22 @@ from .core import in_prison
 from .vote import _instead_of_vote
 
 if TYPE_CHECKING:
-    from ...game import Game
     from ...state import Player
+    from ...world import World
 
 
 @early_end("stats_mafia_full")  # the name rulesets use (``settings.early_end``)
 class StatsMafiaEarlyEnd(EarlyEnd):
     @staticmethod
-    def holds_up(g: Game, p: Player) -> bool:
+    def holds_up(g: World, p: Player) -> bool:
         if in_prison(g, p):
             return False
         slow = g.settings.slowpoke_status
         return g.info.kind == "day" or not (slow and g.active(p, slow))
 
     @staticmethod
-    def excused_vote(g: Game, p: Player) -> bool:
+    def excused_vote(g: World, p: Player) -> bool:
         return _instead_of_vote(g, p.pid, g.state.tick) is not None
 
 
-def waiting_for(g: Game, declared: set[int] | frozenset[int] = frozenset()) -> list[int]:
-    """Who the current phase still waits for, ``declared`` idle besides those the GM declared
-    (the engine's answer: :meth:`engine.phase_end.PhaseEnd.waiting_for`)."""
-    return g.waiting_for(declared) or []
-
-
-__all__ = ["StatsMafiaEarlyEnd", "waiting_for"]
+__all__ = ["StatsMafiaEarlyEnd"]

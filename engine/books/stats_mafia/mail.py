@@ -10,7 +10,7 @@ from ...state import Anon, Player, Pm
 from .core import free, in_prison, memo, team
 
 if TYPE_CHECKING:
-    from ...game import Game
+    from ...world import World
 
 
 # ---- mail («Почта», «Записка на волю») -------------------------------------------------------
@@ -21,7 +21,7 @@ class StatsMafiaMail:
     the Mafia talk freely on the first night (``team_talk: {mafia: [1]}``)."""
 
     @staticmethod
-    def quotas(g: Game, p: Player) -> dict[str, int | None]:
+    def quotas(g: World, p: Player) -> dict[str, int | None]:
         """The role card's quotas: letters a phase, and a prisoner's signed notes (None: no limit)."""
         out: dict[str, int | None] = {}
         for key, name in (("letters_per_phase", "mail_per_phase"), ("notes_per_phase", "notes_per_phase")):
@@ -30,7 +30,7 @@ class StatsMafiaMail:
         return out
 
     @staticmethod
-    def _letter(g: Game, p: Player, to: int | None, text: str) -> tuple[int, bool]:
+    def _letter(g: World, p: Player, to: int | None, text: str) -> tuple[int, bool]:
         if not g.alive(p):
             raise ActionError("not_alive")
         if not text.strip():
@@ -55,7 +55,7 @@ class StatsMafiaMail:
         return seq, signed
 
     @staticmethod
-    def send(g: Game, p: Player, r: Player, text: str) -> Pm:
+    def send(g: World, p: Player, r: Player, text: str) -> Pm:
         info = g.info
         side = team(g, p.character)
         talk = (g.settings.team_talk or {}).get(side or "", [])  # {mafia: [1]}
@@ -72,6 +72,6 @@ class StatsMafiaMail:
         return Pm(seq=seq, sender=p.pid, recipient=r.pid, text=text, tick=g.state.tick)
 
     @staticmethod
-    def post(g: Game, p: Player, text: str) -> Anon:
+    def post(g: World, p: Player, text: str) -> Anon:
         seq, _ = StatsMafiaMail._letter(g, p, None, text)
         return Anon(seq=seq, pid=p.pid, text=text, tick=g.state.tick)

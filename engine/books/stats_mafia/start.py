@@ -10,8 +10,8 @@ from .core import STATS, memo, team
 from .steps import upkeep
 
 if TYPE_CHECKING:
-    from ...game import Game
     from ...resolve.context import Ctx
+    from ...world import World
 
 
 # ---- start ---------------------------------------------------------------------------------
@@ -34,7 +34,7 @@ def start(ctx: Ctx, sd: Any) -> None:
     upkeep(ctx, sd)
 
 
-def random_bonus(g: Game, p: Player, x: dict[str, Any]) -> None:
+def random_bonus(g: World, p: Player, x: dict[str, Any]) -> None:
     """«Google-fu - имеет +1 к случайному стату, к какому - не знает даже сам Гик»."""
     picked = g.settings.random_bonus_choice.get(p.name)  # the GM's (or a scenario's) pick
     stat_id = picked or g.rng.choice(sorted(x.get("stats", STATS)))

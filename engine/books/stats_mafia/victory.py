@@ -8,12 +8,12 @@ from ...registry import victory as register_victory
 from .core import free, in_prison, memo, out_of_play, team
 
 if TYPE_CHECKING:
-    from ...game import Game
+    from ...world import World
 
 
 # ---- victory -------------------------------------------------------------------------------
 @register_victory("stats_mafia")
-def victory(g: Game, params: dict[str, Any], final: bool) -> list[int] | None:
+def victory(g: World, params: dict[str, Any], final: bool) -> list[int] | None:
     """«Мафия достигает победы, если мертв весь Закон и Маньяк. Закон достигает победы, если
     мертва вся Мафия и Маньяк.» «Я легенда! - если остался единственным живым персонажем,
     побеждает.» After day 12 nobody wins; a living Злой Гений takes half a win. Winners are the

@@ -12,13 +12,13 @@ from ...votes import VoteCounter, publish_tally, secret_passives
 from .core import jail, memo, stat
 
 if TYPE_CHECKING:
-    from ...game import Game
     from ...resolve.context import Ctx
     from ...state import Vote
+    from ...world import World
 
 
 # ---- the day vote («Вече») -----------------------------------------------------------------
-def _instead_of_vote(g: Game, pid: int, tick: int, outcome: dict[int, str] | None = None) -> str | None:
+def _instead_of_vote(g: World, pid: int, tick: int, outcome: dict[int, str] | None = None) -> str | None:
     """An ability used instead of the day's vote (label ``instead_of_vote``), if ``pid`` has one."""
     for i in g.state.intents:
         if (
@@ -29,7 +29,7 @@ def _instead_of_vote(g: Game, pid: int, tick: int, outcome: dict[int, str] | Non
     return None
 
 
-def _detained(g: Game, p: Player, tick: int) -> bool:
+def _detained(g: World, p: Player, tick: int) -> bool:
     for sid, s in p.statuses.items():
         if s.kind == "blocked" and g.active(p, sid, tick) and (not s.data.get("slots") or "day" in s.data["slots"]):
             return True
@@ -42,7 +42,7 @@ class StatsPrisonVote(VoteCounter):
     for the rest of the game later; a tie (or no vote) jails nobody."""
 
     @staticmethod
-    def secret_weights(g: Game, vdef: Any) -> bool:
+    def secret_weights(g: World, vdef: Any) -> bool:
         """Деспотия (Политик), «Обвинительный приговор» (Прокурор, «публично»), the VIP's cap
         (Авторитет) and «Компромат» (Сплетник) belong to open roles: shown, unless a secret
         character has such a weight. (Скользкий ублюдок's secret discount is applied after the
@@ -50,11 +50,11 @@ class StatsPrisonVote(VoteCounter):
         return secret_passives(g, ("vote_bonus", "vote_cap_against"))
 
     @staticmethod
-    def is_open(g: Game, vdef: Any) -> bool:
+    def is_open(g: World, vdef: Any) -> bool:
         return g.info.kind == "day"
 
     @staticmethod
-    def check_choice(g: Game, vdef: Any, p: Player, choice: Any) -> None:
+    def check_choice(g: World, vdef: Any, p: Player, choice: Any) -> None:
         if not isinstance(choice, int) or not 0 <= choice < len(g.state.players):
             raise ActionError("illegal_target", target=choice)
         if not g.alive(g.player(choice)):

@@ -18,7 +18,6 @@ import pytest
 from config import load_ruleset
 from engine import DEAL, ActionError, Game, PlayerSpec
 from engine.books.stats_mafia.core import memo
-from engine.books.stats_mafia.early_end import waiting_for
 
 from ...players import submit_drawn
 
@@ -54,7 +53,7 @@ def play_one(seed: int) -> Game:
                     g.post_anon(p.pid, "всем")
         if rnd.random() < 0.03 and alive - jailed:  # the GM jails someone for two сутки
             g.gm_set_status(rnd.choice(sorted(alive - jailed)), "prison", 2)
-        assert set(waiting_for(g)) <= alive - jailed
+        assert set(g.waiting_for()) <= alive - jailed
         events = g.resolve()
         used = Counter()
         for e in events:
@@ -130,13 +129,13 @@ def test_a_phase_may_end_early():
     specs = [PlayerSpec("Аня", "Политик", "Киллер"), PlayerSpec("Борис", "Миллионер", "Мирный житель"),
              PlayerSpec("Вера", "Журналист", "Сыщик")]
     g = Game.new(RULES, 2, specs)
-    assert waiting_for(g) == [0, 1, 2]
+    assert g.waiting_for() == [0, 1, 2]
     g.submit(0, "Убийство", [1])
-    assert waiting_for(g, {2}) == [1]                   # Вера told the GM she does nothing
+    assert g.waiting_for({2}) == [1]                   # Вера told the GM she does nothing
     g.gm_set_status(1, "slowpoke")
-    assert waiting_for(g, {2}) == []                    # a Слоупок holds up nobody
+    assert g.waiting_for({2}) == []                    # a Слоупок holds up nobody
     g.resolve()
-    assert g.info.kind == "day" and waiting_for(g) == [0, 2]   # Борис is in the Morgue
+    assert g.info.kind == "day" and g.waiting_for() == [0, 2]   # Борис is in the Morgue
     g.vote(0, "veche", 2)
     g.submit(2, "Расследование", [0])                   # instead of the vote
-    assert waiting_for(g) == []
+    assert g.waiting_for() == []
