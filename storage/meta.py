@@ -19,7 +19,7 @@ from .records import CLAIM_MARGIN, CLAIM_SECONDS, GameInfo, Part, _int, _uncance
 class Meta:
     """A game's meta and the channels recorded from it."""
 
-    # ---- the bot's own data: a game's meta, lobbies ---------------------------------------
+    # ---- the bot's own data of a game ------------------------------------------------------
     async def update_meta(self, game_id: str, fn: Callable[[dict[str, Any]], dict[str, Any] | None], *,
                           posts: Any = (), key: str | None = None, claim: bool = False) -> GameInfo:
         """Change a game's ``meta`` (the caller's data: channel ids, language, a pause…) by a
