@@ -8,12 +8,11 @@ import copy
 import json
 from collections.abc import Callable
 from dataclasses import replace
-from datetime import timedelta
 from typing import Any
 
 from .backend import Backend
 from .errors import StorageError
-from .records import CLAIM_MARGIN, CLAIM_SECONDS, GameInfo, Part, _int, _uncancellable, dumps
+from .records import GameInfo, Part, _int, _uncancellable, dumps
 
 
 class Meta:
@@ -38,7 +37,7 @@ class Meta:
         a post's own ``batch`` id (a keyed message, ``<game>/reveal>public``: one already
         staged is skipped). ``claim``: the staged parts are claimed by this store in the same
         transaction (``Part.held``: the next flush sends them with no claim of its own, as a
-        resolve's), for a caller that flushes next (the end of a game: ``bot.stage_end``).
+        resolve's delivery), for a caller that flushes next (the end of a game: ``bot.stage_end``).
         The fault point ``meta.before_commit`` is inside the transaction.
         """
         return await _uncancellable(self._update_meta(game_id, fn, posts, key, claim))
@@ -64,9 +63,8 @@ class Meta:
                     held = await self._write_posts(db, game_id, key or f"meta:{version + 1}",
                                                    list(posts(meta) if callable(posts) else posts), stamp, claim=claim)
                 self._point("meta.before_commit")
-            if claim and held:
-                until = self._clock() + timedelta(seconds=CLAIM_SECONDS - CLAIM_MARGIN)
-                self._held.update({(p.batch_id, p.part_idx): until for p in held})
+            if claim:
+                self._hold(held)
             live = self._games.get(game_id)
             if live is not None and meta is not None:
                 live.info = replace(live.info, meta=meta, meta_version=version + 1, updated_at=stamp)

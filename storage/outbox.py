@@ -14,6 +14,7 @@ from engine.state import Event
 
 from .backend import Backend
 from .records import (
+    CLAIM_MARGIN,
     CLAIM_SECONDS,
     ChannelIntent,
     Delivery,
@@ -225,15 +226,25 @@ class Outbox:
         self._point("stage.after_commit")
         return out
 
-    async def stage_posts(self, game_id: str, key: str, posts: list[Post]) -> list[Part]:
+    async def stage_posts(self, game_id: str, key: str, posts: list[Post], *, claim: bool = False) -> list[Part]:
         """Stage several bot messages together in one transaction, as batches
         ``<game>/<key>:<n>>…`` (``key``: the idempotency key of what they belong to, e.g.
-        ``ia:<interaction id>``); a key already staged stages nothing again."""
+        ``ia:<interaction id>``, ``resolve:<tick>:d``); a key already staged stages nothing
+        again. ``claim``: the parts are claimed by this store in the same transaction
+        (``Part.held``: the next flush sends them with no claim of its own)."""
         async with self._tx("stage") as db:
-            out = await self._write_posts(db, game_id, key, posts, self._stamp())
+            out = await self._write_posts(db, game_id, key, posts, self._stamp(), claim=claim)
             self._point("stage.before_commit")
+        if claim:
+            self._hold(out)
         self._point("stage.after_commit")
         return out
+
+    def _hold(self, parts: list[Part]) -> None:
+        """Remember the parts this store claimed as it staged them, until shortly before the
+        claim expires (:meth:`_mark_held`)."""
+        until = self._clock() + timedelta(seconds=CLAIM_SECONDS - CLAIM_MARGIN)
+        self._held.update({(p.batch_id, p.part_idx): until for p in parts})
 
     async def _write_posts(self, db: Backend, game_id: str, key: str, posts: list[Post], stamp: str, *,
                            claim: bool = False) -> list[Part]:

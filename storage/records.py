@@ -247,8 +247,6 @@ class Resolved:
     deliveries: list[Delivery]
     over: bool
     winner: list[int] | None
-    #: the messages staged and claimed in the resolve's own transaction (``resolve(stage=…)``)
-    parts: list[Part] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

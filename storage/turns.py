@@ -4,32 +4,26 @@
 from __future__ import annotations
 
 import asyncio
-import copy
 import json
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
 from engine import Game, PlayerSpec
-from engine.state import Event
 
 from .backend import Backend
 from .commands import effective, replay_entries
 from .errors import StorageError, UndoRefused
 from .records import (
-    CLAIM_MARGIN,
-    CLAIM_SECONDS,
+    INSERT_COMMAND,
     REPEAT_WINDOW,
     DeadlineChange,
-    Delivery,
     GameInfo,
-    Part,
     Post,
     Resolved,
     Undone,
-    _event_rows,
     _lean,
     _Live,
     _run_on_copy,
@@ -79,54 +73,34 @@ class Turns:
         next_deadline: datetime | None = None,
         user_id: int | None = None,
         posts: Any = (),
-        stage: Callable[[Game, GameInfo, list[Delivery], list[Part]], list[Post]] | None = None,
-        meta: Callable[[dict[str, Any], Game], dict[str, Any] | None] | None = None,
-        end: Callable[[Game, GameInfo, list[Event], list[dict[str, Any]]], Awaitable[Any]] | None = None,
     ) -> Resolved | None:
-        """Resolve the current tick in one transaction; None when there is nothing to do.
+        """Resolve the current tick; None when there is nothing to do. Returns what it
+        committed: the resolve's journal position, its events and their outbox rows; the game
+        after it is :meth:`game` and :meth:`info` once this returns.
+
+        Two transactions: the mark (the resolve has begun: a crash after it is redone at start
+        from the same stored state and random generator, so with the identical result), then
+        the resolve (the new snapshot, its events and outbox rows, the next deadline). The
+        caller renders and stages its messages afterwards, from what was committed.
 
         ``expect_tick``: resolve only if the game is still at that tick (a deadline timer and a
         GM's forced resolve cannot both resolve it). ``next_deadline``: the deadline of the
         next tick, committed with the resolve. ``user_id``: the GM who forced it (audited).
         ``posts``: the bot's messages of this resolve (the GM's log line of a forced or early
-        end), staged with the resolve's mark (or, for a redo, its transaction) as batches
-        ``<game>/resolve:<tick>:<n>>…``: the redo of a forced resolve keeps the GM's line.
-        ``stage``: the delivery of the resolve, rendered by the caller and staged **in the
-        resolve's own transaction**, its parts claimed by this store (``Resolved.parts``,
-        ``Part.held``): a function of the game after the resolve (without its log), its new
-        :class:`GameInfo`, the outbox rows not yet staged (those committed before, then the
-        resolve's own) and the resolve's own unsent parts (the GM's line staged with the
-        mark), returning :class:`Post` objects (with the
-        ``keys`` of the rows each delivers); rows left out are delivered as any other. A
-        function that raises stages nothing (logged): the resolve is never held up by it.
-        ``meta``: a change of the caller's meta that belongs to the resolve (when the new phase
-        began), a function of a copy of the meta and the game after the resolve (as
-        :meth:`update_meta`'s), written in the resolve's transaction (``meta_version`` + 1).
-        ``end``: when the resolve ends the game, the end of the game staged **in the resolve's
-        own transaction** too: an async function of the game after the resolve, its new
-        :class:`GameInfo` (with ``meta``'s change), every event of the game and its whole
-        journal as :meth:`events` and :meth:`journal` will read them once this resolve is
-        committed (its own events and entry included), returning ``(posts, change)``: the
-        posts (keyed, each its own ``batch``), staged after the delivery and claimed, and a
-        change of the meta (a function of a copy, as ``meta``'s) written with them; None for
-        nothing. It is awaited before the transaction opens, under the game's lock only (it
-        may take seconds: a chart drawn in a worker thread). It runs only when ``stage``
-        staged every outbox row not staged yet (else the flush would stage those after the
-        end); a function that raises stages nothing of the end (logged): the caller stages
-        it later (``bot.finish``).
+        end), staged with the mark as batches ``<game>/resolve:<tick>:<n>>…``, so the redo of a
+        forced resolve keeps the GM's line.
         """
-        return await _uncancellable(self._resolve(game_id, expect_tick, utc(next_deadline), user_id, posts, stage, meta, end))
+        return await _uncancellable(self._resolve(game_id, expect_tick, utc(next_deadline), user_id, posts))
 
     async def _resolve(self, game_id: str, expect_tick: int | None, next_deadline: datetime | None, user_id: int | None,
-                       posts: Any = (), stage: Any = None, meta: Any = None, end: Any = None) -> Resolved | None:
+                       posts: Any = ()) -> Resolved | None:
         live = self._live(game_id)
         async with live.lock:
             return await self._retry_stale(
-                live, lambda: self._resolve_locked(live, game_id, expect_tick, next_deadline, user_id, posts, stage, meta, end))
+                live, lambda: self._resolve_locked(live, game_id, expect_tick, next_deadline, user_id, posts))
 
     async def _resolve_locked(self, live: _Live, game_id: str, expect_tick: int | None, next_deadline: datetime | None,
-                              user_id: int | None, posts: Any = (), stage: Any = None, meta: Any = None,
-                              end: Any = None) -> Resolved | None:
+                              user_id: int | None, posts: Any = ()) -> Resolved | None:
         if live.game.state.over:
             return None
         tick = live.game.state.tick
@@ -134,25 +108,16 @@ class Turns:
             return None
         if live.info.resolving_tick == tick and user_id is None:
             user_id = live.info.resolving_user  # a forced resolve cut short is redone as forced, by its GM
-        bot_posts = list(posts)
         if live.info.resolving_tick != tick:
-            marked = replace(live.info, resolving_tick=tick, resolving_user=user_id)
-            async with self._tx("resolve.mark") as db:
-                await self._update_game(db, live.info, marked, None, bump=False)
-                # staged with the mark: a resolve marked is always done (redone at start if
-                # cut short), and its redo cannot render the GM's line as it was
-                await self._write_posts(db, game_id, f"resolve:{tick}", bot_posts, self._stamp())
-            live.info = marked
-            self._point("resolve.marked")
+            await self._mark_resolving(live, game_id, tick, user_id, list(posts))
         events, history = await self._recall(live)
         run = await asyncio.to_thread(_run_on_copy, live, Game.resolve, events, history)
         game, text, events = run.game, run.text, run.events
         over = game.state.over
         seq = live.info.version + 1
         stamp = self._stamp()
-        info = self._next_info(live.info, game, seq, stamp)
         info = replace(
-            info,
+            self._next_info(live.info, game, seq, stamp),
             resolving_tick=None,
             resolving_user=None,
             deadline_tick=game.state.tick if next_deadline and not over else None,
@@ -162,76 +127,29 @@ class Turns:
                   # the deadline the resolved phase had: a GM's undo gives it back
                   "deadline_was": to_ts(live.info.deadline) if live.info.deadline else None}
         args = {"tick": tick}
-        new_meta = None
-        if meta is not None:
-            work = copy.deepcopy(live.info.meta)
-            out = meta(work, game)
-            new_meta = work if out is None else dict(out)
-            if new_meta == live.info.meta:
-                new_meta = None
-            else:
-                info = replace(info, meta=new_meta, meta_version=live.info.meta_version + 1)
-        staged: list[Post] = []
-        rows: list[Any] = []
-        unstaged: set[str] = set()  # the outbox rows no staged post delivers
-        if stage is not None:
-            rows, outbox, deliveries = _event_rows(game_id, seq, live.ev_count, events, stamp)
-            # rows committed before and not staged yet (the resolve before this one in a turn cut
-            # short, a command's not flushed) go with this resolve's, as one flush would take them
-            earlier = await self.pending_deliveries(game_id)
-            own = [p for p in await self.pending_parts(game_id) if p.batch_id.startswith(f"{game_id}/resolve:{tick}:")]
-            try:
-                staged = list(stage(game, info, earlier + deliveries, own))
-            except Exception:  # a rendering bug must not hold up the game: its messages go the usual way
-                log.exception("%s: game %r: the delivery of the resolve of tick %d could not be staged with it",
-                              self.location, game_id, tick)
-                staged = []
-            unstaged = {d.key for d in earlier + deliveries} - {k for p in staged for k in p.keys}
-        ending: list[Post] = []
-        if end is not None and over and stage is not None and not unstaged:
-            journal = [*await self.journal(game_id),
-                       {"seq": seq, "tick": tick, "kind": "resolve", "args": json.loads(dumps(args)),
-                        "result": json.loads(dumps(result)), "user_id": user_id, "request_id": None, "created_at": stamp}]
-            every = [*await self.events(game_id),
-                     *(Event(tick=r[3], key=r[4], args=json.loads(r[7]), audience=r[5], ids=json.loads(r[6])) for r in rows)]
-            try:
-                out = await end(game, info, every, journal)
-            except Exception:  # the end is staged later by the caller (bot.finish), the resolve goes on
-                log.exception("%s: game %r: its end could not be staged with the resolve of tick %d", self.location, game_id, tick)
-                out = None
-            if out is not None:
-                ending, change = list(out[0]), out[1]
-                work = copy.deepcopy(info.meta)
-                got = change(work) if change is not None else None
-                work = work if got is None else dict(got)
-                if work != live.info.meta:
-                    new_meta = work
-                    info = replace(info, meta=new_meta, meta_version=live.info.meta_version + 1)
         async with self._tx("resolve") as db:
             await self._update_game(db, live.info, info, text)  # first: a stale copy writes nothing
-            if new_meta is not None:
-                await self._meta_write(db, game_id, live.info.meta, live.info.meta_version, lambda _m: new_meta, stamp)
-            await db.execute(
-                db.sql(
-                    "INSERT INTO commands (game_id, seq, tick, kind, args, result, user_id, request_id, created_at) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
-                ),
-                (game_id, seq, tick, "resolve", dumps(args), dumps(result), user_id, None, stamp),
-            )
+            await db.execute(db.sql(INSERT_COMMAND), (game_id, seq, tick, "resolve", dumps(args), dumps(result), user_id, None, stamp))
             deliveries = await self._write_events(db, game_id, seq, live.ev_count, events, stamp)
             await self._write_history(db, game_id, seq, live.hist_count, run.history)
             if user_id is not None:
                 await self._gm_action(db, game_id, seq, tick, user_id, "resolve", args, stamp)
-            await self._write_posts(db, game_id, f"resolve:{tick}", bot_posts, stamp)  # a key staged with the mark: skipped
-            held = await self._write_posts(db, game_id, f"resolve:{tick}:d", staged, stamp, claim=True)
-            held += await self._write_posts(db, game_id, f"resolve:{tick}:end", ending, stamp, claim=True)  # after its news
             self._point("resolve.before_commit")
-        until = self._clock() + timedelta(seconds=CLAIM_SECONDS - CLAIM_MARGIN)
-        self._held.update({(p.batch_id, p.part_idx): until for p in held})
         self._point("resolve.after_commit")
         live.game, live.text, live.info = game, text, info
         live.ev_count, live.hist_count = live.ev_count + len(events), live.hist_count + len(run.history)
-        return Resolved(game_id, seq, tick, list(events), deliveries, over, game.state.winner, held)
+        return Resolved(game_id, seq, tick, list(events), deliveries, over, game.state.winner)
+
+    async def _mark_resolving(self, live: _Live, game_id: str, tick: int, user_id: int | None, posts: list[Post]) -> None:
+        """The resolve of ``tick`` has begun (``resolving_tick``), with the bot's own lines of it:
+        a resolve marked is always done (redone at start if cut short), and its redo could not
+        render the GM's line as it was."""
+        marked = replace(live.info, resolving_tick=tick, resolving_user=user_id)
+        async with self._tx("resolve.mark") as db:
+            await self._update_game(db, live.info, marked, None, bump=False)
+            await self._write_posts(db, game_id, f"resolve:{tick}", posts, self._stamp())
+        live.info = marked
+        self._point("resolve.marked")
 
     async def set_deadline(self, game_id: str, at: datetime | None, *, user_id: int | None = None) -> bool:
         """Set (or clear, with None) the deadline of the current tick; False if unchanged."""
