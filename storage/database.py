@@ -1,10 +1,12 @@
-"""The database room: one connection, its lock, transactions, batches, counting and fault points.
-"""
+"""The database: one connection, its lock, transactions, batches, counting and fault points."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import asyncio
+from collections import Counter
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -31,28 +33,40 @@ def make_backend(target: str | Path, synchronous: str = "FULL") -> Backend:
     return SqliteBackend(target, synchronous)
 
 
-
-
 class Database:
-    """The shared database of a store: reads, write transactions and batches under one lock."""
+    """The database a store writes through: one connection (its backend), one lock around every
+    use of it, write transactions and batches counted by label, and the fault points tests
+    kill at. The rooms of a store share one."""
+
+    def __init__(self, backend: Backend, clock: Callable[[], datetime]) -> None:
+        self.backend = backend
+        self.clock = clock
+        self.lock = asyncio.Lock()
+        #: committed transactions by label ("apply", "resolve", "resolve.mark", "claim", …)
+        self.transactions: Counter[str] = Counter()
+        #: a test hook called at named points ("apply.before_commit"…); None in production
+        self.fault: Callable[[str], None] | None = None
 
     @property
     def location(self) -> str:
         return self.backend.location
 
-    def _stamp(self) -> str:
-        return to_ts(self._clock())
+    def stamp(self) -> str:
+        """Now, as stored."""
+        return to_ts(self.clock())
 
-    def _point(self, name: str) -> None:
+    def point(self, name: str) -> None:
+        """A named point a test may kill the process at (``fault``)."""
         if self.fault is not None:
             self.fault(name)
 
-    def _count(self, label: str) -> None:
+    def count(self, label: str) -> None:
         self.transactions[label] += 1
         self.transactions["total"] += 1
 
-    async def _read(self, sql: str, params: Any = ()) -> list[tuple[Any, ...]]:
-        async with self._db_lock:
+    async def read(self, sql: str, params: Any = ()) -> list[tuple[Any, ...]]:
+        """Rows of one read (``?`` placeholders), under the connection's lock."""
+        async with self.lock:
             try:
                 return await self.backend.fetchall(self.backend.sql(sql), tuple(params))
             except Exception as exc:
@@ -62,21 +76,21 @@ class Database:
                                        f"{self.location}: cannot read the database ({exc}).") from exc
                 raise
 
-    async def _batch(self, label: str, steps: list[Step], point: str) -> Any:
+    async def batch(self, label: str, steps: list[Step], point: str) -> Any:
         """One write transaction of known statements (:meth:`Backend.batch`), the fault point
         ``point`` inside it before its commit; counted as ``label`` when committed."""
         db = self.backend
-        async with self._db_lock:
+        async with self.lock:
             try:
-                stopped = await db.batch(steps, lambda: self._point(point))
+                stopped = await db.batch(steps, lambda: self.point(point))
             except Exception as exc:
-                self._raise_unwritten(label, exc)
+                self.raise_unwritten(label, exc)
                 raise
         if stopped is None:
-            self._count(label)
+            self.count(label)
         return stopped
 
-    def _raise_unwritten(self, label: str, exc: Exception) -> None:
+    def raise_unwritten(self, label: str, exc: Exception) -> None:
         """A database driver's error of a write transaction as a :class:`StorageError` (nothing
         was written); any other error is left to the caller to raise as it is."""
         db = self.backend
@@ -86,10 +100,10 @@ class Database:
                                f"{self.location}: {label} failed ({exc}); nothing was written.") from exc
 
     @asynccontextmanager
-    async def _tx(self, label: str) -> AsyncIterator[Backend]:
+    async def tx(self, label: str) -> AsyncIterator[Backend]:
         """One write transaction; committed at the end of the block, rolled back on error."""
         db = self.backend
-        async with self._db_lock:
+        async with self.lock:
             try:
                 await db.begin()
                 try:
@@ -99,6 +113,6 @@ class Database:
                     await db.rollback()
                     raise
             except Exception as exc:
-                self._raise_unwritten(label, exc)
+                self.raise_unwritten(label, exc)
                 raise
-        self._count(label)
+        self.count(label)

@@ -67,12 +67,12 @@ class Games:
         created = not await self.backend.connect()
         try:
             await self._own_shards()
-            start, to = await migrate(self.backend, on_transaction=self._count, hook=self._point)
+            start, to = await migrate(self.backend, on_transaction=self.db.count, hook=self.db.point)
             if start < 4 <= to:
                 await self._backfill_v4()
             await self._split_old()
             changed = await self._load_games()
-            self._channels = {int(r[0]): r[1] for r in await self._read("SELECT channel_id, game_id FROM game_channels")}
+            self._channels = {int(r[0]): r[1] for r in await self.db.read("SELECT channel_id, game_id FROM game_channels")}
             await self._release_dead_claims()
             pending = await self.pending_deliveries()
         except BaseException:
@@ -97,7 +97,7 @@ class Games:
         self.backend.acquire()
 
     async def close(self) -> None:
-        async with self._db_lock:
+        async with self.db.lock:
             await self.backend.close()
         self._games.clear()
         self._channels.clear()
@@ -107,7 +107,7 @@ class Games:
         """Fill what migration 0004 added from the JSON kept so far: each lobby's channel (the
         oldest lobby of a channel keeps it; a later one of the same channel, made before the
         rule, stays without and can still be ended by its GM) and every game's channels."""
-        async with self._tx("migrate.backfill") as db:
+        async with self.db.tx("migrate.backfill") as db:
             taken: set[int] = set()
             rows = await db.fetchall(db.sql("SELECT lobby_id, data FROM lobbies ORDER BY created_at, lobby_id"))
             for lobby_id, data in rows:
@@ -123,11 +123,11 @@ class Games:
         0008 (``log_apart = 0``), one game a transaction: the events were in their table
         already (any missing there is added), the history goes to its own; the snapshot is
         written again without them. Runs at every start while such a game is left."""
-        for gid, version, state in await self._read("SELECT game_id, version, state FROM games WHERE log_apart = 0 ORDER BY game_id"):
+        for gid, version, state in await self.db.read("SELECT game_id, version, state FROM games WHERE log_apart = 0 ORDER BY game_id"):
             data = json.loads(state)
             events, history = data.get("events") or [], data.get("history") or []
             data["events"], data["history"] = [], []
-            async with self._tx("migrate.split") as db:
+            async with self.db.tx("migrate.split") as db:
                 have = (await db.fetchall(db.sql("SELECT COUNT(*) FROM events WHERE game_id = ?"), (gid,)))[0][0]
                 await db.executemany(
                     db.sql("INSERT INTO events (game_id, idx, seq, tick, msg_key, audience, ids, args) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"),
@@ -160,7 +160,7 @@ class Games:
                 raise ShardInUse(self.location, i, count)
 
     async def _load_games(self) -> list[str]:
-        rows = await self._read(f"SELECT {GAME_COLUMNS}, state FROM games WHERE {self._mine()} AND {KEPT} ORDER BY game_id")
+        rows = await self.db.read(f"SELECT {GAME_COLUMNS}, state FROM games WHERE {self._mine()} AND {KEPT} ORDER BY game_id")
         changed = []
         for row in rows:
             live = await self._load_live(row)
@@ -195,20 +195,20 @@ class Games:
         """A loaded game: its snapshot, and how long its log is (the log stays in its tables)."""
         live = self._live_from_row(row)
         gid = live.info.game_id
-        live.ev_count = (await self._read("SELECT COUNT(*) FROM events WHERE game_id = ?", (gid,)))[0][0]
-        live.hist_count = (await self._read("SELECT COUNT(*) FROM history WHERE game_id = ?", (gid,)))[0][0]
+        live.ev_count = (await self.db.read("SELECT COUNT(*) FROM events WHERE game_id = ?", (gid,)))[0][0]
+        live.hist_count = (await self.db.read("SELECT COUNT(*) FROM history WHERE game_id = ?", (gid,)))[0][0]
         return live
 
     async def _recall(self, live: _Live) -> tuple[list[Event], list[dict[str, Any]]]:
         """The part of the log a resolve may read (``Game.recall_from()`` on), from the tables:
         the events from the first of that tick on, the history records likewise."""
         gid, recall = live.info.game_id, live.game.recall_from()
-        rows = await self._read(
+        rows = await self.db.read(
             "SELECT tick, msg_key, args, audience, ids FROM events WHERE game_id = ? AND idx >= "
             "(SELECT MIN(idx) FROM events WHERE game_id = ? AND tick >= ?) ORDER BY idx", (gid, gid, recall)
         )
         events = [Event(tick=r[0], key=r[1], args=json.loads(r[2]), audience=r[3], ids=json.loads(r[4])) for r in rows]
-        rows = await self._read(
+        rows = await self.db.read(
             "SELECT record FROM history WHERE game_id = ? AND idx >= "
             "(SELECT MIN(idx) FROM history WHERE game_id = ? AND tick >= ?) ORDER BY idx", (gid, gid, recall)
         )
@@ -230,7 +230,7 @@ class Games:
         """Read a game again after someone else wrote it (its version moved on under us): the
         in-memory copy was stale. Called with ``live.lock`` held; keeps that lock object."""
         gid = live.info.game_id
-        rows = await self._read(f"SELECT {GAME_COLUMNS}, state FROM games WHERE game_id = ?", (gid,))
+        rows = await self.db.read(f"SELECT {GAME_COLUMNS}, state FROM games WHERE game_id = ?", (gid,))
         if not rows:
             raise StorageError(f"{self.location}: game {gid!r} is gone from the database.")
         fresh = await self._load_live(rows[0])
@@ -268,7 +268,7 @@ class Games:
             live = self._games[gid]
             if live.lock.locked():
                 continue  # something is being written: the next sweep
-            if await self._read(f"SELECT 1 FROM games WHERE game_id = ? AND {KEPT}", (gid,)):
+            if await self.db.read(f"SELECT 1 FROM games WHERE game_id = ? AND {KEPT}", (gid,)):
                 continue
             if self._games.get(gid) is live and not live.lock.locked():
                 del self._games[gid]
@@ -282,7 +282,7 @@ class Games:
         read from the database, without its log, and not kept); None if there is none."""
         if game_id in self._games:
             return self._games[game_id].game
-        rows = await self._read(f"SELECT {GAME_COLUMNS}, state FROM games WHERE game_id = ?", (game_id,))
+        rows = await self.db.read(f"SELECT {GAME_COLUMNS}, state FROM games WHERE game_id = ?", (game_id,))
         return self._live_from_row(rows[0]).game if rows else None
 
     # ---- reading ----------------------------------------------------------------------
@@ -306,7 +306,7 @@ class Games:
 
     async def event(self, game_id: str, idx: int) -> Event | None:
         """The event of index ``idx`` (``Delivery.event_idx``), None if there is none."""
-        rows = await self._read("SELECT tick, msg_key, args, audience, ids FROM events WHERE game_id = ? AND idx = ?", (game_id, idx))
+        rows = await self.db.read("SELECT tick, msg_key, args, audience, ids FROM events WHERE game_id = ? AND idx = ?", (game_id, idx))
         return Event(tick=rows[0][0], key=rows[0][1], args=json.loads(rows[0][2]), audience=rows[0][3], ids=json.loads(rows[0][4])) if rows else None
 
     def games(self) -> list[GameInfo]:
@@ -316,7 +316,7 @@ class Games:
         """A game's row, loaded or not (finished games are not kept in memory)."""
         if game_id in self._games:
             return self._games[game_id].info
-        rows = await self._read(f"SELECT {GAME_COLUMNS} FROM games WHERE game_id = ?", (game_id,))
+        rows = await self.db.read(f"SELECT {GAME_COLUMNS} FROM games WHERE game_id = ?", (game_id,))
         return self._info(rows[0]) if rows else None
 
     def deadline(self, game_id: str) -> datetime | None:
@@ -324,7 +324,7 @@ class Games:
 
     async def journal(self, game_id: str) -> list[dict[str, Any]]:
         """The command journal in order: seq, tick, kind, args, result, user_id, request_id."""
-        rows = await self._read(
+        rows = await self.db.read(
             "SELECT seq, tick, kind, args, result, user_id, request_id, created_at FROM commands WHERE game_id = ? ORDER BY seq",
             (game_id,),
         )
@@ -335,13 +335,13 @@ class Games:
         ]
 
     async def events(self, game_id: str, since: int = 0) -> list[Event]:
-        rows = await self._read(
+        rows = await self.db.read(
             "SELECT tick, msg_key, args, audience, ids FROM events WHERE game_id = ? AND idx >= ? ORDER BY idx", (game_id, since)
         )
         return [Event(tick=r[0], key=r[1], args=json.loads(r[2]), audience=r[3], ids=json.loads(r[4])) for r in rows]
 
     async def gm_actions(self, game_id: str) -> list[dict[str, Any]]:
-        rows = await self._read(
+        rows = await self.db.read(
             "SELECT seq, tick, user_id, action, args, created_at FROM gm_actions WHERE game_id = ? ORDER BY seq", (game_id,)
         )
         return [{"seq": r[0], "tick": r[1], "user_id": r[2], "action": r[3], "args": json.loads(r[4]), "created_at": r[5]} for r in rows]
@@ -349,15 +349,15 @@ class Games:
     async def snapshot(self, game_id: str) -> dict[str, Any]:
         """The game as stored, whole: its snapshot with the event log and the history put back
         from their tables (``Game.to_dict()`` of the game with its whole log)."""
-        rows = await self._read("SELECT state FROM games WHERE game_id = ?", (game_id,))
+        rows = await self.db.read("SELECT state FROM games WHERE game_id = ?", (game_id,))
         if not rows:
             raise StorageError(f"{self.location}: no game {game_id!r}")
         data = json.loads(rows[0][0])
         data["events"] = [
             {"tick": r[0], "key": r[1], "args": json.loads(r[2]), "audience": r[3], "ids": json.loads(r[4])}
-            for r in await self._read("SELECT tick, msg_key, args, audience, ids FROM events WHERE game_id = ? ORDER BY idx", (game_id,))
+            for r in await self.db.read("SELECT tick, msg_key, args, audience, ids FROM events WHERE game_id = ? ORDER BY idx", (game_id,))
         ]
-        data["history"] = [json.loads(r[0]) for r in await self._read("SELECT record FROM history WHERE game_id = ? ORDER BY idx", (game_id,))]
+        data["history"] = [json.loads(r[0]) for r in await self.db.read("SELECT record FROM history WHERE game_id = ? ORDER BY idx", (game_id,))]
         return Game.from_dict(self._rulesets(data["ruleset"]), data).to_dict()
 
     async def rebuild(self, game_id: str, *, whole: bool = False) -> Game:
@@ -367,7 +367,7 @@ class Games:
         from memory is read from the database for it."""
         live = self._games.get(game_id)
         if live is None:
-            rows = await self._read(f"SELECT {GAME_COLUMNS}, state FROM games WHERE game_id = ?", (game_id,))
+            rows = await self.db.read(f"SELECT {GAME_COLUMNS}, state FROM games WHERE game_id = ?", (game_id,))
             if not rows:
                 raise KeyError(f"no game {game_id!r}")
             live = self._live_from_row(rows[0])
@@ -403,9 +403,9 @@ class Games:
     async def _create(self, rules: Ruleset, game: Game, seed: int, players: list[PlayerSpec], game_id: str, guild_id: int | None,
                       gm_user_ids: Any, settings: dict[str, Any] | None, meta: dict[str, Any] | None,
                       deadline: datetime | None) -> GameInfo:
-        if game_id in self._games or await self._read("SELECT 1 FROM games WHERE game_id = ?", (game_id,)):
+        if game_id in self._games or await self.db.read("SELECT 1 FROM games WHERE game_id = ?", (game_id,)):
             raise StorageError(f"{self.location}: a game {game_id!r} exists already")
-        stamp = self._stamp()
+        stamp = self.db.stamp()
         info = GameInfo(
             game_id=game_id, guild_id=guild_id, ruleset=rules.id, ruleset_fingerprint=fingerprint(rules), seed=seed,
             players=[asdict(p) for p in players], settings=dict(settings or {}), gm_user_ids=list(gm_user_ids),
@@ -415,7 +415,7 @@ class Games:
         )
         text = _snapshot(game)
         events, history = list(game.state.events), list(game.state.history)
-        async with self._tx("create") as db:
+        async with self.db.tx("create") as db:
             await db.execute(
                 db.sql(f"INSERT INTO games ({GAME_COLUMNS}, state, log_apart) VALUES ({', '.join('?' * 20)}, 1)"),
                 (
@@ -427,7 +427,7 @@ class Games:
             added = await self._write_channels(db, game_id, {}, info.meta)
             await self._write_events(db, game_id, 0, 0, events, stamp)
             await self._write_history(db, game_id, 0, 0, history)
-            self._point("create.before_commit")
+            self.db.point("create.before_commit")
         self._channels.update(added)
         # the live game is read back from the stored text, exactly as after a restart
         self._games[game_id] = _Live(info=info, rules=rules, game=_lean(Game.from_dict(rules, json.loads(text))), text=text,
@@ -479,7 +479,7 @@ class Games:
             _lean(game)
             tick = st.tick
             seq = live.info.version + 1
-            stamp = self._stamp()
+            stamp = self.db.stamp()
             info = self._next_info(live.info, game, seq, stamp)
             bot_posts = list(posts(game, result) if callable(posts) else posts)
             if bot_posts:  # staging posts reads the outbox: the transaction of many statements
@@ -492,7 +492,7 @@ class Games:
         if applied.duplicate:
             self._restore(live)
             return applied
-        self._point("apply.after_commit")
+        self.db.point("apply.after_commit")
         live.text, live.info = text, info
         live.ev_count, live.hist_count = live.ev_count + len(events), live.hist_count + len(history)
         return applied
@@ -502,7 +502,7 @@ class Games:
         live.game = _lean(Game.from_dict(live.rules, decode_snapshot(live.text)))
 
     async def _duplicate(self, game_id: str, request_id: str) -> Applied | None:
-        row = await self._read("SELECT seq, tick, result FROM commands WHERE game_id = ? AND request_id = ?", (game_id, request_id))
+        row = await self.db.read("SELECT seq, tick, result FROM commands WHERE game_id = ? AND request_id = ?", (game_id, request_id))
         if not row:
             return None
         seq, tick, result = row[0]
@@ -536,7 +536,7 @@ class Games:
         ]
         if command.is_gm:
             steps.append(Step(db.sql(INSERT_GM_ACTION), (game_id, seq, tick, command.user_id, command.kind, dumps(command.args), stamp)))
-        stopped = await self._batch("apply", steps, "apply.before_commit")
+        stopped = await self.db.batch("apply", steps, "apply.before_commit")
         if stopped is not None:
             if steps[stopped.index].expect == "absent":  # this request was applied before
                 dup_seq, dup_tick, dup = stopped.rows[0]
@@ -553,7 +553,7 @@ class Games:
             dup = await self._duplicate(game_id, command.request_id)
             if dup is not None:
                 return dup
-        async with self._tx("apply") as db:
+        async with self.db.tx("apply") as db:
             await self._update_game(db, live.info, info, text)  # first write: a stale copy writes nothing
             await db.execute(db.sql(INSERT_COMMAND), command_row)
             await db.executemany(db.sql(INSERT_EVENT), ev_rows)
@@ -562,7 +562,7 @@ class Games:
             if command.is_gm:
                 await self._gm_action(db, game_id, seq, tick, command.user_id, command.kind, command.args, stamp)
             await self._write_posts(db, game_id, f"cmd:{seq}", bot_posts, stamp)
-            self._point("apply.before_commit")
+            self.db.point("apply.before_commit")
         return Applied(game_id, seq, tick, result, list(events), deliveries)
 
     # ---- internals --------------------------------------------------------------------------

@@ -17,8 +17,8 @@ class Lobbies:
     async def create_lobby(self, lobby_id: str, data: dict[str, Any], *, guild_id: int | None, channel_id: int) -> str | None:
         """Open a lobby in a channel; one transaction. None when done; the id of the lobby
         already open in that channel otherwise (nothing written): one open lobby per channel."""
-        stamp = self._stamp()
-        async with self._tx("lobby") as db:
+        stamp = self.db.stamp()
+        async with self.db.tx("lobby") as db:
             rows = await db.fetchall(db.sql("SELECT lobby_id FROM lobbies WHERE channel_id = ?"), (channel_id,))
             if rows:
                 return rows[0][0]
@@ -33,8 +33,8 @@ class Lobbies:
         committed, changes it in place and returns a result; what it raises propagates and
         nothing is written. ``(data, result)`` after the change, or None if the lobby is gone
         (started or ended meanwhile). A burst of sign-ups all land, one after the other."""
-        stamp = self._stamp()
-        async with self._tx("lobby") as db:
+        stamp = self.db.stamp()
+        async with self.db.tx("lobby") as db:
             rows = await db.fetchall(db.sql("SELECT data FROM lobbies WHERE lobby_id = ?"), (lobby_id,))
             if not rows:
                 return None
@@ -48,9 +48,9 @@ class Lobbies:
     async def save_lobby(self, lobby_id: str, data: dict[str, Any], *, guild_id: int | None = None) -> None:
         """Insert or replace a lobby whole (its ``channel_id`` is taken from ``data``); one
         transaction. The bot uses :meth:`create_lobby` and :meth:`update_lobby`."""
-        stamp = self._stamp()
+        stamp = self.db.stamp()
         cid = _int(data.get("channel_id"))
-        async with self._tx("lobby") as db:
+        async with self.db.tx("lobby") as db:
             n = await db.execute(
                 db.sql("UPDATE lobbies SET data = ?, guild_id = ?, channel_id = ?, updated_at = ? WHERE lobby_id = ?"),
                 (dumps(data), guild_id, cid, stamp, lobby_id),
@@ -66,10 +66,10 @@ class Lobbies:
         sql, params = "SELECT lobby_id, data FROM lobbies", ()
         if guild_id is not None:
             sql, params = sql + " WHERE guild_id = ?", (guild_id,)
-        rows = await self._read(sql + " ORDER BY created_at, lobby_id", params)
+        rows = await self.db.read(sql + " ORDER BY created_at, lobby_id", params)
         return {r[0]: json.loads(r[1]) for r in rows}
 
     async def delete_lobby(self, lobby_id: str) -> bool:
-        async with self._tx("lobby") as db:
+        async with self.db.tx("lobby") as db:
             n = await db.execute(db.sql("DELETE FROM lobbies WHERE lobby_id = ?"), (lobby_id,))
         return n == 1

@@ -55,14 +55,14 @@ class Meta:
     async def _update_meta(self, game_id: str, fn: Callable[[dict[str, Any]], dict[str, Any] | None],
                            posts: Any = (), key: str | None = None, claim: bool = False) -> GameInfo:
         async with self._meta_lock(game_id):
-            stamp = self._stamp()
+            stamp = self.db.stamp()
             held: list[Part] = []
-            async with self._tx("meta") as db:
+            async with self.db.tx("meta") as db:
                 meta, version = await self._meta_change(db, game_id, fn, stamp)
                 if meta is not None and posts:
                     held = await self._write_posts(db, game_id, key or f"meta:{version + 1}",
                                                    list(posts(meta) if callable(posts) else posts), stamp, claim=claim)
-                self._point("meta.before_commit")
+                self.db.point("meta.before_commit")
             if claim:
                 self._hold(held)
             live = self._games.get(game_id)

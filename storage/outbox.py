@@ -99,7 +99,7 @@ class Outbox:
         if limit is not None:
             sql += " LIMIT ?"
             params.append(int(limit))
-        rows = await self._read(sql, params)
+        rows = await self.db.read(sql, params)
         return [
             Delivery(
                 key=r[0], game_id=r[1], tick=r[2], event_idx=r[3], dest=r[4], dest_id=r[5], attempts=r[6], last_error=r[7],
@@ -110,28 +110,28 @@ class Outbox:
 
     async def claim(self, key: str) -> bool:
         """Record that a send of ``key`` starts now (commit it before sending); False if done."""
-        return await self._outbox_update("claim", "attempts = attempts + 1, last_attempt_at = ?", (self._stamp(),), key)
+        return await self._outbox_update("claim", "attempts = attempts + 1, last_attempt_at = ?", (self.db.stamp(),), key)
 
     async def mark_delivered(self, key: str) -> bool:
         """Record ``key`` as delivered; False if it was already (or is unknown)."""
-        return await self._outbox_update("delivered", "delivered_at = ?", (self._stamp(),), key)
+        return await self._outbox_update("delivered", "delivered_at = ?", (self.db.stamp(),), key)
 
     async def claim_many(self, keys: list[str]) -> int:
         """:meth:`claim` for several messages sent as one (a batch), in one transaction."""
-        return await self._outbox_update_many("claim", "attempts = attempts + 1, last_attempt_at = ?", (self._stamp(),), keys)
+        return await self._outbox_update_many("claim", "attempts = attempts + 1, last_attempt_at = ?", (self.db.stamp(),), keys)
 
     async def mark_delivered_many(self, keys: list[str]) -> int:
         """:meth:`mark_delivered` for a batch, in one transaction; how many were pending."""
-        return await self._outbox_update_many("delivered", "delivered_at = ?", (self._stamp(),), keys)
+        return await self._outbox_update_many("delivered", "delivered_at = ?", (self.db.stamp(),), keys)
 
     async def _outbox_update_many(self, label: str, assignments: str, params: tuple[Any, ...], keys: list[str]) -> int:
         n = 0
-        async with self._tx(label) as db:
+        async with self.db.tx(label) as db:
             for key in keys:
                 n += await db.execute(
                     db.sql(f"UPDATE outbox SET {assignments} WHERE delivery_key = ? AND delivered_at IS NULL"), (*params, key)
                 )
-            self._point(f"{label}.before_commit")
+            self.db.point(f"{label}.before_commit")
         return n
 
     async def mark_failed(self, key: str, error: str) -> bool:
@@ -144,7 +144,7 @@ class Outbox:
         """Record, before the REST call, that a channel is about to be created; one transaction.
         Returns the intent already recorded for that key when there is one (a creation that
         may have happened: look for its channel first), else None (recorded now)."""
-        async with self._tx("intent") as db:
+        async with self.db.tx("intent") as db:
             rows = await db.fetchall(db.sql(f"SELECT {INTENT_COLS} FROM channel_intents WHERE owner_id = ? AND channel_key = ?"),
                                      (owner_id, channel_key))
             if rows:
@@ -158,25 +158,25 @@ class Outbox:
             await db.execute(
                 db.sql("INSERT INTO channel_intents (owner_id, channel_key, guild_id, kind, name, parent_id, created_at) "
                        "VALUES (?, ?, ?, ?, ?, ?, ?)"),
-                (owner_id, channel_key, guild_id, kind, name, parent_id, self._stamp()),
+                (owner_id, channel_key, guild_id, kind, name, parent_id, self.db.stamp()),
             )
-            self._point("intent.before_commit")
+            self.db.point("intent.before_commit")
         return None
 
     async def channel_made(self, owner_id: str, channel_key: str, channel_id: int) -> None:
         """The channel of an open intent exists (Discord answered the create): its id, recorded
         at once, is what crash recovery matches first (the intent stays open until its owner
         saved the id)."""
-        async with self._tx("intent.made") as db:
+        async with self.db.tx("intent.made") as db:
             await db.execute(db.sql("UPDATE channel_intents SET channel_id = ? WHERE owner_id = ? AND channel_key = ? "
                                     "AND settled_at IS NULL"), (channel_id, owner_id, channel_key))
 
     async def settle_channel(self, owner_id: str, channel_key: str, channel_id: int | None) -> bool:
         """The intent is done: its channel's id is saved by its owner (or it was dropped)."""
-        async with self._tx("intent.settled") as db:
+        async with self.db.tx("intent.settled") as db:
             n = await db.execute(
                 db.sql("UPDATE channel_intents SET channel_id = ?, settled_at = ? WHERE owner_id = ? AND channel_key = ?"),
-                (channel_id, self._stamp(), owner_id, channel_key),
+                (channel_id, self.db.stamp(), owner_id, channel_key),
             )
         return n == 1
 
@@ -189,7 +189,7 @@ class Outbox:
         if owner_id is not None:
             sql += " AND owner_id = ?"
             params.append(owner_id)
-        return [_intent(r) for r in await self._read(sql + " ORDER BY created_at, owner_id, channel_key", params)]
+        return [_intent(r) for r in await self.db.read(sql + " ORDER BY created_at, owner_id, channel_key", params)]
 
     # ---- message parts (v5): render once, store, send and mark each part on its own ---------
     async def stage(self, game_id: str, batch_id: str, channel_key: str, channel_id: int | None,
@@ -200,17 +200,17 @@ class Outbox:
         (so a retry never renders anew). Outbox rows staged elsewhere or delivered are skipped.
         ``absorb``: unsent parts whose text the new batch carries (a resolve's own line joining
         its channel's batch): marked sent, without a message id, in the same transaction."""
-        rows = await self._read(f"SELECT {PARTS_COLS} FROM outbox_parts WHERE batch_id = ? ORDER BY part_idx", (batch_id,))
+        rows = await self.db.read(f"SELECT {PARTS_COLS} FROM outbox_parts WHERE batch_id = ? ORDER BY part_idx", (batch_id,))
         if rows:  # staged before (a keyed post repeated, a resolve's batch): nothing to write
             return self._mark_held(list(map(_part, rows)))
-        async with self._tx("stage") as db:
+        async with self.db.tx("stage") as db:
             rows = await db.fetchall(db.sql(f"SELECT {PARTS_COLS} FROM outbox_parts WHERE batch_id = ? ORDER BY part_idx"),
                                      (batch_id,))
             if rows:
                 return [_part(r) for r in rows]
             top = await db.fetchall(db.sql("SELECT MAX(batch_ord) FROM outbox_parts"), ())
             order = (top[0][0] or 0) + 1
-            stamp = self._stamp()
+            stamp = self.db.stamp()
             parts = await _attempted(db, keys, parts)
             for key in keys:
                 await db.execute(
@@ -222,8 +222,8 @@ class Outbox:
             for p in absorb:
                 await db.execute(db.sql("UPDATE outbox_parts SET sent_at = ?, last_error = ? WHERE batch_id = ? AND part_idx = ? "
                                         "AND sent_at IS NULL"), (stamp, f"sent within {batch_id}"[:1000], p.batch_id, p.part_idx))
-            self._point("stage.before_commit")
-        self._point("stage.after_commit")
+            self.db.point("stage.before_commit")
+        self.db.point("stage.after_commit")
         return out
 
     async def stage_posts(self, game_id: str, key: str, posts: list[Post], *, claim: bool = False) -> list[Part]:
@@ -232,12 +232,12 @@ class Outbox:
         ``ia:<interaction id>``, ``resolve:<tick>:d``); a key already staged stages nothing
         again. ``claim``: the parts are claimed by this store in the same transaction
         (``Part.held``: the next flush sends them with no claim of its own)."""
-        async with self._tx("stage") as db:
-            out = await self._write_posts(db, game_id, key, posts, self._stamp(), claim=claim)
-            self._point("stage.before_commit")
+        async with self.db.tx("stage") as db:
+            out = await self._write_posts(db, game_id, key, posts, self.db.stamp(), claim=claim)
+            self.db.point("stage.before_commit")
         if claim:
             self._hold(out)
-        self._point("stage.after_commit")
+        self.db.point("stage.after_commit")
         return out
 
     def _hold(self, parts: list[Part]) -> None:
@@ -252,7 +252,7 @@ class Outbox:
         (or the post's own ``batch`` id); a post's ``keys`` (outbox rows) are staged with it.
         ``claim``: the parts are claimed by this store at once (it sends them next)."""
         out: list[Part] = []
-        claimed = (self._stamp(), to_ts(self._clock() + timedelta(seconds=CLAIM_SECONDS))) if claim else None
+        claimed = (self.db.stamp(), to_ts(self._clock() + timedelta(seconds=CLAIM_SECONDS))) if claim else None
         for n, post in enumerate(posts):
             batch_id = post.batch or f"{game_id}/{key}:{n}>{post.channel_key}"
             rows = await db.fetchall(db.sql("SELECT COUNT(*) FROM outbox_parts WHERE batch_id = ?"), (batch_id,))
@@ -320,9 +320,9 @@ class Outbox:
         if not self.backend.exclusive and self.shards is None:
             return
         where = f"sent_at IS NULL AND claim_owner IS NOT NULL AND claim_owner <> ? AND {self._my_parts()}"
-        if not (await self._read(f"SELECT COUNT(*) FROM outbox_parts WHERE {where}", (self.owner,)))[0][0]:
+        if not (await self.db.read(f"SELECT COUNT(*) FROM outbox_parts WHERE {where}", (self.owner,)))[0][0]:
             return
-        async with self._tx("part.release") as db:
+        async with self.db.tx("part.release") as db:
             await db.execute(db.sql(f"UPDATE outbox_parts SET claim_owner = NULL, claim_until = NULL WHERE {where}"), (self.owner,))
 
     async def pending_parts(self, game_id: str | None = None) -> list[Part]:
@@ -334,7 +334,7 @@ class Outbox:
         if game_id is not None:
             sql += " AND game_id = ?"
             params.append(game_id)
-        out = [_part(r) for r in await self._read(sql + " ORDER BY batch_ord, part_idx", params)]
+        out = [_part(r) for r in await self.db.read(sql + " ORDER BY batch_ord, part_idx", params)]
         return self._mark_held(out)
 
     def _mark_held(self, parts: list[Part]) -> list[Part]:
@@ -348,7 +348,7 @@ class Outbox:
 
     async def parts(self, batch_id: str) -> list[Part]:
         """Every part of a batch, sent or not (tests, diagnostics)."""
-        rows = await self._read(f"SELECT {PARTS_COLS} FROM outbox_parts WHERE batch_id = ? ORDER BY part_idx", (batch_id,))
+        rows = await self.db.read(f"SELECT {PARTS_COLS} FROM outbox_parts WHERE batch_id = ? ORDER BY part_idx", (batch_id,))
         return [_part(r) for r in rows]
 
     async def held_messages(self, channel_id: int | None, message_ids: list[int]) -> set[int]:
@@ -357,7 +357,7 @@ class Outbox:
         if channel_id is None or not message_ids:
             return set()
         marks = ", ".join("?" for _ in message_ids)
-        rows = await self._read(f"SELECT message_id FROM outbox_parts WHERE channel_id = ? AND message_id IN ({marks})",
+        rows = await self.db.read(f"SELECT message_id FROM outbox_parts WHERE channel_id = ? AND message_id IN ({marks})",
                                 (channel_id, *message_ids))
         return {int(r[0]) for r in rows}
 
@@ -368,14 +368,14 @@ class Outbox:
         self._held.pop((part.batch_id, part.part_idx), None)
         now = self._clock()
         stamp, until = to_ts(now), to_ts(now + timedelta(seconds=CLAIM_SECONDS))
-        async with self._tx("part.claim") as db:
+        async with self.db.tx("part.claim") as db:
             n = await db.execute(
                 db.sql("UPDATE outbox_parts SET attempts = attempts + 1, last_attempt_at = ?, claim_owner = ?, claim_until = ? "
                        "WHERE batch_id = ? AND part_idx = ? AND sent_at IS NULL "
                        "AND (claim_owner IS NULL OR claim_owner = ? OR claim_until < ?)"),
                 (stamp, self.owner, until, part.batch_id, part.part_idx, self.owner, stamp),
             )
-            self._point("part.claim.before_commit")
+            self.db.point("part.claim.before_commit")
         return n == 1
 
     async def mark_part_failed(self, part: Part, error: str) -> bool:
@@ -420,8 +420,8 @@ class Outbox:
 
     async def _mark_parts_sent(self, sent: list[tuple[Part, int | None]], meta: tuple[str, Any, dict[str, Any]] | None) -> int:
         n = 0
-        stamp = self._stamp()
-        async with self._tx("part.sent") as db:
+        stamp = self.db.stamp()
+        async with self.db.tx("part.sent") as db:
             batches: dict[str, None] = {}
             for part, message_id in sent:
                 n += await db.execute(
@@ -440,24 +440,24 @@ class Outbox:
                 new, version = await self._meta_change(db, game_id, fn, stamp)
                 if new is not None:
                     changed.update(meta=new, version=version + 1, stamp=stamp)
-            self._point("part.sent.before_commit")
+            self.db.point("part.sent.before_commit")
         for p, _ in sent:
             self._held.pop((p.batch_id, p.part_idx), None)
         return n
 
     async def _part_update(self, label: str, assignments: str, params: tuple[Any, ...], part: Part) -> bool:
-        async with self._tx(label) as db:
+        async with self.db.tx(label) as db:
             n = await db.execute(
                 db.sql(f"UPDATE outbox_parts SET {assignments} WHERE batch_id = ? AND part_idx = ? AND sent_at IS NULL"),
                 (*params, part.batch_id, part.part_idx),
             )
-            self._point(f"{label}.before_commit")
+            self.db.point(f"{label}.before_commit")
         return n == 1
 
     async def _outbox_update(self, label: str, assignments: str, params: tuple[Any, ...], key: str) -> bool:
-        async with self._tx(label) as db:
+        async with self.db.tx(label) as db:
             n = await db.execute(
                 db.sql(f"UPDATE outbox SET {assignments} WHERE delivery_key = ? AND delivered_at IS NULL"), (*params, key)
             )
-            self._point(f"{label}.before_commit")
+            self.db.point(f"{label}.before_commit")
         return n == 1

@@ -79,7 +79,7 @@ __all__ = [
 
 
 # ---- the store ----------------------------------------------------------------------------
-class Store(Games, Turns, Meta, Outbox, Lobbies, Database):
+class Store(Games, Turns, Meta, Outbox, Lobbies):
     """All games of one bot process. ``async with Store() as store: ...`` or open()/close()."""
 
     def __init__(
@@ -95,27 +95,46 @@ class Store(Games, Turns, Meta, Outbox, Lobbies, Database):
         #: ``(shard_count, shard_ids)``: this process loads, resolves and delivers only the games
         #: of the guilds on these shards (Discord: ``(guild_id >> 22) % shard_count``); None: all
         self.shards = _check_shards(shards)
-        self.backend = backend or make_backend(path if path is not None else default_db_path(), synchronous)
         if rulesets is None:
             rulesets = load_ruleset
         self._rulesets = rulesets
         self._clock = clock or (lambda: datetime.now(UTC))
+        #: the connection, its lock, transactions (counted by label) and the fault points
+        self.db = Database(backend or make_backend(path if path is not None else default_db_path(), synchronous),
+                           self._clock)
         self._games: dict[str, _Live] = {}
-        self._db_lock = asyncio.Lock()
         self._meta_locks: dict[str, asyncio.Lock] = {}  # for games not loaded (finished)
         self._channels: dict[int, str] = {}  # Discord channel id -> game id (v4)
         #: parts this store claimed when it staged them and has not tried to send yet (Part.held),
         #: with when that claim expires: past it (less a margin) the part is claimed again normally
         self._held: dict[tuple[str, int], datetime] = {}
-        #: committed transactions by label ("apply", "resolve", "resolve.mark", "claim", …)
-        self.transactions: Counter[str] = Counter()
-        #: a test hook called at named points ("apply.before_commit"…); None in production
-        self.fault: Callable[[str], None] | None = None
         self.report: StartReport | None = None
         #: games reloaded because another process had written them (``_reload``)
         self.reloads = 0
         #: who this store is when it claims a message part (several processes may share a database)
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+    @property
+    def backend(self) -> Backend:
+        return self.db.backend
+
+    @property
+    def location(self) -> str:
+        return self.db.location
+
+    @property
+    def transactions(self) -> Counter[str]:
+        """Committed transactions by label ("apply", "resolve", "resolve.mark", "stage", …)."""
+        return self.db.transactions
+
+    @property
+    def fault(self) -> Callable[[str], None] | None:
+        """A test hook called at named points ("apply.before_commit"…); None in production."""
+        return self.db.fault
+
+    @fault.setter
+    def fault(self, hook: Callable[[str], None] | None) -> None:
+        self.db.fault = hook
 
     async def __aenter__(self) -> Store:
         await self.open()

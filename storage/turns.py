@@ -115,7 +115,7 @@ class Turns:
         game, text, events = run.game, run.text, run.events
         over = game.state.over
         seq = live.info.version + 1
-        stamp = self._stamp()
+        stamp = self.db.stamp()
         info = replace(
             self._next_info(live.info, game, seq, stamp),
             resolving_tick=None,
@@ -127,15 +127,15 @@ class Turns:
                   # the deadline the resolved phase had: a GM's undo gives it back
                   "deadline_was": to_ts(live.info.deadline) if live.info.deadline else None}
         args = {"tick": tick}
-        async with self._tx("resolve") as db:
+        async with self.db.tx("resolve") as db:
             await self._update_game(db, live.info, info, text)  # first: a stale copy writes nothing
             await db.execute(db.sql(INSERT_COMMAND), (game_id, seq, tick, "resolve", dumps(args), dumps(result), user_id, None, stamp))
             deliveries = await self._write_events(db, game_id, seq, live.ev_count, events, stamp)
             await self._write_history(db, game_id, seq, live.hist_count, run.history)
             if user_id is not None:
                 await self._gm_action(db, game_id, seq, tick, user_id, "resolve", args, stamp)
-            self._point("resolve.before_commit")
-        self._point("resolve.after_commit")
+            self.db.point("resolve.before_commit")
+        self.db.point("resolve.after_commit")
         live.game, live.text, live.info = game, text, info
         live.ev_count, live.hist_count = live.ev_count + len(events), live.hist_count + len(run.history)
         return Resolved(game_id, seq, tick, list(events), deliveries, over, game.state.winner)
@@ -145,11 +145,11 @@ class Turns:
         a resolve marked is always done (redone at start if cut short), and its redo could not
         render the GM's line as it was."""
         marked = replace(live.info, resolving_tick=tick, resolving_user=user_id)
-        async with self._tx("resolve.mark") as db:
+        async with self.db.tx("resolve.mark") as db:
             await self._update_game(db, live.info, marked, None, bump=False)
-            await self._write_posts(db, game_id, f"resolve:{tick}", posts, self._stamp())
+            await self._write_posts(db, game_id, f"resolve:{tick}", posts, self.db.stamp())
         live.info = marked
-        self._point("resolve.marked")
+        self.db.point("resolve.marked")
 
     async def set_deadline(self, game_id: str, at: datetime | None, *, user_id: int | None = None) -> bool:
         """Set (or clear, with None) the deadline of the current tick; False if unchanged."""
@@ -165,10 +165,10 @@ class Turns:
         if (info.deadline_tick == info.tick and info.deadline_at == at) or (at is None and info.deadline is None):
             return False
         seq = info.version + 1
-        stamp = self._stamp()
+        stamp = self.db.stamp()
         new = replace(info, version=seq, deadline_tick=info.tick if at else None, deadline_at=at, updated_at=stamp)
         args = {"tick": info.tick, "at": to_ts(at) if at else None}
-        async with self._tx("deadline") as db:
+        async with self.db.tx("deadline") as db:
             await self._update_game(db, info, new, None)  # first: a stale copy writes nothing
             await db.execute(
                 db.sql(
@@ -179,7 +179,7 @@ class Turns:
             )
             if user_id is not None:
                 await self._gm_action(db, game_id, seq, info.tick, user_id, "deadline", args, stamp)
-            self._point("deadline.before_commit")
+            self.db.point("deadline.before_commit")
         live.info = new
         return True
 
@@ -229,14 +229,14 @@ class Turns:
             if game.state.tick != target["tick"]:
                 raise StorageError(f"{self.location}: game {game_id!r}: the journal does not rebuild tick {target['tick']}")
             first, hfirst = len(game.state.events), len(game.state.history)
-            stamp = self._stamp()
+            stamp = self.db.stamp()
             seq = info.version + 1
             mark = f"~u{seq}"
             was = from_ts((target["result"] or {}).get("deadline_was"))
             back = was if was is not None and was > self._clock() else None
             new = replace(info, tick=game.state.tick, status="running", version=seq, updated_at=stamp, resolving_tick=None,
                           resolving_user=None, deadline_tick=game.state.tick if back else None, deadline_at=back)
-            async with self._tx("undo") as db:
+            async with self.db.tx("undo") as db:
                 rows = await db.fetchall(db.sql("SELECT DISTINCT batch_id FROM outbox WHERE game_id = ? AND event_idx >= ? "
                                                 "AND batch_id IS NOT NULL"), (game_id, first))
                 batches = [r[0] for r in rows]
@@ -268,7 +268,7 @@ class Turns:
                 if meta_fn is not None:
                     meta = await self._meta_write(db, game_id, info.meta, info.meta_version,
                                                   lambda m: meta_fn(m, posted), stamp)
-                self._point("undo.before_commit")
+                self.db.point("undo.before_commit")
             if meta is not None:
                 new = replace(new, meta=meta, meta_version=info.meta_version + 1)
             live.game, live.text, live.info = _lean(Game.from_dict(live.rules, json.loads(text))), text, new
@@ -306,7 +306,7 @@ class Turns:
             info = live.info
             if key is not None:
                 since = to_ts(self._clock() - window)
-                rows = await self._read(
+                rows = await self.db.read(
                     "SELECT created_at FROM commands WHERE game_id = ? AND kind = 'deadline' AND request_id >= ? "
                     "AND request_id < ? AND tick = ? AND created_at >= ? ORDER BY seq DESC LIMIT 1",
                     (game_id, key + "#", key + "$", info.tick, since),
@@ -318,11 +318,11 @@ class Turns:
             moves = not ((info.deadline_tick == info.tick and info.deadline_at == at) or (at is None and info.deadline is None))
             if not moves and meta_fn is None:
                 return DeadlineChange(info, changed=False)
-            stamp = self._stamp()
+            stamp = self.db.stamp()
             seq = info.version + 1
             new = replace(info, version=seq, deadline_tick=info.tick if at else None, deadline_at=at, updated_at=stamp) if moves else info
             args = {"tick": info.tick, "at": to_ts(at) if at else None}
-            async with self._tx("deadline") as db:
+            async with self.db.tx("deadline") as db:
                 meta = None
                 if meta_fn is not None:
                     meta = await self._meta_write(db, game_id, info.meta, info.meta_version, meta_fn, stamp)
@@ -341,7 +341,7 @@ class Turns:
                     after = replace(new, meta=meta, meta_version=info.meta_version + 1) if meta is not None else new
                     await self._write_posts(db, game_id, f"deadline:{seq}:{info.meta_version + 1}",
                                             list(posts(after) if callable(posts) else posts), stamp)
-                self._point("deadline.before_commit")
+                self.db.point("deadline.before_commit")
             if meta is not None:
                 new = replace(new, meta=meta, meta_version=info.meta_version + 1, updated_at=stamp)
             live.info = new

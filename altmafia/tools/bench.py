@@ -554,7 +554,7 @@ async def _clone(store: Store, src: str, n: int) -> list[str]:
     cols = [c.strip() for c in GAME_COLUMNS.split(",")] + ["state", "log_apart"]
     rest = ", ".join(cols[1:])
     ids = [f"{src}-{i:04d}" for i in range(n)]
-    async with store._tx("bench.clone") as db:
+    async with store.db.tx("bench.clone") as db:
         for gid in ids:
             await db.execute(db.sql(f"INSERT INTO games ({', '.join(cols)}) SELECT ?, {rest} FROM games WHERE game_id = ?"), (gid, src))
             await db.execute(db.sql("INSERT INTO events (game_id, idx, seq, tick, msg_key, audience, ids, args) "

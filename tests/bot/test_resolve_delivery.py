@@ -54,7 +54,7 @@ async def test_a_crash_between_the_sends_and_their_mark_sends_nothing_twice(env,
     # the next start looks for each claimed part in its channel and finds it: nothing is sent again
     assert not await env.bot.store.pending_parts(t.game_id)
     assert {k: [m.content for m in t.channel(k).history()] for k in keys} == seen
-    marked = await env.bot.store._read("SELECT COUNT(*) FROM outbox_parts WHERE game_id = ? AND message_id IS NOT NULL "
+    marked = await env.bot.store.db.read("SELECT COUNT(*) FROM outbox_parts WHERE game_id = ? AND message_id IS NOT NULL "
                                        "AND attempts = 1 AND sent_at IS NOT NULL", (t.game_id,))
     assert marked[0][0] >= len(sent)  # each marked with the message found in its channel
 

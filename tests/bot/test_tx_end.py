@@ -30,7 +30,7 @@ def files_of(message) -> set[str]:
 
 
 async def stored_meta(store, gid: str) -> dict:
-    rows = await store._read("SELECT meta FROM games WHERE game_id = ?", (gid,))
+    rows = await store.db.read("SELECT meta FROM games WHERE game_id = ?", (gid,))
     return json.loads(rows[0][0])
 
 

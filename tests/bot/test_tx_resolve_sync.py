@@ -53,7 +53,7 @@ def channel(env, guild, meta: dict, key: str) -> ChannelHandle:
 
 
 async def stored_meta(store, gid: str) -> dict:
-    rows = await store._read("SELECT meta FROM games WHERE game_id = ?", (gid,))
+    rows = await store.db.read("SELECT meta FROM games WHERE game_id = ?", (gid,))
     return json.loads(rows[0][0])
 
 

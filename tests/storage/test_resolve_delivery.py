@@ -81,7 +81,7 @@ async def test_the_delivery_is_staged_and_claimed_after_the_resolve(store: Store
     assert await store.mark_parts_sent([(p, 5000 + i) for i, p in enumerate(pending)]) == len(pending)
     assert store.transactions - base == {"part.sent": 1, "total": 1}
     assert not await store.pending_parts(gid)
-    rows = await store._read("SELECT COUNT(*) FROM outbox WHERE game_id = ? AND delivered_at IS NULL", (gid,))
+    rows = await store.db.read("SELECT COUNT(*) FROM outbox WHERE game_id = ? AND delivered_at IS NULL", (gid,))
     assert rows[0][0] == 0
     assert await store.mark_parts_sent([(pending[0], 1)]) == 0  # already sent: not again
 
