@@ -143,11 +143,11 @@ class AltMafiaBot(commands.AutoShardedBot):
         await panel.post_panels(self, game_id)
 
     async def finish(self, game_id: str) -> None:
-        """The end of a game: :meth:`stage_end`, then one flush that delivers it. Whatever the
-        game committed before and was not staged yet (its last events after a restart) goes
-        out first, as before the reveal. ``Scheduler.after_resolve`` stages the end itself
-        before the resolve's own flush (one marking for both); this is for the other callers
-        (the recovery at start of a finished game not yet revealed)."""
+        """The end of a game, the one path to it: :meth:`stage_end`, then one flush that
+        delivers it. Whatever the game committed before and was not sent yet (the last
+        resolve's news, its last events after a restart) goes out first, before the reveal.
+        Called after the resolve that ends the game (``Scheduler.after_resolve``) and at start
+        for a finished game not yet revealed."""
         if not self.store.has(game_id) or self.store.info(game_id).meta.get("revealed"):
             return
         if await self.store.pending_deliveries(game_id):
@@ -186,10 +186,9 @@ class AltMafiaBot(commands.AutoShardedBot):
 
     async def end_posts(self, game_id: str, game: Any, info: Any, events: list[Any],
                         journal: list[dict[str, Any]]) -> tuple[list[Any], Any]:
-        """The end of a game (:meth:`stage_end`'s posts) rendered from the game, its info,
-        every event and its whole journal, and the change of the meta that goes with them (the
-        flags): for :meth:`stage_end`, or for the resolve that ends the game, which stages them
-        in its own transaction (``Store.resolve(end=…)``, given what will be committed)."""
+        """The end of a game (:meth:`stage_end`'s posts) rendered from the committed game, its
+        info, every event and its whole journal, and the change of the meta that goes with them
+        (the flags)."""
         lang = info.meta.get("lang", "ru")
         files = []
         # the chart replays the game and draws a panel per player: seconds of work, done in a

@@ -26,8 +26,8 @@ The bot's own messages are batches without outbox rows: those of a command (the 
 copy of a PM, a GM's log line, a deadline notice) are built by :meth:`Deliverer.outgoing` and staged by the store in the
 command's own transaction; the others (role cards, reminders) by :meth:`Deliverer.post`, keyed;
 the end of a game (the reveal, the GM's report, the cleanup prompt) by :meth:`Deliverer.outgoing`
-under the same keys, staged with the flag ``revealed`` in the game-ending resolve's own
-transaction (``Store.resolve(end=…)``, ``bot.end_posts``), or else by ``bot.stage_end``.
+under the same keys, staged with the flag ``revealed`` in one transaction by ``bot.stage_end``
+(``bot.finish``, the one path to the end of a game).
 """
 
 from __future__ import annotations
@@ -242,8 +242,8 @@ class Deliverer:
         return await self._send_parts(staged, blocked, carry)
 
     def resolve_posts(self, gid: str, game: Any, info: GameInfo, deliveries: list[Delivery], own: list[Part]) -> list[Post]:
-        """The delivery of a resolve, rendered from the game after it, for the store to stage in
-        the resolve's own transaction (``Store.resolve(stage=…)``): one batch a channel (and one
+        """The delivery of a resolve, rendered from the game as the resolve committed it, for the
+        scheduler to stage right after it (``Scheduler.stage_delivery``): one batch a channel (and one
         an event with buttons), as :meth:`flush` would stage them, then the new phase's panels
         and its announcement (``panel.panels``, ``living.phase_announcement``), under the ids
         :meth:`post` would give them, so they are never staged twice. ``deliveries``: the rows

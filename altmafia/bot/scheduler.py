@@ -121,17 +121,12 @@ class Scheduler:
                 dl = store.info(game_id).deadline
                 hurried = dl is None or now() < dl  # an early end, a forced resolve, a riot
                 nxt = None if self.paused(game_id) else self.next_deadline(game_id, tick + 1, hurried=hurried)
-                # the GM's log line is staged in the resolve's own transaction (never lost to a crash)
+                # the GM's log line is staged with the resolve's mark (never lost to a crash)
                 posts = [self.bot.deliverer.outgoing(game_id, "gm", gm_line)] if gm_line and not done else []
-                # its delivery (the batches, the new phase's panels and announcement) is rendered
-                # and staged in the resolve's own transaction, claimed for this process
-                # so is when the new phase began, where the ruleset gives a phase a minimum length,
-                # and, when it ends the game, the game's end with its flags (bot.end_posts)
-                res = await store.resolve(game_id, expect_tick=tick, next_deadline=nxt, user_id=user_id, posts=posts,
-                                          stage=self._stage_for(game_id), meta=self._phase_start,
-                                          end=self._end_for(game_id))
+                res = await store.resolve(game_id, expect_tick=tick, next_deadline=nxt, user_id=user_id, posts=posts)
                 if res is None:
                     break
+                await self.stage_delivery(game_id, res.tick)
                 done.append(res)
                 user_id = None  # the rest of a cut turn is the rules' doing, not the GM's
                 if res.over or not store.game(game_id).end_now_requested():
@@ -141,19 +136,23 @@ class Scheduler:
                 await self.after_resolve(game_id)
         return done
 
-    def _phase_start(self, meta: dict[str, Any], game: Game) -> None:
-        """``meta.phase_started`` of the phase a resolve begins (see :meth:`mark_phase_start`),
-        committed with the resolve; nothing when the game is over or phases have no minimum."""
-        if not game.state.over and self.min_phase(game):
-            meta["phase_started"] = {"tick": game.state.tick, "at": now().isoformat()}
-
-    def _stage_for(self, game_id: str) -> Any:
-        deliverer = self.bot.deliverer
-        return lambda game, info, deliveries, own: deliverer.resolve_posts(game_id, game, info, deliveries, own)
-
-    def _end_for(self, game_id: str) -> Any:
-        bot = self.bot
-        return lambda game, info, events, journal: bot.end_posts(game_id, game, info, events, journal)
+    async def stage_delivery(self, game_id: str, tick: int) -> None:
+        """Stage the delivery of the resolve of ``tick`` just committed, rendered from the game
+        as committed (``Deliverer.resolve_posts``: one batch a channel, the new phase's panels
+        and announcement), claimed for this process, as batches ``<game>/resolve:<tick>:d:…``.
+        Deterministic keys: a crash before this commits leaves the rows pending, and the next
+        flush (at start, too) stages exactly those rows. A rendering that raises stages nothing
+        (logged): the flush delivers the rows the usual way."""
+        store = self.bot.store
+        rows = await store.pending_deliveries(game_id)  # those committed before, then the resolve's
+        own = [p for p in await store.pending_parts(game_id) if p.batch_id.startswith(f"{game_id}/resolve:{tick}:")]
+        try:
+            posts = self.bot.deliverer.resolve_posts(game_id, store.game(game_id), store.info(game_id), rows, own)
+        except Exception:  # a rendering bug must not hold up the game: its messages go the usual way
+            log.exception("game %s: the delivery of the resolve of tick %d could not be staged", game_id, tick)
+            return
+        if posts:
+            await store.stage_posts(game_id, f"resolve:{tick}:d", posts, claim=True)
 
     # ---- early ends -----------------------------------------------------------------------
     def waiting(self, game_id: str) -> list[int] | None:
@@ -213,32 +212,22 @@ class Scheduler:
         record = None
         try:
             # the record of the overwrites it put is committed with the delivery's marks (one
-            # transaction for both: a resolve and its delivery stay three); a crash before leaves
-            # the meta as it was and the next sync (at the start: settle_seats) puts them again
+            # transaction for both); a crash before leaves the meta as it was and the next sync
+            # (at the start: settle_seats) puts them again
             record = await bot.channel_manager.sync(game_id, commit=False)
         except discord.HTTPException as exc:
             log.warning("game %s: channel permissions not updated: %s", game_id, exc)
         if (bot.store.info(game_id).status == "running" and self.min_phase(bot.store.game(game_id))
-                and self.phase_started(game_id) is None):  # committed with the resolve, unless cut short
+                and self.phase_started(game_id) is None):  # when the new phase began
             await self.mark_phase_start(game_id)
         extra = {"gm": [gm_line]} if gm_line else None
         over = bot.store.info(game_id).status == "over"
-        if (over and not extra and not bot.store.info(game_id).meta.get("revealed")
-                and not await bot.store.pending_deliveries(game_id)):
-            # the game's end (the reveal, the GM's report, the cleanup prompt and both flags) is
-            # staged in the resolve's own transaction, after its delivery (Store.resolve(end=…)):
-            # the game-ending resolve takes 3 (the mark, the resolve, the marks). When that could
-            # not be (its rendering raised), the end is staged here, before the flush, after the
-            # resolve's own delivery, so one flush sends both (4). Rows the resolve could not
-            # stage (a faction's first messages) would be staged by the flush after the end:
-            # then the flush goes first and finish() stages and sends the end after it, in order.
-            await bot.stage_end(game_id)
         await bot.deliverer.flush(game_id, extra=extra, meta=record)
         await bot.post_panels(game_id)  # the new phase's panel in each hidden channel
         await announce_phase(bot, game_id)  # the living players' role, where the game has one
         await dead_intro(bot, game_id)  # the channel of the dead, once it exists, says what it is
         if over:
-            await bot.finish(game_id)  # nothing more when staged above and delivered
+            await bot.finish(game_id)  # the game's end, after the last resolve's news
             await bot.offer_cleanup(game_id)
 
     # ---- the loop -------------------------------------------------------------------------

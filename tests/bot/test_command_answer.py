@@ -76,7 +76,7 @@ async def slash_past_the_deadline(env, t, actor, channel, name: str, options: di
         env.backend.emit("INTERACTION_CREATE", payload)
         for _ in range(500):  # the command reaches the database and waits there
             await asyncio.sleep(0.005)
-            if t.store._db_lock.locked():
+            if t.store.db.lock.locked():
                 break
         else:
             raise AssertionError("the command never reached the database")

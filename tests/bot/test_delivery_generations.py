@@ -85,7 +85,7 @@ async def test_a_repeated_announcement_with_failed_sends_is_delivered_each_time(
     said = [m for m in public.history() if "Ночь близко: сдайте ходы" in m.content]
     assert len(said) == 3 and len(list(public.history())) == before + 3
     assert not await t.store.pending_parts(t.game_id)
-    rows = await t.store._read("SELECT message_id FROM outbox_parts WHERE channel_key = 'public' AND content LIKE ?",
+    rows = await t.store.db.read("SELECT message_id FROM outbox_parts WHERE channel_key = 'public' AND content LIKE ?",
                                ("%Ночь близко: сдайте ходы%",))
     assert sorted(r[0] for r in rows) == sorted(m.id for m in said), "each part marked with its own message"
     gm_lines = [m for m in t.channel("gm").history() if "Ночь близко: сдайте ходы" in m.content]

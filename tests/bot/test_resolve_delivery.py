@@ -1,6 +1,6 @@
-"""A resolve and its delivery in three transactions, through the real bot (issue 17 §1): the
-mark, the resolve with its delivery staged and claimed, one transaction marking every part
-sent; a crash after the sends and before that last one sends nothing twice."""
+"""A resolve and its delivery through the real bot: the mark, the resolve, its delivery staged
+and claimed from what it committed, one transaction marking every part sent; a crash after the
+sends and before that last one sends nothing twice."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ def posted(env, since: int) -> list[str]:
     return [c.path for c in env.http_requests[since:] if c.method == "POST" and c.path.endswith("/messages")]
 
 
-async def test_a_resolve_and_its_delivery_take_three_transactions(env):
+async def test_a_resolve_and_its_delivery_take_four_transactions(env):
     t = await start(await gather(env, 6, spectators=0))
     store = t.store
     tick = store.info(t.game_id).tick
@@ -21,7 +21,8 @@ async def test_a_resolve_and_its_delivery_take_three_transactions(env):
     done = await env.bot.scheduler.resolve(t.game_id, expect_tick=tick)  # what a deadline does
     await env.settle()
     assert done and store.info(t.game_id).tick == tick + 1
-    assert store.transactions - before == {"resolve.mark": 1, "resolve": 1, "part.sent": 1, "total": 3}
+    # the mark, the resolve, its delivery staged from what it committed, the marks of the sends
+    assert store.transactions - before == {"resolve.mark": 1, "resolve": 1, "stage": 1, "part.sent": 1, "total": 4}
     # every channel with news got its message, and every living seat the new phase's panel
     paths = posted(env, n0)
     assert len(paths) >= 1 + len(store.game(t.game_id).living())
@@ -53,7 +54,7 @@ async def test_a_crash_between_the_sends_and_their_mark_sends_nothing_twice(env,
     # the next start looks for each claimed part in its channel and finds it: nothing is sent again
     assert not await env.bot.store.pending_parts(t.game_id)
     assert {k: [m.content for m in t.channel(k).history()] for k in keys} == seen
-    marked = await env.bot.store._read("SELECT COUNT(*) FROM outbox_parts WHERE game_id = ? AND message_id IS NOT NULL "
+    marked = await env.bot.store.db.read("SELECT COUNT(*) FROM outbox_parts WHERE game_id = ? AND message_id IS NOT NULL "
                                        "AND attempts = 1 AND sent_at IS NOT NULL", (t.game_id,))
     assert marked[0][0] >= len(sent)  # each marked with the message found in its channel
 
@@ -72,9 +73,10 @@ async def test_a_riot_delivers_both_resolves_of_the_turn_together(env):
     assert t.game.info.kind == "night", t.game.info
     spent = store.transactions - before
     # the command (1) and its own message (stage, claim, mark: 3); then the two resolves, each
-    # marked (2) and committed (2), the first's messages staged with the second's, one mark (1)
-    assert spent == {"apply": 1, "stage": 1, "part.claim": 1, "part.sent": 2, "resolve.mark": 2, "resolve": 2,
-                     "total": 9}, spent
+    # marked (2) and committed (2), the first's messages staged with the second's (1: the first
+    # stages nothing, its turn goes on), one mark (1)
+    assert spent == {"apply": 1, "stage": 2, "part.claim": 1, "part.sent": 2, "resolve.mark": 2, "resolve": 2,
+                     "total": 10}, spent
     public = [m.content for m in t.channel("public").history()][shown:]
     assert sum("Сейчас:" in m for m in public) == 1, public  # the night's, not day 1.2's
     assert not any("🎛 **Action panel** — day 1.2" in m.content for p in range(13) for m in t.hidden(p).history())

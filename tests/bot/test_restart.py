@@ -99,15 +99,15 @@ async def test_a_message_sent_just_before_a_crash_is_not_sent_again(env, setting
 
 
 async def test_a_crash_before_the_reveal_does_not_lose_it(env, settings):
-    """The game ends, then the bot dies before the reveal is staged (``end_posts``: the end
-    is rendered for the last resolve's transaction, then again by ``stage_end`` after it): the
-    finished game is kept at hand and the next start shows the reveal."""
+    """The game ends, then the bot dies before the reveal is staged (``end_posts``, rendered by
+    ``stage_end`` after the resolve's commit): the finished game is kept at hand and the next
+    start shows the reveal."""
     t = await start(await gather(env, 4, spectators=0, days=1))
 
     async def crash(*_args) -> None:
         raise RuntimeError("the process died here")
 
-    env.bot.end_posts = crash  # where the end begins (the resolve, finish and the scheduler all call it)
+    env.bot.end_posts = crash  # where the end begins (bot.finish → stage_end, its one path)
     for _ in range(3):
         if t.store.info(t.game_id).status == "over":
             break

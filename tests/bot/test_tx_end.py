@@ -1,10 +1,10 @@
-"""The resolve that ends a game takes three transactions with its delivery and the game's end
-(issue 17 §1; before: 14, then 4): the mark; the resolve with its delivery AND the game's end
-staged — the reveal, the GM's report and the cleanup prompt with the flags ``revealed`` and
-``cleanup_offered`` (``Store.resolve(end=…)``: the chart is drawn before the transaction opens,
-from the events and journal the resolve is about to commit); ONE that marks everything the flush
-sent. A crash inside the resolve's transaction commits nothing of it: the start redoes the
-resolve (its mark) and the end with it, and nothing goes out twice."""
+"""The resolve that ends a game, then the game's end, by one path: the mark; the resolve (the
+game and its events, nothing rendered); its delivery staged from what it committed; the flush
+that marks it sent; then ``bot.finish``: the end staged in one transaction — the reveal, the
+GM's report and the cleanup prompt with the flags ``revealed`` and ``cleanup_offered`` — and the
+flush that marks it sent. Six transactions, each obvious. A crash inside the resolve's
+transaction commits nothing of it: the start redoes the resolve (its mark) and the end after it,
+and nothing goes out twice."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def files_of(message) -> set[str]:
 
 
 async def stored_meta(store, gid: str) -> dict:
-    rows = await store._read("SELECT meta FROM games WHERE game_id = ?", (gid,))
+    rows = await store.db.read("SELECT meta FROM games WHERE game_id = ?", (gid,))
     return json.loads(rows[0][0])
 
 
@@ -63,7 +63,7 @@ def assert_end_shown_once(env, t, channels: dict) -> None:
 
 
 
-async def test_the_game_ending_resolve_takes_three_transactions_and_the_end_arrives_once(env, settings):
+async def test_the_game_ending_resolve_and_the_end_take_six_transactions_and_arrive_once(env, settings):
     t = await start(await gather(env, 4, spectators=0, days=1))
     await env.settle()
     store, bot = t.store, t.bot
@@ -76,11 +76,12 @@ async def test_the_game_ending_resolve_takes_three_transactions_and_the_end_arri
         spent = store.transactions - tx
         if store.info(t.game_id).status == "over":
             break
-        assert spent["total"] == 3, spent  # a resolve that does not end the game: as before
+        # a resolve that does not end the game: the mark, the resolve, its delivery, its marks
+        assert spent == {"resolve.mark": 1, "resolve": 1, "stage": 1, "part.sent": 1, "total": 4}, spent
     assert store.info(t.game_id).status == "over"
-    # before: 14 (each of the three posts staged, claimed and marked on its own, two flags alone),
-    # then 4 (the end staged in a meta transaction of its own, after the resolve's)
-    assert spent == {"resolve.mark": 1, "resolve": 1, "part.sent": 1, "total": 3}, spent
+    # the resolve and its delivery as any other (4), then the end: its posts and both flags in
+    # one transaction ("meta"), and the flush that marks them sent
+    assert spent == {"resolve.mark": 1, "resolve": 1, "stage": 1, "meta": 1, "part.sent": 2, "total": 6}, spent
     news = bot.deliverer.sent - sent
     assert news[(t.game_id, "gm")] >= 2 and news[(t.game_id, "public")] >= 2, news  # its news, then the end
     meta = await stored_meta(store, t.game_id)
@@ -114,8 +115,8 @@ async def test_a_crash_inside_the_game_ending_resolve_and_the_start_shows_it_onc
     last_tick = store.info(t.game_id).tick
 
     def dies_in_the_resolve(point: str) -> None:
-        """The process dies inside the game-ending resolve's transaction (its events, its
-        delivery, the end's posts and both flags written, not committed: rolled back)."""
+        """The process dies inside the game-ending resolve's transaction (its snapshot and
+        events written, not committed: rolled back)."""
         if point == "resolve.before_commit":
             raise RuntimeError("killed in the resolve")
 
@@ -148,10 +149,10 @@ async def test_a_crash_inside_the_game_ending_resolve_and_the_start_shows_it_onc
     assert shown(env, t, channels) == before, "nothing twice"
 
 
-async def test_the_end_staged_with_the_resolve_is_the_one_stage_end_renders(env):
-    """The end staged in the resolve's transaction, from the events and journal the store gave
-    it before committing them, is byte for byte what :meth:`stage_end` renders from the
-    committed game (the store as it read after the commit, without the two flags)."""
+async def test_the_end_staged_is_what_end_posts_renders_from_the_committed_game(env):
+    """The end staged and shown is byte for byte what :meth:`end_posts` renders from the
+    committed game (the store as it reads after the commit, without the two flags): a
+    restart that stages it derives the same posts."""
     t = await start(await gather(env, 4, spectators=0, days=1))
     await env.settle()
     store, bot = t.store, t.bot

@@ -41,7 +41,7 @@ def dead_reads(m: dict) -> None:
 
 
 async def stored(store: Store, gid: str) -> tuple[str, int]:
-    rows = await store._read("SELECT meta, meta_version FROM games WHERE game_id = ?", (gid,))
+    rows = await store.db.read("SELECT meta, meta_version FROM games WHERE game_id = ?", (gid,))
     return rows[0][0], rows[0][1]
 
 
@@ -53,7 +53,7 @@ async def test_the_marks_and_the_record_in_one_transaction(store):
     assert n == 2
     assert store.transactions - before == {"part.sent": 1, "total": 1}
     assert await store.pending_parts(gid) == []
-    delivered = await store._read("SELECT delivered_at FROM outbox WHERE batch_id = ?", ("b1",))
+    delivered = await store.db.read("SELECT delivered_at FROM outbox WHERE batch_id = ?", ("b1",))
     assert delivered and all(r[0] is not None for r in delivered)
     info = store.info(gid)
     assert info.meta["access"]["public"] == {"101": "ro"} and info.meta_version == version + 1

@@ -17,7 +17,7 @@ from .conftest import new_game
 
 
 async def stored_state(store: Store, gid: str) -> dict:
-    rows = await store._read("SELECT state FROM games WHERE game_id = ?", (gid,))
+    rows = await store.db.read("SELECT state FROM games WHERE game_id = ?", (gid,))
     return json.loads(rows[0][0])
 
 

@@ -39,11 +39,11 @@ async def test_parts_are_stored_once_and_marked_one_by_one(store: Store):
     assert [(p.part_idx, p.attempts) for p in left] == [(1, 1), (2, 0)]
     assert not await store.mark_part_sent(staged[0], 1001)  # already sent: not again
     # the rows are delivered only with the last part
-    rows = await store._read("SELECT delivered_at FROM outbox WHERE batch_id = ?", ("b1",))
+    rows = await store.db.read("SELECT delivered_at FROM outbox WHERE batch_id = ?", ("b1",))
     assert rows and all(r[0] is None for r in rows)
     await store.mark_part_sent(left[0], 1002)
     await store.mark_part_sent(left[1], 1003)
-    rows = await store._read("SELECT delivered_at FROM outbox WHERE batch_id = ?", ("b1",))
+    rows = await store.db.read("SELECT delivered_at FROM outbox WHERE batch_id = ?", ("b1",))
     assert rows and all(r[0] is not None for r in rows)
     assert [p.message_id for p in await store.parts("b1")] == [1001, 1002, 1003]
     assert await store.pending_parts(gid) == []

@@ -1,7 +1,8 @@
-"""A resolve and its delivery in three transactions (issue 17 §1): the caller's rendered
-delivery is staged and claimed in the resolve's own transaction (``Store.resolve(stage=…)``),
-the parts are sent and marked together (``mark_parts_sent``); a crash anywhere loses nothing
-and claims nothing twice (docs/storage.md, "A resolve and its delivery in three transactions")."""
+"""A resolve and its delivery: the resolve commits the game and its events and returns what it
+committed; the caller renders its delivery from that and stages it, claimed, in a transaction
+of its own (``stage_posts(…, claim=True)``, under the resolve's deterministic key); the parts
+are sent and marked together (``mark_parts_sent``). A crash anywhere loses nothing and claims
+nothing twice (docs/storage.md, "A resolve")."""
 
 from __future__ import annotations
 
@@ -36,17 +37,39 @@ def by_channel(game, info, deliveries, own):
     return posts
 
 
-async def test_the_delivery_is_staged_and_claimed_in_the_resolve(store: Store):
+async def resolve_and_stage(store: Store, gid: str, **kw):
+    """What the bot's scheduler does: resolve, then stage the delivery rendered from what the
+    resolve committed (the rows not staged yet, the resolve's own lines), claimed."""
+    resolved = await store.resolve(gid, **kw)
+    if resolved is None:
+        return None, []
+    own = [p for p in await store.pending_parts(gid) if p.batch_id.startswith(f"{gid}/resolve:{resolved.tick}:")]
+    posts = by_channel(store.game(gid), store.info(gid), await store.pending_deliveries(gid), own)
+    return resolved, await store.stage_posts(gid, f"resolve:{resolved.tick}:d", posts, claim=True)
+
+
+async def test_the_resolve_returns_what_it_committed(store: Store):
     gid = await new_game(store)
     await store.apply(gid, Command.submit(0, "day", [1]))
     base = store.transactions.copy()
-    resolved = await store.resolve(gid, stage=by_channel)
+    resolved = await store.resolve(gid)
     assert store.transactions - base == {"resolve.mark": 1, "resolve": 1, "total": 2}
-    assert resolved.deliveries and resolved.parts
+    assert resolved.tick == 0 and resolved.seq == store.info(gid).version
+    assert resolved.events == (await store.events(gid))[-len(resolved.events):]
+    assert {d.key for d in resolved.deliveries} <= {d.key for d in await store.pending_deliveries(gid)}
+
+
+async def test_the_delivery_is_staged_and_claimed_after_the_resolve(store: Store):
+    gid = await new_game(store)
+    await store.apply(gid, Command.submit(0, "day", [1]))
+    base = store.transactions.copy()
+    resolved, parts = await resolve_and_stage(store, gid)
+    assert store.transactions - base == {"resolve.mark": 1, "resolve": 1, "stage": 1, "total": 3}
+    assert resolved.deliveries and parts
     # every row of the resolve is in a staged batch: none is left for a flush to stage
     assert not await store.pending_deliveries(gid)
     pending = await store.pending_parts(gid)
-    assert [p.key for p in pending] == [p.key for p in resolved.parts]
+    assert [p.key for p in pending] == [p.key for p in parts]
     assert all(p.held and p.attempts == 1 for p in pending)  # claimed by this store, not tried
     assert pending[-1].content == f"phase {store.game(gid).state.tick}, version {store.info(gid).version}"
     # the same batch staged again (the bot's keyed post after the resolve): nothing is written
@@ -58,7 +81,7 @@ async def test_the_delivery_is_staged_and_claimed_in_the_resolve(store: Store):
     assert await store.mark_parts_sent([(p, 5000 + i) for i, p in enumerate(pending)]) == len(pending)
     assert store.transactions - base == {"part.sent": 1, "total": 1}
     assert not await store.pending_parts(gid)
-    rows = await store._read("SELECT COUNT(*) FROM outbox WHERE game_id = ? AND delivered_at IS NULL", (gid,))
+    rows = await store.db.read("SELECT COUNT(*) FROM outbox WHERE game_id = ? AND delivered_at IS NULL", (gid,))
     assert rows[0][0] == 0
     assert await store.mark_parts_sent([(pending[0], 1)]) == 0  # already sent: not again
 
@@ -67,7 +90,7 @@ async def test_a_claim_at_staging_is_looked_for_after_a_restart(db):
     s = Store(db)
     await s.open(now=game_script.BASE)
     gid = await new_game(s)
-    await s.resolve(gid, stage=by_channel)
+    await resolve_and_stage(s, gid)
     staged = await s.pending_parts(gid)
     assert staged and all(p.held for p in staged)
     await s.close()  # the process died after the commit, before (or while) sending
@@ -97,16 +120,41 @@ async def test_a_resolve_killed_before_its_commit_stages_nothing(db):
 
     s.fault = fault
     with pytest.raises(Killed):
-        await s.resolve(gid, stage=by_channel)
+        await resolve_and_stage(s, gid)
     assert not await s.pending_parts(gid) and not s._held
     await s.close()
     s = Store(db)
     report = await s.open(now=game_script.BASE)
     try:
         assert [d.reason for d in report.due] == ["interrupted"]
-        redo = await s.resolve(gid, expect_tick=0, stage=by_channel)
-        assert redo.parts and [p.key for p in await s.pending_parts(gid)] == [p.key for p in redo.parts]
+        _redo, parts = await resolve_and_stage(s, gid, expect_tick=0)
+        assert parts and [p.key for p in await s.pending_parts(gid)] == [p.key for p in parts]
         assert not await s.pending_deliveries(gid)
+    finally:
+        await s.close()
+
+
+async def test_a_crash_between_the_resolve_and_its_staging_leaves_the_rows_for_the_flush(db):
+    s = Store(db)
+    await s.open(now=game_script.BASE)
+    gid = await new_game(s)
+
+    def fault(point: str) -> None:
+        if point == "stage.before_commit":
+            raise Killed(point)
+
+    s.fault = fault
+    with pytest.raises(Killed):
+        await resolve_and_stage(s, gid)
+    resolved_rows = {d.key for d in await s.pending_deliveries(gid)}
+    assert resolved_rows and not await s.pending_parts(gid)
+    await s.close()
+    s = Store(db)
+    report = await s.open(now=game_script.BASE)
+    try:
+        # the resolve is committed (no redo); its rows wait, unstaged, for the next flush
+        assert report.due == [] and s.game(gid).state.tick == 1
+        assert {d.key for d in report.pending} == resolved_rows
     finally:
         await s.close()
 
@@ -115,39 +163,11 @@ async def test_a_forced_resolves_own_line_joins_its_channel(store: Store):
     gid = await new_game(store)
     await store.apply(gid, Command.submit(0, "day", [1]))  # the GM's trace of it goes to the GM channel
     line = Post("gm", 7, ({"content": "GM: resolve now"},))
-    resolved = await store.resolve(gid, user_id=game_script.GM, posts=[line], stage=by_channel)
-    gm = [p for p in resolved.parts if p.channel_key == "gm"]
+    _resolved, parts = await resolve_and_stage(store, gid, user_id=game_script.GM, posts=[line])
+    gm = [p for p in parts if p.channel_key == "gm"]
     assert gm and gm[0].content.startswith("GM: resolve now\n")
     # the line staged with the mark was carried by the GM batch: it is not sent on its own
     assert all("/resolve:" not in p.batch_id for p in await store.pending_parts(gid))
-
-
-async def test_a_stage_function_that_raises_holds_up_nothing(store: Store):
-    gid = await new_game(store)
-
-    def broken(*_args):
-        raise ValueError("a rendering bug")
-
-    resolved = await store.resolve(gid, stage=broken)
-    assert resolved is not None and resolved.parts == [] and store.game(gid).state.tick == 1
-    assert {d.key for d in await store.pending_deliveries(gid)} == {d.key for d in resolved.deliveries}
-
-
-async def test_the_meta_of_a_resolve_commits_with_it(store: Store):
-    gid = await new_game(store)
-    version = store.info(gid).meta_version
-    base = store.transactions.copy()
-
-    def began(meta, game):
-        meta["phase_started"] = {"tick": game.state.tick, "at": "now"}
-
-    await store.resolve(gid, meta=began)
-    assert store.transactions - base == {"resolve.mark": 1, "resolve": 1, "total": 2}
-    info = store.info(gid)
-    assert info.meta["phase_started"] == {"tick": 1, "at": "now"} and info.meta_version == version + 1
-    assert (await store.find(gid)).meta == info.meta  # as stored
-    rows = await store._read("SELECT meta_version FROM games WHERE game_id = ?", (gid,))
-    assert rows[0][0] == version + 1
 
 
 async def test_a_claim_at_staging_is_used_only_while_it_lasts(db):
@@ -156,7 +176,7 @@ async def test_a_claim_at_staging_is_used_only_while_it_lasts(db):
     await s.open(now=game_script.BASE)
     try:
         gid = await new_game(s)
-        await s.resolve(gid, stage=by_channel)
+        await resolve_and_stage(s, gid)
         assert all(p.held for p in await s.pending_parts(gid))
         # not sent for a while (a channel blocked by a failure): close to its expiry the claim
         # is taken again before the send, as any other part's (never sent past its claim)

@@ -261,7 +261,7 @@ async def test_a_cancelled_caller_does_not_split_memory_from_disk(store, monkeyp
     task = asyncio.create_task(store.apply("g1", Command.submit(0, "day", [1])))
     for _ in range(100):
         await asyncio.sleep(0.01)
-        if store._db_lock.locked():
+        if store.db.lock.locked():
             break
     task.cancel()
     gate.set()

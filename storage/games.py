@@ -1,0 +1,650 @@
+"""The games room: open and recover, load, read, create, apply commands; the game rows.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import uuid
+from collections.abc import Callable
+from dataclasses import asdict, replace
+from datetime import datetime, timedelta
+from typing import Any
+
+from config.loader import RulesetFileError
+from engine import ActionError, Game, PlayerSpec, Ruleset
+from engine.state import Event
+
+from .backend import Backend, Step
+from .commands import Command, effective, jsonable, replay_entries
+from .errors import ShardInUse, StaleGame, StorageError
+from .records import (
+    GAME_COLUMNS,
+    INSERT_COMMAND,
+    INSERT_EVENT,
+    INSERT_GM_ACTION,
+    INSERT_HISTORY,
+    INSERT_OUTBOX,
+    KEPT,
+    STALE_RETRIES,
+    Applied,
+    Delivery,
+    Due,
+    GameInfo,
+    StartReport,
+    _event_rows,
+    _history_rows,
+    _int,
+    _lean,
+    _Live,
+    _snapshot,
+    _uncancellable,
+    decode_snapshot,
+    dumps,
+    encode_game,
+    fingerprint,
+    from_ts,
+    to_ts,
+    utc,
+)
+from .schema import migrate
+
+log = logging.getLogger(__name__)
+
+
+
+
+class Games:
+    """Games in memory and in the database: opening, reading, creating, applying a command."""
+
+    # ---- opening and recovery ---------------------------------------------------------
+    async def open(self, now: datetime | None = None) -> StartReport:
+        """Open, migrate, load every running game; report what must happen first.
+
+        The caller resolves every game in ``report.due`` at once (``resolve(game_id,
+        expect_tick=due.tick)``) and delivers ``report.pending`` before taking new commands.
+        """
+        created = not await self.backend.connect()
+        try:
+            await self._own_shards()
+            start, to = await migrate(self.backend, on_transaction=self.db.count, hook=self.db.point)
+            if start < 4 <= to:
+                await self._backfill_v4()
+            await self._split_old()
+            changed = await self._load_games()
+            self._channels = {int(r[0]): r[1] for r in await self.db.read("SELECT channel_id, game_id FROM game_channels")}
+            await self._release_dead_claims()
+            pending = await self.pending_deliveries()
+        except BaseException:
+            await self.backend.close()
+            raise
+        self.report = StartReport(
+            location=self.location,
+            created=created,
+            schema_from=start,
+            schema_to=to,
+            games=[g.info for g in self._games.values()],
+            due=self.due(now),
+            pending=pending,
+            ruleset_changed=changed,
+        )
+        return self.report
+
+    def acquire(self) -> None:
+        """Take the database for this process now (``open`` does it too): a second bot
+        process on the same database gets :class:`storage.errors.DatabaseInUse` before it does
+        anything else (the CLI calls this before connecting to Discord)."""
+        self.backend.acquire()
+
+    async def close(self) -> None:
+        async with self.db.lock:
+            await self.backend.close()
+        self._games.clear()
+        self._channels.clear()
+        self._held.clear()
+
+    async def _backfill_v4(self) -> None:
+        """Fill what migration 0004 added from the JSON kept so far: each lobby's channel (the
+        oldest lobby of a channel keeps it; a later one of the same channel, made before the
+        rule, stays without and can still be ended by its GM) and every game's channels."""
+        async with self.db.tx("migrate.backfill") as db:
+            taken: set[int] = set()
+            rows = await db.fetchall(db.sql("SELECT lobby_id, data FROM lobbies ORDER BY created_at, lobby_id"))
+            for lobby_id, data in rows:
+                cid = _int(json.loads(data).get("channel_id"))
+                if cid is not None and cid not in taken:
+                    taken.add(cid)
+                    await db.execute(db.sql("UPDATE lobbies SET channel_id = ? WHERE lobby_id = ?"), (cid, lobby_id))
+            for game_id, meta in await db.fetchall(db.sql("SELECT game_id, meta FROM games ORDER BY created_at, game_id")):
+                await self._write_channels(db, game_id, {}, json.loads(meta))
+
+    async def _split_old(self) -> None:
+        """Move the event log and the history out of every snapshot written before migration
+        0008 (``log_apart = 0``), one game a transaction: the events were in their table
+        already (any missing there is added), the history goes to its own; the snapshot is
+        written again without them. Runs at every start while such a game is left."""
+        for gid, version, state in await self.db.read("SELECT game_id, version, state FROM games WHERE log_apart = 0 ORDER BY game_id"):
+            data = json.loads(state)
+            events, history = data.get("events") or [], data.get("history") or []
+            data["events"], data["history"] = [], []
+            async with self.db.tx("migrate.split") as db:
+                have = (await db.fetchall(db.sql("SELECT COUNT(*) FROM events WHERE game_id = ?"), (gid,)))[0][0]
+                await db.executemany(
+                    db.sql("INSERT INTO events (game_id, idx, seq, tick, msg_key, audience, ids, args) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"),
+                    [(gid, idx, version, e["tick"], e["key"], e["audience"], dumps(e["ids"]), dumps(e["args"]))
+                     for idx, e in enumerate(events) if idx >= have],
+                )
+                have = (await db.fetchall(db.sql("SELECT COUNT(*) FROM history WHERE game_id = ?"), (gid,)))[0][0]
+                await db.executemany(
+                    db.sql("INSERT INTO history (game_id, idx, seq, tick, record) VALUES (?, ?, ?, ?, ?)"),
+                    [(gid, idx, version, h["tick"], dumps(h)) for idx, h in enumerate(history) if idx >= have],
+                )
+                await db.execute(db.sql("UPDATE games SET state = ?, log_apart = 1 WHERE game_id = ?"), (dumps(data), gid))
+
+    def _mine(self) -> str:
+        """An SQL condition on ``games.guild_id``: the game is on one of this store's shards (a
+        game of no guild — tests, the bench — is on shard 0, as Discord puts DMs)."""
+        if self.shards is None:
+            return "1 = 1"
+        count, ids = self.shards
+        shard = f"(CASE WHEN guild_id IS NULL THEN 0 ELSE (guild_id / {1 << 22}) % {count} END)"
+        return f"{shard} IN ({', '.join(str(i) for i in ids)})"
+
+    async def _own_shards(self) -> None:
+        """Take this process's shards for its life: a second owner of a shard refuses to start."""
+        if self.shards is None:
+            return
+        count, ids = self.shards
+        for i in ids:
+            if not await self.backend.try_lock_key(count * 1000 + i):
+                raise ShardInUse(self.location, i, count)
+
+    async def _load_games(self) -> list[str]:
+        rows = await self.db.read(f"SELECT {GAME_COLUMNS}, state FROM games WHERE {self._mine()} AND {KEPT} ORDER BY game_id")
+        changed = []
+        for row in rows:
+            live = await self._load_live(row)
+            if fingerprint(live.rules) != live.info.ruleset_fingerprint:
+                changed.append(live.info.game_id)
+            self._games[live.info.game_id] = live
+        return changed
+
+    def _live_from_row(self, row: tuple[Any, ...]) -> _Live:
+        """A loaded game from its row (``GAME_COLUMNS`` then ``state``)."""
+        info = self._info(row[:-1])
+        try:
+            rules = self._rulesets(info.ruleset)
+            game = _lean(Game.from_dict(rules, json.loads(row[-1])))
+        except RulesetFileError as exc:
+            # the database is fine: the ruleset file went missing or became invalid
+            raise StorageError(
+                f"{self.location}: game {info.game_id!r} cannot be loaded because its ruleset "
+                f"{info.ruleset!r} cannot: {exc}. The bot stops rather than lose the game; the "
+                "database is not damaged: put the ruleset file back or fix it."
+            ) from exc
+        except Exception as exc:
+            raise StorageError(
+                f"{self.location}: game {info.game_id!r} (ruleset {info.ruleset!r}) cannot be "
+                f"loaded: {type(exc).__name__}: {exc}. The bot stops rather than lose it; if the "
+                "ruleset file changed, restore it; if not, the game's saved state is damaged: "
+                "restore the database from a backup."
+            ) from exc
+        return _Live(info=info, rules=rules, game=game, text=row[-1])
+
+    async def _load_live(self, row: tuple[Any, ...]) -> _Live:
+        """A loaded game: its snapshot, and how long its log is (the log stays in its tables)."""
+        live = self._live_from_row(row)
+        gid = live.info.game_id
+        live.ev_count = (await self.db.read("SELECT COUNT(*) FROM events WHERE game_id = ?", (gid,)))[0][0]
+        live.hist_count = (await self.db.read("SELECT COUNT(*) FROM history WHERE game_id = ?", (gid,)))[0][0]
+        return live
+
+    async def _recall(self, live: _Live) -> tuple[list[Event], list[dict[str, Any]]]:
+        """The part of the log a resolve may read (``Game.recall_from()`` on), from the tables:
+        the events from the first of that tick on, the history records likewise."""
+        gid, recall = live.info.game_id, live.game.recall_from()
+        rows = await self.db.read(
+            "SELECT tick, msg_key, args, audience, ids FROM events WHERE game_id = ? AND idx >= "
+            "(SELECT MIN(idx) FROM events WHERE game_id = ? AND tick >= ?) ORDER BY idx", (gid, gid, recall)
+        )
+        events = [Event(tick=r[0], key=r[1], args=json.loads(r[2]), audience=r[3], ids=json.loads(r[4])) for r in rows]
+        rows = await self.db.read(
+            "SELECT record FROM history WHERE game_id = ? AND idx >= "
+            "(SELECT MIN(idx) FROM history WHERE game_id = ? AND tick >= ?) ORDER BY idx", (gid, gid, recall)
+        )
+        return events, [json.loads(r[0]) for r in rows]
+
+    async def _retry_stale(self, live: _Live, step: Callable[[], Any]) -> Any:
+        """Run ``step`` (a command, a resolve, a deadline on ``live``, its lock held); when the
+        game turns out to have been written by another process meanwhile (nothing was written
+        then), reload it and run ``step`` again on the stored game rather than failing this and
+        every later command. Gives up after ``STALE_RETRIES`` conflicts in a row."""
+        for _ in range(STALE_RETRIES):
+            try:
+                return await step()
+            except StaleGame:
+                await self._reload(live)
+        return await step()
+
+    async def _reload(self, live: _Live) -> None:
+        """Read a game again after someone else wrote it (its version moved on under us): the
+        in-memory copy was stale. Called with ``live.lock`` held; keeps that lock object."""
+        gid = live.info.game_id
+        rows = await self.db.read(f"SELECT {GAME_COLUMNS}, state FROM games WHERE game_id = ?", (gid,))
+        if not rows:
+            raise StorageError(f"{self.location}: game {gid!r} is gone from the database.")
+        fresh = await self._load_live(rows[0])
+        log.warning("%s: game %r was written by another process (version %s → %s); reloaded",
+                    self.location, gid, live.info.version, fresh.info.version)
+        live.info, live.rules, live.game, live.text = fresh.info, fresh.rules, fresh.game, fresh.text
+        live.ev_count, live.hist_count = fresh.ev_count, fresh.hist_count
+        self.reloads += 1
+
+    def due(self, now: datetime | None = None) -> list[Due]:
+        """Games to resolve now: an unfinished resolve, or a deadline at or before ``now``."""
+        now = now or self._clock()
+        out = []
+        for gid in sorted(self._games):
+            info = self._games[gid].info
+            if info.status != "running":
+                continue
+            if info.resolving_tick == info.tick:
+                out.append(Due(gid, info.tick, "interrupted", info.deadline, info.resolving_user))
+            elif info.deadline is not None and info.deadline <= now:
+                out.append(Due(gid, info.tick, "overdue", info.deadline))
+        return out
+
+    async def release_finished(self, now: datetime | None = None, *, older_than: timedelta = timedelta(0)) -> list[str]:
+        """Drop from memory every finished game that is done with: over, its end shown (the
+        bot's reveal, ``meta.revealed``) and every message of it delivered — the games a start
+        would not load (``KEPT``) —, last written at least ``older_than`` before ``now``. It
+        stays in the database: :meth:`find`, :meth:`snapshot`, :meth:`journal`,
+        :meth:`events`, :meth:`game_of_channel`, :meth:`update_meta` and :meth:`load` read it
+        on demand. Returns the ids released. Reads only: no transaction."""
+        limit = to_ts((now or self._clock()) - older_than)
+        done = [gid for gid, live in self._games.items() if live.info.status == "over" and live.info.updated_at <= limit]
+        out = []
+        for gid in done:
+            live = self._games[gid]
+            if live.lock.locked():
+                continue  # something is being written: the next sweep
+            if await self.db.read(f"SELECT 1 FROM games WHERE game_id = ? AND {KEPT}", (gid,)):
+                continue
+            if self._games.get(gid) is live and not live.lock.locked():
+                del self._games[gid]
+                for k in [k for k in self._held if k[0].startswith(f"{gid}/")]:
+                    del self._held[k]
+                out.append(gid)
+        return out
+
+    async def load(self, game_id: str) -> Game | None:
+        """The game as last committed, loaded or not (a finished game released from memory is
+        read from the database, without its log, and not kept); None if there is none."""
+        if game_id in self._games:
+            return self._games[game_id].game
+        rows = await self.db.read(f"SELECT {GAME_COLUMNS}, state FROM games WHERE game_id = ?", (game_id,))
+        return self._live_from_row(rows[0]).game if rows else None
+
+    # ---- reading ----------------------------------------------------------------------
+    def has(self, game_id: str) -> bool:
+        return game_id in self._games
+
+    def game(self, game_id: str) -> Game:
+        """The game as last committed. Read it (legal actions, rendering); never change it."""
+        return self._live(game_id).game
+
+    def info(self, game_id: str) -> GameInfo:
+        return self._live(game_id).info
+
+    async def preview(self, game_id: str) -> Game:
+        """A private copy of the game holding the part of its log a resolve may read: a dry
+        run of the resolve (the GM's preview) goes exactly as the real one would."""
+        live = self._live(game_id)
+        game = Game.from_dict(live.rules, json.loads(live.text))
+        game.state.events, game.state.history = await self._recall(live)
+        return game
+
+    async def event(self, game_id: str, idx: int) -> Event | None:
+        """The event of index ``idx`` (``Delivery.event_idx``), None if there is none."""
+        rows = await self.db.read("SELECT tick, msg_key, args, audience, ids FROM events WHERE game_id = ? AND idx = ?", (game_id, idx))
+        return Event(tick=rows[0][0], key=rows[0][1], args=json.loads(rows[0][2]), audience=rows[0][3], ids=json.loads(rows[0][4])) if rows else None
+
+    def games(self) -> list[GameInfo]:
+        return [g.info for g in self._games.values()]
+
+    async def find(self, game_id: str) -> GameInfo | None:
+        """A game's row, loaded or not (finished games are not kept in memory)."""
+        if game_id in self._games:
+            return self._games[game_id].info
+        rows = await self.db.read(f"SELECT {GAME_COLUMNS} FROM games WHERE game_id = ?", (game_id,))
+        return self._info(rows[0]) if rows else None
+
+    def deadline(self, game_id: str) -> datetime | None:
+        return self._live(game_id).info.deadline
+
+    async def journal(self, game_id: str) -> list[dict[str, Any]]:
+        """The command journal in order: seq, tick, kind, args, result, user_id, request_id."""
+        rows = await self.db.read(
+            "SELECT seq, tick, kind, args, result, user_id, request_id, created_at FROM commands WHERE game_id = ? ORDER BY seq",
+            (game_id,),
+        )
+        return [
+            {"seq": r[0], "tick": r[1], "kind": r[2], "args": json.loads(r[3]), "result": json.loads(r[4]) if r[4] is not None else None,
+             "user_id": r[5], "request_id": r[6], "created_at": r[7]}
+            for r in rows
+        ]
+
+    async def events(self, game_id: str, since: int = 0) -> list[Event]:
+        rows = await self.db.read(
+            "SELECT tick, msg_key, args, audience, ids FROM events WHERE game_id = ? AND idx >= ? ORDER BY idx", (game_id, since)
+        )
+        return [Event(tick=r[0], key=r[1], args=json.loads(r[2]), audience=r[3], ids=json.loads(r[4])) for r in rows]
+
+    async def gm_actions(self, game_id: str) -> list[dict[str, Any]]:
+        rows = await self.db.read(
+            "SELECT seq, tick, user_id, action, args, created_at FROM gm_actions WHERE game_id = ? ORDER BY seq", (game_id,)
+        )
+        return [{"seq": r[0], "tick": r[1], "user_id": r[2], "action": r[3], "args": json.loads(r[4]), "created_at": r[5]} for r in rows]
+
+    async def snapshot(self, game_id: str) -> dict[str, Any]:
+        """The game as stored, whole: its snapshot with the event log and the history put back
+        from their tables (``Game.to_dict()`` of the game with its whole log)."""
+        rows = await self.db.read("SELECT state FROM games WHERE game_id = ?", (game_id,))
+        if not rows:
+            raise StorageError(f"{self.location}: no game {game_id!r}")
+        data = json.loads(rows[0][0])
+        data["events"] = [
+            {"tick": r[0], "key": r[1], "args": json.loads(r[2]), "audience": r[3], "ids": json.loads(r[4])}
+            for r in await self.db.read("SELECT tick, msg_key, args, audience, ids FROM events WHERE game_id = ? ORDER BY idx", (game_id,))
+        ]
+        data["history"] = [json.loads(r[0]) for r in await self.db.read("SELECT record FROM history WHERE game_id = ? ORDER BY idx", (game_id,))]
+        return Game.from_dict(self._rulesets(data["ruleset"]), data).to_dict()
+
+    async def rebuild(self, game_id: str, *, whole: bool = False) -> Game:
+        """The game rebuilt from its creation settings by replaying the journal: without its
+        log, as the store holds it in memory (it compares equal with :meth:`game`); ``whole``:
+        with all of it (it compares equal with :meth:`snapshot`). A finished game released
+        from memory is read from the database for it."""
+        live = self._games.get(game_id)
+        if live is None:
+            rows = await self.db.read(f"SELECT {GAME_COLUMNS}, state FROM games WHERE game_id = ?", (game_id,))
+            if not rows:
+                raise KeyError(f"no game {game_id!r}")
+            live = self._live_from_row(rows[0])
+        info = live.info
+        game = Game.new(live.rules, info.seed, [PlayerSpec(**p) for p in info.players], info.settings)
+        game = replay_entries(game, effective(await self.journal(game_id)))
+        if not whole:
+            game.state.events, game.state.history = [], []
+        return game
+
+    # ---- creating -----------------------------------------------------------------------
+    async def create_game(
+        self,
+        ruleset: str,
+        seed: int,
+        players: list[PlayerSpec],
+        *,
+        game_id: str | None = None,
+        guild_id: int | None = None,
+        gm_user_ids: list[int] | tuple[int, ...] = (),
+        settings: dict[str, Any] | None = None,
+        meta: dict[str, Any] | None = None,
+        deadline: datetime | None = None,
+    ) -> GameInfo:
+        """Create and commit a new game (``engine.GameError`` for a bad setup: nothing written)."""
+        deadline = utc(deadline)
+        rules = self._rulesets(ruleset)
+        game = Game.new(rules, seed, list(players), settings)
+        return await _uncancellable(
+            self._create(rules, game, seed, list(players), game_id or uuid.uuid4().hex, guild_id, gm_user_ids, settings, meta, deadline)
+        )
+
+    async def _create(self, rules: Ruleset, game: Game, seed: int, players: list[PlayerSpec], game_id: str, guild_id: int | None,
+                      gm_user_ids: Any, settings: dict[str, Any] | None, meta: dict[str, Any] | None,
+                      deadline: datetime | None) -> GameInfo:
+        if game_id in self._games or await self.db.read("SELECT 1 FROM games WHERE game_id = ?", (game_id,)):
+            raise StorageError(f"{self.location}: a game {game_id!r} exists already")
+        stamp = self.db.stamp()
+        info = GameInfo(
+            game_id=game_id, guild_id=guild_id, ruleset=rules.id, ruleset_fingerprint=fingerprint(rules), seed=seed,
+            players=[asdict(p) for p in players], settings=dict(settings or {}), gm_user_ids=list(gm_user_ids),
+            meta=dict(meta or {}), status="running", tick=game.state.tick, version=0,
+            deadline_tick=game.state.tick if deadline else None, deadline_at=deadline, resolving_tick=None,
+            created_at=stamp, updated_at=stamp,
+        )
+        text = _snapshot(game)
+        events, history = list(game.state.events), list(game.state.history)
+        async with self.db.tx("create") as db:
+            await db.execute(
+                db.sql(f"INSERT INTO games ({GAME_COLUMNS}, state, log_apart) VALUES ({', '.join('?' * 20)}, 1)"),
+                (
+                    info.game_id, info.guild_id, info.ruleset, info.ruleset_fingerprint, info.seed, dumps(info.players),
+                    dumps(info.settings), dumps(info.gm_user_ids), dumps(info.meta), info.status, info.tick, info.version,
+                    info.deadline_tick, to_ts(deadline) if deadline else None, None, stamp, stamp, 0, None, text,
+                ),
+            )
+            added = await self._write_channels(db, game_id, {}, info.meta)
+            await self._write_events(db, game_id, 0, 0, events, stamp)
+            await self._write_history(db, game_id, 0, 0, history)
+            self.db.point("create.before_commit")
+        self._channels.update(added)
+        # the live game is read back from the stored text, exactly as after a restart
+        self._games[game_id] = _Live(info=info, rules=rules, game=_lean(Game.from_dict(rules, json.loads(text))), text=text,
+                                     ev_count=len(events), hist_count=len(history))
+        return info
+
+    # ---- commands -----------------------------------------------------------------------
+    async def apply(self, game_id: str, command: Command, *, posts: Any = ()) -> Applied:
+        """Validate ``command`` through the engine and commit it; return only once committed.
+
+        ``posts``: the bot's own messages that belong to the command (:class:`Post`s, or a
+        function of the game after the command and the engine's result returning them: a PM's copy to its sender, the
+        GM's log line), staged in the same transaction as batches ``<game>/cmd:<seq>:<n>>…``.
+
+        Raises :class:`engine.ActionError` when the engine refuses (nothing is written), and
+        :class:`StorageError` when the database cannot take it (nothing changes either).
+        """
+        if not posts and self.backend.batch_outlives_cancel():
+            # one batch, whose outcome a cancelled caller still gets: the command's
+            # transaction and the swap of the game in memory happen together without a task
+            return await self._apply(game_id, command, posts)
+        return await _uncancellable(self._apply(game_id, command, posts))
+
+    async def _apply(self, game_id: str, command: Command, posts: Any = ()) -> Applied:
+        live = self._live(game_id)
+        async with live.lock:
+            return await self._retry_stale(live, lambda: self._apply_locked(live, game_id, command, posts))
+
+    async def _apply_locked(self, live: _Live, game_id: str, command: Command, posts: Any = ()) -> Applied:
+        # the engine runs on the live game itself (no copy: a command is short and never reads
+        # the log); a refusal, a failed or refused transaction and anything raised give the
+        # live game back exactly as committed, from its committed snapshot (``_restore``)
+        game = live.game
+        st = game.state
+        try:
+            result = jsonable(command.run(game))
+        except BaseException as exc:
+            self._restore(live)
+            if isinstance(exc, ActionError) and command.request_id is not None:
+                # a retry of a command already applied may be refused by the game as it is now
+                dup = await self._duplicate(game_id, command.request_id)
+                if dup is not None:
+                    return dup
+            raise
+        try:
+            events, history = st.events, st.history
+            st.events, st.history = [], []
+            text = encode_game(game)
+            _lean(game)
+            tick = st.tick
+            seq = live.info.version + 1
+            stamp = self.db.stamp()
+            info = self._next_info(live.info, game, seq, stamp)
+            bot_posts = list(posts(game, result) if callable(posts) else posts)
+            if bot_posts:  # staging posts reads the outbox: the transaction of many statements
+                applied = await self._apply_tx(live, game_id, command, result, tick, seq, stamp, info, text, events, history, bot_posts)
+            else:
+                applied = await self._apply_batch(live, game_id, command, result, tick, seq, stamp, info, text, events, history)
+        except BaseException:
+            self._restore(live)
+            raise
+        if applied.duplicate:
+            self._restore(live)
+            return applied
+        self.db.point("apply.after_commit")
+        live.text, live.info = text, info
+        live.ev_count, live.hist_count = live.ev_count + len(events), live.hist_count + len(history)
+        return applied
+
+    def _restore(self, live: _Live) -> None:
+        """The live game as committed again (after a command ran on it and was not committed)."""
+        live.game = _lean(Game.from_dict(live.rules, decode_snapshot(live.text)))
+
+    async def _duplicate(self, game_id: str, request_id: str) -> Applied | None:
+        row = await self.db.read("SELECT seq, tick, result FROM commands WHERE game_id = ? AND request_id = ?", (game_id, request_id))
+        if not row:
+            return None
+        seq, tick, result = row[0]
+        return Applied(game_id, seq, tick, json.loads(result) if result else None, [], [], duplicate=True)
+
+    def _command_rows(self, live: _Live, game_id: str, command: Command, result: Any, tick: int, seq: int, stamp: str,
+                      events: list[Event], history: list[dict[str, Any]]) -> tuple[tuple[Any, ...], list[Any], list[Any], list[Delivery], list[Any]]:
+        command_row = (game_id, seq, tick, command.kind, dumps(command.args), dumps(result), command.user_id, command.request_id, stamp)
+        ev_rows, outbox, deliveries = _event_rows(game_id, seq, live.ev_count, events, stamp)
+        hist_rows = _history_rows(game_id, seq, live.hist_count, history)
+        return command_row, ev_rows, outbox, deliveries, hist_rows
+
+    async def _apply_batch(self, live: _Live, game_id: str, command: Command, result: Any, tick: int, seq: int, stamp: str,
+                           info: GameInfo, text: str, events: list[Event], history: list[dict[str, Any]]) -> Applied:
+        """An accepted command without posts: its whole transaction as one :meth:`Backend.batch`
+        (SQLite: one trip to the database's thread instead of one per statement)."""
+        db = self.backend
+        command_row, ev_rows, outbox, deliveries, hist_rows = self._command_rows(live, game_id, command, result, tick, seq,
+                                                                                 stamp, events, history)
+        steps = []
+        if command.request_id is not None:
+            steps.append(Step(db.sql("SELECT seq, tick, result FROM commands WHERE game_id = ? AND request_id = ?"),
+                              (game_id, command.request_id), expect="absent"))
+        sql, params = self._game_update(live.info, info, text)
+        steps.append(Step(db.sql(sql), params, expect="one"))  # first write: a stale copy writes nothing
+        steps += [
+            Step(db.sql(INSERT_COMMAND), command_row),
+            Step(db.sql(INSERT_EVENT), ev_rows, many=True),
+            Step(db.sql(INSERT_OUTBOX), outbox, many=True),
+            Step(db.sql(INSERT_HISTORY), hist_rows, many=True),
+        ]
+        if command.is_gm:
+            steps.append(Step(db.sql(INSERT_GM_ACTION), (game_id, seq, tick, command.user_id, command.kind, dumps(command.args), stamp)))
+        stopped = await self.db.batch("apply", steps, "apply.before_commit")
+        if stopped is not None:
+            if steps[stopped.index].expect == "absent":  # this request was applied before
+                dup_seq, dup_tick, dup = stopped.rows[0]
+                return Applied(game_id, dup_seq, dup_tick, json.loads(dup) if dup else None, [], [], duplicate=True)
+            raise self._stale(live.info)
+        return Applied(game_id, seq, tick, result, list(events), deliveries)
+
+    async def _apply_tx(self, live: _Live, game_id: str, command: Command, result: Any, tick: int, seq: int, stamp: str,
+                        info: GameInfo, text: str, events: list[Event], history: list[dict[str, Any]], bot_posts: list[Any]) -> Applied:
+        """An accepted command with the bot's posts: one transaction, statement by statement."""
+        command_row, ev_rows, outbox, deliveries, hist_rows = self._command_rows(live, game_id, command, result, tick, seq,
+                                                                                 stamp, events, history)
+        if command.request_id is not None:
+            dup = await self._duplicate(game_id, command.request_id)
+            if dup is not None:
+                return dup
+        async with self.db.tx("apply") as db:
+            await self._update_game(db, live.info, info, text)  # first write: a stale copy writes nothing
+            await db.execute(db.sql(INSERT_COMMAND), command_row)
+            await db.executemany(db.sql(INSERT_EVENT), ev_rows)
+            await db.executemany(db.sql(INSERT_OUTBOX), outbox)
+            await db.executemany(db.sql(INSERT_HISTORY), hist_rows)
+            if command.is_gm:
+                await self._gm_action(db, game_id, seq, tick, command.user_id, command.kind, command.args, stamp)
+            await self._write_posts(db, game_id, f"cmd:{seq}", bot_posts, stamp)
+            self.db.point("apply.before_commit")
+        return Applied(game_id, seq, tick, result, list(events), deliveries)
+
+    # ---- internals --------------------------------------------------------------------------
+    def _live(self, game_id: str) -> _Live:
+        try:
+            return self._games[game_id]
+        except KeyError:
+            raise KeyError(f"no loaded game {game_id!r}") from None
+
+
+    def _info(self, row: tuple[Any, ...]) -> GameInfo:
+        (gid, guild, ruleset, fp, seed, players, settings, gms, meta, status, tick, version,
+         dl_tick, dl_at, resolving, created, updated, meta_version, resolving_user) = row
+        try:
+            return GameInfo(
+                game_id=gid, guild_id=guild, ruleset=ruleset, ruleset_fingerprint=fp, seed=seed,
+                players=json.loads(players), settings=json.loads(settings), gm_user_ids=json.loads(gms),
+                meta=json.loads(meta), status=status, tick=tick, version=version, deadline_tick=dl_tick,
+                deadline_at=from_ts(dl_at), resolving_tick=resolving, created_at=created, updated_at=updated,
+                meta_version=meta_version, resolving_user=resolving_user,
+            )
+        except (ValueError, TypeError) as exc:
+            raise StorageError(f"{self.location}: the row of game {gid!r} cannot be read ({exc}); restore a backup.") from exc
+
+    @staticmethod
+    def _next_info(info: GameInfo, game: Game, seq: int, stamp: str) -> GameInfo:
+        return replace(
+            info, tick=game.state.tick, status="over" if game.state.over else "running", version=seq, updated_at=stamp
+        )
+
+    async def _update_game(self, db: Backend, old: GameInfo, new: GameInfo, text: str | None, bump: bool = True) -> None:
+        """Write the game row, only if nobody else changed it since ``old`` (compare-and-set)."""
+        sql, params = self._game_update(old, new, text, bump)
+        if await db.execute(db.sql(sql), params) != 1:
+            raise self._stale(old)
+
+    @staticmethod
+    def _game_update(old: GameInfo, new: GameInfo, text: str | None, bump: bool = True) -> tuple[str, tuple[Any, ...]]:
+        """The compare-and-set UPDATE of a game row (``?`` placeholders) and its parameters."""
+        cols = ("tick = ?, status = ?, version = ?, deadline_tick = ?, deadline_at = ?, resolving_tick = ?, "
+                "resolving_user = ?, updated_at = ?")
+        params: list[Any] = [
+            new.tick, new.status, new.version if bump else old.version, new.deadline_tick,
+            to_ts(new.deadline_at) if new.deadline_at else None, new.resolving_tick, new.resolving_user, new.updated_at,
+        ]
+        if text is not None:
+            cols += ", state = ?"
+            params.append(text)
+        return f"UPDATE games SET {cols} WHERE game_id = ? AND version = ?", (*params, old.game_id, old.version)
+
+    def _stale(self, old: GameInfo) -> StaleGame:
+        return StaleGame(
+            f"{self.location}: game {old.game_id!r} was changed by someone else (version {old.version} is gone); "
+            "is a second bot process using the same database?"
+        )
+
+    async def _gm_action(self, db: Backend, game_id: str, seq: int, tick: int, user_id: int | None, action: str,
+                         args: dict[str, Any], stamp: str) -> None:
+        await db.execute(
+            db.sql("INSERT INTO gm_actions (game_id, seq, tick, user_id, action, args, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)"),
+            (game_id, seq, tick, user_id, action, dumps(args), stamp),
+        )
+
+    async def _write_events(self, db: Backend, game_id: str, seq: int, first: int, events: list[Event], stamp: str) -> list[Delivery]:
+        """The events (from index ``first``) and one outbox row per destination of each."""
+        rows, outbox, deliveries = _event_rows(game_id, seq, first, events, stamp)
+        await db.executemany(
+            db.sql("INSERT INTO events (game_id, idx, seq, tick, msg_key, audience, ids, args) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"), rows
+        )
+        await db.executemany(
+            db.sql(
+                "INSERT INTO outbox (delivery_key, game_id, tick, event_idx, dest_ord, dest_kind, dest_id, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+            ),
+            outbox,
+        )
+        return deliveries
+
+    async def _write_history(self, db: Backend, game_id: str, seq: int, first: int, records: list[dict[str, Any]]) -> None:
+        """The engine's new history records (from index ``first``), append-only (v8)."""
+        if records:
+            await db.executemany(
+                db.sql("INSERT INTO history (game_id, idx, seq, tick, record) VALUES (?, ?, ?, ?, ?)"),
+                [(game_id, first + n, seq, h["tick"], dumps(h)) for n, h in enumerate(records)],
+            )
