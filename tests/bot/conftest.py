@@ -13,6 +13,8 @@ import simcord.interactions
 from altmafia.bot.bot import create_bot
 from altmafia.bot.settings import Settings
 
+from . import strict_discord
+
 #: the locale each user's interactions carry (SimCord itself always sends en-US)
 LOCALES: dict[int, str] = {}
 
@@ -58,12 +60,29 @@ def settings(tmp_path, request) -> Settings:
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "settings(**kw): Settings fields for the bot of this test")
+    config.addinivalue_line("markers", "lenient_discord(why): plain SimCord instead of the strict test Discord")
+    config.addinivalue_line("markers", "discord_refusals(why): the test expects Discord to refuse requests "
+                                       "and asserts on env.strict.refused itself")
+
+
+def _reason(request, name: str):
+    marker = request.node.get_closest_marker(name)
+    if marker is not None and not (marker.args and str(marker.args[0]).strip()):
+        raise pytest.UsageError(f"@pytest.mark.{name} needs the reason as its first argument")
+    return marker
 
 
 @pytest_asyncio.fixture
-async def env(settings) -> AsyncIterator[simcord.Env]:
+async def env(settings, request, monkeypatch) -> AsyncIterator[simcord.Env]:
+    """The bot against the strict test Discord (``strict_discord.py``) unless the test is marked
+    ``lenient_discord("why")``; a refused request fails the test unless it is marked
+    ``discord_refusals("why")``."""
     bot = create_bot(settings)
     e = simcord.Env(bot, settle_timeout=60.0)
+    strict = None
+    if _reason(request, "lenient_discord") is None:
+        strict_discord.install(monkeypatch)
+        strict = strict_discord.StrictDiscord(e)
     await e.start()
     try:
         yield e
@@ -71,6 +90,8 @@ async def env(settings) -> AsyncIterator[simcord.Env]:
         await e.shutdown()
         await e.bot.store.close()
         e._raise_errors_since(e._errors_acknowledged)
+    if strict is not None and strict.refused and _reason(request, "discord_refusals") is None:
+        pytest.fail("Discord refused requests:\n" + "\n".join(strict.problems()), pytrace=False)
 
 
 def perms(env: simcord.Env, channel, member) -> discord.Permissions:
