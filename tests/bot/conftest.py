@@ -89,9 +89,16 @@ async def env(settings, request, monkeypatch) -> AsyncIterator[simcord.Env]:
     finally:
         await e.shutdown()
         await e.bot.store.close()
-        e._raise_errors_since(e._errors_acknowledged)
-    if strict is not None and strict.refused and _reason(request, "discord_refusals") is None:
-        pytest.fail("Discord refused requests:\n" + "\n".join(strict.problems()), pytrace=False)
+        refused = strict.problems() if strict is not None and _reason(request, "discord_refusals") is None else []
+        strict_discord.log_refusals(request.node.nodeid, refused)
+        try:
+            e._raise_errors_since(e._errors_acknowledged)
+        except BaseException as error:
+            if refused:
+                error.add_note("Discord refused requests:\n" + "\n".join(refused))
+            raise
+    if refused:
+        pytest.fail("Discord refused requests:\n" + "\n".join(refused), pytrace=False)
 
 
 def perms(env: simcord.Env, channel, member) -> discord.Permissions:

@@ -16,6 +16,8 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+import discord
+
 #: The permissions README.md asks for when the bot is invited, and nothing else. The bot's
 #: managed role gets exactly these in every strict test.
 INVITE_PERMISSION_NAMES = ("view_channel", "manage_channels", "manage_roles", "send_messages",
@@ -25,6 +27,7 @@ _PERMISSION_BITS = {"view_channel": 1 << 10, "manage_channels": 1 << 4, "manage_
                     "attach_files": 1 << 15, "manage_messages": 1 << 13}
 INVITE_PERMISSIONS = sum(_PERMISSION_BITS[name] for name in INVITE_PERMISSION_NAMES)
 MANAGE_ROLES = _PERMISSION_BITS["manage_roles"]
+_ALL_BITS = dict(discord.Permissions.VALID_FLAGS)
 
 #: Message "Create Message": with ``enforce_nonce`` a nonce "will be checked for uniqueness in
 #: the past few minutes"; the layer keeps each nonce this many seconds of virtual time.
@@ -47,9 +50,11 @@ AUTOCOMPLETE_CHOICES = 25
 class Refusal(Exception):
     """What Discord answers instead of doing the request."""
 
-    def __init__(self, status: int, code: int, message: str, errors: dict[str, Any] | None = None) -> None:
+    def __init__(self, status: int, code: int, message: str, errors: dict[str, Any] | None = None,
+                 *, detail: str = "") -> None:
         super().__init__(f"{status} (error code: {code}): {message}")
         self.status, self.code, self.message, self.errors = status, code, message, errors
+        self.detail = detail  # for the test's record only: Discord's answer carries none
 
     def to_json(self) -> dict[str, Any]:
         body: dict[str, Any] = {"code": self.code, "message": self.message}
@@ -305,8 +310,10 @@ def check_overwrite_bits(overwrites: Iterable[Mapping[str, Any]], held: int, *, 
         return
     for o in overwrites:
         bits = int(o.get("allow") or 0) | int(o.get("deny") or 0)
-        if bits & ~held or bits & MANAGE_ROLES:
-            raise Refusal(403, 50013, "Missing Permissions")
+        extra = bits & (~held | MANAGE_ROLES)
+        if extra:
+            names = [name for name, value in _ALL_BITS.items() if extra & value]
+            raise Refusal(403, 50013, "Missing Permissions", detail="bits not held: " + ", ".join(names))
 
 
 def check_create_overwrites(overwrites: list[Any]) -> None:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import json
+import os
 import re
 import types
 from dataclasses import dataclass
@@ -62,9 +63,11 @@ class Refused:
     status: int
     code: int
     message: str
+    detail: str = ""
 
     def __str__(self) -> str:
-        return f"{self.method} {self.path} -> {self.status} {self.code} {self.message}"
+        return f"{self.method} {self.path} -> {self.status} {self.code} {self.message}" + \
+            (f" ({self.detail})" if self.detail else "")
 
 
 class StrictDiscord:
@@ -280,8 +283,8 @@ class StrictDiscord:
             self._nonces[(int(m.group(1)), str(body["nonce"]))] = (int(result["id"]), self.now)
 
     # ---- one request -----------------------------------------------------------------------
-    def refuse(self, method: str, path: str, status: int, code: int, message: str) -> None:
-        self.refused.append(Refused(method, path, status, code, message))
+    def refuse(self, method: str, path: str, status: int, code: int, message: str, detail: str = "") -> None:
+        self.refused.append(Refused(method, path, status, code, message, detail))
 
     async def handle(self, call: dict[str, Any]) -> _Response:
         method, path = call["method"], call["path"]
@@ -306,7 +309,7 @@ class StrictDiscord:
             except (router.RouteNotImplemented, router.UnsupportedField):
                 raise
             except (Refusal, BackendError) as exc:
-                self.refuse(method, path, exc.status, exc.code, exc.message)
+                self.refuse(method, path, exc.status, exc.code, exc.message, _detail(exc))
                 return _Response(exc.status, exc.to_json(), headers)
             return _Response(200 if result is not None else 204, result, headers)
         finally:
@@ -315,6 +318,25 @@ class StrictDiscord:
     # ---- the test's end --------------------------------------------------------------------
     def problems(self) -> list[str]:
         return [str(r) for r in self.refused]
+
+
+def _detail(exc: Refusal | BackendError) -> str:
+    """The refusal's detail for the record: ours, or the path and text of a 50035."""
+    if getattr(exc, "detail", ""):
+        return exc.detail  # type: ignore[union-attr]
+    errors = exc.errors
+    found: list[str] = []
+
+    def walk(node: Any, path: str) -> None:
+        if isinstance(node, dict):
+            for item in node.get("_errors", []):
+                found.append(f"{path}: {item.get('message')}")
+            for key, value in node.items():
+                if key != "_errors":
+                    walk(value, f"{path}.{key}" if path else str(key))
+
+    walk(errors, "")
+    return "; ".join(found)
 
 
 def _sizes(files: list[Any]) -> list[tuple[str, int]]:
@@ -425,7 +447,7 @@ class StrictWebhookAdapter(FakeWebhookAdapter):
             try:
                 strict.check_webhook(route.method, path, body, _sizes(file_list))
             except Refusal as exc:
-                strict.refuse(route.method, path, exc.status, exc.code, exc.message)
+                strict.refuse(route.method, path, exc.status, exc.code, exc.message, _detail(exc))
                 _raise_for(BackendError(exc.status, exc.code, exc.message, errors=exc.errors))
             try:
                 return await super().request(route, session, payload=payload, multipart=multipart, files=files,
@@ -452,6 +474,15 @@ class _AsyncioInDiscordHttp(types.ModuleType):
             return await asyncio.sleep(delay, result)
         await strict.travel(delay)
         return result
+
+
+def log_refusals(test: str, refused: list[str]) -> None:
+    """With ``STRICT_DISCORD_LOG=<file>`` set, append each refused request of a test to that
+    file (one line: the test id, a tab, the request), for surveying a whole run."""
+    path = os.environ.get("STRICT_DISCORD_LOG")
+    if path and refused:
+        with open(path, "a", encoding="utf-8") as out:
+            out.writelines(f"{test}\t{line}\n" for line in refused)
 
 
 def install(monkeypatch: Any) -> None:
