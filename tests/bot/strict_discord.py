@@ -80,6 +80,8 @@ class StrictDiscord:
         self.refused: list[Refused] = []
         self.rate_limited: list[tuple[str, str, float, bool]] = []  # method, path, retry_after, global
         self.nonce_hits: list[tuple[int, str]] = []
+        self.injected: list[Refused] = []  # faults the test injected (env.inject_error): not Discord's refusals
+        self.fault_fired = False
         self._nonces: dict[tuple[int, str], tuple[int, float]] = {}
         self._buckets: dict[str, tuple[float, int]] = {}  # key -> (window start, count)
         self._global: tuple[float, int] = (-1.0, 0)
@@ -284,7 +286,13 @@ class StrictDiscord:
 
     # ---- one request -----------------------------------------------------------------------
     def refuse(self, method: str, path: str, status: int, code: int, message: str, detail: str = "") -> None:
-        self.refused.append(Refused(method, path, status, code, message, detail))
+        """Record a refusal; one the test injected itself goes to ``injected`` instead."""
+        record = Refused(method, path, status, code, message, detail)
+        if self.fault_fired:
+            self.fault_fired = False
+            self.injected.append(record)
+        else:
+            self.refused.append(record)
 
     async def handle(self, call: dict[str, Any]) -> _Response:
         method, path = call["method"], call["path"]
@@ -485,9 +493,25 @@ def log_refusals(test: str, refused: list[str]) -> None:
             out.writelines(f"{test}\t{line}\n" for line in refused)
 
 
+def _marking_faults(check: Any) -> Any:
+    """SimCord's fault injection, marking the faults it fires as the test's own."""
+
+    def check_faults(backend: Any, method: str, path: str) -> None:
+        try:
+            check(backend, method, path)
+        except BackendError:
+            strict = getattr(backend, "_strict", None)
+            if strict is not None:
+                strict.fault_fired = True
+            raise
+
+    return check_faults
+
+
 def install(monkeypatch: Any) -> None:
     """Make every ``simcord.Env`` attached from now on build the strict transports (they stay
     plain SimCord unless ``StrictDiscord(env)`` was made for the env before ``env.start()``)."""
+    monkeypatch.setattr(router, "_check_faults", _marking_faults(router._check_faults))
     monkeypatch.setattr(simcord._runtime, "FakeHTTPClient", StrictHTTPClient)
     monkeypatch.setattr(simcord._runtime, "FakeWebhookAdapter", StrictWebhookAdapter)
     monkeypatch.setattr(discord.http, "asyncio", _AsyncioInDiscordHttp("asyncio"))

@@ -355,3 +355,16 @@ async def test_the_global_limit_answers_429_global(strict):
     channel = await run(strict, plan)
     assert channel.name == "after-the-global-wait"
     assert strict.rate_limited and strict.rate_limited[0][3] is True
+
+
+async def test_a_5xx_is_retried_by_discord_py_and_an_injected_fault_is_not_a_refusal(strict):
+    async def plan(i):
+        await i.response.defer()
+        start = strict.now
+        return await channel_of(i).send("after a 500"), strict.now - start
+
+    await run(strict, lambda i: i.response.defer())
+    strict.env.inject_error("POST", "/channels/*/messages", times=1)
+    message, spent = await run(strict, plan)
+    assert message.content == "after a 500" and spent >= 1.0  # discord.py's 1 s before the retry, virtual
+    assert [r.status for r in strict.injected] == [500] and not strict.refused
