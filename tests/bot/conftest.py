@@ -63,6 +63,8 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "lenient_discord(why): plain SimCord instead of the strict test Discord")
     config.addinivalue_line("markers", "discord_refusals(why): the test expects Discord to refuse requests "
                                        "and asserts on env.strict.refused itself")
+    config.addinivalue_line("markers", "round_trip(seconds): virtual seconds each REST call takes (default "
+                                       "strict_discord.ROUND_TRIP_SECONDS)")
 
 
 def _reason(request, name: str):
@@ -75,14 +77,16 @@ def _reason(request, name: str):
 @pytest_asyncio.fixture
 async def env(settings, request, monkeypatch) -> AsyncIterator[simcord.Env]:
     """The bot against the strict test Discord (``strict_discord.py``) unless the test is marked
-    ``lenient_discord("why")``; a refused request fails the test unless it is marked
-    ``discord_refusals("why")``."""
+    ``lenient_discord("why")``; a refused request (or a post a nonce swallowed) fails the test
+    unless it is marked ``discord_refusals("why")``; ``round_trip(seconds)`` sets the virtual
+    time of each REST call."""
     bot = create_bot(settings)
     e = simcord.Env(bot, settle_timeout=60.0)
     strict = None
     if _reason(request, "lenient_discord") is None:
         strict_discord.install(monkeypatch)
-        strict = strict_discord.StrictDiscord(e)
+        trip = request.node.get_closest_marker("round_trip")
+        strict = strict_discord.StrictDiscord(e, **({"round_trip": float(trip.args[0])} if trip else {}))
     await e.start()
     try:
         yield e

@@ -80,6 +80,7 @@ class StrictDiscord:
         self.refused: list[Refused] = []
         self.rate_limited: list[tuple[str, str, float, bool]] = []  # method, path, retry_after, global
         self.nonce_hits: list[tuple[int, str]] = []
+        self.swallowed: list[str] = []  # nonce hits whose post differed from the earlier message
         self.injected: list[Refused] = []  # faults the test injected (env.inject_error): not Discord's refusals
         self.fault_fired = False
         self._nonces: dict[tuple[int, str], tuple[int, float]] = {}
@@ -277,6 +278,10 @@ class StrictDiscord:
         if message is None:
             return None
         self.nonce_hits.append((channel_id, str(body["nonce"])))
+        if (body.get("content") or "") != (message.content or ""):
+            # Discord says nothing; the test is told: a different post was swallowed
+            self.swallowed.append(f"POST {path} -> nonce {body['nonce']!r} returned the earlier message "
+                                  f"{message.id}: a different post was swallowed ({(body.get('content') or '')[:60]!r})")
         return dict(serializers.message_payload(self.backend, message))
 
     def remember_nonce(self, path: str, body: Any, result: Any) -> None:
@@ -325,7 +330,8 @@ class StrictDiscord:
 
     # ---- the test's end --------------------------------------------------------------------
     def problems(self) -> list[str]:
-        return [str(r) for r in self.refused]
+        """What fails a test at its end: every refusal, and every post a nonce swallowed."""
+        return [str(r) for r in self.refused] + self.swallowed
 
 
 def _detail(exc: Refusal | BackendError) -> str:

@@ -138,6 +138,17 @@ async def test_the_same_nonce_twice_posts_one_message(strict):
     history = strict.env.guild.channels["general"].history()
     assert [m.content for m in history if m.content in ("one", "two")] == ["one"]
     assert strict.nonce_hits and not strict.refused
+    assert len(strict.swallowed) == 1 and "'two'" in strict.swallowed[0]  # told to the test, not by Discord
+    strict.swallowed.clear()
+
+
+async def test_the_same_post_again_with_its_nonce_is_an_idempotent_retry(strict):
+    async def plan(i):
+        await i.response.defer()
+        return await channel_of(i).send("same", nonce="n1"), await channel_of(i).send("same", nonce="n1")
+
+    first, again = await run(strict, plan)
+    assert first.id == again.id and strict.nonce_hits and not strict.swallowed
 
 
 async def test_a_nonce_is_free_again_after_the_window(strict):
