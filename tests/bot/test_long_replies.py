@@ -94,7 +94,7 @@ async def test_a_long_settle_note_leaves_gm_tasks_working(env):
     await force_resolve(t, label="Подсчитать")
     note = " ".join(f"слово{i:04d}" for i in range(300))  # 3 000 characters
     assert len(note) >= 2999
-    await t.gm.slash(gm, "gm settle", task=0, note=note)
+    await t.gm.slash(gm, "gm settle", task=1, note=note)
     mark = len(env.http_requests)
     await t.gm.slash(gm, "gm tasks")
     tasks = whole(env, mark)
