@@ -32,7 +32,15 @@ from engine import DEAL, Game, GameError, PlayerSpec
 
 from . import permissions
 from .buttons import bonus_view
-from .channels import Audience, carries, create_intended, fixed_access, game_plan, opened_at_start, public_access
+from .channels import (
+    Audience,
+    carries,
+    create_intended,
+    fixed_access,
+    game_plan,
+    opened_at_start,
+    public_access,
+)
 from .deadlines import card_times_line, first_deadline, min_minutes, now, period_end
 from .living import announce_phase
 from .notice import dead_intro
