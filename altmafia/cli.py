@@ -28,8 +28,10 @@ How to get a token:
   2. In its "Bot" tab press "Reset Token" and copy the token.
   3. No privileged intent is needed (leave "Server Members" and "Message Content" off).
   4. Invite the bot: "OAuth2" -> "URL Generator", scopes "bot" and "applications.commands",
-     permissions "Manage Channels", "Manage Roles", "View Channels", "Send Messages",
-     "Read Message History", "Attach Files", "Embed Links", "Manage Messages".
+     permissions "View Channels", "Manage Channels", "Manage Roles", "Send Messages",
+     "Read Message History", "Embed Links", "Attach Files", "Manage Messages",
+     "Add Reactions", "Create Public Threads", "Create Private Threads",
+     "Send Messages in Threads".
 
 Where to put it:
   cp .env.example .env      # in the folder you start the bot from
@@ -97,6 +99,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(TOKEN_HELP, file=sys.stderr)
         return 2
     # imported here: start-up time (the module's docstring)
+    import asyncio
+
     import aiohttp
     import discord
 
@@ -110,7 +114,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"altmafia: {text(settings.lang, 'cli.db_in_use', db=exc.location, owner=exc.owner)}", file=sys.stderr)
         return 1
     try:
-        bot.run(settings.token, log_handler=None)
+        asyncio.run(serve(bot, settings.token))
+    except KeyboardInterrupt:  # Ctrl-C: asyncio cancelled the bot, whose ``async with`` closed it
+        pass
     except discord.LoginFailure:
         print("altmafia: Discord refused the token (DISCORD_TOKEN in .env): reset it in the Developer Portal.", file=sys.stderr)
         return 2
@@ -124,6 +130,23 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"altmafia: cannot reach Discord ({exc}); check the network and try again.", file=sys.stderr)
         return 1
     return 0
+
+
+async def serve(bot: Any, token: str) -> None:
+    """``bot.run`` with SIGTERM (systemd, ``docker stop``) closing the bot as Ctrl-C does: the
+    scheduler stopped, the database closed, the gateway left."""
+    import asyncio  # imported here: start-up time (the module's docstring)
+    import contextlib
+    import signal
+
+    loop = asyncio.get_running_loop()
+    closing: list[asyncio.Task[None]] = []
+    with contextlib.suppress(NotImplementedError, AttributeError):  # Windows has no SIGTERM handlers
+        loop.add_signal_handler(signal.SIGTERM, lambda: closing.append(loop.create_task(bot.close())))
+    async with bot:
+        await bot.start(token)
+    for task in closing:
+        await task
 
 
 def missing_path(paths: list[str], what: str) -> int | None:

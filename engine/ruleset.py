@@ -136,6 +136,10 @@ class StatusDef(Strict):
     stat_modifiers: dict[str, StatValue] = {}
     # statuses this one ends when it is put on (seed 003: the dead leave hospital and prison)
     clears: list[str] = []
+    # statuses this one says more about, told as one fact when both come or go together: put
+    # on together, only this one is announced («в Тюрьме до конца игры», not also «в Тюрьме»);
+    # taken off together, only the covered one («больше нет статуса «в Тюрьме»», once)
+    covers: list[str] = []
     # the holder's private news of a resolve (and the GM's messages): ``hold`` keeps them and
     # delivers them, oldest first, once no such status holds (seed 002's coma); ``drop``
     # discards them (seed 002: «персонажам, которые умерли в эту ночь ... ничего не сообщается»).
@@ -632,9 +636,10 @@ class Ruleset(Strict):
             for i, b in enumerate(sd.bands):
                 status_ref(b.status, f"stats.{sd.id}.bands[{i}].status")
         for s in self.statuses:
-            for c in s.clears:
-                if c not in status_ids:
-                    problems.append(f"statuses.{s.id}.clears: unknown status {c!r}")
+            for key in ("clears", "covers"):
+                for c in getattr(s, key):
+                    if c not in status_ids:
+                        problems.append(f"statuses.{s.id}.{key}: unknown status {c!r}")
             for sl in s.blocks_slots:
                 if sl != "*" and sl not in slot_ids:
                     problems.append(f"statuses.{s.id}.blocks_slots: unknown slot {sl!r}")

@@ -204,12 +204,14 @@ def public_ballots(g: Game, ballots: list[Vote], dead_ballots: bool = False) -> 
 
 
 def publish_tally(g: Game, vdef: Any, tally: list[list[Any]], ballots: list[Vote], *, dead_ballots: bool = False,
-                  gm_tally: bool = True) -> None:
+                  gm_tally: bool = True, nobody_follows: bool = False) -> None:
     """The public tally of a counted vote: the weighted ``tally`` where weights may be shown,
     else the ballots, and the weighted tally for the GM (``gm_tally``: unless the vote has a
-    GM trace of its own)."""
+    GM trace of its own). ``nobody_follows``: the caller announces «Никто не проголосовал»
+    when nobody did, so an empty tally is not posted as well (one fact, one line)."""
     if weights_public(g, vdef):
-        g.emit("vote.tally", "public", vote=vdef.id, tally=tally)
+        if tally or not nobody_follows:
+            g.emit("vote.tally", "public", vote=vdef.id, tally=tally)
         return
     heads = public_ballots(g, ballots, dead_ballots)
     if heads:
@@ -271,7 +273,8 @@ class Lynch(VoteCounter):
     def count(ctx: Ctx, vdef: Any, ballots: list[Vote]) -> None:
         g = ctx.game
         tally = Counter(v.choice for v in ballots if v.choice is not None)
-        publish_tally(g, vdef, [[k, n] for k, n in sorted(tally.items(), key=lambda kv: (-kv[1], str(kv[0])))], ballots)
+        publish_tally(g, vdef, [[k, n] for k, n in sorted(tally.items(), key=lambda kv: (-kv[1], str(kv[0])))], ballots,
+                      nobody_follows=True)
         if not tally:
             g.emit("vote.nobody", "public", vote=vdef.id)
             return

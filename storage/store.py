@@ -224,8 +224,9 @@ class Part:
 
 @dataclass(frozen=True)
 class ChannelIntent:
-    """A channel about to be created (v6): its marker is the guild, the type, the exact name and
-    the parent (a game's category carries the game's unique id in its name)."""
+    """A channel about to be created (v6): its id once Discord answered the create
+    (``channel_made``), else its marker: the guild, the type, the name and the parent (a game's
+    category carries the game's unique id in its name)."""
 
     owner_id: str  # the lobby id (= the game id) or the game id
     channel_key: str
@@ -237,9 +238,57 @@ class ChannelIntent:
     settled_at: str | None = None
 
 
-def part_nonce(batch_id: str, idx: int) -> str:
-    """The 25-character nonce of a batch's part (Discord's ``nonce``)."""
-    return hashlib.sha256(f"{batch_id}#{idx}".encode()).hexdigest()[:25]
+def part_nonce(batch_id: str, idx: int, generation: int = 0) -> str:
+    """The 25-character nonce of a batch's part (Discord's ``nonce``). ``generation``: how many
+    batches of the same id an undo took back before (``<id>~u<seq>``): Discord answers a nonce it
+    saw in the last minutes with the old message and posts nothing, so the redone resolve's
+    batches, staged again under the same ids, get nonces of their own."""
+    tail = f"~g{generation}" if generation else ""
+    return hashlib.sha256(f"{batch_id}#{idx}{tail}".encode()).hexdigest()[:25]
+
+
+async def _attempted(db: Backend, keys: Any, specs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Parts that may have been sent already (``uncertain``: their outbox rows were claimed by
+    an older build) get the time of the rows' first claim as their attempt's
+    (``attempted_at``): a message older than it is no evidence of their send."""
+    if not keys or not any(p.get("uncertain") for p in specs):
+        return list(specs)
+    marks = ", ".join("?" for _ in keys)
+    rows = await db.fetchall(db.sql(f"SELECT MIN(last_attempt_at) FROM outbox WHERE attempts > 0 AND delivery_key IN ({marks})"),
+                             tuple(keys))
+    at = rows[0][0]
+    return [{**p, "attempted_at": at} if p.get("uncertain") else p for p in specs]
+
+
+async def _generation(db: Backend, batch_id: str) -> int:
+    """How many batches staged under ``batch_id`` before were renamed by an undo (``…~u<seq>``,
+    renamed again by a later undo: ``…~u<seq>~u<seq2>``): 0 for a batch id used the first time.
+    Read from the table, so a restart derives the same nonces for the same batch."""
+    rows = await db.fetchall(db.sql("SELECT COUNT(DISTINCT batch_id) FROM outbox_parts WHERE batch_id > ? AND batch_id < ?"),
+                             (f"{batch_id}~u", f"{batch_id}~v"))
+    return rows[0][0] or 0
+
+
+async def _staged_since(db: Backend, game_id: str, batches: list[str], mark: str, first: int) -> list[str]:
+    """The batches of a game staged since a resolve began (what an undo takes back with the
+    resolve's own batches ``batches``): its mark's line (batch ids starting with ``mark``), the
+    new phase's panels and announcement, anything posted in the phase it opened. A batch holding
+    outbox rows of events before the resolve (index below ``first``) stays as it is."""
+    low = await db.fetchall(db.sql("SELECT MIN(batch_ord) FROM outbox_parts WHERE game_id = ? AND batch_id >= ? AND batch_id < ? "
+                                   "AND batch_id NOT LIKE '%~u%'"),
+                            (game_id, mark, mark[:-1] + chr(ord(mark[-1]) + 1)))
+    start = low[0][0]
+    for b in batches:
+        row = await db.fetchall(db.sql("SELECT MIN(batch_ord) FROM outbox_parts WHERE batch_id = ?"), (b,))
+        if row[0][0] is not None and (start is None or row[0][0] < start):
+            start = row[0][0]
+    if start is None:
+        return []
+    rows = await db.fetchall(db.sql(
+        "SELECT DISTINCT batch_id FROM outbox_parts WHERE game_id = ? AND batch_ord >= ? AND batch_id NOT IN "
+        "(SELECT batch_id FROM outbox WHERE game_id = ? AND event_idx < ? AND batch_id IS NOT NULL)"),
+        (game_id, start, game_id, first))
+    return sorted({r[0] for r in rows} - set(batches))
 
 
 @dataclass(frozen=True)
@@ -1191,12 +1240,14 @@ class Store:
                 rows = await db.fetchall(db.sql("SELECT DISTINCT batch_id FROM outbox WHERE game_id = ? AND event_idx >= ? "
                                                 "AND batch_id IS NOT NULL"), (game_id, first))
                 batches = [r[0] for r in rows]
+                since = await _staged_since(db, game_id, batches, f"{game_id}/resolve:{target['tick']}:", first)
                 posted: list[dict[str, Any]] = []
                 for b in batches:
                     parts = await db.fetchall(db.sql("SELECT channel_key, channel_id, message_id FROM outbox_parts WHERE batch_id = ? "
                                                      "AND message_id IS NOT NULL ORDER BY part_idx"), (b,))
                     if parts:
                         posted.append({"channel": parts[0][0], "channel_id": parts[0][1], "message_id": parts[0][2]})
+                for b in [*batches, *since]:
                     await db.execute(db.sql("UPDATE outbox_parts SET batch_id = batch_id || ?, sent_at = COALESCE(sent_at, ?), "
                                             "last_error = COALESCE(last_error, 'undone') WHERE batch_id = ?"), (mark, stamp, b))
                 await db.execute(db.sql("UPDATE outbox SET delivery_key = delivery_key || ?, batch_id = batch_id || ?, "
@@ -1528,9 +1579,13 @@ class Store:
             rows = await db.fetchall(db.sql(f"SELECT {INTENT_COLS} FROM channel_intents WHERE owner_id = ? AND channel_key = ?"),
                                      (owner_id, channel_key))
             if rows:
-                await db.execute(db.sql("UPDATE channel_intents SET name = ?, parent_id = ?, settled_at = NULL "
-                                        "WHERE owner_id = ? AND channel_key = ?"), (name, parent_id, owner_id, channel_key))
-                return replace(_intent(rows[0]), name=name, parent_id=parent_id)
+                # an intent of an attempt before keeps its id only while it is open (that attempt's
+                # channel, made and not saved); a settled one's channel is another attempt's
+                was = _intent(rows[0])
+                cid = was.channel_id if was.settled_at is None else None
+                await db.execute(db.sql("UPDATE channel_intents SET name = ?, parent_id = ?, channel_id = ?, settled_at = NULL "
+                                        "WHERE owner_id = ? AND channel_key = ?"), (name, parent_id, cid, owner_id, channel_key))
+                return replace(was, name=name, parent_id=parent_id, channel_id=cid, settled_at=None)
             await db.execute(
                 db.sql("INSERT INTO channel_intents (owner_id, channel_key, guild_id, kind, name, parent_id, created_at) "
                        "VALUES (?, ?, ?, ?, ?, ?, ?)"),
@@ -1538,6 +1593,14 @@ class Store:
             )
             self._point("intent.before_commit")
         return None
+
+    async def channel_made(self, owner_id: str, channel_key: str, channel_id: int) -> None:
+        """The channel of an open intent exists (Discord answered the create): its id, recorded
+        at once, is what crash recovery matches first (the intent stays open until its owner
+        saved the id)."""
+        async with self._tx("intent.made") as db:
+            await db.execute(db.sql("UPDATE channel_intents SET channel_id = ? WHERE owner_id = ? AND channel_key = ? "
+                                    "AND settled_at IS NULL"), (channel_id, owner_id, channel_key))
 
     async def settle_channel(self, owner_id: str, channel_key: str, channel_id: int | None) -> bool:
         """The intent is done: its channel's id is saved by its owner (or it was dropped)."""
@@ -1579,6 +1642,7 @@ class Store:
             top = await db.fetchall(db.sql("SELECT MAX(batch_ord) FROM outbox_parts"), ())
             order = (top[0][0] or 0) + 1
             stamp = self._stamp()
+            parts = await _attempted(db, keys, parts)
             for key in keys:
                 await db.execute(
                     db.sql("UPDATE outbox SET batch_id = ?, attempts = attempts + 1, last_attempt_at = ? "
@@ -1619,6 +1683,7 @@ class Store:
             specs = [{**p, "nonce": p.get("nonce") or part_nonce(batch_id, i)} for i, p in enumerate(post.parts)]
             if post.channel_id is None:
                 specs = [{"content": "", "nonce": part_nonce(batch_id, 0)}]
+            specs = await _attempted(db, post.keys, specs)
             for k in post.keys:
                 await db.execute(
                     db.sql("UPDATE outbox SET batch_id = ?, attempts = attempts + 1, last_attempt_at = ? "
@@ -1637,19 +1702,25 @@ class Store:
                             claimed: tuple[str, str] | None = None) -> list[Part]:
         """``claimed``: (now, until) — the parts are claimed by this store as they are stored."""
         out = []
+        generation = await _generation(db, batch_id)
         for i, p in enumerate(parts):
+            if generation:
+                p = {**p, "nonce": part_nonce(batch_id, i, generation)}
             files = p.get("files") or None
             attempts = 1 if p.get("uncertain") or claimed else 0  # claimed by an older build: look before sending
+            # the attempt a message of this part is searched from: an older build's claim of its
+            # rows when it may have been sent already, else this store's claim (none: not tried)
+            attempted = (p.get("uncertain") and p.get("attempted_at")) or (claimed[0] if claimed else None)
             await db.execute(
                 db.sql("INSERT INTO outbox_parts (batch_id, part_idx, batch_ord, game_id, channel_key, channel_id, content, "
                        "nonce, mention, view, files, created_at, attempts, last_attempt_at, claim_owner, claim_until) "
                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
                 (batch_id, i, order, game_id, channel_key, channel_id, p["content"], p["nonce"], p.get("mention"),
                  p.get("view"), dumps(files) if files else None, stamp, attempts,
-                 claimed[0] if claimed else None, self.owner if claimed else None, claimed[1] if claimed else None),
+                 attempted, self.owner if claimed else None, claimed[1] if claimed else None),
             )
             out.append(Part(batch_id, i, game_id, channel_key, channel_id, p["content"], p["nonce"], p.get("mention"),
-                            p.get("view"), files, attempts, claimed[0] if claimed else None,
+                            p.get("view"), files, attempts, attempted,
                             held=claimed is not None and not p.get("uncertain")))
         return out
 
@@ -1700,6 +1771,16 @@ class Store:
         """Every part of a batch, sent or not (tests, diagnostics)."""
         rows = await self._read(f"SELECT {PARTS_COLS} FROM outbox_parts WHERE batch_id = ? ORDER BY part_idx", (batch_id,))
         return [_part(r) for r in rows]
+
+    async def held_messages(self, channel_id: int | None, message_ids: list[int]) -> set[int]:
+        """Which of these Discord messages of a channel are recorded as some part's message: a
+        message accounted for is no evidence that another part went out."""
+        if channel_id is None or not message_ids:
+            return set()
+        marks = ", ".join("?" for _ in message_ids)
+        rows = await self._read(f"SELECT message_id FROM outbox_parts WHERE channel_id = ? AND message_id IN ({marks})",
+                                (channel_id, *message_ids))
+        return {int(r[0]) for r in rows}
 
     async def claim_part(self, part: Part) -> bool:
         """A send of this part starts now (committed before the send): True when this store

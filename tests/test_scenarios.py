@@ -21,4 +21,4 @@ def test_there_are_scenarios_for_every_ruleset_family():
 def test_scenario(path: Path):
     result = run_file(path)
     assert result.ok, "\n".join(result.failures)
-    assert result.steps > 0
+    assert result.steps > 0 or result.refused  # a refused table plays no step

@@ -19,7 +19,7 @@ import discord
 import yarl
 from discord.ext import commands
 
-from altmafia.text.i18n import text
+from altmafia.text.i18n import USER_ARGS, text
 from altmafia.text.report import render_report, report_filename
 from altmafia.text.reveal import chart_png, public_timeline, summary, timeline
 from storage import Store
@@ -55,7 +55,11 @@ class AltMafiaBot(commands.AutoShardedBot):
         intents.guilds = True
         # sharded from the start: several processes may each run some shards on one PostgreSQL
         # database (docs/storage.md); a game belongs to the shard of its guild
+        # nothing the bot sends pings anyone unless it says so: a name or a player's text that
+        # reads «@everyone» or «<@&role>» stays text; delivery names the mentions it means
+        # (``delivery.pings``: a seat's player on their news, the living role at a phase's start)
         super().__init__(command_prefix=commands.when_mentioned, intents=intents, help_command=None, tree_cls=Tree,
+                         allowed_mentions=discord.AllowedMentions.none(),
                          shard_count=settings.shard_count, shard_ids=list(settings.shard_ids) if settings.shard_ids else None)
         self.settings = settings
         self.store: Store = Store(settings.database, synchronous=settings.db_sync, clock=discord.utils.utcnow,
@@ -89,10 +93,12 @@ class AltMafiaBot(commands.AutoShardedBot):
         for ext in COGS:
             await self.load_extension(ext)
         self.add_dynamic_items(*DYNAMIC_ITEMS, *panel.DYNAMIC_ITEMS)
-        # every command is for a server's channels: none is offered in DMs
+        # every command is for a server's channels: none is offered in DMs but /help, which
+        # says there that games are played in a server (its own allowed_contexts)
         self.tree.allowed_contexts = discord.app_commands.AppCommandContext(guild=True, dm_channel=False, private_channel=False)
         for cmd in self.tree.get_commands():
-            cmd.guild_only = True
+            if cmd.allowed_contexts is None or not cmd.allowed_contexts.dm_channel:
+                cmd.guild_only = True
 
     async def sync_commands(self) -> None:
         """Send the slash commands to Discord (one process does it: ``ALTMAFIA_SYNC_COMMANDS``,
@@ -101,11 +107,17 @@ class AltMafiaBot(commands.AutoShardedBot):
             guild = discord.Object(self.settings.guild_id)
             self.tree.copy_global_to(guild=guild)
             self.synced = await self.tree.sync(guild=guild)
+            # the global commands of an earlier sync (without a server) would show every command
+            # twice in that server: none are kept
+            await self.http.bulk_upsert_global_commands(self.application_id, [])
         else:
             self.synced = await self.tree.sync()
         log.info("synced %d slash commands", len(self.synced))
 
     async def close(self) -> None:
+        """Stop cleanly (Ctrl-C, SIGTERM from systemd or ``docker stop``): the scheduler, the
+        database, then the gateway."""
+        log.info("closing: the scheduler, the database, the connection to Discord")
         self.scheduler.stop()
         try:
             if not self.sync_only:
@@ -185,15 +197,16 @@ class AltMafiaBot(commands.AutoShardedBot):
         png = await asyncio.to_thread(chart_png, game, replay(game, info, journal), lang)
         if png:
             files.append(discord.File(io.BytesIO(png), filename="chart.png"))
-        files.append(discord.File(io.BytesIO(public_timeline(game, events, lang).encode("utf-8")), filename=PUBLIC_TIMELINE))
+        users = await self.member_names(info, events)  # the files name members: a mention is no name there
+        files.append(discord.File(io.BytesIO(public_timeline(game, events, lang, users).encode("utf-8")), filename=PUBLIC_TIMELINE))
         channels = info.meta.get("channels", {})
         deliverer = self.deliverer
         posts = []
         if channels.get("public") is not None:
-            posts.append(deliverer.outgoing(game_id, "public", summary(game, lang), files=files, once="reveal"))
+            posts.append(deliverer.outgoing(game_id, "public", summary(game, lang, events), files=files, once="reveal"))
         if channels.get("gm") is not None:
-            page = render_report(game, events, lang, "gm").encode("utf-8")  # the full review, for the GM
-            full = timeline(game, events, lang).encode("utf-8")
+            page = render_report(game, events, lang, "gm", users).encode("utf-8")  # the full review, for the GM
+            full = timeline(game, events, lang, users).encode("utf-8")
             posts.append(deliverer.outgoing(
                 game_id, "gm", text(lang, "reveal.report") + "\n" + text(lang, "reveal.publish_ask"), view=f"publish:{lang}",
                 files=[discord.File(io.BytesIO(page), filename=report_filename("gm")),
@@ -208,6 +221,23 @@ class AltMafiaBot(commands.AutoShardedBot):
                 meta["cleanup_offered"] = True
 
         return posts, ended
+
+    async def member_names(self, info: Any, events: list[Any]) -> dict[int, str]:
+        """The display names of the members the game's events name by id (a substitution), as
+        the guild knows them now (its cache, else one request each); one who left the guild, or
+        any when Discord does not answer, is not there: the text says it in words."""
+        guild = self.get_guild(info.guild_id) if getattr(info, "guild_id", None) else None
+        ids = sorted({ev.args.get(k) for ev in events for k in USER_ARGS if isinstance(ev.args.get(k), int)})
+        out: dict[int, str] = {}
+        for uid in ids if guild is not None else []:
+            member = guild.get_member(uid)
+            if member is None:
+                try:
+                    member = await guild.fetch_member(uid)
+                except discord.HTTPException:
+                    continue
+            out[uid] = member.display_name
+        return out
 
     def _cleanup_post(self, game_id: str, info: Any) -> Any:
         """The cleanup prompt (archive or delete the channels) as a keyed post, or None when it

@@ -45,9 +45,23 @@ class GameButton(discord.ui.DynamicItem[discord.ui.Button], template=r"am:(?P<ac
         with contextlib.suppress(discord.NotFound):  # the message may have gone with its channel
             await interaction.edit_original_response(content=result, view=None)
 
-    async def _resolve(self, bot: Any, interaction: discord.Interaction, info: Any, lng: str) -> str:
+    async def _resolvefull(self, bot: Any, interaction: discord.Interaction, info: Any, lng: str) -> str:
+        return await self._resolve(bot, interaction, info, lng, full=True)
+
+    async def _resolve(self, bot: Any, interaction: discord.Interaction, info: Any, lng: str, *, full: bool = False) -> str:
+        """The GM's forced resolve; ``full``: the next phase lasts its whole length from now
+        (recorded in the meta first, so a resolve cut short by a crash is redone the same way)."""
         if info.status != "running" or info.tick != self.tick:
             return text(lng, "gm.resolve_stale")
+        tick = self.tick
+
+        def choose(m: dict[str, Any]) -> None:
+            if full:
+                m["resolve_full"] = tick
+            else:
+                m.pop("resolve_full", None)
+
+        await bot.store.update_meta(self.game_id, choose)
         game = bot.store.game(self.game_id)
         glang = info.meta.get("lang", "ru")
         label = Renderer(game, glang).label(game.info.label)
@@ -55,7 +69,14 @@ class GameButton(discord.ui.DynamicItem[discord.ui.Button], template=r"am:(?P<ac
         done = await bot.scheduler.resolve(self.game_id, expect_tick=self.tick, user_id=interaction.user.id, gm_line=line)
         if not done:
             return text(lng, "gm.resolve_stale")
-        return text(lng, "gm.resolved", count=len(done))
+        result = text(lng, "gm.resolved", count=len(done))
+        now_info = bot.store.info(self.game_id)
+        if now_info.status == "running" and now_info.deadline is not None:
+            game = bot.store.game(self.game_id)
+            at = int(now_info.deadline.timestamp())
+            result += "\n" + text(lng, "gm.resolved_deadline", phase=Renderer(game, lng).label(game.info.label),
+                                   deadline=f"<t:{at}:f> (<t:{at}:R>)")
+        return result
 
     async def _undo(self, bot: Any, interaction: discord.Interaction, info: Any, lng: str) -> str:
         if info.status != "running":
@@ -69,8 +90,10 @@ class GameButton(discord.ui.DynamicItem[discord.ui.Button], template=r"am:(?P<ac
         return text(lng, "gm.ended")
 
     async def _archive(self, bot: Any, interaction: discord.Interaction, info: Any, lng: str) -> str:
-        n = await bot.channel_manager.archive(info)
-        return text(lng, "cleanup.archived", n=n)
+        await bot.store.update_meta(self.game_id, lambda m: m.update(archived=True))
+        n = await bot.channel_manager.archive(await _info(bot, self.game_id))
+        done = text(lng, "cleanup.archived", n=n)
+        return done if info.meta.get("review_published") else done + "\n" + text(lng, "cleanup.archived_unpublished")
 
     async def _delete(self, bot: Any, interaction: discord.Interaction, info: Any, lng: str) -> str:
         n = await bot.channel_manager.delete(info)
@@ -223,6 +246,10 @@ class PublishButton(discord.ui.DynamicItem[discord.ui.Button], template=r"amp:(?
                 return
         finally:
             _publishing.discard(self.game_id)
+        now_info = await _info(bot, self.game_id)
+        if now_info is not None and now_info.meta.get("archived"):  # archived before: now every channel opens to all
+            with contextlib.suppress(discord.HTTPException):
+                await bot.channel_manager.archive(now_info)
         glang = info.meta.get("lang", "ru")
         content = (message.content if message else "") + "\n" + text(glang, "reveal.published_mark", gm=interaction.user.display_name)
         if message is not None:

@@ -15,9 +15,11 @@ One category per game (another when 50 channels are not enough), holding:
 
 Who reads and writes where is the engine's answer (:func:`engine.visibility.channels`, by
 seat); this module only turns it into Discord overwrites. Everyone else (``@everyone``) sees none of them. The bot has its own overwrite everywhere, so it
-needs no administrator right. Every channel is created with all its overwrites in the same
-REST call; later changes (a death, a faction's members, a new spectator) are put one target
-at a time, and only when they differ from what the game's meta records as set.
+needs no administrator right, and every bit it sets is one it is invited with
+(:mod:`altmafia.bot.permissions`). Every channel is created with its overwrites in the same
+REST call, up to Discord's 100 (the hiding ones first; the rest put right after); later changes
+(a death, a faction's members, a new spectator) are put one target at a time, and only when
+they differ from what the game's meta records as set.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from altmafia.text.i18n import Renderer, text
 from engine import Game, visibility
 from engine.visibility import NONE, RO, RW, ChannelView
 
+from . import permissions
 from .living import sync_living_role
 
 log = logging.getLogger(__name__)
@@ -44,17 +47,10 @@ ROLE, MEMBER = 0, 1
 PER_CATEGORY = 50  # Discord's limit of channels in one category
 
 P = discord.Permissions
-READ = P(view_channel=True, read_message_history=True)
-WRITE = P(send_messages=True, add_reactions=True, attach_files=True, embed_links=True)
-NO_WRITE = P(
-    send_messages=True, add_reactions=True, attach_files=True, embed_links=True, send_messages_in_threads=True,
-    create_public_threads=True, create_private_threads=True,
-)
-GM = P(view_channel=True, read_message_history=True, send_messages=True, add_reactions=True, attach_files=True,
-       embed_links=True, manage_messages=True)
-BOT = P(view_channel=True, read_message_history=True, send_messages=True, add_reactions=True, attach_files=True,
-        embed_links=True, manage_messages=True, manage_channels=True)
-HIDDEN = P(view_channel=True)
+#: every permission bit of an overwrite comes from the one definition of what the bot holds
+READ, WRITE, NO_WRITE, GM, BOT, HIDDEN = (permissions.READ, permissions.WRITE, permissions.NO_WRITE, permissions.GM,
+                                          permissions.BOT, permissions.HIDDEN)
+MAX_CREATE_OVERWRITES = 100  # Discord refuses a channel-create request carrying more
 
 #: what a participant may do in a channel: read and write, read only, nothing (engine.visibility)
 
@@ -72,9 +68,43 @@ def access_overwrite(user_id: int, access: str) -> dict[str, Any]:
 
 
 def slug(name: str) -> str:
-    """A channel name Discord keeps as it is: lower case, dashes, letters of any script."""
-    s = re.sub(r"[^\w-]+", "-", name.lower(), flags=re.UNICODE).strip("-_")
+    """A channel name Discord keeps as it is: lower case, dashes (never two in a row: Discord
+    collapses them), letters of any script."""
+    s = re.sub(r"-{2,}", "-", re.sub(r"[^\w-]+", "-", name.lower(), flags=re.UNICODE)).strip("-_")
     return (s or "x")[:90]
+
+
+def discord_name(name: str, kind: int) -> str:
+    """A name as Discord keeps it for a channel of this type: a text channel's lower-cased,
+    spaces made dashes and repeated dashes collapsed; a category's as it is."""
+    if kind != TEXT:
+        return name
+    return re.sub(r"-{2,}", "-", re.sub(r"\s+", "-", name.strip().lower()))
+
+
+def split_overwrites(overwrites: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The overwrites of a new channel as Discord takes them: at most
+    :data:`MAX_CREATE_OVERWRITES` in the create request, the rest put one by one right after.
+    The ones that hide the channel go first (``@everyone`` and the roles, the bot's own, then
+    every member's deny), so that no moment of the channel shows it to someone it must not:
+    a member whose overwrite comes later only sees it a moment later."""
+
+    def rank(ow: dict[str, Any]) -> int:
+        if ow["type"] == ROLE:
+            return 0
+        if int(ow["allow"]) & BOT.value == BOT.value:
+            return 1
+        return 2 if int(ow["allow"]) == 0 else 3
+
+    ordered = sorted(overwrites, key=rank)
+    return ordered[:MAX_CREATE_OVERWRITES], ordered[MAX_CREATE_OVERWRITES:]
+
+
+async def put_overwrites(http: Any, channel_id: int, overwrites: list[dict[str, Any]]) -> None:
+    """Overwrites put one target at a time (``PUT /channels/{id}/permissions/{target}``: each
+    sets the target's whole overwrite, so putting them again is harmless)."""
+    for ow in overwrites:
+        await http.edit_channel_permissions(channel_id, int(ow["id"]), ow["allow"], ow["deny"], ow["type"])
 
 
 @dataclass
@@ -150,6 +180,19 @@ def fixed_access(aud: Audience, game: Game | None = None) -> dict[str, dict[int,
     return out
 
 
+def archive_access(meta: dict[str, Any], key: str, aud: Audience) -> dict[int, str]:
+    """Who reads channel ``key`` of a finished game once archived (read-only for all). The full
+    review published (``meta.review_published``): every participant reads every channel. Not
+    published: each channel keeps the readers it had (``meta.access``, as last set), so the GM
+    channel (the anonymous authors) stays the GMs', a hidden channel (its PMs) its holder's, a
+    faction's its members'; the public and vote channels and the categories are everyone's."""
+    everyone = {uid: RO for uid in [*aud.players.values(), *aud.spectators]}
+    if meta.get("review_published") or key in ("public", "votes") or key.startswith("category"):
+        return everyone
+    had = meta.get("access", {}).get(key, {})
+    return {int(uid): RO for uid, a in had.items() if a != NONE}
+
+
 # ---- the plan of a new game -------------------------------------------------------------
 def names(lang: str) -> dict[str, str]:
     return {k: text(lang, f"channel.{k}") for k in ("public", "votes", "gm", "spectators")}
@@ -187,20 +230,26 @@ def with_categories(title: str, aud: Audience, channels: list[ChannelSpec], firs
 
 
 async def create(http: Any, guild_id: int, plan: list[ChannelSpec], known: dict[str, int],
-                 on_created: Any = None) -> dict[str, int]:
-    """Create the channels of ``plan`` not in ``known`` (key -> id), one REST call each, with
-    their overwrites; ``on_created(key, id)`` is awaited after each so progress is kept."""
+                 on_created: Any = None, on_made: Any = None) -> dict[str, int]:
+    """Create the channels of ``plan`` not in ``known`` (key -> id), one REST call each with
+    their first :data:`MAX_CREATE_OVERWRITES` overwrites, the rest put right after
+    (:func:`split_overwrites`); ``on_made(key, id)`` is awaited as soon as Discord answered the
+    create, ``on_created(key, id)`` once the channel has all its overwrites."""
     ids = dict(known)
     for spec in plan:
         if spec.key in ids:
             continue
-        options: dict[str, Any] = {"name": spec.name, "permission_overwrites": spec.overwrites}
+        first, rest = split_overwrites(spec.overwrites)
+        options: dict[str, Any] = {"name": spec.name, "permission_overwrites": first}
         if spec.parent:
             options["parent_id"] = ids[spec.parent]
         if spec.topic:
             options["topic"] = spec.topic[:1024]
         data = await http.create_channel(guild_id, spec.type, **options)
         ids[spec.key] = int(data["id"])
+        if on_made is not None:
+            await on_made(spec.key, ids[spec.key])
+        await put_overwrites(http, ids[spec.key], rest)
         if on_created is not None:
             await on_created(spec.key, ids[spec.key])
     return ids
@@ -208,11 +257,16 @@ async def create(http: Any, guild_id: int, plan: list[ChannelSpec], known: dict[
 
 # ---- creating channels exactly once (the intent, then the channel, then its id) ---------------
 def carries(channel: dict[str, Any], intent: Any) -> bool:
-    """Whether a channel of the guild's listing carries an intent's marker: its type, exact name
-    and parent (a game's category has the game's unique id in its name; every other channel of
+    """Whether a channel of the guild's listing is an intent's: by the id recorded as soon as
+    Discord answered the create (``Store.channel_made``); an intent whose answer never came is
+    matched by its marker: its type, its name as Discord keeps it (:func:`discord_name`) and
+    parent (a game's category has the game's unique id in its name; every other channel of
     the game is under one of its categories)."""
+    if intent.channel_id is not None:
+        return int(channel.get("id", 0)) == int(intent.channel_id)
     parent = channel.get("parent_id")
-    return (int(channel.get("type", -1)) == intent.kind and channel.get("name") == intent.name
+    kind = int(channel.get("type", -1))
+    return (kind == intent.kind and discord_name(channel.get("name") or "", kind) == discord_name(intent.name, kind)
             and (int(parent) if parent else None) == intent.parent_id)
 
 
@@ -221,13 +275,21 @@ async def create_intended(bot: Any, owner: str, guild_id: int, plan: list[Channe
     """:func:`create` with the intent recorded first (``Store.intend_channel``), so that a crash
     between creating a channel and saving its id never leaves a second one: a key whose intent
     was already recorded (an attempt cut short) is first looked for in the guild's channels and
-    the one found is adopted (any further copy deleted); then the id is saved
-    (``on_created(key, id)``) and the intent settled. ``owner``: the lobby (= game) id."""
+    the one found is adopted (any further copy deleted; its overwrites past the first 100 put
+    again); then the id is saved (``on_created(key, id)``) and the intent settled.
+    A channel of ``plan`` already in ``known`` (made by an attempt cut short) gets its
+    overwrites past the first 100 put again too: the attempt may have stopped before them.
+    ``owner``: the lobby (= game) id."""
     store, http = bot.store, bot.http
     ids = dict(known)
     listing: list[dict[str, Any]] | None = None
+
+    async def made(key: str, cid: int) -> None:
+        await store.channel_made(owner, key, cid)
+
     for spec in plan:
         if spec.key in ids:
+            await put_overwrites(http, ids[spec.key], split_overwrites(spec.overwrites)[1])
             continue
         parent = ids[spec.parent] if spec.parent else None
         name = spec.name[:100]
@@ -245,9 +307,10 @@ async def create_intended(bot: Any, owner: str, guild_id: int, plan: list[Channe
                     log.warning("%s: deleting a duplicate of channel %s (%s)", owner, spec.key, extra)
                     with contextlib.suppress(discord.NotFound):
                         await http.delete_channel(extra, reason="altmafia: duplicate")
+                await put_overwrites(http, cid, split_overwrites(spec.overwrites)[1])
         if cid is None:
-            made = await create(http, guild_id, [spec], ids)
-            cid = made[spec.key]
+            done = await create(http, guild_id, [spec], ids, on_made=made)
+            cid = done[spec.key]
             if listing is not None:
                 listing.append({"id": cid, "type": spec.type, "name": name, "parent_id": parent})
         ids[spec.key] = cid
@@ -553,13 +616,13 @@ class ChannelManager:
         return [(k, int(v)) for k, v in items]
 
     async def archive(self, info: Any) -> int:
-        """Every channel becomes readable by every participant and writable by the GMs only."""
+        """Every channel becomes read-only, writable by the GMs only; who reads it follows the
+        GM's choice at the end (:func:`archive_access`)."""
         store = self.bot.store
         aud = self.audience(info, store.game(info.game_id) if store.has(info.game_id) else None)
-        everyone = {uid: RO for uid in [*aud.players.values(), *aud.spectators]}
         n = 0
         for key, cid in self.all_ids(info.meta):
-            ows = aud.with_access(everyone)
+            ows = aud.with_access(archive_access(info.meta, key, aud))
             try:
                 await self.http.edit_channel(cid, permission_overwrites=ows)
                 n += 1

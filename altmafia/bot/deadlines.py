@@ -57,6 +57,22 @@ def period_end(rules: Ruleset, tick: int, tz: str, after: datetime, min_minutes:
     raise AssertionError("unreachable")
 
 
+def period_length(rules: Ruleset, tick: int, ends: list[str] | None = None) -> timedelta:
+    """How long tick ``tick``'s period lasts in the cycle: from the end of the period before it
+    to its own end (``ends``: the game's own); the same end twice (Eternal Friday's 04:00 and
+    04:00) is a whole day."""
+    periods = rules.calendar.periods
+    ends = ends or [p.end for p in periods]
+    n = len(periods)
+
+    def minutes(hhmm: str) -> int:
+        hh, mm = (int(x) for x in hhmm.split(":"))
+        return hh * 60 + mm
+
+    gap = (minutes(ends[tick % n]) - minutes(ends[(tick - 1) % n])) % (24 * 60)
+    return timedelta(minutes=gap or 24 * 60)
+
+
 def first_deadline(rules: Ruleset, times: dict[str, Any] | None, tz: str, at: datetime, least: int) -> datetime:
     """The deadline of the game's first phase, started at ``at``: its period's end, at least
     ``least`` minutes after the later of ``at`` and the game's ``first`` time."""

@@ -19,10 +19,11 @@ ONCE into its final parts, and the parts (text, nonce, channel, buttons spec, fi
 by :meth:`storage.Store.stage` in the transaction that claims the batch's outbox rows. Each
 part is then claimed, sent and marked on its own (:meth:`storage.Store.mark_part_sent`, with
 the message id); the rows are delivered with the last part. A retry sends the stored text of
-the unsent parts only; a part claimed before a crash is first looked for in its channel (its
-stored text and nonce, among the last 100 messages). The bot's own messages are batches
-without outbox rows: those of a command (the sender's copy of a PM, a GM's log line, a
-deadline notice) are built by :meth:`Deliverer.outgoing` and staged by the store in the
+the unsent parts only; a part claimed before a crash or a failure is first looked for in its
+channel (:meth:`Deliverer._find`: only a message of that very attempt counts, never an older
+one with the same text). Every part is cut by :mod:`altmafia.text.split`, as the replies are.
+The bot's own messages are batches without outbox rows: those of a command (the sender's
+copy of a PM, a GM's log line, a deadline notice) are built by :meth:`Deliverer.outgoing` and staged by the store in the
 command's own transaction; the others (role cards, reminders) by :meth:`Deliverer.post`, keyed;
 the end of a game (the reveal, the GM's report, the cleanup prompt) by :meth:`Deliverer.outgoing`
 under the same keys, staged with the flag ``revealed`` in the game-ending resolve's own
@@ -35,8 +36,10 @@ import asyncio
 import base64
 import io
 import logging
+import re
 import secrets
 from collections import Counter
+from datetime import UTC, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -44,6 +47,7 @@ import discord
 
 from altmafia.text.guide import task_notice
 from altmafia.text.i18n import Renderer, text
+from altmafia.text.split import chunks, split
 from storage import Delivery, GameInfo, Part, Post, part_nonce
 
 from . import panel
@@ -52,7 +56,10 @@ from .living import phase_announcement
 from .spectators import request_view
 
 log = logging.getLogger(__name__)
-LIMIT = 1900  # Discord allows 2000 characters a message; keep room for the header
+#: a post's parts are at most this long: Discord allows 2000 characters a message, and the
+#: buttons append a line to the message they sit under (a refused anonymous post, a spectator
+#: approved, the review published)
+LIMIT = 1900
 
 
 def route(d: Delivery) -> str:
@@ -72,22 +79,6 @@ def reader_lang(meta: dict[str, Any], key: str) -> str:
     return meta.get("lang", "ru")
 
 
-def chunks(lines: list[str], limit: int = LIMIT) -> list[str]:
-    """Lines joined into as few messages as fit Discord's limit (a long line is cut)."""
-    out: list[str] = []
-    cur = ""
-    for line in lines:
-        line = line if len(line) <= limit else line[: limit - 1] + "…"
-        if cur and len(cur) + 1 + len(line) > limit:
-            out.append(cur)
-            cur = line
-        else:
-            cur = f"{cur}\n{line}" if cur else line
-    if cur:
-        out.append(cur)
-    return out
-
-
 #: room kept on a message a panel rides on, for the panel's growth when it is redrawn (the
 #: submissions, the ballots and the choice being made: ``panel._redraw`` keeps the news above it)
 PANEL_ROOM = 500
@@ -99,7 +90,7 @@ def ride(lines: list[str], block: str, room: int = 0) -> list[str]:
     else in parts of their own after it; the block is never cut across two parts."""
     if lines and len(lines[-1]) + 1 + len(block) + room <= LIMIT:
         return [*lines[:-1], f"{lines[-1]}\n{block}"]
-    return [*lines, *(chunks(block.split("\n")) or [""])]
+    return [*lines, *split(block, LIMIT)]
 
 
 def nonce(key: str, part: int) -> str:
@@ -111,8 +102,41 @@ def absorbable(p: Part) -> bool:
     return "/resolve:" in p.batch_id and p.attempts == 0 and not p.view and not p.files and p.channel_id is not None
 
 
-#: how many of a channel's last messages are searched for a part claimed before a crash
+#: how many of a channel's messages since an attempt are searched for that attempt's message
 HISTORY = 100
+#: how far the bot's clock may be ahead of Discord's: a message is evidence of an attempt when
+#: Discord stamped it no earlier than the attempt's claim less this
+SKEW = timedelta(seconds=1)
+
+
+def attempt_snowflake(stamp: str | None) -> int | None:
+    """The lowest message id Discord could give a message sent after an attempt claimed at
+    ``stamp`` (the store's UTC text), :data:`SKEW` allowed for; None without a stamp."""
+    if not stamp:
+        return None
+    at = datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+    return discord.utils.time_snowflake(at - SKEW, high=False)
+
+
+LEADING_USER = re.compile(r"<@!?([0-9]{1,20})>")
+
+
+def pings(part: Part, living_role: Any = None) -> discord.AllowedMentions:
+    """Whom a part may notify: only the mentions the bot itself means, never one a text inside
+    it carries (a name, a PM, a note). A part with a ``mention`` spec pings that member (0: no
+    one); a seat's news ping the seat's player, the mention the bot opens their first part with; the
+    phase's announcement (batch ``<game>/phase:…``, alone or riding on the public report) pings
+    the living players' role. Nobody else, never @everyone or @here."""
+    users: Any = False
+    if part.mention is not None:
+        users = [discord.Object(part.mention)] if part.mention else False
+    elif part.channel_key.startswith("player:") and part.part_idx == 0:  # (``render`` puts it first)
+        lead = LEADING_USER.match(part.content)
+        users = [discord.Object(int(lead.group(1)))] if lead else False
+    roles: Any = False
+    if living_role and part.batch_id.startswith(f"{part.game_id}/phase:") and f"<@&{living_role}>" in part.content:
+        roles = [discord.Object(int(living_role))]
+    return discord.AllowedMentions(everyone=False, users=users, roles=roles, replied_user=False)
 
 
 def file_spec(f: Any) -> dict[str, str]:
@@ -262,7 +286,7 @@ class Deliverer:
                     posts.append(self._post(gid, key, [d], lines, channels, view=f"event:{d.event_idx}:{lang}"))
         for key, (block, view, once, _) in riders.items():  # a seat with no news: its panel alone, as before
             if key in channels:
-                posts.append(self._post(gid, key, [], chunks(block.split("\n")) or [""], channels, view=view, once=once))
+                posts.append(self._post(gid, key, [], split(block, LIMIT), channels, view=view, once=once))
         return posts
 
     async def _rider(self, gid: str, info: GameInfo, key: str, plain: list[Delivery]) -> tuple[str, str | None, str, int] | None:
@@ -343,7 +367,7 @@ class Deliverer:
             uid = game.player(pid).user_id
             if uid:
                 lines.insert(0, f"<@{uid}>")
-        return chunks(lines)
+        return chunks(lines, LIMIT)
 
     def phase_line(self, gid: str, r: Renderer, meta: dict[str, Any], deadline: Any = ...) -> str:
         """«Сейчас: день 1.2. Ходы и голоса — до 21:00, 02.12 (Europe/Moscow), <in 6 hours>»:
@@ -421,7 +445,7 @@ class Deliverer:
         channel = self.bot.get_partial_messageable(part.channel_id, guild_id=info.guild_id if info else None)
         try:
             if part.attempts and not part.held:
-                found = await self._find(channel, part)
+                found = await self._find(channel, part, done)
                 if found is not None:
                     done.append((part, found))
                     return 0
@@ -434,13 +458,7 @@ class Deliverer:
                 kw["view"] = view
             if part.files:
                 kw["files"] = [discord.File(io.BytesIO(base64.b64decode(f["data"])), filename=f["name"]) for f in part.files]
-            if part.mention is not None:
-                users: Any = [discord.Object(part.mention)] if part.mention else False
-            else:
-                users = part.channel_key.startswith("player:")
-            rid = (info.meta.get("living_role") if info else None)  # the living players' role, at a phase's start
-            roles: Any = [discord.Object(int(rid))] if rid and f"<@&{rid}>" in part.content else False
-            mentions = discord.AllowedMentions(everyone=False, roles=roles, users=users)
+            mentions = pings(part, info.meta.get("living_role") if info else None)
             msg = await channel.send(part.content, nonce=part.nonce, allowed_mentions=mentions, **kw)
             self.sent[(part.game_id, part.channel_key)] += 1
             if self.fault is not None:
@@ -457,15 +475,27 @@ class Deliverer:
         done.append((part, msg.id))
         return 1
 
-    async def _find(self, channel: Any, part: Part) -> int | None:
-        """A part claimed before a crash may have gone out: its id if it is in the channel."""
+    async def _find(self, channel: Any, part: Part, done: list[tuple[Part, int | None]] = ()) -> int | None:
+        """Evidence that an earlier attempt at this very part went out: the id of the bot's
+        message in the channel that is not older than that attempt (its claim, committed before
+        the send: ``Part.last_attempt_at``, less :data:`SKEW`), has the part's text, and is no
+        other part's message (recorded in the store, or sent by this flush: ``done``); the
+        oldest such message, the attempt's first send. An older message with the same text (the
+        same announcement a phase before, a PM repeated) is never taken for it: Discord keeps no
+        nonce in a channel's history, so time and the messages already accounted for are the
+        only evidence. None: nothing found (the part is sent)."""
+        since = attempt_snowflake(part.last_attempt_at)
+        if since is None:
+            return None  # no time of an attempt: nothing could tell its message from an older one
         me = self.bot.user.id
-        async for m in channel.history(limit=HISTORY):
-            if m.author.id != me:
-                continue
-            if (m.nonce is not None and str(m.nonce) == part.nonce) or m.content == part.content:
-                return m.id
-        return None
+        found = [m.id async for m in channel.history(limit=HISTORY, after=discord.Object(since - 1))
+                 if m.id >= since and m.author.id == me and m.content == part.content]
+        if not found:
+            return None
+        taken = {mid for _, mid in done if mid is not None}
+        taken |= await self.bot.store.held_messages(part.channel_id, [i for i in found if i not in taken])
+        free = sorted(i for i in found if i not in taken)
+        return free[0] if free else None
 
     async def build_view(self, part: Part) -> discord.ui.View | None:
         """The buttons of a stored part, rebuilt from its spec (``event:IDX:LANG``,
@@ -509,7 +539,7 @@ class Deliverer:
         store = self.bot.store
         info = store.info(game_id)
         cid = info.meta.get("channels", {}).get(key)
-        parts = chunks(content.split("\n")) or [""]
+        parts = split(content, LIMIT)
         batch_id = f"{game_id}/{once}>{key}" if once else None
         specs = tuple({"content": c, "mention": mention or 0, "view": view if i == len(parts) - 1 else None,
                        "files": [file_spec(f) for f in files] if files and i == 0 else None,
@@ -534,7 +564,7 @@ class Deliverer:
         cid = info.meta.get("channels", {}).get(key) if info else None
         if cid is None:
             return 0
-        parts = chunks(content.split("\n")) or [""]
+        parts = split(content, LIMIT)
         batch_id = f"{game_id}/{once}>{key}" if once else f"{game_id}/bot/{secrets.token_hex(8)}>{key}"
         specs = [{"content": c, "nonce": nonce(batch_id, i), "mention": mention or 0,
                   "view": view if i == len(parts) - 1 else None,

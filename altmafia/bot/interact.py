@@ -20,6 +20,7 @@ from discord import app_commands
 from discord.app_commands import locale_str
 
 from altmafia.text.i18n import Renderer, catalog, lang_of, text
+from altmafia.text.split import split
 from engine import ActionError, Game
 from engine.state import Player
 
@@ -109,7 +110,25 @@ async def answering(interaction: discord.Interaction, *, ephemeral: bool = True)
 
 
 async def reply(interaction: discord.Interaction, content: str, *, ephemeral: bool = True, **kw: Any) -> None:
-    """Answer an interaction: its first response, or a follow-up once deferred."""
+    """Answer an interaction: its first response, or a follow-up once deferred. A reply longer
+    than Discord's 2000 characters goes out as the first response and follow-ups, all as
+    ephemeral as the first, cut where a post would be cut (:func:`altmafia.text.split.split`):
+    between lines, a long line at word boundaries; the buttons (``view``) under the last
+    message, a file with the first."""
+    first, *more = split(content)
+    if more:
+        view = kw.pop("view", None)
+        files = {k: kw.pop(k) for k in ("file", "files") if k in kw}
+        await _reply(interaction, first, ephemeral, **kw, **files)
+        for i, piece in enumerate(more):
+            extra = {"view": view} if view is not None and i == len(more) - 1 else {}
+            await interaction.followup.send(piece, ephemeral=ephemeral, **kw, **extra)
+        return
+    await _reply(interaction, content, ephemeral, **kw)
+
+
+async def _reply(interaction: discord.Interaction, content: str, ephemeral: bool, **kw: Any) -> None:
+    """One message answering an interaction: its first response, or a follow-up."""
     state = _answering.get(interaction.id)
     if state is not None:
         if state.handle is not None:

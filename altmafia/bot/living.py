@@ -90,5 +90,8 @@ def phase_announcement(game: Any, info: Any) -> tuple[str, str] | None:
     lang = info.meta.get("lang", "ru")
     dl = info.deadline
     when = f"<t:{int(dl.timestamp())}:f>" if dl else "—"
-    body = text(lang, "living.phase_start", role=f"<@&{rid}>", phase=Renderer(game, lang).label(game.info.label), deadline=when)
+    # a phase announced before an undo (its role pinged then) is announced again without the ping
+    again = info.tick <= int(info.meta.get("pinged_upto", -1))
+    role = text(lang, "living.again") if again else f"<@&{rid}>"
+    body = text(lang, "living.phase_start", role=role, phase=Renderer(game, lang).label(game.info.label), deadline=when)
     return body, f"phase:{info.tick}:{info.version}"

@@ -6,10 +6,18 @@ and characters from the game's seeded generator (``engine.DEAL``), creates every
 with its overwrites, commits the game with its first deadline and posts each player's role
 card in their hidden channel. Channel ids are saved in the lobby as they are created, so a
 start cut short by a crash is finished by the next ``/lobby start`` without duplicates.
+
+Before it makes anything, a start checks what Discord would refuse half-way: the invite's
+permissions (:mod:`altmafia.bot.permissions`) and room for the game's channels (500 a server,
+categories included). A start Discord refuses later all the same (an HTTP error before the
+game is committed) is rolled back: the channels it made are deleted and the lobby is open
+again, so the GM can fix the cause and start once more (:class:`StartFailed`).
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import secrets
 from typing import Any
 
@@ -18,19 +26,31 @@ import discord
 from altmafia.text.cards import player_commands, role_card
 from altmafia.text.guide import briefing
 from altmafia.text.i18n import Renderer, count, text
+from altmafia.text.names import seat_name
 from config import load_ruleset
 from engine import DEAL, Game, GameError, PlayerSpec
 
+from . import permissions
 from .buttons import bonus_view
-from .channels import Audience, create_intended, fixed_access, game_plan, public_access
+from .channels import Audience, carries, create_intended, fixed_access, game_plan, public_access
 from .deadlines import card_times_line, first_deadline, min_minutes, now, period_end
 from .living import announce_phase
+from .notice import dead_intro
+
+log = logging.getLogger(__name__)
+
+GUILD_CHANNELS = 500  # Discord's limit of channels in a server, categories included
 
 
 class LobbyError(Exception):
     def __init__(self, key: str, **args: Any) -> None:
         super().__init__(key)
         self.key, self.args_ = key, args
+
+
+class StartFailed(LobbyError):
+    """Discord refused a step of the start: what it made is deleted, the lobby is open again;
+    the GM is told why (Discord's own words) and what to do."""
 
 
 def new_seed() -> int:
@@ -77,7 +97,7 @@ def practice_note(rules: Any, lobby: dict[str, Any], lang: str | None = None) ->
 
 def unique_name(lobby: dict[str, Any], wanted: str) -> str:
     taken = {p["name"] for p in lobby["players"]}
-    name = " ".join(wanted.split())[:32] or "player"
+    name = seat_name(wanted, lobby.get("lang", "ru"))  # cut at a word with «…»; never empty
     n, base = 2, name
     while name in taken:
         name = f"{base} {n}"
@@ -133,25 +153,117 @@ def check(lobby: dict[str, Any]) -> Game:
         raise LobbyError("lobby.cannot_start", why=str(exc)) from exc
 
 
+def check_room(bot: Any, guild_id: int, plan: list[Any], known: dict[str, int]) -> None:
+    """Refuse (a LobbyError) a start Discord would refuse half-way: the bot lacks a permission
+    of its invite on the server, or the server has no room for the game's new channels (its
+    categories included; the channels a game makes later, for factions, need room too)."""
+    guild = bot.get_guild(guild_id)
+    if guild is None:
+        return
+    me = guild.me
+    lacking = permissions.missing(me.guild_permissions) if me is not None else []
+    if lacking:
+        raise LobbyError("start.missing_permissions", names=", ".join(lacking))
+    need = sum(1 for spec in plan if spec.key not in known)
+    have = len(guild.channels)
+    if have + need > GUILD_CHANNELS:
+        raise LobbyError("start.too_many_channels", need=need, have=have, max=GUILD_CHANNELS,
+                         remove=have + need - GUILD_CHANNELS)
+
+
+async def still_there(bot: Any, guild_id: int, known: dict[str, int]) -> dict[str, int]:
+    """The channels a start cut short made, less any gone since (deleted by hand, or by a
+    roll-back cut short): those are made again."""
+    if not known:
+        return known
+    listing = {int(c["id"]) for c in await bot.http.get_all_guild_channels(guild_id)}
+    return {k: v for k, v in known.items() if int(v) in listing}
+
+
+async def roll_back(bot: Any, lobby_id: str, guild_id: int, made: dict[str, int]) -> None:
+    """Undo a start Discord refused: every channel it (or an attempt before) made is deleted,
+    children before their categories, a channel created whose id was never saved too (found by
+    its intent); the intents are settled and the lobby is open again. Deleting twice is
+    harmless (a channel already gone is skipped), so a roll-back cut short is finished by the
+    next start (:func:`still_there`)."""
+    store, http = bot.store, bot.http
+    ids = dict(made)
+    intents = await store.channel_intents(lobby_id)
+    if any(i.channel_key not in ids for i in intents):
+        with contextlib.suppress(discord.HTTPException):
+            listing = list(await http.get_all_guild_channels(guild_id))
+            for intent in intents:
+                found = [int(c["id"]) for c in listing if intent.channel_key not in ids and carries(c, intent)]
+                if found:
+                    ids[intent.channel_key] = found[0]
+    for key, cid in sorted(ids.items(), key=lambda kv: kv[0].startswith("category")):
+        try:
+            await http.delete_channel(int(cid), reason="altmafia: the start failed")
+        except discord.NotFound:
+            continue
+        except discord.HTTPException as exc:
+            log.warning("lobby %s: channel %s (%s) not deleted after a failed start: %s", lobby_id, key, cid, exc)
+    for intent in intents:
+        await store.settle_channel(lobby_id, intent.channel_key, None)
+
+    def reopen(data: dict[str, Any]) -> None:
+        data.pop("channels", None)
+        data.pop("starting", None)
+
+    await store.update_lobby(lobby_id, reopen)
+
+
+def refusal(exc: discord.HTTPException) -> str:
+    """Discord's own words for a refused request (its message, or the HTTP status)."""
+    return str(exc.text or exc.status)[:300]
+
+
 async def start(bot: Any, lobby_id: str, lobby: dict[str, Any]) -> str:
-    """Start the lobby's game; returns its id (the lobby's)."""
+    """Start the lobby's game; returns its id (the lobby's). A LobbyError (the lobby open again,
+    nothing left made) when the server cannot take the game or Discord refused a step before
+    the game was committed (:class:`StartFailed`)."""
     store = bot.store
-    game = check(lobby)
-    lang, tz = lobby["lang"], lobby["tz"]
     guild_id = lobby["guild_id"]
-    title = f"{getattr(game.rules.names, lang)} #{lobby_id}"
-    aud = Audience(
-        guild_id=guild_id, bot_id=bot.user.id, gms=list(lobby["gms"]), gm_role=gm_role_id(bot, guild_id),
-        players={seat: p["user_id"] for seat, p in enumerate(lobby["players"])}, spectators=list(lobby["spectators"]),
-    )
-    plan = game_plan(title, lang, aud, {seat: p["name"] for seat, p in enumerate(lobby["players"])}, game)
     known = dict(lobby.get("channels", {}))
+    try:
+        game = check(lobby)
+        lang = lobby["lang"]
+        title = f"{getattr(game.rules.names, lang)} #{lobby_id}"
+        aud = Audience(
+            guild_id=guild_id, bot_id=bot.user.id, gms=list(lobby["gms"]), gm_role=gm_role_id(bot, guild_id),
+            players={seat: p["user_id"] for seat, p in enumerate(lobby["players"])}, spectators=list(lobby["spectators"]),
+        )
+        plan = game_plan(title, lang, aud, {seat: p["name"] for seat, p in enumerate(lobby["players"])}, game)
+        known = await still_there(bot, guild_id, known)
+        check_room(bot, guild_id, plan, known)
 
-    async def keep(key: str, cid: int) -> None:
-        known[key] = cid
-        await store.update_lobby(lobby_id, lambda data: data.setdefault("channels", {}).update({key: cid}))
+        async def keep(key: str, cid: int) -> None:
+            known[key] = cid
+            await store.update_lobby(lobby_id, lambda data: data.setdefault("channels", {}).update({key: cid}))
 
-    channels = await create_intended(bot, lobby_id, guild_id, plan, known, keep)
+        channels = await create_intended(bot, lobby_id, guild_id, plan, known, keep)
+        await commit_game(bot, lobby_id, lobby, game, title, aud, plan, channels)
+    except LobbyError:
+        await roll_back(bot, lobby_id, guild_id, known)
+        raise
+    except discord.HTTPException as exc:
+        log.warning("lobby %s: Discord refused the start (%s); rolling it back", lobby_id, exc)
+        await roll_back(bot, lobby_id, guild_id, known)
+        raise StartFailed("start.failed", why=refusal(exc)) from exc
+    await store.delete_lobby(lobby_id)
+    await bot.channel_manager.sync(lobby_id)  # channels the ruleset opens from the start (the Mafia's first night)
+    await post_cards(bot, lobby_id)
+    await post_briefing(bot, lobby_id)
+    await announce_phase(bot, lobby_id)
+    bot.scheduler.poke()
+    return lobby_id
+
+
+async def commit_game(bot: Any, lobby_id: str, lobby: dict[str, Any], game: Game, title: str, aud: Audience,
+                      plan: list[Any], channels: dict[str, int]) -> None:
+    """The game committed with its channels, first deadline and meta (the lobby's id is its)."""
+    store = bot.store
+    lang, tz, guild_id = lobby["lang"], lobby["tz"], lobby["guild_id"]
     access = {key: {str(uid): a for uid, a in want.items()}
               for key, want in {"public": public_access(game, aud), **fixed_access(aud, game)}.items()}
     meta = {
@@ -171,13 +283,6 @@ async def start(bot: Any, lobby_id: str, lobby: dict[str, Any]) -> str:
         lobby["ruleset"], lobby["seed"], specs(lobby), game_id=lobby_id, guild_id=guild_id, gm_user_ids=lobby["gms"],
         settings=settings, meta=meta, deadline=first,
     )
-    await store.delete_lobby(lobby_id)
-    await bot.channel_manager.sync(lobby_id)  # channels the ruleset opens from the start (the Mafia's first night)
-    await post_cards(bot, lobby_id)
-    await post_briefing(bot, lobby_id)
-    await announce_phase(bot, lobby_id)
-    bot.scheduler.poke()
-    return lobby_id
 
 
 async def post_cards(bot: Any, game_id: str) -> None:
@@ -252,6 +357,7 @@ async def post_briefing(bot: Any, game_id: str) -> None:
     body = briefing(game, lang, info.meta.get("title", game_id), tz, ends, gm_commands(bot))
     await bot.deliverer.post(game_id, "gm", body, once="start:briefing")
     await bot.store.update_meta(game_id, lambda meta: meta.update(briefed=True))
+    await dead_intro(bot, game_id)  # the channel of the dead, made at the start, says what it is
 
 
 async def settle_seats(bot: Any, game_id: str) -> None:

@@ -15,6 +15,9 @@ n-th vote back). Every choice offered comes from the
 engine (``Game.legal_actions``, the vote's candidates, ``Game.vote_withdrawable``); the choice
 being made (the draft) is kept in the game's meta (``panel``), so it survives a restart too.
 Submitting goes through the same function as the slash command (the same journal command).
+A select holds at most 25 options (Discord): a longer list (a target or a ballot at a big
+table) shows pages of 23 with an option to the page before and one to the page after (value
+``page:<n>``; choosing it redraws the panel there, the page kept in the draft's ``pages``).
 """
 
 from __future__ import annotations
@@ -45,6 +48,42 @@ from .interact import deadline_text, lang, refuse, refuse_engine
 ID = r"(?P<game>[0-9a-zA-Z_-]+):(?P<pid>\d+):(?P<tick>-?\d+)"
 MAX_OPTIONS = 25  # Discord's limit of a select's options
 ROWS = 5  # Discord's limit of rows of a message
+
+
+PAGE = MAX_OPTIONS - 2  # the choices of one page of a long select: the other two turn the pages
+PAGE_VALUE = "page:"  # a page-turning option's value (``page:<n>``): never a seat
+
+
+def paged(lng: str, choices: list[Any], page: int, option: Any) -> list[discord.SelectOption]:
+    """The options of a select whose choices may be more than Discord's 25 a select: all of
+    them when they fit, else page ``page`` of :data:`PAGE`, with an option to the page before
+    and one to the page after (choosing one redraws the panel on that page)."""
+    if len(choices) <= MAX_OPTIONS:
+        return [option(c) for c in choices]
+    pages = (len(choices) + PAGE - 1) // PAGE
+    page = max(0, min(page, pages - 1))
+    out = [option(c) for c in choices[page * PAGE:(page + 1) * PAGE]]
+    total = len(choices)
+
+    def turn(key: str, to: int) -> discord.SelectOption:
+        first, last = to * PAGE + 1, min(total, (to + 1) * PAGE)
+        return discord.SelectOption(label=text(lng, key, first=first, last=last, total=total)[:100], value=f"{PAGE_VALUE}{to}")
+
+    if page > 0:
+        out.insert(0, turn("panel.page_prev", page - 1))
+    if page < pages - 1:
+        out.append(turn("panel.page_next", page + 1))
+    return out
+
+
+def page_of(draft: dict[str, Any], kind: str, choices: list[Any], chosen: Any = None) -> int:
+    """The page a select shows: the one last turned to, else the one holding the choice made."""
+    pages = draft.get("pages", {})
+    if kind in pages:
+        return int(pages[kind])
+    if chosen is not None and chosen in choices and len(choices) > MAX_OPTIONS:
+        return choices.index(chosen) // PAGE
+    return 0
 
 
 def vote_choices(game: Game, vdef: Any, pid: int) -> list[int | str]:
@@ -104,14 +143,15 @@ def panel_view(game_id: str, game: Game, pid: int, tick: int, lng: str, draft: d
             if not la.targets:
                 break
             mine = chosen[i] if i < len(chosen) else None
-            options = [discord.SelectOption(label=r.player(t)[:100], value=str(t), default=str(t) == mine)
-                       for t in la.targets[:MAX_OPTIONS]]
+            seats = [str(t) for t in la.targets]
+            options = paged(lng, seats, page_of(draft, f"t{i}", seats, mine),
+                            lambda t, mine=mine: discord.SelectOption(label=r.player(int(t))[:100], value=t, default=t == mine))
             view.add_item(PanelSelect(f"t{i}", game_id, pid, tick, options, text(lng, "panel.pick_target", n=i + 1), rows))
             rows += 1
         values = option_values(game, la, chosen)
         if values and rows < ROWS - 1:
-            options = [discord.SelectOption(label=option_label(game, lng, o)[:100], value=o, default=o == draft.get("option"))
-                       for o in values[:MAX_OPTIONS]]
+            options = paged(lng, values, page_of(draft, "op", values, draft.get("option")),
+                            lambda o: discord.SelectOption(label=option_label(game, lng, o)[:100], value=o, default=o == draft.get("option")))
             view.add_item(PanelSelect("op", game_id, pid, tick, options, text(lng, "panel.pick_option"), rows))
             rows += 1
     withdraw = []
@@ -120,8 +160,10 @@ def panel_view(game_id: str, game: Game, pid: int, tick: int, lng: str, draft: d
         mine = next((b for b in game.state.votes if b.pid == pid and b.vote == v.id), None)
         pool = vote_choices(game, v, pid) if game.can_vote(game.player(pid)) else []
         if pool and rows < ROWS - 1:
-            options = [discord.SelectOption(label=r.player(c)[:100], value=str(c), default=mine is not None and mine.choice == c)
-                       for c in pool[:MAX_OPTIONS]]
+            kind = f"v{idx}"
+            options = paged(lng, pool, page_of(draft, kind, pool, mine.choice if mine is not None else None),
+                            lambda c, mine=mine: discord.SelectOption(label=r.player(c)[:100], value=str(c),
+                                                                     default=mine is not None and mine.choice == c))
             view.add_item(PanelSelect(f"v{idx}", game_id, pid, tick, options, getattr(v.names, lng)[:150], rows))
             rows += 1
         if mine is not None and game.vote_withdrawable(v.id):
@@ -137,8 +179,10 @@ def panel_view(game_id: str, game: Game, pid: int, tick: int, lng: str, draft: d
     for idx, name in withdraw[:1 if legal else 2]:
         label = text(lng, "panel.unvote") if len(withdraw) == 1 else text(lng, "panel.unvote_of", vote=name)
         view.add_item(PanelButton(f"u{idx}", game_id, pid, tick, label, discord.ButtonStyle.danger, row))
-    view.add_item(PanelButton("pm", game_id, pid, tick, text(lng, "panel.pm"), discord.ButtonStyle.secondary, row))
-    view.add_item(PanelButton("an", game_id, pid, tick, text(lng, "panel.anon"), discord.ButtonStyle.secondary, row))
+    mail = bool(game.rules.mail)  # the ruleset's mail (seed 003): anonymous letters, not PMs
+    view.add_item(PanelButton("pm", game_id, pid, tick, text(lng, "panel.letter" if mail else "panel.pm"), discord.ButtonStyle.secondary, row))
+    view.add_item(PanelButton("an", game_id, pid, tick, text(lng, "panel.letter_town" if mail else "panel.anon"),
+                              discord.ButtonStyle.secondary, row))
     return view
 
 
@@ -267,6 +311,15 @@ class PanelSelect(discord.ui.DynamicItem[discord.ui.Select], template=r"amx:(?P<
             return
         value = (interaction.data or {}).get("values", [None])[0]  # type: ignore[union-attr]
         draft = draft_of(bot.store.info(self.game_id).meta, self.pid, self.tick)
+        if isinstance(value, str) and value.startswith(PAGE_VALUE) and self.kind != "ab":
+            page = value[len(PAGE_VALUE):]
+            if not page.isascii() or not page.isdigit():
+                await refuse(interaction, "panel.not_offered")
+                return
+            draft["pages"] = {**draft.get("pages", {}), self.kind: int(page)}  # another page of the same choices
+            await _save(bot, self.game_id, self.pid, draft)
+            await _redraw(interaction, self.game_id, self.pid, self.tick, draft)
+            return
         if self.kind.startswith("v"):
             idx = int(self.kind[1:])
             if idx >= len(game.rules.votes) or value is None:
@@ -280,7 +333,8 @@ class PanelSelect(discord.ui.DynamicItem[discord.ui.Select], template=r"amx:(?P<
             if la is None:  # no longer legal (a cooldown, a status since the panel was drawn)
                 await refuse(interaction, "panel.not_offered")
                 return
-            draft = {"tick": self.tick, "ability": value, "targets": [], "option": None}
+            draft = {"tick": self.tick, "ability": value, "targets": [], "option": None,
+                     **({"pages": {k: v for k, v in draft["pages"].items() if k.startswith("v")}} if draft.get("pages") else {})}
         elif la is None:
             await refuse(interaction, "panel.no_ability")
             return

@@ -35,9 +35,10 @@ from altmafia.text.i18n import Renderer, catalog, plural, text
 from engine import ActionError, Game
 from storage import Command
 
-from .deadlines import min_minutes, now, period_end
+from .deadlines import min_minutes, now, period_end, period_length
 from .living import announce_phase
 from .lobbies import post_briefing, post_cards, settle_seats
+from .notice import dead_intro
 from .undo import settle_undo
 
 log = logging.getLogger(__name__)
@@ -59,16 +60,25 @@ class Scheduler:
         return self.locks.setdefault(game_id, asyncio.Lock())
 
     # ---- deadlines ----------------------------------------------------------------------
-    def next_deadline(self, game_id: str, tick: int, after: datetime | None = None, *, hurried: bool = False) -> datetime:
+    def next_deadline(self, game_id: str, tick: int, after: datetime | None = None, *, hurried: bool = False,
+                      full: bool | None = None) -> datetime:
         """The deadline of ``tick``; ``hurried`` (the phase before it ended before its own
-        deadline): never sooner than the ruleset's ``min_next_phase_minutes`` from now."""
+        deadline): never sooner than the ruleset's ``min_next_phase_minutes`` from now.
+        ``full``: the phase lasts its whole length from now (:func:`period_length`) instead of
+        ending at its period's end in the calendar — the GM's choice at a forced resolve
+        (``meta.resolve_full``: the tick it was chosen for; None: read it there)."""
         info = self.bot.store.info(game_id)
         game = self.bot.store.game(game_id)
         tz = info.meta.get("tz") or self.bot.settings.tz
         times = info.meta.get("times")  # the game's own times (/lobby times), else the calendar's
         minutes = int(info.meta.get("min_phase_minutes", min_minutes(times, self.bot.settings.min_phase_minutes)))
         start = after or now()
-        at = period_end(game.rules, tick, tz, start, minutes, (times or {}).get("ends"))
+        if full is None:
+            full = hurried and info.meta.get("resolve_full") == tick - 1
+        if full:
+            at = max(start + period_length(game.rules, tick, (times or {}).get("ends")), start + timedelta(minutes=minutes))
+        else:
+            at = period_end(game.rules, tick, tz, start, minutes, (times or {}).get("ends"))
         least = self.min_phase(game)
         if hurried and least and at < start + least:
             at = start + least
@@ -225,6 +235,7 @@ class Scheduler:
         await bot.deliverer.flush(game_id, extra=extra, meta=record)
         await bot.post_panels(game_id)  # the new phase's panel in each hidden channel
         await announce_phase(bot, game_id)  # the living players' role, where the game has one
+        await dead_intro(bot, game_id)  # the channel of the dead, once it exists, says what it is
         if over:
             await bot.finish(game_id)  # nothing more when staged above and delivered
             await bot.offer_cleanup(game_id)

@@ -53,6 +53,9 @@ async def confirm_undo(bot: Any, interaction: discord.Interaction, game_id: str,
 
         def record(meta: dict[str, Any], posted: list[dict[str, Any]]) -> None:
             meta["undo_notices"] = {"resolve_seq": target["seq"], "tick": target["tick"], "posted": posted, "gm": gm}
+            # the phases up to the one the resolve began were announced with the living role's
+            # mention: announced again (redone), they do not ping it a second time
+            meta["pinged_upto"] = max(int(meta.get("pinged_upto", -1)), target["tick"] + 1)
 
         async with bot.deliverer.lock:  # no batch of the resolve is half-way out while it is taken back
             key = f"undo@{interaction.message.id}" if interaction.message else None

@@ -30,6 +30,8 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
+from .names import shorten as cut_name
+
 FONT_PACKAGE = "manimgx_fonts"
 #: the families in fallback order; DejaVu Sans (matplotlib's own) last
 PREFERRED = ("Noto Sans", "Noto Sans Arabic", "Noto Sans Hebrew", "Noto Sans Devanagari", "Noto Sans Thai",
@@ -89,7 +91,7 @@ def drawable(ch: str) -> bool:
 
 
 def shorten(name: str, width: int = NAME_WIDTH) -> str:
-    return name if len(name) <= width else name[: width - 1].rstrip() + "…"
+    return cut_name(name, width)
 
 
 def panel_name(name: str, seat_label: str, seat_name: str) -> str:

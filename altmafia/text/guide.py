@@ -17,7 +17,7 @@ from engine import Game
 from engine.state import Event
 
 from . import cards
-from .i18n import Renderer, catalog, text
+from .i18n import Renderer, catalog, count, task_number, text
 
 
 def slash(lang: str, *parts: str, **params: Any) -> str:
@@ -81,7 +81,7 @@ def task_notice(game: Game, ev: Event, lang: str) -> str:
     words = ability_text(game, task["ability"], lang)
     lines.append(text(lang, "task.text", text=words) if words else text(lang, "task.no_text"))
     lines.append(text(lang, "task.how", setstat=slash(lang, "gm", "setstat"), setstatus=slash(lang, "gm", "setstatus"),
-                      tell=slash(lang, "gm", "tell"), settle=slash(lang, "gm", "settle", task=index, note="…")))
+                      tell=slash(lang, "gm", "tell"), settle=slash(lang, "gm", "settle", task=task_number(index), note="…")))
     return "\n".join(lines)
 
 
@@ -165,6 +165,34 @@ def gm_help(lang: str, title: str) -> str:
                 tasks=slash(lang, "gm", "tasks"), settle=slash(lang, "gm", "settle"), setstat=slash(lang, "gm", "setstat"),
                 tell=slash(lang, "gm", "tell"), say=slash(lang, "gm", "say"), substitute=slash(lang, "gm", "substitute"),
                 endday=slash(lang, "gm", "endday"), end=slash(lang, "gm", "end"), guide=text(lang, "help.guide_path"))
+
+
+def lobby_gm_help(lang: str, lobby_id: str, players: int) -> str:
+    """/help of the GM of the lobby open in this channel: the table so far and the next steps."""
+    return text(lang, "help.lobby_gm", id=lobby_id, players=count(players, "player", lang), times=slash(lang, "lobby", "times"),
+                options=slash(lang, "lobby", "options"), list=slash(lang, "lobby", "players"), start=slash(lang, "lobby", "start"),
+                end=slash(lang, "lobby", "end"))
+
+
+def lobby_player_help(lang: str, lobby_id: str, players: int) -> str:
+    """/help of a player signed up in the lobby of this channel."""
+    return text(lang, "help.lobby_player", id=lobby_id, players=count(players, "player", lang), list=slash(lang, "lobby", "players"),
+                leave=slash(lang, "lobby", "leave"))
+
+
+def spectator_help(lang: str, title: str) -> str:
+    """/help of a spectator of the game here: what they read, the table, and nothing else."""
+    return text(lang, "help.spectator", title=title) + "\n" + text(lang, "help.spectator_more", players=slash(lang, "lobby", "players"),
+                                                                 help=slash(lang, "help"))
+
+
+def over_gm_help(lang: str, published: bool, archived: bool) -> str:
+    """/help of a GM in a finished game's channel: the buttons left in the GM channel."""
+    lines = [text(lang, "help.over")]
+    lines.append(text(lang, "help.over_published") if published else text(lang, "help.over_publish", publish=text(lang, "btn.publish")))
+    if not archived:
+        lines.append(text(lang, "help.over_cleanup", archive=text(lang, "btn.archive"), delete=text(lang, "btn.delete")))
+    return "\n".join(lines)
 
 
 def outside_help(lang: str) -> str:

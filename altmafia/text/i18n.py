@@ -21,6 +21,7 @@ MESSAGES_DIR = RULESETS_DIR.parent / "messages"
 LANGS = ("ru", "en")
 PLAYER_ARGS = {"player", "target", "actor", "inviter", "sender", "leader", "by", "voter"}
 PLAYER_LIST_ARGS = {"players", "targets", "winners"}
+USER_ARGS = {"old_user", "new_user", "user"}  # a Discord member by id (not a seat)
 
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the C parser when PyYAML has it
@@ -50,6 +51,8 @@ class Renderer:
         self.game = game
         self.lang = lang
         self.cat = catalog(lang)
+        #: Discord members by id where the text goes to a file (``None``: to Discord: a mention)
+        self.users: dict[int, str] | None = None
 
     # names ---------------------------------------------------------------------------
     def player(self, pid: Any) -> str:
@@ -60,6 +63,15 @@ class Renderer:
         if isinstance(pid, str):  # a named choice of a vote («против всех», «амнистия»)
             return self.cat.get("words", {}).get(f"choice.{pid}", pid)
         return str(pid)
+
+    def user(self, key: str, uid: Any) -> str:
+        """A Discord member: a mention in Discord; in a file their name (``users``), else the
+        catalog's word for them («новый игрок»), never a raw ``<@…>``."""
+        if not isinstance(uid, int):
+            return "—"
+        if self.users is None:
+            return f"<@{uid}>"
+        return self.users.get(uid) or self.word(f"user.{key}")
 
     def stat(self, sid: str) -> str:
         try:
@@ -80,7 +92,10 @@ class Renderer:
             return getattr(self.game.ability_def(key).name, self.lang)
         except (KeyError, ValueError):
             word = self.cat.get("report", {}).get(f"cause.{key}")
-            return word if word is not None else self.character(key)
+            if word is not None:
+                return word
+            name = self.character(key)
+            return name if name != str(key) else self.status(key)  # a status as a source («в больнице»)
 
     def character(self, cid: Any) -> str:
         for getter in (self.game.rules.character, self.game.rules.role):
@@ -99,6 +114,22 @@ class Renderer:
 
     def word(self, w: str) -> str:
         return self.cat.get("words", {}).get(w, w)
+
+    def since(self, text: str) -> str:
+        """A phase after «с/со», in the genitive: ``day 4.1`` → «со дня 4.1», ``night 4`` →
+        «с ночи 4» (words ``since.<kind>``); English «day 4.1»."""
+        kind, _, rest = str(text).partition(" ")
+        word = self.cat.get("words", {}).get(f"since.{kind}")
+        return f"{word} {rest}".strip() if word else self.label(text)
+
+    def number(self, v: Any) -> str:
+        """A number as the reader writes it: a whole float without its point (2.0 → 2), a
+        fraction with the language's decimal mark (2.5 → «2,5»)."""
+        if isinstance(v, float) and v.is_integer():
+            return str(int(v))
+        if isinstance(v, float):
+            return f"{v:g}".replace(".", self.cat.get("words", {}).get("decimal_point", "."))
+        return str(v)
 
     # ids in words (the words of section ``report``, shared with the HTML report) -----------
     def faction(self, fid: Any) -> str:
@@ -187,12 +218,16 @@ class Renderer:
             return self.status(v)
         if key == "ability":
             return self.ability(v)
+        if key in USER_ARGS:
+            return self.user(key, v)
         if key == "delta":
             return f"{v:+d}" if isinstance(v, int) else str(v)
+        if key in ("index", "task") and isinstance(v, int) and not isinstance(v, bool):
+            return str(task_number(v))
         if key == "penalty":
             return ", ".join(f"{self.stat(k)} {n:+d}" for k, n in v.items())
         if key == "tally":
-            return "; ".join(f"{self.player(c)}: {n}" for c, n in v) or self.word("nobody")
+            return "; ".join(f"{self.player(c)}: {self.number(n)}" for c, n in v) or self.word("nobody")
         if key == "vote" and isinstance(v, str):  # a vote by its id: its name
             return next((getattr(x.names, self.lang) for x in self.game.rules.votes if x.id == v), v)
         if key == "ballots":  # how many ballots each choice got: «Даша — 2 голоса»
@@ -207,9 +242,9 @@ class Renderer:
             return ", ".join(option_label(self.game, self.lang, str(x)) for x in v)
         if key == "reasons":  # the GM trace's reasons: « (исполнитель заблокирован; …)»
             return f" ({'; '.join(self.reason(x) for x in v)})" if v else ""
-        if key == "option":  # « [действие лидера]», or nothing
+        if key == "option":  # « (действие лидера)», or nothing: in parentheses, as the bot shows it
             label = self.option(v)
-            return f" [{label}]" if label else ""
+            return f" ({label})" if label else ""
         if key == "fid":
             return self.faction(v)
         if key in ("cause", "reason"):
@@ -226,22 +261,24 @@ class Renderer:
             return self.word(f"result.{v}")
         if v is None:
             return ""
-        return str(v)
+        return self.number(v)
 
     def _fact(self, v: Any) -> str:
         if isinstance(v, bool):
             return self.word("yes" if v else "no")
         if isinstance(v, dict):
-            return ", ".join(f"{self.stat(k)} {n}" for k, n in v.items())
+            return ", ".join(f"{self.stat(k)} {self.number(n)}" for k, n in v.items())
         if isinstance(v, str):
             return self.character(v)
-        return str(v)
+        return self.number(v)
 
     def _fill(self, template: str, args: dict[str, Any]) -> str:
         values = {k: self._value(k, args) for k in args}
         if isinstance(args.get("delta"), int):  # «+1 день», «−2 дня»
             d = args["delta"]
             values["delta_days"] = f"{d:+d} {plural(d, self.cat['plural']['day'], self.lang)}"
+        if isinstance(args.get("ready"), str):  # «снова доступно со дня 4.1»
+            values["ready_since"] = self.since(args["ready"])
         return template.format_map(values)
 
     def _takes_no_target(self, args: dict[str, Any]) -> bool:
@@ -261,14 +298,29 @@ class Renderer:
             template = self.cat["event"].get(f"{ev.key}_why", template)
         elif isinstance(ev.args.get("reason"), str):  # a wording of its own for one reason
             template = self.cat["event"].get(f"{ev.key}_{ev.args['reason']}", template)
+        template, args = self._one_reading(ev, template)
         if template is None:
             return f"{ev.key} {ev.args}"
         if self._takes_no_target(ev.args):  # «Аня: «Спровоцировать бунт»: сработало», not «→ никто»
             template = template.replace(" → {targets}", "")
         try:
-            return self._fill(template, ev.args)
+            return self._fill(template, args)
         except (KeyError, IndexError):
             return f"{ev.key} {ev.args}"
+
+    def _one_reading(self, ev: Event, template: str | None) -> tuple[str | None, dict[str, Any]]:
+        """A line that would contradict itself read as it is: an action that "worked" on none of
+        its targets («сработало (не подействовало: Борис)») reads «без эффекта»; a check whose
+        answer is empty (it failed) has its own text (``<key>_failed``), not «ответ «»»."""
+        args = ev.args
+        if ev.key == "trace.action" and args.get("result") == "applied" and args.get("targets"):
+            void = {r.partition(":")[2] for r in args.get("reasons") or [] if str(r).startswith("no_effect:")}
+            if void and void >= {str(t) for t in args["targets"]}:
+                rest = [r for r in args.get("reasons") or [] if not str(r).startswith("no_effect:")]
+                return template, {**args, "result": "no_effect", "reasons": rest}
+        if args.get("value") == "" and f"{ev.key}_failed" in self.cat["event"]:
+            return self.cat["event"][f"{ev.key}_failed"], args
+        return template, args
 
     def error(self, err: ActionError) -> str:
         template = self.cat["error"].get(err.key, err.key)
@@ -292,6 +344,11 @@ def audience_of(game: Game, ev: Event) -> set[int] | None:
                 out |= set(f.members)
         return out
     return set()
+
+
+def task_number(index: int) -> int:
+    """A GM task as people count it: the engine's first task (index 0) is «задача №1»."""
+    return index + 1
 
 
 # ---- the bot's own texts ---------------------------------------------------------------------

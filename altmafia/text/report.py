@@ -86,7 +86,7 @@ def markup(r: ReportRenderer, s: str) -> str:
         out.append(name_html(r.game.state.players[int(m.group(1))].name))
         last = m.end()
     out.append(html.escape(s[last:]))
-    return "".join(out)
+    return "".join(out).replace("\n", "<br>")  # a text of several lines keeps them
 
 
 def plain(r: ReportRenderer, s: str) -> str:
@@ -287,7 +287,7 @@ def _action(r: ReportRenderer, ev: Event) -> str:
     option = r.option(a.get("option"))
     result = a.get("result") or "applied"
     text = r.t("action", actor=r.player(a["actor"]), ability=r.ability(a["ability"]),
-               targets=targets or "—", option=f" [{option}]" if option else "")
+               targets=targets or "—", option=f" ({option})" if option else "")
     reasons = "; ".join(r.reason(x) for x in a.get("reasons") or [])
     badge = f'<span class="badge {RESULT_CLASS.get(result, "muted")}">{html.escape(r.word(f"result.{result}"))}</span>'
     why = f'<div class="why">{markup(r, r.t("because", reasons=reasons))}</div>' if reasons else ""
@@ -399,10 +399,12 @@ footer{color:var(--muted);font-size:.8rem;text-align:center;padding:12px}
 """
 
 
-def render_report(game: Game, events: list[Event] | None = None, lang: str = "ru", variant: str = "gm") -> str:
+def render_report(game: Game, events: list[Event] | None = None, lang: str = "ru", variant: str = "gm",
+                  users: dict[int, str] | None = None) -> str:
     """The whole report as one HTML document (a str), in ``lang``; ``variant`` ``gm`` (all)
     or ``public`` (without players' private texts). ``events``: the game's event log (the
-    store's, or ``game.state.events`` when not given)."""
+    store's, or ``game.state.events`` when not given). ``users``: Discord members' names by id
+    (a file shows no mention: one not given is named in words)."""
     all_events = list(game.state.events if events is None else events)
     shown = visible_events(all_events, variant)
     hidden: dict[int, int] = defaultdict(int)
@@ -411,6 +413,7 @@ def render_report(game: Game, events: list[Event] | None = None, lang: str = "ru
             if is_private_text(ev):
                 hidden[ev.tick] += 1
     r = ReportRenderer(game, lang)
+    r.users = dict(users or {})
     g = game
     st = g.state
     last = max(st.tick - 1, 0)

@@ -19,9 +19,25 @@ def revealed_stats(game: Game, p: Any) -> dict[str, int]:
     return {s.id: game.true_stat(p, s.id) for s in game.rules.stats}
 
 
-def summary(game: Game, lang: str) -> str:
-    """Roles, characters, stats with every hidden bonus, statuses, factions, the winners."""
+def seat_members(events: Iterable[Event]) -> dict[int, list[int]]:
+    """The Discord members who played each substituted seat, in order (``gm.substituted``):
+    the first member and every one who took the seat over."""
+    out: dict[int, list[int]] = {}
+    for ev in events:
+        if ev.key != "gm.substituted":
+            continue
+        seat = out.setdefault(int(ev.args["player"]), [])
+        for uid in (ev.args.get("old_user"), ev.args.get("new_user")):
+            if isinstance(uid, int) and (not seat or seat[-1] != uid):
+                seat.append(uid)
+    return out
+
+
+def summary(game: Game, lang: str, events: Iterable[Event] | None = None) -> str:
+    """Roles, characters, stats with every hidden bonus, statuses, factions, the winners; a
+    substituted seat says every member who played it (``events``: the game's log)."""
     r = Renderer(game, lang)
+    played = seat_members(game.state.events if events is None else events)
     lines = [text(lang, "reveal.title")]
     for p in game.state.players:
         # only what the ruleset has: a character where it deals them, stats where it keeps any
@@ -30,8 +46,11 @@ def summary(game: Game, lang: str) -> str:
         who = r.character(p.role)
         if game.rules.characters:
             who = text(lang, "reveal.role_character", role=who, character=r.character(p.character) if p.character else "—")
-        lines.append(text(lang, "reveal.player_as", name=p.name, who=who, stats=f"; {stats}" if stats else "",
-                          statuses=f"; {statuses}" if statuses else ""))  # a status name may hold brackets itself
+        line = text(lang, "reveal.player_as", name=p.name, who=who, stats=f"; {stats}" if stats else "",
+                    statuses=f"; {statuses}" if statuses else "")  # a status name may hold brackets itself
+        if len(played.get(p.pid, [])) > 1:  # «место играли по очереди: @Аня → @Вика»
+            line += text(lang, "reveal.seat_played_by", members=" → ".join(r.user("user", u) for u in played[p.pid]))
+        lines.append(line)
     if game.state.factions:
         lines.append(text(lang, "reveal.factions"))
         for fid, f in sorted(game.state.factions.items()):
@@ -54,9 +73,12 @@ def history(events: Iterable[Event]) -> list[Event]:
 AUDIENCE_TAG = {"public": "reveal.tag_public", "gm": "reveal.tag_gm", "faction": "reveal.tag_faction"}
 
 
-def timeline(game: Game, events: list[Event], lang: str) -> str:
-    """Every event of the game in order under its phase, with whom it was for (no live notice)."""
+def timeline(game: Game, events: list[Event], lang: str, users: dict[int, str] | None = None) -> str:
+    """Every event of the game in order under its phase, with whom it was for (no live notice).
+    A file, not a Discord message: a member is named by ``users`` (id → name) or in words, a
+    text of several lines keeps them, indented under its tag."""
     r = Renderer(game, lang)
+    r.users = dict(users or {})
     out: list[str] = []
     label = None
     for ev in history(events):
@@ -68,7 +90,7 @@ def timeline(game: Game, events: list[Event], lang: str) -> str:
             tag = text(lang, "reveal.tag_players", names=", ".join(r.player(i) for i in ev.ids))
         else:
             tag = text(lang, AUDIENCE_TAG.get(ev.audience, "reveal.tag_gm"), fid=", ".join(r.faction(i) for i in ev.ids))
-        out.append(f"[{tag}] {r.event(ev)}")
+        out.append(f"[{tag}] " + r.event(ev).replace("\n", "\n    "))
     return "\n".join(out).strip() + "\n"
 
 
@@ -78,9 +100,9 @@ def public_events(events: list[Event]) -> list[Event]:
     return [ev for ev in events if ev.audience == "public"]
 
 
-def public_timeline(game: Game, events: list[Event], lang: str) -> str:
+def public_timeline(game: Game, events: list[Event], lang: str, users: dict[int, str] | None = None) -> str:
     """The timeline the public gets at the end by default: its own events only."""
-    return timeline(game, public_events(events), lang)
+    return timeline(game, public_events(events), lang, users)
 
 
 def true_series(states: Iterable[Game]) -> tuple[list[float], list[dict[int, dict[str, int]]]]:

@@ -26,12 +26,15 @@ from engine.state import AUDIENCES, Event
 from engine.votes import BALLOT_EVENTS, OPEN_EVENTS
 
 STEP_KEYS = {"phase", "actions", "rejected", "votes", "pms", "anon", "refuse_anon", "faction", "gm", "bonus", "cancel", "expect", "note",
-             "resolve", "idle", "withdraw"}
+             "resolve", "idle", "withdraw", "refused_or_void"}
 EXPECT_KEYS = {
     "stats", "true_stats", "status", "faction", "public", "public_absent", "private", "private_absent",
     "gm", "winner", "phase", "end_day", "legal", "not_legal", "gm_tasks", "alive", "dead",
-    "waiting", "owed", "ends_early", "events", "events_absent",
+    "waiting", "owed", "ends_early", "events", "events_absent", "characters", "roles", "teams",
 }
+#: what ``start`` (the messages and the deal of the start, before any step) may check: what
+#: ``expect`` checks after a resolve, less what is read before a resolve
+START_KEYS = EXPECT_KEYS - {"legal", "not_legal", "waiting", "owed", "ends_early"}
 #: an entry of ``expect.events`` / ``events_absent``: the event key, a subset of its arguments,
 #: its audience, (``players`` / ``faction``) whom it names, and how many such events (``count``)
 EVENT_KEYS = {"key", "args", "audience", "to", "count"}
@@ -39,14 +42,17 @@ EVENT_KEYS = {"key", "args", "audience", "to", "count"}
 #: the posts made at the moment of a command, outside the resolve's report
 POSTS = frozenset(BALLOT_EVENTS + OPEN_EVENTS)
 
-TOP_KEYS = {"ruleset", "seed", "settings", "players", "steps"}
+TOP_KEYS = {"ruleset", "seed", "settings", "players", "steps", "start", "refused"}
+#: a starting status written with its time left: ``{id: hospital, cycles: 3}``
+STATUS_KEYS = {"id", "cycles"}
 PLAYER_KEYS = {"name", "role", "character", "stats", "status", "statuses", "faction", "leader"}
 # what each list of a step holds: its entries' required keys, then every key they may have
 ACTION_KEYS = {"by", "ability", "target", "targets", "option", "lane", "via", "for", "at"}
 ENTRY_KEYS: dict[str, tuple[set[str], set[str]]] = {
     "actions": ({"by", "ability"}, ACTION_KEYS),
     "rejected": (set(), ACTION_KEYS | {"reason", "vote", "op", "to", "from", "text", "fid", "bonus", "refuse_anon", "idle",
-                                      "withdraw"}),
+                                      "withdraw", "gm"}),
+    "refused_or_void": ({"by", "ability"}, ACTION_KEYS | {"reason"}),
     "votes": ({"by"}, {"by", "for", "vote"}),
     "withdraw": ({"by"}, {"by", "vote"}),
     "pms": ({"from", "to", "text"}, {"from", "to", "text"}),
@@ -91,7 +97,7 @@ def check_shape(data: Any) -> None:
     of it is played: a mistake is named by its place, ``players[2]``, ``step 3: actions[1]``."""
     if not isinstance(data, dict):
         raise ScenarioError(f"a scenario must be a mapping with keys {', '.join(sorted(TOP_KEYS))}, not {_kind(data)}")
-    missing = [k for k in ("ruleset", "players", "steps") if k not in data]
+    missing = [k for k in ("ruleset", "players", "steps") if k not in data and not (k == "steps" and data.get("refused"))]
     if missing:
         raise ScenarioError(f"missing keys: {', '.join(missing)}")
     unknown = sorted(map(str, set(data) - TOP_KEYS))
@@ -101,7 +107,41 @@ def check_shape(data: Any) -> None:
         _integer(data["seed"], "seed")
     if not isinstance(data.get("settings") or {}, dict):
         raise ScenarioError(f"settings: must be a mapping, not {_kind(data['settings'])}")
-    players, steps = data["players"], data["steps"]
+    players, steps = data["players"], data.get("steps") or []
+    _check_players(players)
+    if "start" in data:
+        _check_expect(data["start"] or {}, "start", "start", START_KEYS)
+    if "refused" in data and not isinstance(data["refused"], str | bool):
+        raise ScenarioError(f"refused: a part of the refusal's text or true, not {_kind(data['refused'])}")
+    if data.get("refused") not in (None, False) and steps:
+        raise ScenarioError("refused: a refused table plays no steps (steps: [])")
+    if not isinstance(steps, list):
+        raise ScenarioError(f"steps: must be a list of steps, not {_kind(steps)}")
+    for n, step in enumerate(steps, 1):
+        at = f"step {n}"
+        if not isinstance(step, dict):
+            raise ScenarioError(f"{at}: a step is a mapping such as {{phase: day 1.1, actions: [...]}}, not {_kind(step)} {step!r}")
+        unknown = sorted(map(str, set(step) - STEP_KEYS))
+        if unknown:
+            raise ScenarioError(f"{at}: unknown keys {unknown}")
+        for key, (required, allowed) in ENTRY_KEYS.items():
+            _entries(step.get(key) or [], f"{at}: {key}", "a list of entries", "an entry is a mapping such as {by: Аня, ...}",
+                     required, allowed)
+        gm = step.get("gm") or []
+        if not isinstance(gm, list):
+            raise ScenarioError(f"{at}: gm: must be a list of operations, not {_kind(gm)}")
+        for i, e in enumerate(gm):
+            _check_gm_op(e, f"{at}: gm[{i}]")
+        for i, e in enumerate(step.get("rejected") or []):
+            if "gm" in e:
+                _check_gm_op(e["gm"], f"{at}: rejected[{i}].gm")
+        _check_expect(step.get("expect") or {}, at, "expect", EXPECT_KEYS)
+        idle = step.get("idle") or []
+        if not isinstance(idle, list):
+            raise ScenarioError(f"{at}: idle: must be a list of names, not {_kind(idle)}")
+
+
+def _check_players(players: Any) -> None:
     if not isinstance(players, list) or not players:
         raise ScenarioError(f"players: must be a list of players, not {_kind(players)}")
     for i, p in enumerate(players):
@@ -121,91 +161,88 @@ def check_shape(data: Any) -> None:
         for k in ("status", "statuses"):
             if not isinstance(p.get(k) or [], list):
                 raise ScenarioError(f"{at} ({p['name']}).{k}: must be a list, not {_kind(p[k])}")
-    if not isinstance(steps, list):
-        raise ScenarioError(f"steps: must be a list of steps, not {_kind(steps)}")
-    for n, step in enumerate(steps, 1):
-        at = f"step {n}"
-        if not isinstance(step, dict):
-            raise ScenarioError(f"{at}: a step is a mapping such as {{phase: day 1.1, actions: [...]}}, not {_kind(step)} {step!r}")
-        unknown = sorted(map(str, set(step) - STEP_KEYS))
-        if unknown:
-            raise ScenarioError(f"{at}: unknown keys {unknown}")
-        for key, (required, allowed) in ENTRY_KEYS.items():
-            entries = step.get(key) or []
-            if not isinstance(entries, list):
-                raise ScenarioError(f"{at}: {key}: must be a list of entries, not {_kind(entries)}")
-            for i, e in enumerate(entries):
-                where = f"{at}: {key}[{i}]"
-                if not isinstance(e, dict):
-                    raise ScenarioError(f"{where}: an entry is a mapping such as {{by: Аня, ...}}, not {_kind(e)} {e!r}")
-                lacking = sorted(required - set(e))
-                if lacking:
-                    raise ScenarioError(f"{where}: missing key {', '.join(map(repr, lacking))}")
-                extra = sorted(map(str, set(e) - allowed))
-                if extra:
-                    raise ScenarioError(f"{where}: unknown keys {extra}; known: {', '.join(sorted(allowed))}")
-        gm = step.get("gm") or []
-        if not isinstance(gm, list):
-            raise ScenarioError(f"{at}: gm: must be a list of operations, not {_kind(gm)}")
-        for i, e in enumerate(gm):
-            where = f"{at}: gm[{i}]"
-            if not isinstance(e, dict) or len(e) != 1:
-                raise ScenarioError(f"{where}: a GM operation is a mapping with one key ({', '.join(GM_OPS)}), not {e!r}")
-            ((op, arg),) = e.items()
-            if op not in GM_OPS:
-                raise ScenarioError(f"{where}: unknown GM operation {op!r}; known: {', '.join(GM_OPS)}")
-            if op == "set_end_day":
-                _integer(arg, f"{where}.set_end_day")
-                continue
-            if not isinstance(arg, dict):
-                raise ScenarioError(f"{where}.{op}: must be a mapping with {', '.join(sorted(GM_OPS[op]))}, not {_kind(arg)}")
-            lacking = sorted(GM_OPS[op] - set(arg))
-            if lacking:
-                raise ScenarioError(f"{where}.{op}: missing key {', '.join(map(repr, lacking))}")
-            if op == "set_stat":
-                _integer(arg["value"], f"{where}.set_stat.value")
-        expect = step.get("expect") or {}
-        if not isinstance(expect, dict):
-            raise ScenarioError(f"{at}: expect: must be a mapping, not {_kind(expect)}")
-        unknown = sorted(map(str, set(expect) - EXPECT_KEYS))
-        if unknown:
-            raise ScenarioError(f"{at}: unknown expect keys {unknown}")
-        for key in ("stats", "true_stats", "status", "faction", "private", "private_absent", "legal", "not_legal"):
-            if not isinstance(expect.get(key) or {}, dict):
-                raise ScenarioError(f"{at}: expect.{key}: must be a mapping by name, not {_kind(expect[key])}")
-        idle = step.get("idle") or []
-        if not isinstance(idle, list):
-            raise ScenarioError(f"{at}: idle: must be a list of names, not {_kind(idle)}")
-        for key in ("public", "public_absent", "gm", "alive", "dead", "waiting", "owed"):
-            if not isinstance(expect.get(key) or [], list):
-                raise ScenarioError(f"{at}: expect.{key}: must be a list, not {_kind(expect[key])}")
-        for key in ("events", "events_absent"):
-            entries = expect.get(key) or []
-            if not isinstance(entries, list):
-                raise ScenarioError(f"{at}: expect.{key}: must be a list, not {_kind(entries)}")
-            for i, ev in enumerate(entries):
-                here = f"{at}: expect.{key}[{i}]"
-                if not isinstance(ev, dict):
-                    raise ScenarioError(f"{here}: must be a mapping such as {{key: vote.cast}}, not {_kind(ev)}")
-                if "key" not in ev:
-                    raise ScenarioError(f"{here}: missing key 'key'")
-                unknown = sorted(map(str, set(ev) - EVENT_KEYS))
-                if unknown:
-                    raise ScenarioError(f"{here}: unknown keys {unknown}")
-                if not isinstance(ev.get("args") or {}, dict):
-                    raise ScenarioError(f"{here}.args: must be a mapping, not {_kind(ev['args'])}")
-                if "audience" in ev and ev["audience"] not in AUDIENCES:
-                    raise ScenarioError(f"{here}.audience: {ev['audience']!r} is not one of {', '.join(AUDIENCES)}")
-                if "count" in ev:
-                    _integer(ev["count"], f"{here}.count")
-                if not isinstance(ev.get("to", []), list):
-                    raise ScenarioError(f"{here}.to: must be a list of names, not {_kind(ev['to'])}")
-        for key in ("stats", "true_stats"):
-            for name, stats in (expect.get(key) or {}).items():
-                if not isinstance(stats, dict):
-                    raise ScenarioError(f"{at}: expect.{key}.{name}: must be a mapping such as {{ВО: 3}}, not {_kind(stats)}")
-                for st, v in stats.items():
-                    _integer(v, f"{at}: expect.{key}.{name}.{st}")
+            for j, st in enumerate(p.get(k) or []):
+                here = f"{at} ({p['name']}).{k}[{j}]"
+                if isinstance(st, dict):
+                    if "id" not in st:
+                        raise ScenarioError(f"{here}: missing key 'id'")
+                    extra = sorted(map(str, set(st) - STATUS_KEYS))
+                    if extra:
+                        raise ScenarioError(f"{here}: unknown keys {extra}; known: {', '.join(sorted(STATUS_KEYS))}")
+                    if "cycles" in st and _integer(st["cycles"], f"{here}.cycles") < 1:
+                        raise ScenarioError(f"{here}.cycles: at least 1")
+
+
+def _entries(entries: Any, where: str, listed: str, shape: str, required: set[str], allowed: set[str]) -> None:
+    """A list of mappings (a step's entries, expected events): each with its ``required`` keys
+    and no key outside ``allowed``."""
+    if not isinstance(entries, list):
+        raise ScenarioError(f"{where}: must be {listed}, not {_kind(entries)}")
+    for i, e in enumerate(entries):
+        here = f"{where}[{i}]"
+        if not isinstance(e, dict):
+            raise ScenarioError(f"{here}: {shape}, not {_kind(e)} {e!r}")
+        lacking = sorted(required - set(e))
+        if lacking:
+            raise ScenarioError(f"{here}: missing key {', '.join(map(repr, lacking))}")
+        extra = sorted(map(str, set(e) - allowed))
+        if extra:
+            raise ScenarioError(f"{here}: unknown keys {extra}; known: {', '.join(sorted(allowed))}")
+
+
+def _check_gm_op(e: Any, where: str) -> None:
+    if not isinstance(e, dict) or len(e) != 1:
+        raise ScenarioError(f"{where}: a GM operation is a mapping with one key ({', '.join(GM_OPS)}), not {e!r}")
+    ((op, arg),) = e.items()
+    if op not in GM_OPS:
+        raise ScenarioError(f"{where}: unknown GM operation {op!r}; known: {', '.join(GM_OPS)}")
+    if op == "set_end_day":
+        _integer(arg, f"{where}.set_end_day")
+        return
+    if not isinstance(arg, dict):
+        raise ScenarioError(f"{where}.{op}: must be a mapping with {', '.join(sorted(GM_OPS[op]))}, not {_kind(arg)}")
+    lacking = sorted(GM_OPS[op] - set(arg))
+    if lacking:
+        raise ScenarioError(f"{where}.{op}: missing key {', '.join(map(repr, lacking))}")
+    if op == "set_stat":
+        _integer(arg["value"], f"{where}.set_stat.value")
+    if op == "settle_task":
+        _integer(arg["task"], f"{where}.settle_task.task")
+
+
+def _check_expect(expect: Any, at: str, name: str, known: set[str]) -> None:
+    """An ``expect`` mapping (or the file's ``start``): its keys and the kinds of their values."""
+    if not isinstance(expect, dict):
+        raise ScenarioError(f"{at}: {name}: must be a mapping, not {_kind(expect)}")
+    unknown = sorted(map(str, set(expect) - known))
+    if unknown:
+        raise ScenarioError(f"{at}: unknown {name} keys {unknown}")
+    for key in ("stats", "true_stats", "status", "faction", "private", "private_absent", "legal", "not_legal",
+                "characters", "roles", "teams"):
+        if not isinstance(expect.get(key) or {}, dict):
+            raise ScenarioError(f"{at}: {name}.{key}: must be a mapping by name, not {_kind(expect[key])}")
+    for key in ("public", "public_absent", "gm", "alive", "dead", "waiting", "owed"):
+        if not isinstance(expect.get(key) or [], list):
+            raise ScenarioError(f"{at}: {name}.{key}: must be a list, not {_kind(expect[key])}")
+    for key in ("events", "events_absent"):
+        entries = expect.get(key) or []
+        _entries(entries, f"{at}: {name}.{key}", "a list", "must be a mapping such as {key: vote.cast}", {"key"}, EVENT_KEYS)
+        for i, ev in enumerate(entries):
+            here = f"{at}: {name}.{key}[{i}]"
+            if not isinstance(ev.get("args") or {}, dict):
+                raise ScenarioError(f"{here}.args: must be a mapping, not {_kind(ev['args'])}")
+            if "audience" in ev and ev["audience"] not in AUDIENCES:
+                raise ScenarioError(f"{here}.audience: {ev['audience']!r} is not one of {', '.join(AUDIENCES)}")
+            if "count" in ev:
+                _integer(ev["count"], f"{here}.count")
+            if not isinstance(ev.get("to", []), list):
+                raise ScenarioError(f"{here}.to: must be a list of names, not {_kind(ev['to'])}")
+    for key in ("stats", "true_stats"):
+        for who, stats in (expect.get(key) or {}).items():
+            if not isinstance(stats, dict):
+                raise ScenarioError(f"{at}: {name}.{key}.{who}: must be a mapping such as {{ВО: 3}}, not {_kind(stats)}")
+            for st, v in stats.items():
+                _integer(v, f"{at}: {name}.{key}.{who}.{st}")
 
 
 @dataclass
@@ -216,6 +253,7 @@ class Result:
     ruleset: str | None = None
     used: set[str] = field(default_factory=set)  # ability keys submitted and accepted
     characters: set[str] = field(default_factory=set)  # characters in play (their features)
+    refused: bool = False  # the table was refused, as the file says (``refused``): nothing to play
 
     @property
     def ok(self) -> bool:
@@ -292,12 +330,14 @@ class Runner:
         except KeyError:
             raise ScenarioError(f"unknown status {key!r}") from None
 
+    @staticmethod
+    def statuses_of(entry: dict[str, Any]) -> list[Any]:
+        return list(entry.get("status", entry.get("statuses", [])) or [])
+
     # setup ---------------------------------------------------------------------------
-    def setup(self) -> None:
+    def setup(self) -> bool:
+        """Deal the table; False when it was (rightly or wrongly) refused: nothing to play."""
         d = self.data
-        missing = [k for k in ("ruleset", "players", "steps") if k not in d]
-        if missing:
-            raise ScenarioError(f"missing keys: {', '.join(missing)}")
         self.rules, settings = ruleset_for(str(d["ruleset"]), d.get("settings") or {})
         self.result.ruleset = self.rules.id
         specs = []
@@ -307,16 +347,35 @@ class Runner:
                 PlayerSpec(
                     name=str(p["name"]), role=str(p["role"]), character=p.get("character"),
                     stats={self.stat_id(k): v for k, v in (p.get("stats") or {}).items()},
-                    statuses=[self.status_id(s) for s in p.get("status", p.get("statuses", [])) or []],
+                    statuses=[self.status_id(s["id"] if isinstance(s, dict) else s) for s in self.statuses_of(p)],
                     faction=p.get("faction"), leader=bool(p.get("leader", False)),
                 )
             )
         self.at = "players"
+        refused = d.get("refused")
         try:
             self.game = Game.new(self.rules, _integer(d.get("seed", 0), "seed"), specs, settings)
         except KeyError as exc:
             raise ScenarioError(f"unknown role or character {exc}") from None
+        except (GameError, ActionError) as exc:
+            if not refused:
+                raise
+            if refused is not True and str(refused) not in str(exc):
+                self.fail("players", f"the table was refused with «{exc}», expected «{refused}»")
+            self.result.refused = True
+            return False
+        if refused:
+            self.fail("players", "the table was accepted, expected a refusal")
+            return False
+        # a starting status with its time left: in force for ``cycles`` cycles from the start,
+        # as if the GM had set it for that long just before the first phase
+        for p, entry in zip(self.game.state.players, d["players"], strict=True):
+            for st in self.statuses_of(entry):
+                if isinstance(st, dict) and "cycles" in st:
+                    sid = self.status_id(st["id"])
+                    p.statuses[sid].until = self.game.clock.lasts_until(-1, _integer(st["cycles"], "cycles"))
         self.result.characters = {p.character for p in self.game.state.players if p.character}
+        return True
 
     # one step ------------------------------------------------------------------------
     def submit_action(self, e: dict[str, Any]) -> None:
@@ -344,7 +403,7 @@ class Runner:
         unknown = set(step) - STEP_KEYS
         if unknown:
             raise ScenarioError(f"step {n}: unknown keys {sorted(unknown)}")
-        label = g.info.label
+        label = "over" if g.state.over else g.info.label  # a step after the end: ``phase: over``
         where = f"step {n} ({step.get('phase', label)})"
         if "phase" in step and str(step["phase"]) != label:
             want = self.tick_of(step["phase"])
@@ -357,7 +416,10 @@ class Runner:
         self.at = "phase"
         for i, e in enumerate(step.get("gm") or []):
             self.at = f"gm[{i}]"
-            self.gm_op(where, e)
+            try:
+                self.gm_op(where, e)
+            except ActionError as err:
+                self.fail(where, f"gm[{i}]: {next(iter(e))} was refused: {err}")
         for e in step.get("bonus") or []:
             try:
                 g.choose_bonus(self.pid(e["by"]), str(e["stat"]))
@@ -416,13 +478,36 @@ class Runner:
         for i, e in enumerate(step.get("rejected") or []):
             self.at = f"rejected[{i}]"
             self.expect_rejected(where, e)
+        void = []  # ``refused_or_void``: the ones accepted, whose result must be void
+        for i, e in enumerate(step.get("refused_or_void") or []):
+            self.at = f"refused_or_void[{i}]"
+            try:
+                self.submit_action(e)
+            except ActionError as err:
+                if e.get("reason") and err.key != e["reason"]:
+                    self.fail(where, f"{e['by']}: «{e['ability']}» refused with {err.key}, expected {e['reason']}")
+                continue
+            void.append(e)
         expect = step.get("expect") or {}
         self.at = "expect"
         self.check_legal(where, expect)
         self.check_phase_end(where, expect)
         if step.get("resolve", True) and not g.state.over:
             g.resolve()
-        self.check(where, expect, g.state.events[start:])
+        events = g.state.events[start:]
+        for e in void:
+            self.check_void(where, e, events)
+        self.check(where, expect, events)
+
+    def check_void(self, where: str, e: dict[str, Any], events: list[Event]) -> None:
+        """An action accepted where ``refused_or_void`` allowed it: its result must be void
+        (blocked, protected against, no effect: anything but applied), or it lapsed unplayed."""
+        pid = self.pid(e.get("for", e["by"]))
+        ability = self.game.find_ability(self.game.player(pid), str(e["ability"]), e.get("via"))
+        played = [ev for ev in events if ev.key == "trace.action" and ev.args.get("actor") == pid and ev.args.get("ability") == ability]
+        applied = [ev for ev in played if ev.args.get("result") == "applied"]
+        if applied:
+            self.fail(where, f"{e['by']}: «{e['ability']}» was accepted and applied, expected a refusal or no effect")
 
     def default_vote(self) -> str:
         votes = self.game.open_votes() or self.rules.votes
@@ -465,15 +550,17 @@ class Runner:
                 g.gm_refuse_anon(self.anon_seq(e["refuse_anon"]))
             elif "idle" in e:
                 g.declare_idle(self.pid(e["idle"]))
+            elif "gm" in e:
+                self.gm_op(where, e["gm"])
             elif "text" in e:
                 g.post_anon(self.pid(e["by"]), str(e["text"]))
             else:
-                raise ScenarioError(f"{where}: a rejected entry needs ability, for, op, to, text, bonus, refuse_anon or idle")
+                raise ScenarioError(f"{where}: a rejected entry needs ability, for, op, to, text, bonus, refuse_anon, idle or gm")
         except ActionError as err:
             if e.get("reason") and err.key != e["reason"]:
-                self.fail(where, f"{e.get('by', e.get('from', e.get('idle')))}: refused with {err.key}, expected {e['reason']}")
+                self.fail(where, f"{e.get('by', e.get('from', e.get('idle', 'GM')))}: refused with {err.key}, expected {e['reason']}")
             return
-        self.fail(where, f"{e.get('by', e.get('from', e.get('idle')))}: {e} was accepted, expected a refusal")
+        self.fail(where, f"{e.get('by', e.get('from', e.get('idle', 'GM')))}: {e} was accepted, expected a refusal")
 
     def anon_seq(self, e: dict[str, Any]) -> int:
         """The anonymous post an entry names: ``seq``, or the last one queued by ``by`` (with
@@ -506,7 +593,8 @@ class Runner:
         elif op == "remove":
             g.gm_remove(self.pid(arg["player"]), str(arg.get("mode", "modkill")))
         elif op == "settle_task":
-            g.gm_settle_task(_integer(arg["task"], f"{where}: settle_task.task"), str(arg.get("note") or ""))
+            # tasks are numbered from 1, as the GM reads them (the engine counts from 0)
+            g.gm_settle_task(_integer(arg["task"], f"{where}: settle_task.task") - 1, str(arg.get("note") or ""))
         else:
             raise ScenarioError(f"{where}: unknown GM operation {op!r}")
 
@@ -561,6 +649,20 @@ class Runner:
             want_ids = sorted(self.status_id(s) for s in want or [])
             if got != want_ids:
                 self.fail(where, f"{name} statuses: expected {want_ids}, got {got}")
+        for key, read in (("characters", lambda p: (p.character, self.rules.character)),
+                          ("roles", lambda p: (p.role, self.rules.role))):
+            for name, want in (expect.get(key) or {}).items():
+                got, lookup = read(g.player(str(name)))
+                try:
+                    want_id = lookup(str(want)).id if want is not None else None
+                except KeyError:
+                    raise ScenarioError(f"expect.{key}.{name}: unknown {key[:-1]} {want!r}") from None
+                if got != want_id:
+                    self.fail(where, f"{name}'s {key[:-1]}: expected {want_id}, got {got}")
+        for name, want in (expect.get("teams") or {}).items():
+            got = g.team(g.player(str(name)))
+            if got != (str(want) if want is not None else None):
+                self.fail(where, f"{name}'s team: expected {want}, got {got}")
         for fid, want in (expect.get("faction") or {}).items():
             f = g.state.factions.get(str(fid))
             if want is None:
@@ -687,17 +789,26 @@ class Runner:
         check_shape(self.data)
         where = "players"
         try:
-            self.setup()
-            for n, step in enumerate(self.data["steps"], 1):
-                where = f"step {n} ({step.get('phase', self.game.info.label)})"
+            if not self.setup():
+                return self.result
+            if "start" in self.data:
+                # the messages of the start (a role's contacts, a team learning its members)
+                # and what the deal gave, before anything is submitted
+                where, self.at = "start", ""
+                self.check("start", self.data["start"] or {}, list(self.game.state.events))
+                where = "players"
+            for n, step in enumerate(self.data.get("steps") or [], 1):
+                where = f"step {n} ({step.get('phase', 'over' if self.game.state.over else self.game.info.label)})"
                 self.at = "phase"
                 self.run_step(n, step)
                 self.result.steps += 1
         except RulesetFileError:
             raise
-        except (ScenarioError, GameError, KeyError, TypeError, ValueError, AttributeError) as exc:
-            # say where: the step and its key (a value of the wrong kind deep in an entry too)
-            detail = f"no key {exc}" if isinstance(exc, KeyError) else str(exc)
+        except (ScenarioError, GameError, ActionError, KeyError, TypeError, ValueError, AttributeError) as exc:
+            # say where: the step and its key (a value of the wrong kind deep in an entry too,
+            # a refusal where the format expects none)
+            detail = (f"no key {exc}" if isinstance(exc, KeyError) else f"refused: {exc}" if isinstance(exc, ActionError)
+                      else str(exc))
             if detail.startswith("step "):  # already located (``run_step``'s own checks)
                 raise ScenarioError(detail) from None
             at = (self.at or where) if where == "players" else f"{where}: {self.at}" if self.at else where

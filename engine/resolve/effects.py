@@ -31,6 +31,17 @@ def _stopped(ctx: Ctx, intent: Intent, target: Player, labels: list[str], amount
     return True
 
 
+def _since(ctx: Ctx, eff: Any) -> int:
+    """The first tick an effect's status is in force from: the resolve's own tick (in force from
+    the next), or, with ``params.from: night`` («в ближайшую ночь»), the first night after it."""
+    if eff.params.get("from") != "night":
+        return ctx.tick
+    t = ctx.tick + 1
+    while ctx.game.clock.info(t).kind != "night":
+        t += 1
+    return t
+
+
 def _until(ctx: Ctx, eff: Any, default: str = "tick") -> int | None:
     until = eff.until or default
     if until == "tick":
@@ -266,7 +277,7 @@ def op_status(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
     for t in people:
         if _stopped(ctx, intent, t, ["status", f"status:{eff.status}", *eff.labels]):
             continue
-        t.statuses[eff.status] = Status(id=eff.status, since=ctx.tick, until=_until(ctx, eff, "game"), data={"by": intent.pid})
+        t.statuses[eff.status] = Status(id=eff.status, since=_since(ctx, eff), until=_until(ctx, eff, "game"), data={"by": intent.pid})
         for sid in ctx.rules.status(eff.status).clears:
             t.statuses.pop(sid, None)
 

@@ -31,6 +31,9 @@ class _Night:
     left: set[int] = field(default_factory=set)
     leaving: set[int] = field(default_factory=set)
     created: dict[int, str] = field(default_factory=dict)  # inviter -> the faction founded tonight
+    # (inviter, invitee) invitations declined by themselves, the invitee told so: their accept
+    # is not told a second time that it failed
+    declined: set[tuple[int, int]] = field(default_factory=set)
 
 
 def resolve_ops(ctx: Ctx) -> None:
@@ -59,6 +62,7 @@ def _do_invite(g: Game, o: FactionOp, night: _Night) -> None:
     if already or (full and not (t.pid in night.leaving and g.passives(t, "leave_and_join"))):
         g.emit("faction.invite_auto_declined", "players", [t.pid], inviter=o.pid)
         g.emit("faction.declined", "players", [o.pid], target=t.pid)
+        night.declined.add((o.pid, t.pid))
         return
     night.valid[(o.pid, t.pid)] = into
 
@@ -127,6 +131,8 @@ def _do_accept(g: Game, o: FactionOp, night: _Night) -> None:
     inviter, me = o.target, o.pid
     key = (inviter, me)
     p = g.player(me)
+    if key in night.declined:
+        return  # told once already (faction.invite_auto_declined): one event, one notice
     if (
         key not in night.valid
         or (me in night.left and not g.passives(p, "leave_and_join"))

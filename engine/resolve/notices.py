@@ -262,6 +262,21 @@ def tell(game: Game, pid: int, key: str, **args: Any) -> None:
         game.emit(key, "players", [pid], **args)
 
 
+def one_fact(known: dict[str, Any], gained: list[str], lost: list[str]) -> tuple[list[str], list[str]]:
+    """Statuses that come or go together as one fact (``StatusDef.covers``): of those put on,
+    the covering one alone («в Тюрьме до конца игры»); of those taken off, the covered one alone
+    («в Тюрьме»)."""
+    def covered(sids: list[str]) -> set[str]:
+        return {c for s in sids if s in known for c in known[s].covers if c in sids}
+    if gained:
+        drop = covered(gained)
+        gained = [s for s in gained if s not in drop]
+    if lost:
+        drop = {s for s in lost if s in known and any(c in lost for c in known[s].covers)}
+        lost = [s for s in lost if s not in drop]
+    return gained, lost
+
+
 def status_notices(game: Game, pid: int, gained: list[str], lost: list[str], new_kinds: set[str]) -> None:
     """A player's own public statuses gained and lost, and a block put on them (the secret
     statuses already reach them as ``report.status_*`` with their own audience)."""
@@ -273,6 +288,7 @@ def status_notices(game: Game, pid: int, gained: list[str], lost: list[str], new
     known = game.rules.status_by_id
     emit = game.emit
     died = bool(gained) and any(known[sid].dead for sid in gained if sid in known)
+    gained, lost = one_fact(known, gained, lost)
     for sid in gained:
         if sid in known and known[sid].public:
             emit("notice.status_on", "players", [pid], status=sid)

@@ -21,6 +21,7 @@ from .notices import (
     CHAIN,
     FRESH,
     action_result,
+    one_fact,
     seed_own,
     stat_causes,
     status_notices,
@@ -585,11 +586,15 @@ def _report_statuses(game: Game, p: Any, stat0: Any, stat1: set[str], kinds: Any
             game.emit("gm.stat", "gm", player=p.pid, stat=s.id, delta=base1[s.id] - base0[s.id], value=base1[s.id])
     on = sorted(gained) if gained else []
     off = sorted(lost) if lost else []
+    died = bool(on) and any(known[sid].dead for sid in on if sid in known)
+    on, off = one_fact(known, on, off)  # «в Тюрьме до конца игры» alone, not «в Тюрьме» too
     for sid in on:
         if sid in known:
             pub = known[sid].public
-            game.emit("report.status_on", "public" if pub else "players", [] if pub else [p.pid], player=p.pid, status=sid)
-    died = bool(on) and any(known[sid].dead for sid in on if sid in known)
+            held = p.statuses.get(sid)
+            # one in force only from the nearest night («в ближайшую ночь»), not from the next tick
+            later = {"reason": "night"} if held is not None and held.since > game.state.tick + 1 else {}
+            game.emit("report.status_on", "public" if pub else "players", [] if pub else [p.pid], player=p.pid, status=sid, **later)
     for sid in off:
         if sid in known and not died:  # death says it all: no "no longer poisoned"
             pub = known[sid].public

@@ -65,6 +65,24 @@ def pytest_configure(config):
                                        "and asserts on env.strict.refused itself")
     config.addinivalue_line("markers", "round_trip(seconds): virtual seconds each REST call takes (default "
                                        "strict_discord.ROUND_TRIP_SECONDS)")
+    config.addinivalue_line("markers", "gm_commands_default: the servers keep Discord's default for /gm (Manage Server)")
+
+
+def open_gm_commands(e: simcord.Env) -> None:
+    """Every server of the test opens ``/gm`` to everyone, as a server's admins do in Server
+    Settings → Integrations (Discord shows it by default only to who may manage the server,
+    cogs/gm.py); the bot's own check keeps it to the games' GMs. ``test_gm_commands_shown``
+    tests the default."""
+    real = e.create_guild
+
+    def create_guild(*args, **kw):
+        guild = real(*args, **kw)
+        gm = e.backend.find_command("gm", None)
+        if gm is not None:
+            guild.set_command_permissions(int(gm["id"]), {guild.default_role: True})
+        return guild
+
+    e.create_guild = create_guild
 
 
 def _reason(request, name: str):
@@ -88,6 +106,8 @@ async def env(settings, request, monkeypatch) -> AsyncIterator[simcord.Env]:
         trip = request.node.get_closest_marker("round_trip")
         strict = strict_discord.StrictDiscord(e, **({"round_trip": float(trip.args[0])} if trip else {}))
     await e.start()
+    if "gm_commands_default" not in request.keywords:
+        open_gm_commands(e)
     try:
         yield e
     finally:

@@ -36,7 +36,8 @@ class FakeDiscord:
     def __init__(self) -> None:
         self.requests: list[tuple[str, str, Any, dict[str, str]]] = []
         self.identify: dict[str, Any] | None = None
-        self.commands: list[dict[str, Any]] = []
+        self.commands: list[dict[str, Any]] = []  # the global ones, as last put
+        self.guild_commands: list[dict[str, Any]] | None = None  # the guild's (GUILD_ID), once put
         self.answered = asyncio.Event()
         self.called_back: set[str] = set()  # interactions answered by a callback
         self.synced = asyncio.Event()
@@ -100,11 +101,16 @@ class FakeDiscord:
             return reply({"id": str(APP_ID), "name": "altmafia", "icon": None, "description": "", "rpc_origins": [],
                           "bot_public": True, "bot_require_code_grant": False, "owner": user(USER_ID, "owner"),
                           "verify_key": "0" * 64, "flags": 0, "team": None, "summary": ""})
-        if m == "PUT" and path == f"/applications/{APP_ID}/commands":
-            self.commands = [{**c, "id": str(APP_ID + 100 + i), "application_id": str(APP_ID), "version": "1",
-                              "default_member_permissions": None, "type": c.get("type", 1)} for i, c in enumerate(body)]
+        if m == "PUT" and path in (f"/applications/{APP_ID}/commands", f"/applications/{APP_ID}/guilds/{GUILD_ID}/commands"):
+            made = [{**c, "id": str(APP_ID + 100 + i), "application_id": str(APP_ID), "version": "1",
+                     "default_member_permissions": c.get("default_member_permissions"), "type": c.get("type", 1)}
+                    for i, c in enumerate(body)]
+            if "/guilds/" in path:
+                self.guild_commands = made
+            else:
+                self.commands = made
             self.synced.set()
-            return reply(self.commands)
+            return reply(made)
         if m == "POST" and path.startswith("/interactions/") and path.endswith("/callback"):
             iid = path.split("/")[2]
             self.called_back.add(iid)

@@ -155,3 +155,15 @@ async def burst(env: simcord.Env, calls: list[tuple[Any, Any, str, dict[str, Any
         return [InteractionResult(env, r) for r in records]
     finally:
         env._end_operation()
+
+
+async def started_with(env: simcord.Env, n: int, *, spectators: int = 1, **options: Any) -> Table:
+    """A table of ``n`` whose GM (reading Russian) set ``/lobby options`` (``dead_channel``,
+    ``living_role``…) before the start, started."""
+    from .conftest import LOCALES
+
+    t = await gather(env, n, spectators=spectators)
+    LOCALES[t.gm.id] = "ru"
+    r = await t.gm.slash(t.lobby, "lobby options", **options)
+    assert not r.response.content.startswith("⛔"), r.response.content
+    return await start(t)

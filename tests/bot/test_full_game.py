@@ -120,7 +120,8 @@ async def test_full_godfather_game(env):
     assert sum("Анонимное сообщение" in m.content for m in public) >= 1
     gm_log = "\n".join(m.content for m in gm_ch.history())
     assert "🛠" in gm_log and "досрочно" in gm_log and "последний день партии: 2" in gm_log
-    # the GM archives: everyone reads every channel, nobody but the GM writes
+    # the GM archives: nobody but the GM writes; the full review unpublished, the GM channel
+    # (the anonymous authors) stays the GMs' and the public and vote channels are everyone's
     # (the cleanup question: the GM channel also holds the queued anonymous posts' refuse buttons)
     ask = next(m for m in gm_ch.history() if m.components and "Что сделать с каналами" in m.content)
     await t.gm.click(ask, label="В архив")
@@ -128,5 +129,9 @@ async def test_full_godfather_game(env):
         ch = t.channel(key)
         for m in t.players + t.spectators:
             p = perms(env, ch, m)
-            assert p.view_channel and not p.send_messages, (key, m.name)
+            assert not (p.view_channel and p.send_messages), (key, m.name)
+            if key in ("public", "votes"):
+                assert p.view_channel, (key, m.name)
+            if key == "gm":
+                assert not p.view_channel, m.name
         assert perms(env, ch, t.gm).send_messages

@@ -33,15 +33,15 @@ async def test_preview_commits_nothing_and_the_gm_tools_work(env):
     assert t.game.player(PRIVATEER).name in r.response.content.split("Ещё не сходили")[0]
     await force_resolve(t, label="Подсчитать")
     r = await t.gm.slash(gm, "gm tasks")
-    assert "⏳" in r.response.content and "№0" in r.response.content
-    await t.gm.slash(gm, "gm settle", task=0, note="англичане поссорились")
+    assert "⏳" in r.response.content and "№1" in r.response.content
+    await t.gm.slash(gm, "gm settle", task=1, note="англичане поссорились")
     r = await t.gm.slash(gm, "gm tasks")
     assert "✅" in r.response.content and "англичане" in r.response.content
     await t.gm.slash(gm, "gm tell", player="0", message="Вы слышите шум у пристани.")
     assert any("шум у пристани" in m.content for m in t.hidden(0).history())
     assert not any("шум у пристани" in m.content for m in t.channel("public").history())
     log = "\n".join(m.content for m in gm.history())
-    assert "предпросмотр" in log and "задача №0 решена" in log and "шум у пристани" in log
+    assert "предпросмотр" in log and "задача №1 решена" in log and "шум у пристани" in log
 
 
 async def test_a_riot_ends_the_day_at_once(env):

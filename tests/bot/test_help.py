@@ -130,14 +130,14 @@ async def test_a_gm_task_shows_its_text_and_command_and_settling_tells_the_playe
     LOCALES[t.gm.id] = "ru"
     await p7.slash(t.hidden(PRIVATEER), "action submit", ability=QUARREL, target="0")
     await force_resolve(t, label="Подсчитать")
-    notice = next(m.content for m in gm.history() if "Задача для ведущего №0" in m.content)
-    assert "`/ведущий решить задача:0 решение:…`" in notice, notice
+    notice = next(m.content for m in gm.history() if "Задача для ведущего №1" in m.content)
+    assert "`/ведущий решить задача:1 решение:…`" in notice, notice
     assert "Текст способности" in notice or "нет текста в правилах" in notice
     assert "`/ведущий изменить`" in notice or "`/ведущий" in notice
     tasks = (await t.gm.slash(gm, "gm tasks")).response.content
     assert "`/ведущий решить задача:N решение:…`" in tasks
     before = len(t.hidden(PRIVATEER).history())
-    await t.gm.slash(gm, "gm settle", task=0, note="англичане и французы поссорились")
+    await t.gm.slash(gm, "gm settle", task=1, note="англичане и французы поссорились")
     told = [m.content for m in t.hidden(PRIVATEER).history()[before:]] if before else [m.content for m in t.hidden(PRIVATEER).history()]
     assert any("Ведущий решил ваше действие «Поссорить англичан и французов» (день 1.1): англичане и французы поссорились" in c
                for c in told), told

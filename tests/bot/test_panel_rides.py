@@ -160,17 +160,18 @@ async def test_the_fallback_flush_carries_the_panel_too(env):
 
 
 def test_a_long_batch_carries_the_panel_on_its_last_part_never_cut():
-    from altmafia.bot.delivery import LIMIT, PANEL_ROOM, chunks, ride
+    from altmafia.bot.delivery import LIMIT, PANEL_ROOM, ride
     from altmafia.bot.panel import news_above
+    from altmafia.text.split import chunks
 
     block = "🎛 **Action panel** — day 1.2\nYour submissions: —\nPhase deadline: soon"
-    short = chunks(["<@1>", "**— day 1.1 —**", "• news"])
+    short = chunks(["<@1>", "**— day 1.1 —**", "• news"], LIMIT)
     assert ride(short, block, PANEL_ROOM) == [short[0] + "\n" + block]
-    long = chunks(["<@1>"] + [f"• line {i} " + "x" * 80 for i in range(30)])
+    long = chunks(["<@1>"] + [f"• line {i} " + "x" * 80 for i in range(30)], LIMIT)
     assert len(long) == 2 and len(long[-1]) + len(block) + PANEL_ROOM < LIMIT
     out = ride(long, block, PANEL_ROOM)  # on the last chunk, the chunks before it as they were
     assert out == [long[0], long[1] + "\n" + block] and all(len(p) <= LIMIT for p in out)
-    full = chunks(["x" * (LIMIT - 100)])  # no room left for the panel and its redraws: a part of its own
+    full = chunks(["x" * (LIMIT - 100)], LIMIT)  # no room left for the panel and its redraws: a part of its own
     assert ride(full, block, PANEL_ROOM) == [*full, block]
     assert ride([], block) == [block]
     # a redraw keeps the news above the panel, and stays within Discord's limit

@@ -65,7 +65,7 @@ async def test_a_substitution_hands_the_seat_over(env):
     # the role card again, with the newcomer's mention; the public told who replaces whom
     cards = [m.content for m in t.hidden(2).history() if m.content.startswith(f"<@{newcomer.id}>")]
     assert cards, [m.content for m in t.hidden(2).history()]
-    assert any(f"Замена: {name} выбывает, место переходит к <@{newcomer.id}>" in m.content for m in t.channel("public").history())
+    assert any(f"Замена: {name} выбывает, место получает <@{newcomer.id}>" in m.content for m in t.channel("public").history())
     assert any("замена: место" in m.content for m in t.channel("gm").history())
     # the newcomer acts for the seat; the old member is nobody now
     r = await newcomer.slash(t.hidden(2), "action me")

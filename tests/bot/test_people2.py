@@ -9,7 +9,7 @@ from __future__ import annotations
 from storage import Command
 
 from .conftest import LOCALES, perms
-from .helpers import force_resolve, gather, start
+from .helpers import force_resolve, gather, start, started_with
 from .test_restart import restart
 
 
@@ -68,11 +68,7 @@ async def test_no_channel_of_the_dead_where_the_book_forbids_it(env):
 
 
 async def test_the_role_of_the_living(env, settings):
-    t = await gather(env, 6, spectators=0)
-    LOCALES[t.gm.id] = "ru"
-    r = await t.gm.slash(t.lobby, "lobby options", living_role=True)
-    assert not r.response.content.startswith("⛔"), r.response.content
-    await start(t)
+    t = await started_with(env, 6, spectators=0, living_role=True)
     rid = t.info.meta["living_role"]
     assert holders(env, t.guild, rid) == {p.id for p in t.players}
     mentions = [m.content for m in t.channel("public").history() if m.content.startswith(f"<@&{rid}>")]

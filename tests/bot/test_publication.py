@@ -5,11 +5,12 @@ button that publishes them, GMs only, once."""
 
 from __future__ import annotations
 
+import discord
 import pytest
 
 from altmafia.text.i18n import text
 
-from .conftest import LOCALES
+from .conftest import LOCALES, perms
 from .helpers import force_resolve, gather, start
 
 pytestmark = pytest.mark.settings(gm_role="Ведущие")
@@ -69,10 +70,14 @@ async def test_the_public_gets_what_was_public_and_the_gm_the_rest(env):
     assert all(pm in full for pm in PMS) and "[ведущему]" in full and author in full and ANON in full
     assert [c.label for row in review.components for c in row.children] == ["Опубликовать полный разбор"]
 
-    # the channels archived, a player reads the GM channel, but the button is the GMs' only
+    # the channels archived, the review unpublished: a player does not read the GM channel; a
+    # server administrator who is no GM of the game reads it, but the button is the GMs' only
     ask = next(m for m in gm_ch.history() if m.components and "Что сделать с каналами" in m.content)
     await t.gm.click(ask, label="В архив")
-    r = await t.member(0).click(review, label="Опубликовать полный разбор")
+    assert not perms(env, gm_ch, t.member(0)).view_channel
+    admin = t.guild.add_member(env.create_user("админ", global_name="Админ"),
+                               roles=[t.guild.create_role("Админы", permissions=discord.Permissions(administrator=True))])
+    r = await admin.click(review, label="Опубликовать полный разбор")
     assert r.response.ephemeral and r.response.content == "⛔ " + text("en", "err.not_gm"), r.response.content
     assert not t.info.meta.get("review_published")
 

@@ -10,8 +10,9 @@ import re
 from collections import Counter
 
 from altmafia.bot.deadlines import card_times_line
-from altmafia.bot.delivery import chunks
+from altmafia.bot.delivery import LIMIT
 from altmafia.text.cards import role_card
+from altmafia.text.split import split
 
 from .helpers import act, force_resolve, gather, start
 
@@ -56,7 +57,7 @@ async def test_channel_creation_costs_one_call_each(env):
             plang = meta["langs"][str(p.pid)]
             card = (f"<@{p.user_id}>\n" + role_card(game, p.pid, plang, meta["tz"]) + "\n"
                     + card_times_line(game.rules, meta, plang, env.bot.settings.min_phase_minutes))
-            assert posts[str(cid)] == len(chunks(card.split("\n"))), key
+            assert posts[str(cid)] == len(split(card, LIMIT)), key
         elif key == "gm":  # the deal, then the GM's briefing (issue 15 §3), in parts past 2000 characters
             gm_posts = [m.content for m in t.channel("gm").history()]
             assert posts[str(cid)] == len(gm_posts) <= 3 and sum(c.startswith("📋") for c in gm_posts) == 1, gm_posts

@@ -89,9 +89,9 @@ async def test_a_restart_between_the_confirmation_and_the_click(env, settings):
     await t.gm.click(prompt, label="Take it back")
     assert t.game.to_dict() == before and t.info.tick == tick
     assert all(len(notices(t.channel(k))) == 1 for k in grew) and len(reopened(t)) == 1
-    # the confirmation lost its buttons; asked again, there is nothing left to take back
+    # the confirmation lost its buttons; asked again: only one step back, and which it was
     r = await t.gm.slash(t.channel("gm"), "gm undo")
-    assert r.response.content.startswith("⛔") and "no resolve yet" in r.response.content, r.response.content
+    assert r.response.content.startswith("⛔ Only one step back: the resolve of “day 1.1” is undone already"), r.response.content
     assert t.info.tick == tick and len(notices(t.hidden(0))) == 1 and len(reopened(t)) == 1
 
 

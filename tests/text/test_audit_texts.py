@@ -42,7 +42,7 @@ def test_death_by_loss_of_health_and_the_undertakers_healing_in_words(game):
     r = Renderer(game, "ru")  # Eternal Friday's words; the catalog's, whatever the ruleset
     assert r.event(Event(0, "gm.death", {"player": 0, "cause": "hp"}, "gm")) == "Аня погибает (потеря здоровья)."
     assert r.event(Event(0, "friday.gm_healed", {"player": 1, "amount": 20, "ability": "undertaker"}, "gm")) == \
-        "Глеб: +20 ХП (гробовщик)"
+        "Глеб: +20 ХП; источник: гробовщик"
 
 
 def test_a_superseded_team_order_names_who_gave_the_later_one():

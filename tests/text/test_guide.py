@@ -67,8 +67,8 @@ def test_a_gm_task_notice_names_the_command_that_settles_it_with_the_option():
     g.submit(0, "role:privateer_seller:quarrel", [1])
     ev = next(e for e in g.resolve() if e.key == "gm.task")
     ru, en = guide.task_notice(g, ev, "ru"), guide.task_notice(g, ev, "en")
-    assert ru.startswith("Задача для ведущего №0: Глеб использует «Поссорить англичан и французов» → Аня")
-    assert "`/ведущий решить задача:0 решение:…`" in ru and "`/gm settle task:0 note:…`" in en
+    assert ru.startswith("Задача для ведущего №1: Глеб использует «Поссорить англичан и французов» → Аня")
+    assert "`/ведущий решить задача:1 решение:…`" in ru and "`/gm settle task:1 note:…`" in en
     words = guide.ability_text(g, "role:privateer_seller:quarrel", "ru")
     assert (f"«{words}»" in ru) if words else ("нет текста в правилах" in ru)
     g.state.gm_tasks[0]["option"] = "vo"

@@ -46,21 +46,24 @@ BAD = {
                      "players[1] (Борис): unknown stat 'ЗЛ'"),
     "bad_phase": (HEAD + "steps:\n  - phase: afternoon\n", "step 1 (afternoon): phase: 'afternoon' is not a phase of this ruleset (write day 1 or night 1, "),
     "day_zero": (HEAD + "steps:\n  - phase: day 0.1\n", "step 1 (day 0.1): phase: 'day 0.1': days are counted from 1"),
-    "not_a_mapping": ("- one\n- two\n", "a scenario must be a mapping with keys players, ruleset, seed, settings, steps, not a list"),
+    "not_a_mapping": ("- one\n- two\n", "a scenario must be a mapping with keys players, refused, ruleset, seed, settings, start, steps, not a list"),
     "not_yaml": (HEAD + "steps: [\n", "not valid YAML at line"),
     "unknown_ruleset": (HEAD.replace("ruleset: godfather", "ruleset: godfater") + STEP, "its ruleset: no ruleset 'godfater'; known:"),
 }
 
 
+def failures(tmp_path, case: str, text: str) -> tuple[str, list[str]]:
+    path = tmp_path / f"{case}.yaml"
+    path.write_text(text, encoding="utf-8")
+    return str(path), run_file(path).failures
+
+
 @pytest.mark.parametrize("case", sorted(BAD))
 def test_a_bad_scenario_says_what_and_where(tmp_path, case):
     text, expected = BAD[case]
-    path = tmp_path / f"{case}.yaml"
-    path.write_text(text, encoding="utf-8")
-    res = run_file(path)
-    assert not res.ok
-    assert len(res.failures) == 1, res.failures
-    msg = res.failures[0]
+    path, found = failures(tmp_path, case, text)
+    assert len(found) == 1, found
+    msg = found[0]
     assert msg.startswith(f"invalid scenario {path}: "), msg
     assert expected in msg, msg
     for raw in ("invalid literal", "string indices", "object has no attribute", "Traceback"):
@@ -77,3 +80,29 @@ def test_a_scenario_not_in_utf8(tmp_path):
 def test_a_missing_scenario_file(tmp_path):
     res = run_file(tmp_path / "gone.yaml")
     assert res.failures == [f"invalid scenario {tmp_path / 'gone.yaml'}: cannot read the file (No such file or directory)"]
+
+
+# a GM operation the engine refuses is the scenario's failure, named by its file, step and key:
+# the rest of the folder still runs and reports
+REFUSED_GM = {
+    "settle_unknown_task": (HEAD + STEP + "    gm: [{settle_task: {task: 3}}]\n",
+                            "step 1 (day 1.1): gm[0]: settle_task was refused: unknown_task(task=2)"),
+    "gm_after_the_end": (HEAD.replace("settings: {votes: []}", "settings: {votes: [], days: 1}")
+                         + "steps:\n  - {phase: night 1, expect: {phase: over}}\n  - gm: [{remove: {player: Аня}}]\n",
+                         "step 2 (over): gm[0]: remove was refused: game_over"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(REFUSED_GM))
+def test_a_refused_gm_operation_is_one_failure_naming_the_step(tmp_path, case):
+    text, expected = REFUSED_GM[case]
+    assert failures(tmp_path, case, text)[1] == [expected]
+
+
+def test_a_gm_refusal_can_be_expected(tmp_path):
+    path = tmp_path / "expected.yaml"
+    path.write_text(HEAD + STEP + "    rejected:\n      - {gm: {settle_task: {task: 1}}, reason: unknown_task}\n"
+                    "      - {gm: {set_end_day: 99}, reason: bad_end_day}\n", encoding="utf-8")
+    assert run_file(path).failures == []
+    path.write_text(HEAD + STEP + "    rejected:\n      - {gm: {set_end_day: 3}}\n", encoding="utf-8")
+    assert run_file(path).failures == ["step 1 (day 1.1): GM: {'gm': {'set_end_day': 3}} was accepted, expected a refusal"]

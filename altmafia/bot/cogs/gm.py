@@ -24,9 +24,11 @@ from altmafia.bot.interact import (
     D,
     N,
     as_gm,
+    channel_game,
     deadline_text,
     defer,
     games_here,
+    is_gm,
     lang,
     parse_player,
     player_choices,
@@ -36,12 +38,28 @@ from altmafia.bot.interact import (
     reply,
 )
 from altmafia.bot.lobbies import settle_seats
+from altmafia.bot.notice import dead_intro, tell_privately
 from altmafia.text.guide import slash
-from altmafia.text.i18n import Renderer, text
+from altmafia.text.i18n import Renderer, catalog, plural, task_number, text
 from engine import ActionError, Game
 from storage import Command, Post, UndoRefused
 
 from .lobby import ask_end
+
+
+def stamp(at: Any) -> str:
+    """A moment as every reader's client shows it: the date and time, and how far it is."""
+    t = int(at.timestamp())
+    return f"<t:{t}:f> (<t:{t}:R>)"
+
+
+def hours(length: timedelta, lng: str) -> str:
+    """«24 часа», «12 hours»: a phase's length in whole hours (minutes when shorter)."""
+    mins = round(length.total_seconds() / 60)
+    forms = catalog(lng)["plural"]
+    if mins >= 60 and mins % 60 == 0:
+        return f"{mins // 60} {plural(mins // 60, forms['hour'], lng)}"
+    return f"{mins} {plural(mins, forms['minute'], lng)}"
 
 
 class Refused(Exception):
@@ -71,7 +89,13 @@ def preview_text(game: Game, lng: str) -> str:
     return "\n".join(lines)
 
 
+@app_commands.default_permissions(manage_guild=True)
 class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
+    """The GM's commands. Discord shows ``/gm`` by default only to members who may manage the
+    server (``default_member_permissions``); a server's admins open it to their GM role (or to
+    everyone) in Server Settings → Integrations. Who may use it is still the bot's own check
+    (``interact.is_gm``: the game's GMs and the GM role), whoever Discord shows it to."""
+
     def __init__(self, bot: Any) -> None:
         self.bot = bot
         super().__init__()
@@ -110,11 +134,26 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
         gid, game = found
         lng = lang(interaction)
         info = self.bot.store.info(gid)
+        r = Renderer(game, lng)
+        phase = r.label(game.info.label)
+        lines = [text(lng, "gm.confirm_resolve", phase=phase)]
         view = discord.ui.View(timeout=600)
         view.add_item(GameButton("resolve", gid, info.tick, text(lng, "btn.resolve"), discord.ButtonStyle.danger))
+        if not info.meta.get("paused"):
+            # the next phase's deadline either way: its period's end in the calendar, or its
+            # whole length from now; the GM chooses (two buttons) when they differ
+            sched = self.bot.scheduler
+            calendar = sched.next_deadline(gid, info.tick + 1, hurried=True, full=False)
+            full = sched.next_deadline(gid, info.tick + 1, hurried=True, full=True)
+            nxt = r.label(game.clock.info(info.tick + 1).label)
+            if abs((full - calendar).total_seconds()) < 60:
+                lines.append(text(lng, "gm.resolve_next", phase=nxt, deadline=stamp(calendar)))
+            else:
+                lines.append(text(lng, "gm.resolve_choice", phase=nxt, calendar=stamp(calendar), full=stamp(full),
+                                  length=hours(full - now(), lng)))
+                view.add_item(GameButton("resolvefull", gid, info.tick, text(lng, "btn.resolve_full"), discord.ButtonStyle.danger))
         view.add_item(GameButton("cancel", gid, info.tick, text(lng, "btn.cancel")))
-        phase = Renderer(game, lng).label(game.info.label)
-        await reply(interaction, text(lng, "gm.confirm_resolve", phase=phase), view=view)
+        await reply(interaction, "\n".join(lines), view=view)
 
     @app_commands.command(name=N("gm.extend"), description=D("gm.extend"))
     @app_commands.rename(minutes=N("gm.minutes"))
@@ -355,6 +394,10 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
         if found is None:
             return
         gid, game, pid, sid = found
+        if not on and not game.player(pid).has(sid):  # nothing to clear: said, not «done»
+            r = Renderer(game, lang(interaction))
+            await refuse(interaction, "err.status_not_held", player=r.player(pid), status=r.status(sid))
+            return
         await defer(interaction)
         cmd = (Command.gm("set_status", pid=pid, status=sid, cycles=cycles, user_id=interaction.user.id, request_id=str(interaction.id))
                if on else Command.gm("clear_status", pid=pid, status=sid, user_id=interaction.user.id, request_id=str(interaction.id)))
@@ -422,7 +465,7 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
             mark = "✅" if t.get("settled") else "⏳"
             settled = t.get("settled")
             note = f" — {settled}" if isinstance(settled, str) else ""
-            lines.append(text(lng, "gm.task_line", mark=mark, n=i, phase=r.label(game.clock.info(t["tick"]).label), actor=r.player(t["actor"]),
+            lines.append(text(lng, "gm.task_line", mark=mark, n=task_number(i), phase=r.label(game.clock.info(t["tick"]).label), actor=r.player(t["actor"]),
                               ability=r.ability(t["ability"]), targets=", ".join(r.player(x) for x in t["targets"]) or "—",
                               option=t.get("option") or "", note=note))
         if any(not t.get("settled") for t in game.state.gm_tasks):
@@ -432,17 +475,17 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
     @app_commands.command(name=N("gm.settle"), description=D("gm.settle"))
     @app_commands.rename(task=N("gm.task"), note=N("gm.note"))
     @app_commands.describe(task=D("gm.task"), note=D("gm.note"))
-    async def settle(self, interaction: discord.Interaction, task: app_commands.Range[int, 0, 10000], note: str = "") -> None:
+    async def settle(self, interaction: discord.Interaction, task: app_commands.Range[int, 1, 10000], note: str = "") -> None:
         found = await as_gm(self.bot, interaction)
         if found is None:
             return
         gid, game = found
-        if task >= len(game.state.gm_tasks):
+        if task > len(game.state.gm_tasks):  # numbered from 1 (text.i18n.task_number)
             await refuse(interaction, "err.unknown_task", n=task)
             return
         await defer(interaction)
         line = self.log_post(gid, interaction, "gm.act_settle", n=task, note=note or "—")
-        if not await self.apply(interaction, gid, game, Command.gm("settle_task", index=task, note=note, user_id=interaction.user.id,
+        if not await self.apply(interaction, gid, game, Command.gm("settle_task", index=task - 1, note=note, user_id=interaction.user.id,
                                                                    request_id=str(interaction.id)), log=line):
             return
         await reply(interaction, text(lang(interaction), "gm.done"))
@@ -526,6 +569,10 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
             return
         await settle_seats(self.bot, gid)
         await reply(interaction, text(lang(interaction), "gm.done"))
+        if old_user:  # they have lost every channel of the game: a DM is where the bot reaches them
+            glang = info.meta.get("lang", "ru")
+            await tell_privately(self.bot, gid, int(old_user), text(glang, "notice.substituted", title=info.meta.get("title", gid),
+                                                                    player=old_name), once=f"substituted:{interaction.id}")
 
     @app_commands.command(name=N("gm.remove"), description=D("gm.remove"))
     @app_commands.rename(player=N("gm.player"), mode=N("gm.mode"))
@@ -550,7 +597,54 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
             return
         await self.bot.channel_manager.sync(gid)
         await reply(interaction, text(lang(interaction), "gm.done"))
+        await self.removed_notice(gid, pid, mode.value)
         await self.bot.scheduler.end_early(gid)
+
+    async def removed_notice(self, gid: str, pid: int, mode: str) -> None:
+        """The removed player reads, in their hidden channel (they keep it, as the dead do), that
+        the GM took them out and where the dead talk; the channel of the dead its intro."""
+        info = self.bot.store.info(gid)
+        game = self.bot.store.game(gid)
+        plang = info.meta.get("langs", {}).get(str(pid)) or info.meta.get("lang", "ru")
+        dead = info.meta.get("channels", {}).get("dead")
+        lines = [text(plang, f"notice.removed_{mode}")]
+        lines.append(text(plang, "notice.removed_dead", channel=f"<#{dead}>") if dead else text(plang, "notice.removed_public"))
+        uid = game.player(pid).user_id
+        await self.bot.deliverer.post(gid, f"player:{pid}", (f"<@{uid}> " if uid else "") + "\n".join(lines), mention=uid or 0,
+                                      once=f"removed:{pid}")
+        await dead_intro(self.bot, gid)
+
+    @app_commands.command(name=N("gm.spectate"), description=D("gm.spectate"))
+    @app_commands.rename(member=N("gm.member"))
+    @app_commands.describe(member=D("gm.member"))
+    async def spectate(self, interaction: discord.Interaction, member: discord.Member) -> None:
+        """The GM makes a member a spectator (no approval asked): they read what spectators read,
+        and are told so by DM (the channels are new to them)."""
+        found = await as_gm(self.bot, interaction)
+        if found is None:
+            return
+        gid, game = found
+        info = self.bot.store.info(gid)
+        if member.bot:
+            await refuse(interaction, "err.spectate_bot")
+            return
+        if member.id in info.gm_user_ids or any(p.user_id == member.id for p in game.state.players):
+            await refuse(interaction, "err.spectate_player", name=member.display_name)
+            return
+        if member.id in info.meta.get("spectators", []):
+            await refuse(interaction, "err.already_spectator", name=member.display_name)
+            return
+        await defer(interaction)
+        await self.bot.store.update_meta(gid, lambda m: m.update(
+            pending_spectators=[u for u in m.get("pending_spectators", []) if u != member.id]))
+        await self.bot.channel_manager.add_spectator(gid, member.id)
+        await reply(interaction, text(lang(interaction), "gm.done"))
+        await self.log(gid, interaction, "gm.act_spectate", name=member.display_name)
+        glang = info.meta.get("lang", "ru")
+        chans = self.bot.store.info(gid).meta.get("channels", {})
+        await tell_privately(self.bot, gid, member.id, text(glang, "notice.spectating", title=info.meta.get("title", gid),
+                                                            public=f"<#{chans.get('public')}>"), once=f"spectate:{interaction.id}")
+        await dead_intro(self.bot, gid)
 
     @app_commands.command(name=N("gm.unspectate"), description=D("gm.unspectate"))
     @app_commands.rename(member=N("gm.member"))
@@ -568,11 +662,21 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
         await self.bot.channel_manager.remove_spectator(gid, member.id)
         await reply(interaction, text(lang(interaction), "gm.done"))
         await self.log(gid, interaction, "gm.act_unspectate", name=member.display_name)
+        info = self.bot.store.info(gid)
+        await tell_privately(self.bot, gid, member.id, text(info.meta.get("lang", "ru"), "notice.unspectated",
+                                                            title=info.meta.get("title", gid)), once=f"unspectate:{interaction.id}")
 
     @app_commands.command(name=N("gm.undo"), description=D("gm.undo"))
     async def undo(self, interaction: discord.Interaction) -> None:
         """Take back the last resolve (a confirmation first): refused once anything happened
-        since (a submission, a vote, a PM…) or the game is over (altmafia/bot/undo.py)."""
+        since (a submission, a vote, a PM…) or the game is over (altmafia/bot/undo.py). Only
+        one step back: after an undo, the refusal says which resolve it took back."""
+        here = channel_game(self.bot, interaction)
+        if here is not None and not games_here(self.bot, interaction):  # this channel's game is over
+            info = self.bot.store.info(here) if self.bot.store.has(here) else await self.bot.store.find(here)
+            if info is not None and is_gm(self.bot, interaction, info.gm_user_ids, info.players):
+                await refuse(interaction, "err.undo_over")
+                return
         found = await as_gm(self.bot, interaction)
         if found is None:
             return
@@ -581,6 +685,10 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
         try:
             target = await self.bot.store.undo_target(gid)
         except UndoRefused as exc:
+            undone = await self.last_undone(gid) if exc.key in ("err.undo_nothing", "err.undo_moved_on") else None
+            if undone is not None:
+                await refuse(interaction, "err.undo_again", phase=Renderer(game, lng).label(game.clock.info(undone).label))
+                return
             await refuse(interaction, exc.key)
             return
         info = self.bot.store.info(gid)
@@ -590,6 +698,17 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
         r = Renderer(game, lng)
         await reply(interaction, text(lng, "gm.confirm_undo", phase=r.label(game.clock.info(target["tick"]).label),
                                       now=r.label(game.info.label)), view=view)
+
+    async def last_undone(self, gid: str) -> int | None:
+        """The tick of the resolve the last undo took back, when nothing but deadline moves
+        came after that undo (a second undo in a row); None otherwise."""
+        journal = await self.bot.store.journal(gid)
+        last = next((e for e in reversed(journal) if e["kind"] != "deadline"), None)
+        if last is None or last["kind"] != "undo":
+            return None
+        seq = last["args"].get("resolve_seq")
+        resolved = next((e for e in journal if e.get("seq") == seq), None)
+        return resolved.get("tick") if resolved else None
 
     # ---- autocomplete ---------------------------------------------------------------------------
     def _game(self, interaction: discord.Interaction) -> Game | None:

@@ -27,6 +27,7 @@ from altmafia.bot.interact import (
 )
 from altmafia.bot.living import can_manage_roles
 from altmafia.bot.settings import SettingsError, check_timezone
+from altmafia.text.guide import slash
 from altmafia.text.i18n import count, lang_of, text
 from config.loader import RulesetFileError, available_rulesets, load_ruleset
 
@@ -52,6 +53,21 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
             return here[0]
         if not quiet:
             await refuse(interaction, "err.many_lobbies" if found else "err.no_lobby")
+        return None
+
+    async def no_lobby(self, interaction: discord.Interaction, running_key: str) -> None:
+        """The refusal of a sign-up move where no lobby is open: the game begun from this channel
+        (or whose channel this is) is running (``running_key``, naming it), else no lobby here."""
+        store = self.bot.store
+        here = channel_game(self.bot, interaction)
+        running = [i for i in store.games() if i.status == "running" and i.guild_id == interaction.guild_id
+                   and (i.game_id == here or i.meta.get("lobby_channel") == interaction.channel_id)]
+        if len(running) == 1:
+            await refuse(interaction, running_key, title=running[0].meta.get("title", running[0].game_id),
+                         spectate=slash(lang(interaction), "lobby", "spectate"))
+            return None
+        found = await store.lobbies(interaction.guild_id)
+        await refuse(interaction, "err.many_lobbies" if found else "err.no_lobby")
         return None
 
     async def change(self, interaction: discord.Interaction, lobby_id: str, fn: Any) -> tuple[dict[str, Any], Any] | None:
@@ -113,6 +129,8 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
         when = "\n".join(deadlines.times_lines(rules, None, tz, game_lang, self.bot.settings.min_phase_minutes))
         body += f"\n{when}\n" + text(game_lang, "lobby.times_hint")
         await reply(interaction, body + (f"\n{note}" if note else ""), ephemeral=False, allowed_mentions=discord.AllowedMentions.none())
+        if not interaction.permissions.manage_guild:  # /gm is shown by default to who manages the server (cogs/gm.py)
+            await reply(interaction, text(lang(interaction), "start.gm_commands_hidden"))
 
     @create.autocomplete("ruleset")
     async def ruleset_ac(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
@@ -132,7 +150,7 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
     @app_commands.rename(role=N("lobby.join.role"))
     @app_commands.describe(role=D("lobby.join.role"))
     async def join(self, interaction: discord.Interaction, role: str | None = None) -> None:
-        found = await self.lobby_here(interaction)
+        found = await self.lobby_here(interaction, quiet=True) or await self.no_lobby(interaction, "err.join_running")
         if found is None:
             return
         lobby_id, lobby = found
@@ -199,7 +217,7 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
 
     @app_commands.command(name=N("lobby.leave"), description=D("lobby.leave"))
     async def leave(self, interaction: discord.Interaction) -> None:
-        found = await self.lobby_here(interaction)
+        found = await self.lobby_here(interaction, quiet=True) or await self.no_lobby(interaction, "err.leave_running")
         if found is None:
             return
         lobby_id, lobby = found
@@ -411,6 +429,9 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
     # ---- start / end ----------------------------------------------------------------------------
     @app_commands.command(name=N("lobby.start"), description=D("lobby.start"))
     async def start(self, interaction: discord.Interaction) -> None:
+        """Start the game (its GM). Deferred (ephemerally) before the first REST call: the GM
+        role's check fetches every player, the start makes every channel. The GM is answered
+        privately (with the GM channel), the table publicly where it gathered."""
         found = await self.lobby_here(interaction)
         if found is None:
             return
@@ -418,13 +439,14 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
         if not is_gm(self.bot, interaction, lobby["gms"], lobby["players"]):
             await refuse(interaction, "err.not_gm")
             return
-        gm_players = await self.gm_role_players(interaction, lobby)
-        if gm_players:  # given the GM role after signing up: they leave first, or the role goes
-            await refuse(interaction, "err.gm_role_players", names=", ".join(gm_players))
-            return
         lock = self.starting.setdefault(lobby_id, asyncio.Lock())
         if lock.locked():
             await refuse(interaction, "err.lobby_starting")
+            return
+        await defer(interaction)
+        gm_players = await self.gm_role_players(interaction, lobby)
+        if gm_players:  # given the GM role after signing up: they leave first, or the role goes
+            await refuse(interaction, "err.gm_role_players", names=", ".join(gm_players))
             return
         async with lock:
 
@@ -436,10 +458,14 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
             if done is None:
                 return
             lobby = done[0]
-            await defer(interaction, ephemeral=False)
-            gid = await lobbies.start(self.bot, lobby_id, lobby)
-        cid = self.bot.store.info(gid).meta["channels"]["public"]
-        await reply(interaction, text(lobby["lang"], "lobby.started", channel=f"<#{cid}>"), ephemeral=False)
+            try:
+                gid = await lobbies.start(self.bot, lobby_id, lobby)
+            except lobbies.LobbyError as exc:  # nothing of it left: the lobby is open again
+                await refuse(interaction, exc.key, **exc.args_)
+                return
+        channels = self.bot.store.info(gid).meta["channels"]
+        await reply(interaction, text(lang(interaction), "start.done_gm", gm=f"<#{channels['gm']}>"))
+        await reply(interaction, text(lobby["lang"], "lobby.started", channel=f"<#{channels['public']}>"), ephemeral=False)
 
     async def gm_role_players(self, interaction: discord.Interaction, lobby: dict[str, Any]) -> list[str]:
         """The signed-up players who hold the server's GM role now (given it after signing up).

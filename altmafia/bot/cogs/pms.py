@@ -86,7 +86,7 @@ class PmForm(discord.ui.Modal):
     """A PM in a form: the recipient (a select) and the text (several lines)."""
 
     def __init__(self, bot: Any, game: Game, pid: int, lng: str) -> None:
-        super().__init__(title=text(lng, "form.pm_title")[:45], timeout=None)
+        super().__init__(title=text(lng, "form.letter_title" if game.rules.mail else "form.pm_title")[:45], timeout=None)
         self.bot = bot
         options = [discord.SelectOption(label=game.player(q).name[:100], value=str(q)) for q in recipients(game, pid)][:25]
         self.to: discord.ui.Select[Any] = discord.ui.Select(custom_id="to", options=options or [discord.SelectOption(label="—", value="-")])

@@ -65,7 +65,7 @@ class FridayLynch(Lynch):
             return int(v) if v == int(v) else v
 
         shown = sorted(((c, num(n)) for c, n in tally.items()), key=lambda kv: (-kv[1], str(kv[0])))
-        publish_tally(g, vdef, [[c, n] for c, n in shown], ballots)
+        publish_tally(g, vdef, [[c, n] for c, n in shown], ballots, nobody_follows=True)
         top = max([n for n in tally.values()] or [0])
         if top <= 0:
             g.emit("vote.nobody", "public", vote=vdef.id)

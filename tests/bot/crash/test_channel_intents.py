@@ -14,9 +14,8 @@ class Killed(Exception):
     pass
 
 
-async def test_a_start_cut_after_a_channel_was_made_and_before_its_id_was_saved(env, settings):
-    t = await gather(env, 5, spectators=0)
-    store = t.store
+def die_saving_the_votes_channel(store) -> None:
+    """The process dies when the lobby would save the votes channel's id: made, not saved."""
     real = store.update_lobby
 
     async def dies_on_the_votes_channel(lobby_id, fn):
@@ -27,6 +26,12 @@ async def test_a_start_cut_after_a_channel_was_made_and_before_its_id_was_saved(
         return await real(lobby_id, fn)
 
     store.update_lobby = dies_on_the_votes_channel
+
+
+async def test_a_start_cut_after_a_channel_was_made_and_before_its_id_was_saved(env, settings):
+    t = await gather(env, 5, spectators=0)
+    store = t.store
+    die_saving_the_votes_channel(store)
     await t.gm.slash(t.lobby, "lobby start")
     assert [e for e in env.errors if "before save" in str(e)]
     assert not store.games()

@@ -102,9 +102,11 @@ def check_resolve(g: Game, seed: int, before: dict, events: list) -> None:
                 p = g.player(pid)
                 assert g.alive(p) and not g.active(p, "coma"), f"seed {seed}: {e.key} reached {p.name} (dead or in a coma)"
     if kind == "day":
+        # every day's vote is told once: its tally, or «Никто не проголосовал» alone
         counted = [e for e in events if e.key == "vote.tally"]
-        assert len(counted) == 1
-        assert all(c in before["alive"] for c, _ in counted[0].args["tally"] if isinstance(c, int)), f"seed {seed}: a vote for the dead"
+        nobody = [e for e in events if e.key == "vote.nobody"]
+        assert len(counted) + (not counted and len(nobody)) == 1
+        assert all(c in before["alive"] for e in counted for c, _ in e.args["tally"] if isinstance(c, int)), f"seed {seed}: a vote for the dead"
     for p in g.state.players:
         hp, cap = p.stats["hp"], p.stats["hp_max"]
         word = [s for s in p.statuses if s in word_ids(g)]
