@@ -21,13 +21,12 @@ import discord
 #: The permissions README.md asks for when the bot is invited, and nothing else. The bot's
 #: managed role gets exactly these in every strict test.
 INVITE_PERMISSION_NAMES = ("view_channel", "manage_channels", "manage_roles", "send_messages",
-                           "read_message_history", "embed_links", "attach_files", "manage_messages")
-_PERMISSION_BITS = {"view_channel": 1 << 10, "manage_channels": 1 << 4, "manage_roles": 1 << 28,
-                    "send_messages": 1 << 11, "read_message_history": 1 << 16, "embed_links": 1 << 14,
-                    "attach_files": 1 << 15, "manage_messages": 1 << 13}
-INVITE_PERMISSIONS = sum(_PERMISSION_BITS[name] for name in INVITE_PERMISSION_NAMES)
-MANAGE_ROLES = _PERMISSION_BITS["manage_roles"]
+                           "read_message_history", "embed_links", "attach_files", "manage_messages",
+                           "add_reactions", "create_public_threads", "create_private_threads",
+                           "send_messages_in_threads")
 _ALL_BITS = dict(discord.Permissions.VALID_FLAGS)
+INVITE_PERMISSIONS = sum(_ALL_BITS[name] for name in INVITE_PERMISSION_NAMES)
+MANAGE_ROLES = _ALL_BITS["manage_roles"]
 
 #: Message "Create Message": with ``enforce_nonce`` a nonce "will be checked for uniqueness in
 #: the past few minutes"; the layer keeps each nonce this many seconds of virtual time.
