@@ -4,13 +4,17 @@ one limit a test, on a bare discord.py bot (the layer is tested apart from altma
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import discord
 import pytest
 import pytest_asyncio
 import simcord
 from discord import app_commands
+
+from altmafia.bot import permissions
 
 from . import discord_limits as limits
 from . import strict_discord
@@ -74,6 +78,17 @@ async def test_the_bot_role_holds_the_invite_permissions_only(strict):
     role = next(r for r in strict.env.bot.guilds[0].roles if r.managed)
     assert role.permissions.value == limits.INVITE_PERMISSIONS
     assert perms.manage_roles and perms.manage_channels and not perms.administrator
+
+
+def test_the_invite_permissions_are_the_readme_s():
+    """The layer's bot role holds the README's list, read from its marked block (Discord's
+    names): both are ``altmafia.bot.permissions.INVITE``."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    block = readme.split("<!-- invite permissions -->")[1].split("<!-- end of invite permissions -->")[0]
+    named = {"_".join(n.lower().split()) for n in re.findall(r"\*\*([^*]+)\*\*", block)}
+    named = {"view_channel" if n == "view_channels" else n for n in named}
+    assert named == set(permissions.INVITE_BITS)
+    assert permissions.INVITE.value == limits.INVITE_PERMISSIONS
 
 
 async def test_content_over_2000_characters_is_refused(strict):
@@ -201,7 +216,7 @@ async def test_an_overwrite_with_a_bit_the_bot_lacks_is_refused(strict):
         await i.response.defer()
         ow = {i.guild.default_role: discord.PermissionOverwrite(view_channel=False, send_messages=True)}
         channel = await i.guild.create_text_channel("fine", overwrites=ow)
-        await channel.set_permissions(i.guild.default_role, add_reactions=False)
+        await channel.set_permissions(i.guild.default_role, manage_webhooks=False)
 
     outcome = await run(strict, held)
     assert isinstance(outcome, discord.Forbidden), outcome
