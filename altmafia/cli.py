@@ -8,9 +8,11 @@ loading discord.py, aiohttp or matplotlib (start-up time); those imports say so.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -135,9 +137,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 async def serve(bot: Any, token: str) -> None:
     """``bot.run`` with SIGTERM (systemd, ``docker stop``) closing the bot as Ctrl-C does: the
     scheduler stopped, the database closed, the gateway left."""
-    import asyncio  # imported here: start-up time (the module's docstring)
-    import contextlib
-    import signal
+    # imported here: start-up time (the module's docstring)
+    import asyncio
 
     loop = asyncio.get_running_loop()
     closing: list[asyncio.Task[None]] = []
@@ -189,6 +190,13 @@ def cmd_scenario(args: argparse.Namespace) -> int:
 
 
 def cmd_rules(args: argparse.Namespace) -> int:
+    lang = args.lang
+    if args.reference:
+        # imported here: start-up time (the module's docstring)
+        from .tools.reference import reference
+
+        print("\n".join(reference(lang)))
+        return 0
     if not args.ruleset:
         bad = 0
         for rid, path in available_rulesets(include_tests=args.all).items():
@@ -197,23 +205,35 @@ def cmd_rules(args: argparse.Namespace) -> int:
                 print(f"{rid:20} {r.names.ru} / {r.names.en}  ({len(r.roles)} roles, {len(r.characters)} characters)")
             except RulesetFileError as exc:
                 bad += 1
-                print(exc, file=sys.stderr)
+                print(exc.render(lang), file=sys.stderr)
         return 1 if bad else 0
     if is_path(args.ruleset) and (code := missing_path([args.ruleset], "ruleset file")) is not None:
         return code
+    notes: list[RulesetFileError] = []
     try:
-        r = load_ruleset_file(args.ruleset) if args.ruleset.endswith((".yaml", ".yml")) else load_ruleset(args.ruleset, include_tests=True)
+        if args.ruleset.endswith((".yaml", ".yml")):
+            r = load_ruleset_file(args.ruleset, notes)
+        else:
+            r = load_ruleset(args.ruleset, include_tests=True)
     except RulesetFileError as exc:
-        print(exc, file=sys.stderr)
+        print(exc.render(lang), file=sys.stderr)
         return 1
-    lang = args.lang
+    # imported here: start-up time (the module's docstring)
+    from config.texts import say
+
+    from .tools.coverage import features, gaps, scenario_use, table, text_gaps
+    from .tools.reference import summary
+
     print(f"{getattr(r.names, lang)} [{r.id}]")
     print("  " + ", ".join(f"{getattr(s.abbr, lang)} ({s.visibility})" for s in r.stats))
+    for line in summary(r, lang):
+        print(line)
+    for note in notes:
+        print(say(lang, "rules.note", text=note.render(lang)), file=sys.stderr)
     for kind, steps in r.steps.items():
         print(f"  {kind}: " + " → ".join(s.id for s in steps))
-    # imported here: start-up time (the module's docstring)
-    from .tools.coverage import features, gaps, scenario_use, table, text_gaps
-
+    if args.summary:
+        return 0
     use = scenario_use(r)
     rows = table(r, lang, use)
     head = ("owner", "slot", "ability", "step", "frequency", "implemented", "scenarios")
@@ -323,6 +343,10 @@ def cmd_backup(args: argparse.Namespace) -> int:
     # imported here: start-up time (the storage loads only for the commands that need it)
     from storage.sqlite import backup
 
+    if Path(args.out).resolve() == Path(args.db).resolve():
+        print(f"altmafia: {args.db} and {args.out} are the same file: name another file for the copy "
+              "(for example altmafia-backup.sqlite3).", file=sys.stderr)
+        return 1
     try:
         done = backup(args.db, args.out)
     except StorageError as exc:
@@ -363,6 +387,8 @@ def build_parser() -> argparse.ArgumentParser:
     ru.add_argument("--lang", choices=["ru", "en"], default="ru")
     ru.add_argument("--all", action="store_true", help="include the test-only rulesets")
     ru.add_argument("--coverage", action="store_true", help="the ability table; exit 1 while any ability lacks an implementation or a scenario")
+    ru.add_argument("--reference", action="store_true", help="every op, implementation, step, vote, victory, check and passive a ruleset may use, with parameters")
+    ru.add_argument("--summary", action="store_true", help="what a GM tunes only (calendar, table and deck, quotas, thresholds, votes, victory, roles), without the ability table")
     ru.set_defaults(func=cmd_rules)
     si = sub.add_parser("simulate", help="play many games with automatic players: win rates, game length, abilities, victory paths")
     si.add_argument("--ruleset", default="godfather", help="a ruleset id (shipped or test-only) or a .yaml file")

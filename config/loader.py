@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -10,7 +11,9 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from engine.ruleset import Ruleset
+from engine.ruleset import Problem, Ruleset, RulesetProblems
+
+from .texts import known_values, say
 
 RULESETS_DIR = Path(__file__).parent / "rulesets"
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the C parser when PyYAML has it
@@ -19,7 +22,31 @@ TEST_RULESETS_DIR = Path(__file__).resolve().parent.parent / "tests" / "rulesets
 
 
 class RulesetFileError(Exception):
-    """A ruleset file that cannot be used: the message names the file and the bad entry."""
+    """A ruleset file that cannot be used: the message names the file and the bad entry.
+
+    ``key`` is a text of ``config/messages/<lang>.variants.yaml`` (section ``variants``) filled
+    with ``args``; a schema error adds one :class:`~engine.ruleset.Problem` per line. ``str()``
+    is the English text, :meth:`render` the text in either language. A plain message (no such
+    key) reads the same in both."""
+
+    def __init__(self, key: str, problems: list[Problem] | None = None, /, *, hint: tuple[Any, Any] | None = None,
+                 **args: Any) -> None:
+        self.key, self.args_, self.problems = key, {k: str(v) for k, v in args.items()}, list(problems or [])
+        self.hint = (str(hint[0]), [str(k) for k in hint[1]]) if hint else None  # (unknown name, known names)
+        super().__init__(self.render("en"))
+
+    def render(self, lang: str) -> str:
+        head = say(lang, self.key, **self.args_) + (known_values(lang, *self.hint) if self.hint else "")
+        return "\n".join([head, *(say(lang, "loader.at", where=p.where, what=problem_text(lang, p)) for p in self.problems)])
+
+
+def problem_text(lang: str, p: Problem) -> str:
+    """One problem of a ruleset in ``lang``: the table's text (the engine's English when the
+    table lacks it), then the known values and the close ones when a name is unknown."""
+    text = say(lang, f"problem.{p.key}", p.text, **p.args) if p.key else p.text
+    if p.name is not None and p.known:
+        text += known_values(lang, p.name, p.known)
+    return text
 
 
 def _path_of(loc: tuple[Any, ...], data: Any) -> str:
@@ -47,37 +74,38 @@ def _path_of(loc: tuple[Any, ...], data: Any) -> str:
 
 def parse_ruleset(data: Any, source: str) -> Ruleset:
     if not isinstance(data, dict):
-        raise RulesetFileError(f"{source}: a ruleset must be a mapping at the top level")
+        raise RulesetFileError("loader.not_mapping", file=source)
     try:
         return Ruleset.model_validate(data)
     except ValidationError as exc:
-        problems: list[str] = []
+        problems: list[Problem] = []
         for err in exc.errors():
-            where = _path_of(err["loc"], data)
+            where = _path_of(err["loc"], data) if err["loc"] else ""
+            cause = (err.get("ctx") or {}).get("error")
+            if isinstance(cause, RulesetProblems):
+                # the cross-checks of the whole ruleset (or of one entry): one problem per line
+                problems += [replace(p, where=".".join(w for w in (where, p.where) if w) or "(top level)") for p in cause.problems]
+                continue
             msg = str(err["msg"]).removeprefix("Value error, ")
-            if not err["loc"]:
-                # the cross-checks of the whole ruleset: one ``path: message`` per line
-                problems += msg.splitlines()
-            else:
-                problems.append(f"{where}: {msg}")
-        n = len(problems)
-        lines = [f"{source}: the ruleset is not valid ({n} problem{'' if n == 1 else 's'}):"]
-        lines += [f"  - at {p}" for p in problems]
-        raise RulesetFileError("\n".join(lines)) from None
+            ctx = {k: v for k, v in (err.get("ctx") or {}).items() if k != "error"}
+            key = None if cause is not None else err["type"]
+            problems.append(Problem(where or "(top level)", f"pydantic.{key}" if key else "", msg, ctx))
+        raise RulesetFileError("loader.not_valid", problems, file=source, n=len(problems),
+                               s="" if len(problems) == 1 else "s") from None
 
 
 def _read_yaml(path: Path) -> Any:
     try:
         raw = path.read_bytes()
     except OSError as exc:
-        raise RulesetFileError(f"{path}: cannot read the ruleset file ({exc.strerror or exc})") from None
+        raise RulesetFileError("loader.cannot_read", file=path, why=exc.strerror or exc) from None
     text = decode_utf8(raw, path, RulesetFileError)
     try:
         return yaml.load(text, Loader=_Loader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        raise RulesetFileError(f"{path}: not valid YAML{where}: {getattr(exc, 'problem', exc)}") from None
+        line, column = (mark.line + 1, mark.column + 1) if mark else ("?", "?")
+        raise RulesetFileError("loader.not_yaml", file=path, line=line, column=column, why=getattr(exc, "problem", exc)) from None
 
 
 def decode_utf8(raw: bytes, path: Path | str, error: type[Exception]) -> str:
@@ -93,40 +121,152 @@ def decode_utf8(raw: bytes, path: Path | str, error: type[Exception]) -> str:
         ) from None
 
 
+# A variant (``extends:``) edits its base's lists entry by entry: an entry is found by the first
+# of these keys that every entry of the base's list has (``id``; a table's decks by ``upto``).
+ENTRY_KEYS = ("id", "upto")
+# a variant's instructions on an entry, not the entry's data (docs/variants.md)
+EDIT_KEYS = ("remove", "after", "before")
+# a variant that keeps fewer than half of a base's list of at least this many entries is told so
+DROP_NOTE_FROM = 4
+
+
+def entry_key(entries: list[Any]) -> str | None:
+    """The key a list's entries are found by, or None (a list of plain values: replaced whole)."""
+    if not entries or not all(isinstance(e, dict) for e in entries):
+        return None
+    return next((k for k in ENTRY_KEYS if all(k in e for e in entries)), None)
+
+
+class Merge:
+    """A variant's keys on top of its base. Mappings merge key by key. A list whose entries
+    have ids merges entry by entry: an entry with a new id is added (at the end, or ``after:`` /
+    ``before:`` another id), an entry with an id of the base changes only the keys it names
+    (its own lists merge the same way), ``{id: x, remove: true}`` takes entry ``x`` out, and
+    ``{replace: [...]}`` replaces the whole list. Any other list is replaced whole. ``notes``
+    collects what a GM should check: a list that keeps fewer than half of its base."""
+
+    def __init__(self, source: Path, base: str) -> None:
+        self.source, self.base = source, base
+        self.notes: list[tuple[str, dict[str, Any]]] = []
+
+    def fail(self, code: str, /, hint: tuple[Any, Any] | None = None, **args: Any) -> RulesetFileError:
+        return RulesetFileError(code, file=self.source, hint=hint, **args)
+
+    def mapping(self, base: dict[str, Any], over: dict[str, Any], where: str = "") -> dict[str, Any]:
+        out = copy.deepcopy(base)
+        for k, v in over.items():
+            at = f"{where}.{k}" if where else str(k)
+            old = out.get(k)
+            if isinstance(old, dict) and isinstance(v, dict):
+                out[k] = self.mapping(old, v, at)
+            elif isinstance(old, list):
+                out[k] = self.list(old, v, at)
+            else:
+                out[k] = copy.deepcopy(v)
+        return out
+
+    def list(self, base: list[Any], over: Any, where: str) -> Any:
+        key = entry_key(base)
+        if isinstance(over, dict) and set(over) == {"replace"}:
+            new = copy.deepcopy(over["replace"])
+            self.dropped(base, new, key, where)
+            return new
+        if isinstance(over, dict) and key is not None:
+            raise self.fail("loader.list_edit", where=where, key=key)
+        if key is None or not isinstance(over, list):
+            return copy.deepcopy(over)
+        out = copy.deepcopy(base)
+        for i, entry in enumerate(over):
+            if not isinstance(entry, dict) or key not in entry:
+                raise self.fail("loader.entry_without_key", where=f"{where}[{i}]", key=key)
+            ident = entry[key]
+            at = f"{where}[{i}] ({ident})"
+            ids = [e.get(key) for e in out]
+            edits = {k: entry[k] for k in EDIT_KEYS if k in entry}
+            body = {k: v for k, v in entry.items() if k not in EDIT_KEYS}
+            if edits.get("remove") is True:
+                if ident not in ids:
+                    raise self.fail("loader.remove_unknown", where=at, id=ident, base=self.base, hint=(ident, ids))
+                if len(body) > 1 or len(edits) > 1:
+                    raise self.fail("loader.remove_only", where=at)
+                del out[ids.index(ident)]
+                continue
+            if "remove" in edits:
+                raise self.fail("loader.remove_only", where=at)
+            if ident in ids:
+                j = ids.index(ident)
+                body = self.mapping(out.pop(j), body, f"{where}.{ident}")
+                if not edits:
+                    out.insert(j, body)
+                    continue
+            self.place(out, body, edits, key, at)
+        self.dropped(base, out, key, where)
+        return out
+
+    def place(self, out: list[Any], entry: dict[str, Any], edits: dict[str, Any], key: str, at: str) -> None:
+        if "after" in edits and "before" in edits:
+            raise self.fail("loader.after_and_before", where=at)
+        anchor = edits.get("after", edits.get("before"))
+        if anchor is None:
+            out.append(entry)
+            return
+        ids = [e.get(key) for e in out]
+        if anchor not in ids:
+            raise self.fail("loader.no_anchor", where=at, id=anchor, hint=(anchor, ids))
+        out.insert(ids.index(anchor) + (1 if "after" in edits else 0), entry)
+
+    def dropped(self, base: list[Any], new: Any, key: str | None, where: str) -> None:
+        if key is None or len(base) < DROP_NOTE_FROM or not isinstance(new, list):
+            return
+        new_ids = {e.get(key) for e in new if isinstance(e, dict)}
+        kept = sum(1 for e in base if e.get(key) in new_ids)
+        if kept * 2 < len(base):
+            self.notes.append(("loader.drops_most", {"where": where, "kept": kept, "total": len(base), "base": self.base,
+                                                      "now": len(new)}))
+
+
 def merge_data(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
-    """``over`` on top of ``base``: mappings merge key by key, anything else (a list such as
-    ``roles``) is replaced whole."""
-    out = copy.deepcopy(base)
-    for k, v in over.items():
-        if isinstance(v, dict) and isinstance(out.get(k), dict):
-            out[k] = merge_data(out[k], v)
-        else:
-            out[k] = copy.deepcopy(v)
-    return out
+    """``over`` on top of ``base`` as a variant does (:class:`Merge`)."""
+    return Merge(Path("(variant)"), "(base)").mapping(base, over)
 
 
-def _with_base(data: Any, path: Path, seen: tuple[Path, ...] = ()) -> Any:
+def _with_base(data: Any, path: Path, notes: list[str] | None = None, seen: tuple[Path, ...] = ()) -> Any:
     """A file with ``extends: <ruleset id or path>`` is that ruleset with this file's keys on
-    top (:func:`merge_data`): e.g. a GM's own role table over a shipped framework."""
+    top (:class:`Merge`): e.g. a GM's tweak of a shipped book, or their own role table."""
     if not isinstance(data, dict) or "extends" not in data:
         return data
     ref = str(data["extends"])
     known = available_rulesets()  # a shipped ruleset by id, else a path beside this file
     base_path = known.get(ref) or (path.parent / ref)
     if base_path.resolve() in seen or base_path.resolve() == path.resolve():
-        raise RulesetFileError(f"{path}: 'extends: {ref}' goes round in a circle")
+        raise RulesetFileError("loader.circle", file=path, ref=ref)
     if not base_path.exists():
-        raise RulesetFileError(f"{path}: 'extends: {ref}': no such ruleset; known: {', '.join(sorted(known))}")
-    base = _with_base(_read_yaml(base_path), base_path, (*seen, path.resolve()))
+        raise RulesetFileError("loader.no_base", file=path, ref=ref, hint=(ref, known))
+    base = _with_base(_read_yaml(base_path), base_path, notes, (*seen, path.resolve()))
     if not isinstance(base, dict):
-        raise RulesetFileError(f"{base_path}: a ruleset must be a mapping at the top level")
-    return merge_data(base, {k: v for k, v in data.items() if k != "extends"})
+        raise RulesetFileError("loader.not_mapping", file=base_path)
+    merge = Merge(path, ref)
+    out = merge.mapping(base, {k: v for k, v in data.items() if k != "extends"})
+    if notes is not None:
+        notes += [RulesetFileError(k, file=path, **a) for k, a in merge.notes]
+    return out
 
 
-def load_ruleset_file(path: str | Path) -> Ruleset:
+def resolved_data(path: str | Path, notes: list[Any] | None = None) -> Any:
+    """The data of a ruleset file with its base (``extends:``) merged in, before the schema."""
     path = Path(path)
-    data = _with_base(_read_yaml(path), path)
-    return parse_ruleset(data, str(path))
+    return _with_base(_read_yaml(path), path, notes)
+
+
+def load_ruleset_file(path: str | Path, notes: list[Any] | None = None) -> Ruleset:
+    """The ruleset of a file. Its ``id`` must be its file name (the bot finds a ruleset by it).
+    ``notes`` (when given) receives what a GM should check although the file loads, as
+    :class:`RulesetFileError` texts: a variant that drops most of a list of its base."""
+    path = Path(path)
+    rules = parse_ruleset(resolved_data(path, notes), str(path))
+    if rules.id != path.stem:
+        raise RulesetFileError("loader.id_not_file_name", file=path, id=rules.id, stem=path.stem)
+    return rules
 
 
 def available_rulesets(include_tests: bool = False) -> dict[str, Path]:
@@ -154,4 +294,4 @@ def load_ruleset(ref: str, *, include_tests: bool = False, files: bool = False) 
     p = Path(ref)
     if files and p.suffix in (".yaml", ".yml") and p.exists():
         return load_ruleset_file(p)
-    raise RulesetFileError(f"no ruleset {ref!r}; known: {', '.join(sorted(known))}")
+    raise RulesetFileError("loader.no_ruleset", ref=repr(ref), hint=(ref, known))

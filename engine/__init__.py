@@ -4,7 +4,7 @@ Callers build a :class:`Game` from a :class:`~engine.ruleset.Ruleset`, submit in
 call :meth:`Game.resolve` at each phase end; what changed comes back as events with audiences.
 """
 
-from . import books, resolve, victory, votes  # noqa: F401  (register behaviour)
+from . import books, resolve, ruleset_check, victory, votes  # noqa: F401  (register behaviour)
 from .deal import DEAL, PlayerSpec
 from .errors import ActionError, GameError
 from .game import Game

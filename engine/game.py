@@ -21,7 +21,7 @@ from .registry import VOTES
 from .resolve.notices import tell
 from .resolve.pipeline import resolve_tick, run_start
 from .resolve.upkeep import apply_bands
-from .ruleset import AbilityDef, Ruleset
+from .ruleset import AbilityDef, Ruleset, StatDef
 from .settings import check_settings
 from .state import (
     Anon,
@@ -38,6 +38,18 @@ from .state import (
 )
 from .votes import announce_ballot, announce_open_action, announce_withdrawn, vote_candidates
 from .world import blocked_by_status
+
+#: how far a GM may set a stat on a side its ruleset leaves open: the books write stats in two
+#: digits (HP in three), so four digits cover every correction and refuse a slip of the keyboard
+GM_STAT_LIMIT = 9_999
+
+
+def gm_stat_range(sdef: StatDef) -> tuple[int, int]:
+    """The values ``/gm setstat`` accepts for a stat: its own bounds where the ruleset sets them,
+    else ±:data:`GM_STAT_LIMIT`."""
+    lo = sdef.min if sdef.min is not None else -GM_STAT_LIMIT
+    hi = sdef.max if sdef.max is not None else GM_STAT_LIMIT
+    return lo, hi
 
 
 class Game(Orders, Mail, Dealing, PhaseEnd):
@@ -259,11 +271,14 @@ class Game(Orders, Mail, Dealing, PhaseEnd):
     # ---- GM operations --------------------------------------------------------------
     def gm_set_stat(self, pid: int, stat: str, value: int) -> None:
         p = self.player(pid)
-        sid = self.rules.stat(stat).id
+        sdef = self.rules.stat(stat)
+        sid = sdef.id
+        lo, hi = gm_stat_range(sdef)
+        if not lo <= value <= hi:  # a slip of the keyboard, not a correction (docs/bot.md)
+            raise ActionError("stat_out_of_range", stat=sid, value=value, lo=lo, hi=hi)
         old = p.stats[sid]
         p.stats[sid] = value
         self.emit("gm.set_stat", "gm", player=pid, stat=sid, old=old, new=value)
-        sdef = self.rules.stat(sid)
         # a correction, not a game result: marked so (its own text), and nothing told when unchanged
         if value == old:
             pass

@@ -13,6 +13,9 @@
 - ``EARLY_ENDS``: a book's early end of a phase (``settings.early_end`` names one): a
   subclass of :class:`EarlyEnd`, registered with ``@early_end(name)``; its hooks refine whom
   the phase waits for, and :mod:`engine.phase_end` answers the question itself.
+- ``RULESET_CHECKS``: the cross-checks of a whole ruleset, run when it is validated
+  (:mod:`engine.ruleset_check`): ``fn(ruleset)`` returns a list of ``engine.ruleset.Problem``.
+  The schema sits below them, so they register here instead of being imported by it.
 - ``BOOK_MEMORY``: a book's typed memory between ticks (a dataclass, ``@book_memory(key)``),
   kept in the snapshot's ``memo[key]`` (``engine.state.GameState.place``).
 """
@@ -30,6 +33,7 @@ VICTORIES: dict[str, Callable[..., Any]] = {}
 MAIL: dict[str, Any] = {}
 CHECKS: dict[str, Callable[..., Any]] = {}
 EARLY_ENDS: dict[str, type[EarlyEnd]] = {}
+RULESET_CHECKS: list[Callable[[Any], list[Any]]] = []
 
 
 class EarlyEnd:

@@ -9,15 +9,54 @@ task (``op: gm_task``).
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from . import registry
 from .errors import GameError
-from .settings import GameSettings, check_settings
+from .settings import GameSettings
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong in a ruleset: where (``roles.don.abilities.hit.slot``), a message key of
+    the loader's table (``config/messages/<lang>.variants.yaml``: ``problem.<key>``) with its
+    ``args``, and the English ``text``. ``name`` and ``known``: an unknown name and the names
+    it may be (the loader adds «did you mean» and the known values)."""
+
+    where: str
+    key: str
+    text: str
+    args: dict[str, Any] = field(default_factory=dict)
+    name: str | None = None
+    known: tuple[str, ...] = ()
+
+
+class RulesetProblems(ValueError):
+    """The problems a validator found, one line each (``where: text``) and as :class:`Problem`."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        self.problems = problems
+        super().__init__("\n".join(f"{p.where}: {p.text}" if p.where else p.text for p in problems))
+
+
+def refuse(key: str, template: str, *, name: Any = None, known: Any = (), **args: Any) -> RulesetProblems:
+    """One problem of the entry being validated (the loader puts its path in front)."""
+    return RulesetProblems([Problem("", key, template.format(**args), {k: str(v) for k, v in args.items()}, None if name is None else str(name),
+                                    tuple(sorted(str(k) for k in known)))])
+
 
 PhaseKind = Literal["day", "night"]
 
@@ -39,30 +78,31 @@ def _shown(v: int) -> str:
     return text if len(text) <= 15 else f"{text[:6]}… (a number of {len(text)} digits)"
 
 
-def bounded(lo: int, hi: int, why: str) -> AfterValidator:
-    """An integer in ``lo..hi``; the error says the range and why it is there."""
+def bounded(lo: int, hi: int, code: str, why: str) -> AfterValidator:
+    """An integer in ``lo..hi``; the error says the range and why it is there (``code``: the
+    loader's text of the reason, ``problem.out_of_range.<code>``)."""
 
     def check(v: int) -> int:
         if not lo <= v <= hi:
-            raise ValueError(f"{_shown(v)} is out of range: use {lo} to {hi} ({why})")
+            raise refuse(f"out_of_range.{code}", "{value} is out of range: use {lo} to {hi} (" + why + ")", value=_shown(v), lo=lo, hi=hi)
         return v
 
     return AfterValidator(check)
 
 
-StatValue = Annotated[int, bounded(-STAT_LIMIT, STAT_LIMIT, "a stat value or change; the books use two digits")]
-Cycles = Annotated[int, bounded(0, MAX_CYCLES, f"cycles; a game lasts at most {MAX_DAYS} days")]
-Days = Annotated[int, bounded(1, MAX_DAYS, "days of a game, at most a year")]
-TableSize = Annotated[int, bounded(1, MAX_TABLE, "players; the bot opens a channel per player and a Discord server holds 500 channels")]
-Quota = Annotated[int, bounded(0, MAX_QUOTA, "messages a player may send a day")]
-Uses = Annotated[int, bounded(0, MAX_USES, "uses in one game")]
+StatValue = Annotated[int, bounded(-STAT_LIMIT, STAT_LIMIT, "stat", "a stat value or change; the books use two digits")]
+Cycles = Annotated[int, bounded(0, MAX_CYCLES, "cycles", f"cycles; a game lasts at most {MAX_DAYS} days")]
+Days = Annotated[int, bounded(1, MAX_DAYS, "days", "days of a game, at most a year")]
+TableSize = Annotated[int, bounded(1, MAX_TABLE, "table", "players; the bot opens a channel per player and a Discord server holds 500 channels")]
+Quota = Annotated[int, bounded(0, MAX_QUOTA, "quota", "messages a player may send a day")]
+Uses = Annotated[int, bounded(0, MAX_USES, "uses", "uses in one game")]
 
 _HHMM = re.compile(r"^([01][0-9]|2[0-3]):[0-5][0-9]$")
 
 
 def _clock_time(v: str) -> str:
     if not _HHMM.match(v):
-        raise ValueError(f"{v!r} is not a time of day: write HH:MM from 00:00 to 23:59")
+        raise refuse("not_a_time", "{value!r} is not a time of day: write HH:MM from 00:00 to 23:59", value=v)
     return v
 
 
@@ -71,7 +111,7 @@ ClockTime = Annotated[str, AfterValidator(_clock_time)]
 
 def _min_max(lo: int | None, hi: int | None, what: str) -> None:
     if lo is not None and hi is not None and lo > hi:
-        raise ValueError(f"{what}: min {lo} is greater than max {hi}")
+        raise refuse("min_over_max", "{what}: min {lo} is greater than max {hi}", what=what, lo=lo, hi=hi)
 
 
 class Strict(BaseModel):
@@ -115,7 +155,8 @@ class StatDef(Strict):
     def _order(self) -> StatDef:
         _min_max(self.min, self.max, f"stat {self.id}")
         if self.min is not None and self.default < self.min or self.max is not None and self.default > self.max:
-            raise ValueError(f"stat {self.id}: the default {self.default} is outside min..max ({self.min}..{self.max})")
+            raise refuse("default_outside", "stat {id}: the default {default} is outside min..max ({lo}..{hi})",
+                         id=self.id, default=self.default, lo=self.min, hi=self.max)
         return self
 
 
@@ -175,27 +216,28 @@ class Calendar(Strict):
         try:
             ZoneInfo(v)
         except (ZoneInfoNotFoundError, ValueError):
-            raise ValueError(f"{v!r} is not a known time zone (for example Europe/Moscow)") from None
+            raise refuse("unknown_zone", "{value!r} is not a known time zone (for example Europe/Moscow)", value=v) from None
         return v
 
     @field_validator("periods")
     @classmethod
     def _some_periods(cls, v: list[Period]) -> list[Period]:
         if not v:
-            raise ValueError("a calendar needs at least one period (a day or a night)")
+            raise refuse("no_periods", "a calendar needs at least one period (a day or a night)")
         if len(v) > MAX_PERIODS:
-            raise ValueError(f"{len(v)} periods in one cycle: at most {MAX_PERIODS}")
+            raise refuse("too_many_periods", "{n} periods in one cycle: at most {most}", n=len(v), most=MAX_PERIODS)
         return v
 
     @model_validator(mode="after")
     def _order(self) -> Calendar:
         if self.min_days > self.max_days:
-            raise ValueError(f"min_days {self.min_days} is greater than max_days {self.max_days}")
+            raise refuse("min_days_over_max", "min_days {lo} is greater than max_days {hi}", lo=self.min_days, hi=self.max_days)
         if not self.min_days <= self.days <= self.max_days:
-            raise ValueError(f"days {self.days} must lie within min_days..max_days ({self.min_days}..{self.max_days})")
+            raise refuse("days_outside", "days {days} must lie within min_days..max_days ({lo}..{hi})",
+                         days=self.days, lo=self.min_days, hi=self.max_days)
         ids = [p.id for p in self.periods]
         if len(ids) != len(set(ids)):
-            raise ValueError("period ids must be unique")
+            raise refuse("period_ids", "period ids must be unique")
         return self
 
     @property
@@ -265,7 +307,7 @@ class NumberArg(Strict):
 
     min: StatValue = 1
     max: StatValue | None = None  # None: no upper bound
-    step: Annotated[int, bounded(1, STAT_LIMIT, "the step between the numbers one may name")] = 1
+    step: Annotated[int, bounded(1, STAT_LIMIT, "number_step", "the step between the numbers one may name")] = 1
 
     @model_validator(mode="after")
     def _order(self) -> NumberArg:
@@ -323,13 +365,13 @@ class AbilityDef(Strict):
     @model_validator(mode="after")
     def _effects_or_options(self) -> AbilityDef:
         if self.effects and self.options:
-            raise ValueError("an ability has either effects or options, not both")
+            raise refuse("effects_and_options", "an ability has either effects or options, not both")
         if not self.effects and not self.options:
-            raise ValueError("an ability needs effects or options (use op: gm_task if undefined)")
+            raise refuse("no_effects", "an ability needs effects or options (use op: gm_task if undefined)")
         if self.number and self.options:
-            raise ValueError("an ability takes a number or named options, not both")
+            raise refuse("number_and_options", "an ability takes a number or named options, not both")
         if isinstance(self.max_targets, int) and self.max_targets < self.targets:
-            raise ValueError(f"max_targets {self.max_targets} is fewer than targets {self.targets}")
+            raise refuse("max_targets_low", "max_targets {most} is fewer than targets {targets}", most=self.max_targets, targets=self.targets)
         return self
 
     def takes_targets(self, n: int) -> bool:
@@ -396,7 +438,8 @@ class Passive(Strict):
     @classmethod
     def _known(cls, v: str) -> str:
         if v not in PASSIVE_KINDS and not v.startswith(PASSIVE_PREFIXES):
-            raise ValueError(f"unknown passive kind {v!r}; known: {', '.join(sorted(PASSIVE_KINDS))}, acts_in_<status>, wins_in_<status>")
+            raise refuse("unknown_passive", "unknown passive kind {value!r}", name=v,
+                         known=[*PASSIVE_KINDS, "acts_in_<status>", "wins_in_<status>"], value=v)
         return v
 
 
@@ -442,10 +485,10 @@ class FactionRules(Strict):
     enabled: bool = False
     min_size: TableSize = 2
     max_size: TableSize = 3
-    invites_per_night: Annotated[int, bounded(0, MAX_TABLE, "invitations a night; no more than players at a table")] = 1
+    invites_per_night: Annotated[int, bounded(0, MAX_TABLE, "invites", "invitations a night; no more than players at a table")] = 1
     leave_after_cycles: Cycles = 2
     bonus_stat: str | None = None
-    bonus_step: Annotated[int, bounded(1, STAT_LIMIT, "members for each step of the bonus")] = 5
+    bonus_step: Annotated[int, bounded(1, STAT_LIMIT, "bonus_step", "members for each step of the bonus")] = 5
     bonus_negative: bool = False
     # who may invite: free players only, or leaders of a faction that has room too
     leader_invites: bool = True
@@ -466,7 +509,7 @@ class FactionRules(Strict):
     @model_validator(mode="after")
     def _order(self) -> FactionRules:
         if self.min_size > self.max_size:
-            raise ValueError(f"min_size {self.min_size} is greater than max_size {self.max_size}")
+            raise refuse("min_size_over_max", "min_size {lo} is greater than max_size {hi}", lo=self.min_size, hi=self.max_size)
         return self
 
 
@@ -510,7 +553,8 @@ class Table(Strict):
     @model_validator(mode="after")
     def _order(self) -> Table:
         if not self.min <= self.default <= self.max:
-            raise ValueError(f"default {self.default} must lie within min..max ({self.min}..{self.max})")
+            raise refuse("table_default_outside", "default {default} must lie within min..max ({lo}..{hi})",
+                         default=self.default, lo=self.min, hi=self.max)
         return self
 
     # the smallest practice table: a game with the setting ``practice_table: true`` may have
@@ -521,7 +565,7 @@ class Table(Strict):
     @model_validator(mode="after")
     def _practice_below_min(self) -> Table:
         if self.practice_min is not None and self.practice_min > self.min:
-            raise ValueError(f"table.practice_min ({self.practice_min}) must not exceed table.min ({self.min})")
+            raise refuse("practice_min_high", "table.practice_min ({practice}) must not exceed table.min ({lo})", practice=self.practice_min, lo=self.min)
         return self
 
     def seats(self, practice: bool = False) -> tuple[int, int]:
@@ -547,8 +591,9 @@ class Ruleset(Strict):
     inactivity: PenaltyDef = PenaltyDef()
     quotas: Quotas = Quotas()
     factions: FactionRules = FactionRules()
-    victory: VictoryDef = VictoryDef(kind="none")
-    actions_per_turn: Annotated[int, bounded(0, MAX_ACTIONS, "actions in one turn; the books allow one")] = 1
+    # required: a ruleset without one would end every game with no winner (say kind: none on purpose)
+    victory: VictoryDef
+    actions_per_turn: Annotated[int, bounded(0, MAX_ACTIONS, "actions", "actions in one turn; the books allow one")] = 1
     # which stat value thresholds read: "true" (with hidden bonuses) or "base"
     thresholds_read: Literal["true", "base"] = "true"
     # a registered mail policy (engine.registry.MAIL) that takes over PMs and anonymous posts
@@ -570,10 +615,25 @@ class Ruleset(Strict):
     @field_validator("settings")
     @classmethod
     def _known_settings(cls, v: dict[str, Any]) -> dict[str, Any]:
+        """Every key is a setting of ``GameSettings`` with a value of its type (one problem
+        each, keyed for the loader's texts); ``early_end`` names a registered early end."""
+        problems: list[Problem] = []
         try:
-            check_settings(v)
-        except GameError as exc:
-            raise ValueError(str(exc)) from None
+            GameSettings.model_validate(v)
+        except ValidationError as exc:
+            for err in exc.errors():
+                key = ".".join(str(x) for x in err["loc"])
+                if err["type"] == "extra_forbidden":
+                    problems.append(Problem(key, "unknown_setting", "unknown setting", {}, key, tuple(sorted(GameSettings.model_fields))))
+                else:
+                    ctx = {k: str(x) for k, x in (err.get("ctx") or {}).items() if k != "error"}
+                    problems.append(Problem(key, f"pydantic.{err['type']}", err["msg"], ctx))
+        name = v.get("early_end")
+        if name is not None and registry.EARLY_ENDS and name not in registry.EARLY_ENDS:
+            problems.append(Problem("early_end", "unknown_early_end", f"unknown early end {name!r}", {"what": "early end", "name": str(name)},
+                                    str(name), tuple(sorted(registry.EARLY_ENDS))))
+        if problems:
+            raise RulesetProblems(problems)
         return v
 
     @field_validator("stats")
@@ -581,179 +641,19 @@ class Ruleset(Strict):
     def _unique_stats(cls, v: list[StatDef]) -> list[StatDef]:
         ids = [s.id for s in v]
         if len(ids) != len(set(ids)):
-            raise ValueError("stat ids must be unique")
+            raise refuse("stat_ids", "stat ids must be unique")
         return v
 
     @model_validator(mode="after")
     def _cross_check(self) -> Ruleset:
-        """Every id a ruleset refers to exists, every named behaviour is registered, and the
-        calendar and the steps fit each other. One line per problem, ``path: message``."""
-        stat_ids = {s.id for s in self.stats}
-        slot_ids = {s.id for s in self.slots}
-        status_ids = {s.id for s in self.statuses}
-        step_ids = {k: {s.id for s in v} for k, v in self.steps.items()}
-        problems: list[str] = []
-
-        def known(table: dict[str, Any], name: str | None, what: str, where: str) -> None:
-            # an empty table: the engine's behaviour modules are not imported (cannot judge)
-            if table and name is not None and name not in table:
-                hint = f"; known: {', '.join(sorted(table))}" if len(table) <= 20 else ""
-                problems.append(f"{where}: unknown {what} {name!r}{hint}")
-
-        def stat_ref(key: Any, where: str) -> None:
-            if key is not None and self._resolves("stats", key, "abbr") is None:
-                problems.append(f"{where}: unknown stat {key!r}")
-
-        def status_ref(key: Any, where: str) -> None:
-            if key is not None and self._resolves("statuses", key, "names") is None:
-                problems.append(f"{where}: unknown status {key!r}")
-
-        def requirements(reqs: list[Requirement], where: str) -> None:
-            # (their statuses may be markers an implementation puts on without declaring
-            # them, seed 002's ``friday_nagan``: only the stats are checked)
-            for i, rq in enumerate(reqs):
-                stat_ref(rq.stat, f"{where}.requires[{i}].stat")
-
-        def selector(sel: Selector | None, where: str) -> None:
-            if sel is not None:
-                stat_ref(sel.stat, f"{where}.stat")
-                status_ref(sel.status, f"{where}.status")
-                status_ref(sel.not_status, f"{where}.not_status")
-
-        for group, ids in (("stats", [s.id for s in self.stats]), ("statuses", [s.id for s in self.statuses]),
-                           ("slots", [s.id for s in self.slots]), ("votes", [v.id for v in self.votes])):
-            dups = sorted({i for i in ids if ids.count(i) > 1})
-            if dups:
-                problems.append(f"{group}: duplicate id {', '.join(map(repr, dups))}")
-        known_teams = {r.team for r in [*self.roles, *self.characters] if r.team}
-        team_ids = [t.id for t in self.teams]
-        for t in sorted({i for i in team_ids if team_ids.count(i) > 1}):
-            problems.append(f"teams: duplicate id {t!r}")
-        for t in team_ids:
-            if t not in known_teams:
-                problems.append(f"teams.{t}: no role or character is of team {t!r}; known: {', '.join(sorted(known_teams)) or 'none'}")
-        for sd in self.stats:
-            for i, b in enumerate(sd.bands):
-                status_ref(b.status, f"stats.{sd.id}.bands[{i}].status")
-        for s in self.statuses:
-            for key in ("clears", "covers"):
-                for c in getattr(s, key):
-                    if c not in status_ids:
-                        problems.append(f"statuses.{s.id}.{key}: unknown status {c!r}")
-            for sl in s.blocks_slots:
-                if sl != "*" and sl not in slot_ids:
-                    problems.append(f"statuses.{s.id}.blocks_slots: unknown slot {sl!r}")
-            for st in s.stat_modifiers:
-                stat_ref(st, f"statuses.{s.id}.stat_modifiers")
-        for sl in self.slots:
-            requirements(sl.requires, f"slots.{sl.id}")
-        for group in ("roles", "characters"):
-            seen: set[str] = set()
-            for r in getattr(self, group):
-                if r.id in seen:
-                    problems.append(f"{group}: duplicate id {r.id!r}")
-                seen.add(r.id)
-                for st in r.stats:
-                    if st not in stat_ids:
-                        problems.append(f"{group}.{r.id}.stats: unknown stat {st!r}")
-                for pv in r.passives:
-                    for prefix in PASSIVE_PREFIXES:
-                        if pv.kind.startswith(prefix):
-                            status_ref(pv.kind.removeprefix(prefix), f"{group}.{r.id}.passives.{pv.kind}")
-                for ab in r.abilities:
-                    where = f"{group}.{r.id}.abilities.{ab.id}"
-                    requirements(ab.requires, where)
-                    selector(ab.target_where, f"{where}.target_where")
-                    for i, ck in enumerate(ab.checks):
-                        known(registry.CHECKS, ck.kind, "check", f"{where}.checks[{i}].kind")
-                    for opt, effs in [("", ab.effects), *ab.options.items()]:
-                        at = f"{where}{'.options.' + opt if opt else '.effects'}"
-                        for i, e in enumerate(effs):
-                            if e.stat and e.stat not in stat_ids:
-                                problems.append(f"{at}[{i}].stat: unknown stat {e.stat!r}")
-                            if e.status and e.status not in status_ids:
-                                problems.append(f"{at}[{i}].status: unknown status {e.status!r}")
-                            selector(e.where, f"{at}[{i}].where")
-                            known(registry.EFFECTS, e.op, "effect op", f"{at}[{i}].op")
-                            if e.op == "impl":
-                                if e.impl is None:
-                                    problems.append(f"{at}[{i}].impl: op impl needs the name of an implementation")
-                                known(registry.IMPLS, e.impl, "implementation", f"{at}[{i}].impl")
-                    if ab.slot not in slot_ids:
-                        problems.append(f"{where}.slot: unknown slot {ab.slot!r}")
-                        continue
-                    slot = self.slot(ab.slot)
-                    kinds = ["day", "night"] if slot.phase == "any" else [slot.phase]
-                    steps = {ab.step} if ab.step else {default_step(ab, o) for o in ab.options or [None]}
-                    for k in kinds:
-                        for step in sorted(steps):
-                            if step not in step_ids.get(k, set()):
-                                problems.append(f"{where}.step: {step!r} is not a {k} step")
-        period_kinds = {p.kind for p in self.calendar.periods}
-        for kind in sorted(period_kinds):
-            if not self.steps.get(kind):
-                problems.append(f"steps.{kind}: the calendar has {kind} periods but the ruleset no {kind} steps")
-        for kind, steps in self.steps.items():
-            if kind != "start" and steps and kind not in period_kinds:
-                problems.append(f"steps.{kind}: the calendar has no {kind} period, so these steps would never run")
-            for i, sd in enumerate(steps):
-                if sd.kind != "actions":
-                    known(registry.STEPS, sd.kind, "step kind", f"steps.{kind}[{i}] ({sd.id}).kind")
-                if sd.kind == "impl":
-                    known(registry.IMPLS, sd.params.get("impl", ""), "implementation", f"steps.{kind}[{i}] ({sd.id}).params.impl")
-        role_ids = {r.id for r in self.roles}
-        for d in self.table.decks:
-            for rid in d.cards:
-                if rid not in role_ids:
-                    problems.append(f"table.decks(upto {d.upto}): unknown role {rid!r}")
-            if sum(d.cards.values()) > d.upto:
-                problems.append(f"table.decks(upto {d.upto}): {sum(d.cards.values())} cards for {d.upto} seats")
-        for v in self.votes:
-            known(registry.VOTES, v.kind, "vote kind", f"votes.{v.id}.kind")
-            if not any(v.step in s for s in step_ids.values()):
-                problems.append(f"votes.{v.id}.step: unknown step {v.step!r}")
-        known(registry.VICTORIES, self.victory.kind, "victory kind", "victory.kind")
-        self._victory_refs(stat_ref, status_ref, problems)
-        known(registry.MAIL, self.mail, "mail policy", "mail")
-        f = self.factions
-        stat_ref(f.bonus_stat, "factions.bonus_stat")
-        stat_ref(f.overthrow_stat, "factions.overthrow_stat")
-        for st in f.rank_stats:
-            stat_ref(st, "factions.rank_stats")
-        for key in ("overthrow_win", "overthrow_lose", "overthrow_fail"):
-            for st in getattr(f, key):
-                stat_ref(st, f"factions.{key}")
-        requirements(f.invite_requires, "factions.invite_requires")
-        for st in self.inactivity.stats:
-            stat_ref(st, "inactivity.stats")
-        if self.table.fill is not None and self._resolves("roles", self.table.fill, "name") is None \
-                and self._resolves("characters", self.table.fill, "name") is None:
-            problems.append(f"table.fill: unknown role or character {self.table.fill!r}")
+        """Every id a ruleset refers to exists, every named behaviour is registered and takes the
+        parameters it is given, and the calendar and the steps fit each other
+        (:mod:`engine.ruleset_check`, registered in ``registry.RULESET_CHECKS``): one
+        :class:`Problem` each."""
+        problems = [p for check in registry.RULESET_CHECKS for p in check(self)]
         if problems:
-            raise ValueError("\n".join(problems))
+            raise RulesetProblems(problems)
         return self
-
-    def _victory_refs(self, stat_ref: Any, status_ref: Any, problems: list[str]) -> None:
-        """The stats, statuses and teams ``victory.params`` names (``stat``, ``tie_stat``,
-        ``no_win_status``, ``ignore_teams`` …) exist; ``highest_stat`` reads ``vo``/``tv`` unless told."""
-        params = dict(self.victory.params)
-        if self.victory.kind == "highest_stat":
-            params.setdefault("stat", "vo")
-            params.setdefault("tie_stat", "tv")
-        teams = {r.team for r in [*self.roles, *self.characters] if r.team}
-        for key, value in params.items():
-            values = value if isinstance(value, list) else [value]
-            where = f"victory.params.{key}"
-            if key == "stat" or key.endswith("_stat"):
-                for v in values:
-                    stat_ref(v, where)
-            elif key == "status" or key.endswith(("_status", "_statuses")):
-                for v in values:
-                    status_ref(v, where)
-            elif key.endswith("_teams") and teams:
-                for v in values:
-                    if v not in teams:
-                        problems.append(f"{where}: unknown team {v!r}; known: {', '.join(sorted(teams))}")
 
     def _resolves(self, group: str, key: Any, names: str) -> Any:
         try:

@@ -148,7 +148,13 @@ class SqliteBackend(Backend):
         except OSError as exc:
             raise StorageError(f"{p}: cannot read the database file ({exc.strerror}).") from None
         if not head:
-            return False  # an empty file is what SQLite itself creates: a new database
+            # altmafia's own new database has its header from its first start on (the WAL
+            # pragma writes it); an empty file was made by hand or is a copy that failed
+            raise StorageError(
+                f"{p}: the database file is empty (0 bytes): a copy that failed or a file made by "
+                "hand, not a database altmafia made. Restore it from a backup; to start a new "
+                "database instead, delete the empty file (altmafia creates it)."
+            )
         if head != SQLITE_HEADER:
             raise StorageError(
                 f"{p}: is not an SQLite database (the file does not start with the SQLite "

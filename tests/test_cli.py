@@ -69,9 +69,10 @@ def test_a_passive_with_a_typo_fails_at_load(tmp_path):
     src = (ROOT / "config" / "rulesets" / "godfather.yaml").read_text(encoding="utf-8")
     bad = tmp_path / "typo.yaml"
     bad.write_text(src.replace("{kind: pm_quota, params: {extra: 10}}", "{kind: pm_qouta, params: {extra: 10}}", 1), encoding="utf-8")
-    r = run("rules", str(bad))
+    r = run("rules", str(bad), "--lang", "en")
     assert r.returncode == 1
     assert "unknown passive kind 'pm_qouta'" in r.stderr and "typo.yaml" in r.stderr
+    assert "did you mean 'pm_quota'?" in r.stderr
 
 
 # ---- bad input on the command line: one clear line, never a traceback --------------------
@@ -120,7 +121,7 @@ def test_rulesets_that_crashed_simulate_are_refused_by_rules_and_simulate(tmp_pa
     bad_op = _godfather_with(tmp_path, "bad_op.yaml", lambda d: d["roles"][0]["abilities"][0].update(effects=[{"op": "explode"}]))
     for path, words in ((no_periods, "calendar.periods: a calendar needs at least one period"),
                         (bad_op, "effects[0].op: unknown effect op 'explode'")):
-        for args in (("rules", str(path)), ("simulate", "--ruleset", str(path), "--games", "1")):
+        for args in (("rules", str(path), "--lang", "en"), ("simulate", "--ruleset", str(path), "--games", "1")):
             code, _out, err = _main(capsys, *args)
             assert code == 1, (args, err)
             assert err.startswith(f"{path}: the ruleset is not valid (1 problem):") and words in err, err

@@ -19,6 +19,7 @@ import discord
 import yarl
 from discord.ext import commands
 
+from altmafia.text import safe
 from altmafia.text.i18n import USER_ARGS, text
 from altmafia.text.report import render_report, report_filename
 from altmafia.text.reveal import chart_png, public_timeline, summary, timeline
@@ -133,7 +134,7 @@ class AltMafiaBot(commands.AutoShardedBot):
         """Every GM action is written in the GM channel. A GM action that is no engine command
         stages its line keyed by the interaction (a command stages it in its own transaction:
         ``Store.apply(…, posts=[deliverer.gm_line(…)])``)."""
-        line = self.deliverer.gm_line(game_id, interaction.user.display_name, action)
+        line = self.deliverer.gm_line(game_id, safe.name(interaction.user.display_name), action)
         await self.store.stage_posts(game_id, f"ia:{interaction.id}", [line])
         await self.deliverer.flush(game_id)
 

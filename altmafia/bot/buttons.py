@@ -11,6 +11,7 @@ from typing import Any
 
 import discord
 
+from altmafia.text import safe
 from altmafia.text.i18n import Renderer, text
 from altmafia.text.report import report_filename
 from engine import ActionError
@@ -67,7 +68,7 @@ class GameButton(discord.ui.DynamicItem[discord.ui.Button], template=r"am:(?P<ac
         game = bot.store.game(self.game_id)
         glang = info.meta.get("lang", "ru")
         label = Renderer(game, glang).label(game.info.label)
-        line = text(glang, "gm.log", gm=interaction.user.display_name, action=text(glang, "gm.act_resolve", phase=label))
+        line = text(glang, "gm.log", gm=safe.name(interaction.user.display_name), action=text(glang, "gm.act_resolve", phase=label))
         done = await bot.scheduler.resolve(self.game_id, expect_tick=self.tick, user_id=interaction.user.id, gm_line=line)
         if not done:
             return text(lng, "gm.resolve_stale")
@@ -88,7 +89,7 @@ class GameButton(discord.ui.DynamicItem[discord.ui.Button], template=r"am:(?P<ac
     async def _end(self, bot: Any, interaction: discord.Interaction, info: Any, lng: str) -> str:
         if info.status != "running":
             return text(lng, "gm.already_over")
-        await bot.scheduler.end_now(self.game_id, interaction.user.id, interaction.user.display_name)
+        await bot.scheduler.end_now(self.game_id, interaction.user.id, safe.name(interaction.user.display_name))
         return text(lng, "gm.ended")
 
     async def _archive(self, bot: Any, interaction: discord.Interaction, info: Any, lng: str) -> str:
@@ -180,7 +181,7 @@ class AnonRefuseButton(discord.ui.DynamicItem[discord.ui.Button], template=r"amr
             # the GM's log line is staged in the command's own transaction
             applied = await bot.store.apply(self.game_id, Command.gm("refuse_anon", seq=self.seq, user_id=interaction.user.id,
                                                                      request_id=str(interaction.id)),
-                                            posts=lambda g, res: [bot.deliverer.gm_line(self.game_id, interaction.user.display_name, text(
+                                            posts=lambda g, res: [bot.deliverer.gm_line(self.game_id, safe.name(interaction.user.display_name), text(
                                                 glang, "gm.act_refuse_anon", player=Renderer(g, glang).player((res or {}).get("pid"))))])
         except ActionError as err:
             await refuse_engine(interaction, game, err)
@@ -190,7 +191,7 @@ class AnonRefuseButton(discord.ui.DynamicItem[discord.ui.Button], template=r"amr
         del applied
         await bot.deliverer.flush(self.game_id)
         content = (interaction.message.content if interaction.message else "") + "\n" + text(glang, "anon.refused_mark",
-                                                                                              gm=interaction.user.display_name)
+                                                                                              gm=safe.name(interaction.user.display_name))
         with contextlib.suppress(discord.HTTPException):
             await interaction.edit_original_response(content=content[:2000], view=None)
 
@@ -237,7 +238,7 @@ class PublishButton(discord.ui.DynamicItem[discord.ui.Button], template=r"amp:(?
             await bot.store.update_meta(self.game_id, mark)
             glang = info.meta.get("lang", "ru")
             # staged once (the key "publish"): a second press, or a retry, never posts it twice
-            await bot.deliverer.post(self.game_id, "public", text(glang, "reveal.published", gm=interaction.user.display_name),
+            await bot.deliverer.post(self.game_id, "public", text(glang, "reveal.published", gm=safe.name(interaction.user.display_name)),
                                      files=files, once="publish")
             # delivered: every part has its Discord message (a part to a deleted channel is dropped)
             parts = await bot.store.parts(f"{self.game_id}/publish>public")
@@ -256,7 +257,7 @@ class PublishButton(discord.ui.DynamicItem[discord.ui.Button], template=r"amp:(?
             with contextlib.suppress(discord.HTTPException):
                 await bot.channel_manager.archive(now_info)
         glang = info.meta.get("lang", "ru")
-        content = (message.content if message else "") + "\n" + text(glang, "reveal.published_mark", gm=interaction.user.display_name)
+        content = (message.content if message else "") + "\n" + text(glang, "reveal.published_mark", gm=safe.name(interaction.user.display_name))
         if message is not None:
             with contextlib.suppress(discord.HTTPException):
                 await message.edit(content=content[:2000], view=None)

@@ -23,6 +23,7 @@ from typing import Any
 
 import discord
 
+from altmafia.text import safe
 from altmafia.text.cards import player_commands, role_card
 from altmafia.text.guide import briefing
 from altmafia.text.i18n import Renderer, count, text
@@ -103,12 +104,18 @@ def practice_note(rules: Any, lobby: dict[str, Any], lang: str | None = None) ->
     return text(lang or lobby["lang"], "lobby.practice", min=lo, max=hi, book_min=rules.table.min)
 
 
-def unique_name(lobby: dict[str, Any], wanted: str) -> str:
-    taken = {p["name"] for p in lobby["players"]}
-    name = seat_name(wanted, lobby.get("lang", "ru"))  # cut at a word with «…»; never empty
-    n, base = 2, name
-    while name in taken:
-        name = f"{base} {n}"
+def unique_name(lobby: dict[str, Any], wanted: str, lang: str | None = None) -> str:
+    """The seat name of a new player: the display name normalised (``safe.clean_name``: NFKC,
+    nothing invisible, no mention syntax), cut at a word with «…» to 32 characters, the
+    catalog's word for a player when nothing is left of it (``names.seat_name``), and a number
+    after it when the lobby has that name already (case aside: the commands find a player by
+    name without regard to case)."""
+    taken = {p["name"].casefold() for p in lobby["players"]}
+    base = seat_name(safe.clean_name(wanted, limit=1000), lang or lobby.get("lang", "ru"))
+    name, n = base, 2
+    while name.casefold() in taken:
+        suffix = f" {n}"
+        name = base[: safe.NAME_MAX - len(suffix)].rstrip() + suffix
         n += 1
     return name
 
@@ -314,13 +321,13 @@ async def post_cards(bot: Any, game_id: str) -> None:
     for p in game.state.players:
         char = r.character(p.character) if p.character else "—"
         if not game.rules.characters:  # a ruleset without characters: the role alone, no «/ —»
-            table.append(text(lang, "start.gm_row_role", name=p.name, role=r.character(p.role)))
+            table.append(text(lang, "start.gm_row_role", name=r.player(p.pid), role=r.character(p.role)))
             continue
-        table.append(text(lang, "start.gm_row", name=p.name, role=r.character(p.role), character=char))
+        table.append(text(lang, "start.gm_row", name=r.player(p.pid), role=r.character(p.role), character=char))
     await bot.deliverer.post(game_id, "gm", "\n".join(table), once="start:gm")
     dl = info.deadline
     stamp = int(dl.timestamp()) if dl else None
-    names = ", ".join(p.name for p in game.state.players)
+    names = ", ".join(r.player(p.pid) for p in game.state.players)
     intro = text(lang, "start.public", title=info.meta.get("title", ""), players=count(len(game.state.players), "player", lang),
                  names=names, phase=r.label(game.info.label), deadline=f"<t:{stamp}:f> (<t:{stamp}:R>)" if stamp else "—",
                  commands=player_commands(game, lang))

@@ -145,7 +145,7 @@ def panel_view(game_id: str, game: Game, pid: int, tick: int, lng: str, draft: d
             mine = chosen[i] if i < len(chosen) else None
             seats = [str(t) for t in la.targets]
             options = paged(lng, seats, page_of(draft, f"t{i}", seats, mine),
-                            lambda t, mine=mine: discord.SelectOption(label=r.player(int(t))[:100], value=t, default=t == mine))
+                            lambda t, mine=mine: discord.SelectOption(label=game.player(int(t)).name[:100], value=t, default=t == mine))
             view.add_item(PanelSelect(f"t{i}", game_id, pid, tick, options, text(lng, "panel.pick_target", n=i + 1), rows))
             rows += 1
         values = option_values(game, la, chosen)
@@ -162,7 +162,7 @@ def panel_view(game_id: str, game: Game, pid: int, tick: int, lng: str, draft: d
         if pool and rows < ROWS - 1:
             kind = f"v{idx}"
             options = paged(lng, pool, page_of(draft, kind, pool, mine.choice if mine is not None else None),
-                            lambda c, mine=mine: discord.SelectOption(label=r.player(c)[:100], value=str(c),
+                            lambda c, mine=mine: discord.SelectOption(label=(game.player(c).name if isinstance(c, int) else r.player(c))[:100], value=str(c),
                                                                      default=mine is not None and mine.choice == c))
             view.add_item(PanelSelect(f"v{idx}", game_id, pid, tick, options, getattr(v.names, lng)[:150], rows))
             rows += 1

@@ -31,6 +31,7 @@ from typing import Any
 import discord
 from discord.ext import tasks
 
+from altmafia.text import safe
 from altmafia.text.i18n import Renderer, catalog, plural, text
 from engine import ActionError, Game
 from storage import Command
@@ -280,7 +281,7 @@ class Scheduler:
                 glang = info.meta.get("lang", "ru")
                 guild = self.bot.get_guild(info.guild_id) if info.guild_id else None
                 member = guild.get_member(due.user_id) if guild else None
-                name = member.display_name if member else f"<@{due.user_id}>"
+                name = safe.name(member.display_name) if member else f"<@{due.user_id}>"
                 game = store.game(due.game_id)
                 line = text(glang, "gm.log", gm=name, action=text(glang, "gm.act_resolve", phase=Renderer(game, glang).label(game.info.label)))
             await self.resolve(due.game_id, expect_tick=due.tick, user_id=due.user_id, gm_line=line)

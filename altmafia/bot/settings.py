@@ -10,7 +10,7 @@
 | ``ALTMAFIA_SYNC_COMMANDS`` | whether this process syncs the slash commands at start (``yes``/``no``) | ``yes`` on the process with shard 0 |
 | ``ALTMAFIA_LANG`` | language of the texts everybody reads (``ru`` or ``en``) | ``ru`` |
 | ``ALTMAFIA_TZ`` | time zone of the phase deadlines (a game may choose its own) | ``Europe/Moscow`` |
-| ``ALTMAFIA_GM_ROLE`` | a server role (name or id) whose members are GMs of every game | none |
+| ``ALTMAFIA_GM_ROLE`` | a server role (name or id) whose members are GMs of every game (never ``@everyone``: GMs cannot sign up) | none |
 | ``ALTMAFIA_REMIND_MINUTES`` | reminders this long before a deadline (0: none; at most 1440) | ``60`` |
 | ``ALTMAFIA_MIN_PHASE_MINUTES`` | a phase is never shorter than this when its deadline is set (0 to 1440) | ``30`` |
 | ``ALTMAFIA_GUILD_ID`` | sync the slash commands to this server only (instant) | global sync |
@@ -18,6 +18,9 @@
 
 A value out of range stops ``altmafia run`` at once with a line naming the variable: a bot that
 started on it would keep no deadline (an infinite wait) or set none (a phase years long).
+A ``.env`` that is not UTF-8, or has a line that is no ``NAME=value`` (nor a comment), stops it
+the same way, naming the file and the line (python-dotenv itself would skip the line with a
+warning, and the missing token would then be blamed).
 
 Tests only: ``ALTMAFIA_API_BASE`` and ``ALTMAFIA_GATEWAY`` point discord.py at a fake Discord,
 ``ALTMAFIA_DB_SYNC`` trades durability for speed (``NORMAL``).
@@ -25,6 +28,7 @@ Tests only: ``ALTMAFIA_API_BASE`` and ``ALTMAFIA_GATEWAY`` point discord.py at a
 
 from __future__ import annotations
 
+import io
 import math
 import os
 from collections.abc import Mapping
@@ -33,6 +37,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from dotenv import load_dotenv
+from dotenv.parser import parse_stream
 
 from storage.store import DEFAULT_DB
 
@@ -107,6 +112,11 @@ class Settings:
                 )
         if self.db_url is not None and not self.db_url.startswith(("postgresql://", "postgres://")):
             raise SettingsError("ALTMAFIA_DB_URL must be a postgresql://… URL (for an SQLite file use ALTMAFIA_DB)")
+        if self.gm_role is not None and self.gm_role.strip().lstrip("@").casefold() in ("everyone", "here"):
+            raise SettingsError(
+                f"ALTMAFIA_GM_ROLE={self.gm_role!r} would make every member a GM, and GMs cannot sign up "
+                "for a game: name a role only the GMs hold (its name or id), or leave it unset"
+            )
         if self.guild_id is not None and not 0 < self.guild_id < 2**64:
             raise SettingsError(f"ALTMAFIA_GUILD_ID={self.guild_id!r} is not a server id")
         if self.token is not None:
@@ -122,7 +132,7 @@ class Settings:
     def from_env(cls, env: Mapping[str, str] | None = None, *, dotenv: Path | None = None) -> Settings:
         """Read the settings; ``dotenv`` (default ``./.env``) fills what the environment lacks."""
         if env is None:
-            load_dotenv(dotenv or Path.cwd() / ".env")
+            load_env_file(dotenv or Path.cwd() / ".env")
             env = os.environ
 
         def get(name: str) -> str | None:
@@ -191,6 +201,30 @@ class Settings:
             shard_ids=shard_ids,
             sync_commands=None if not sync_raw else sync_raw in ("yes", "1", "true"),
         )
+
+
+def load_env_file(path: Path) -> None:
+    """Fill the environment from a ``.env`` file (what is set already wins); a file that is not
+    UTF-8 or has a line that is no ``NAME=value`` is refused with a sentence naming it."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise SettingsError(f"{path}: cannot read the settings file ({exc.strerror})") from None
+    try:
+        content = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise SettingsError(f"{path}, line {line}: the file is not UTF-8 text: save it as UTF-8 (or write the line again)") from None
+    for binding in parse_stream(io.StringIO(content)):
+        if binding.error:
+            first = binding.original.string.strip().splitlines()[0][:60] if binding.original.string.strip() else ""
+            raise SettingsError(
+                f"{path}, line {binding.original.line}: {first!r} is not a setting: write NAME=value "
+                "(a value with spaces or # in quotes), or start the line with # for a comment"
+            )
+    load_dotenv(stream=io.StringIO(content))
 
 
 def check_timezone(name: str, what: str = "time zone") -> ZoneInfo:

@@ -15,6 +15,7 @@ from typing import Any
 
 import discord
 
+from altmafia.text import safe
 from altmafia.text.i18n import text
 
 from .interact import is_gm, lang, refuse
@@ -49,7 +50,7 @@ class SpectatorButton(discord.ui.DynamicItem[discord.ui.Button],
             return
         mark, game_lang = done
         content = (interaction.message.content if interaction.message else "") + "\n" + text(
-            game_lang, "spectate.approved_mark" if self.yes else "spectate.refused_mark", gm=interaction.user.display_name,
+            game_lang, "spectate.approved_mark" if self.yes else "spectate.refused_mark", gm=safe.name(interaction.user.display_name),
             name=f"<@{self.user_id}>")
         with contextlib.suppress(discord.HTTPException):
             await interaction.edit_original_response(content=content[:2000], view=None)

@@ -17,6 +17,7 @@ from typing import Any
 
 import discord
 
+from altmafia.text import safe
 from altmafia.text.i18n import Renderer, text
 from storage import UndoRefused
 
@@ -49,7 +50,7 @@ async def confirm_undo(bot: Any, interaction: discord.Interaction, game_id: str,
             target = await store.undo_target(game_id)
         except UndoRefused as exc:
             return text(lng, exc.key)
-        gm = interaction.user.display_name
+        gm = safe.name(interaction.user.display_name)
 
         def record(meta: dict[str, Any], posted: list[dict[str, Any]]) -> None:
             meta["undo_notices"] = {"resolve_seq": target["seq"], "tick": target["tick"], "posted": posted, "gm": gm}

@@ -91,7 +91,7 @@ def player_help(game: Game, pid: int, lang: str, deadline: str, mates: list[int]
     the teammates whose actions they may order (``factions.orders``)."""
     p = game.player(pid)
     r = Renderer(game, lang)
-    lines = [text(lang, "help.player_title", name=p.name, phase=r.label(game.info.label)), deadline]
+    lines = [text(lang, "help.player_title", name=r.player(pid), phase=r.label(game.info.label)), deadline]
     if not game.alive(p):
         lines.append(text(lang, "help.out"))
         lines.append(text(lang, "help.more", me=slash(lang, "action", "me"), players=slash(lang, "lobby", "players")))

@@ -17,6 +17,8 @@ from config.loader import RULESETS_DIR
 from engine import ActionError, Game
 from engine.state import Event
 
+from . import safe
+
 MESSAGES_DIR = RULESETS_DIR.parent / "messages"
 LANGS = ("ru", "en")
 PLAYER_ARGS = {"player", "target", "actor", "inviter", "sender", "leader", "by", "voter"}
@@ -54,10 +56,21 @@ class Renderer:
         #: Discord members by id where the text goes to a file (``None``: to Discord: a mention)
         self.users: dict[int, str] | None = None
 
+    # what people typed: data, never markup (altmafia.text.safe) --------------------------
+    def typed_name(self, raw: str) -> str:
+        """A name someone chose, for a line of the bot: markdown escaped, mentions broken (in
+        a file, ``users`` set: as typed)."""
+        return raw if self.users is not None else safe.name(raw)
+
+    def said(self, raw: str) -> str:
+        """A text someone typed (a PM, an anonymous post, a GM's note): escaped, several lines
+        as a block quote of their own (in a file, ``users`` set: as typed)."""
+        return raw if self.users is not None else safe.said(raw)
+
     # names ---------------------------------------------------------------------------
     def player(self, pid: Any) -> str:
         if isinstance(pid, int) and 0 <= pid < len(self.game.state.players):
-            return self.game.state.players[pid].name
+            return self.typed_name(self.game.state.players[pid].name)
         if pid == "peace":
             return "«за мир»" if self.lang == "ru" else "“for peace”"
         if isinstance(pid, str):  # a named choice of a vote («против всех», «амнистия»)
@@ -232,8 +245,12 @@ class Renderer:
             return next((getattr(x.names, self.lang) for x in self.game.rules.votes if x.id == v), v)
         if key == "ballots":  # how many ballots each choice got: «Даша — 2 голоса»
             return "; ".join(f"{self.player(c)} — {count(n, 'vote', self.lang)}" for c, n in v) or self.word("nobody")
-        if key == "text" and isinstance(v, dict):
+        if key == "text" and isinstance(v, dict):  # a text of the ruleset, in each language
             return v.get(self.lang, "")
+        if key == "text" and isinstance(v, str):  # a text someone typed
+            return self.said(v)
+        if key == "old" and isinstance(v, str):  # a seat's former name
+            return self.typed_name(v)
         if key == "value":
             return self._fact(v)
         if key == "fact" and isinstance(v, str):  # what a check revealed: a word of the catalog
@@ -279,7 +296,7 @@ class Renderer:
             values["delta_days"] = f"{d:+d} {plural(d, self.cat['plural']['day'], self.lang)}"
         if isinstance(args.get("ready"), str):  # «снова доступно со дня 4.1»
             values["ready_since"] = self.since(args["ready"])
-        return template.format_map(values)
+        return safe.tidy(template.format_map(values))
 
     def _takes_no_target(self, args: dict[str, Any]) -> bool:
         """An action line of an ability that has no targets at all (not one whose target was lost)."""
@@ -406,6 +423,6 @@ def text(lang: str, key: str, **args: Any) -> str:
     if template is None:
         return key
     try:
-        return template.format(**args)
+        return safe.tidy(template.format(**args))
     except (KeyError, IndexError, ValueError):
         return template

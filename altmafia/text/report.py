@@ -70,6 +70,13 @@ class ReportRenderer(Renderer):
             return f"{OPEN}{pid}{CLOSE}"
         return super().player(pid)
 
+    # the report escapes for HTML (``markup``), not for Discord's markdown
+    def typed_name(self, raw: str) -> str:
+        return raw
+
+    def said(self, raw: str) -> str:
+        return raw
+
     def _value(self, key: str, args: dict[str, Any]) -> str:
         v = args[key]
         if key == "by" and not isinstance(v, int):

@@ -46,7 +46,7 @@ def summary(game: Game, lang: str, events: Iterable[Event] | None = None) -> str
         who = r.character(p.role)
         if game.rules.characters:
             who = text(lang, "reveal.role_character", role=who, character=r.character(p.character) if p.character else "—")
-        line = text(lang, "reveal.player_as", name=p.name, who=who, stats=f"; {stats}" if stats else "",
+        line = text(lang, "reveal.player_as", name=r.player(p.pid), who=who, stats=f"; {stats}" if stats else "",
                     statuses=f"; {statuses}" if statuses else "")  # a status name may hold brackets itself
         if len(played.get(p.pid, [])) > 1:  # «место играли по очереди: @Аня → @Вика»
             line += text(lang, "reveal.seat_played_by", members=" → ".join(r.user("user", u) for u in played[p.pid]))
@@ -54,9 +54,9 @@ def summary(game: Game, lang: str, events: Iterable[Event] | None = None) -> str
     if game.state.factions:
         lines.append(text(lang, "reveal.factions"))
         for fid, f in sorted(game.state.factions.items()):
-            members = ", ".join(game.player(m).name for m in sorted(f.members))
-            lines.append(text(lang, "reveal.faction", fid=r.faction(fid), leader=game.player(f.leader).name, members=members))
-    winners = ", ".join(game.player(w).name for w in game.state.winner or []) or r.word("nobody")
+            members = ", ".join(r.player(m) for m in sorted(f.members))
+            lines.append(text(lang, "reveal.faction", fid=r.faction(fid), leader=r.player(f.leader), members=members))
+    winners = ", ".join(r.player(w) for w in game.state.winner or []) or r.word("nobody")
     lines.append(text(lang, "reveal.winners", winners=winners))
     return "\n".join(lines)
 

@@ -133,7 +133,8 @@ async def test_a_pm_in_a_form_keeps_its_lines(env):
     r = await t.member(1).submit_modal(r, {"to": ["2"], "text": "встретимся ночью\nу старой мельницы"})
     assert r.ephemeral and "PM" in r.response.content, r.response.content
     got = [m.content for m in t.hidden(2).history() if "встретимся ночью" in m.content]
-    assert len(got) == 1 and "встретимся ночью\nу старой мельницы" in got[0], got
+    # its lines quoted, each on its own (altmafia.text.safe): readable, never the bot's
+    assert len(got) == 1 and got[0].endswith(":\n> встретимся ночью\n> у старой мельницы"), got
     cmd = (await t.store.journal(t.game_id))[-1]
     assert cmd["kind"] == "send_pm" and cmd["args"] == {"sender": 1, "recipient": 2, "text": "встретимся ночью\nу старой мельницы"}
     # the same form by the slash command

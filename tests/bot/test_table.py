@@ -133,7 +133,7 @@ async def test_a_replaced_player_is_told_by_dm_and_the_gm_when_it_fails(env):
     r = await t.gm.slash(t.channel("gm"), "gm substitute", player="2", member=second)
     assert r.response.content == "Готово.", r.response.content
     gm_log = "\n".join(m.content for m in t.channel("gm").history())
-    assert f"Не удалось написать <@{newcomer.id}> в личные сообщения" in gm_log and "другому участнику" in gm_log, gm_log
+    assert f"Не удалось написать в личные сообщения — <@{newcomer.id}>" in gm_log and "другому участнику" in gm_log, gm_log
     assert not [m.content for m in newcomer.user.dm_channel.history()]
 
 
@@ -186,7 +186,7 @@ async def test_help_knows_where_it_is_asked(env):
     # the GM of the lobby open in this channel: the lobby's next steps, not «no game here»
     r = await t.gm.slash(t.lobby, "help")
     body = r.response.content
-    assert r.response.ephemeral and "Вы ведущий набора" in body and "записалось 3 игрока" in body, body
+    assert r.response.ephemeral and "Вы ведущий набора" in body and "записались: 3 игрока" in body, body
     assert "/набор начать" in body and "Здесь нет вашей игры" not in body, body
     r = await t.players[0].slash(t.lobby, "help")
     assert "Вы записаны в набор" in r.response.content and "Здесь нет" not in r.response.content, r.response.content
@@ -261,7 +261,7 @@ async def test_clearing_a_status_the_player_lacks_is_refused(env):
     name = t.game.player(1).name
     status = next(s.names.ru for s in t.game.rules.statuses if s.id == sid)
     r = await t.gm.slash(t.channel("gm"), "gm clearstatus", player="1", status=sid)
-    assert r.response.ephemeral and r.response.content == f"⛔ У игрока {name} нет статуса «{status}»: снимать нечего.", r.response.content
+    assert r.response.ephemeral and r.response.content == f"⛔ {name}: нет статуса «{status}», снимать нечего.", r.response.content
     r = await t.gm.slash(t.channel("gm"), "gm setstatus", player="1", status=sid)
     assert r.response.content == "Готово.", r.response.content
     r = await t.gm.slash(t.channel("gm"), "gm clearstatus", player="1", status=sid)

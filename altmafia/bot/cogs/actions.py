@@ -310,7 +310,7 @@ def me_text(game: Game, pid: int, lng: str, info: Any) -> str:
     """What a player may know of themselves now (nothing another player's secret reveals)."""
     p = game.player(pid)
     r = Renderer(game, lng)
-    lines = [text(lng, "me.title", name=p.name, phase=r.label(game.info.label))]
+    lines = [text(lng, "me.title", name=r.player(pid), phase=r.label(game.info.label))]
     role = r.character(p.role) + (f" / {r.character(p.character)}" if p.character else "")
     lines.append(text(lng, "me.role", role=role))
     lines.append(text(lng, "me.stats", stats=", ".join(f"{r.stat(k)} {v}" for k, v in game.visible_stats(p, pid).items()) or "—"))
@@ -339,7 +339,7 @@ def me_text(game: Game, pid: int, lng: str, info: Any) -> str:
     factions = [f for f in game.factions_of(pid)]
     if factions:
         lines.append(text(lng, "me.factions", factions="; ".join(
-            f"{r.faction(f.fid)}: " + ", ".join(game.player(m).name + (" ★" if m == f.leader else "") for m in sorted(f.members)) for f in factions)))
+            f"{r.faction(f.fid)}: " + ", ".join(r.player(m) + (" ★" if m == f.leader else "") for m in sorted(f.members)) for f in factions)))
     lines.append(deadline_text(info, lng))
     return "\n".join(lines)
 

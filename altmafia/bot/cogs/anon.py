@@ -13,7 +13,8 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from altmafia.bot.interact import D, N, as_player, defer, lang, refuse_engine, reply
+from altmafia.bot.interact import D, N, as_player, defer, lang, refuse, refuse_engine, reply
+from altmafia.text import safe
 from altmafia.text.i18n import text
 from engine import ActionError
 from storage import Command
@@ -27,6 +28,9 @@ async def post_anon(bot: Any, interaction: discord.Interaction, message: str) ->
     if found is None:
         return False
     gid, game, p = found
+    if safe.blank(message):  # nothing to read: refused before the engine counts it
+        await refuse(interaction, "err.blank_text")
+        return False
     await defer(interaction)
     try:
         await bot.store.apply(gid, Command.post_anon(p.pid, message, user_id=interaction.user.id, request_id=str(interaction.id)))

@@ -39,6 +39,7 @@ from altmafia.bot.interact import (
 )
 from altmafia.bot.lobbies import settle_seats
 from altmafia.bot.notice import dead_intro, tell_privately
+from altmafia.text import safe
 from altmafia.text.guide import slash
 from altmafia.text.i18n import Renderer, catalog, plural, task_number, text
 from engine import ActionError, Game
@@ -103,7 +104,7 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
     def log_post(self, gid: str, interaction: discord.Interaction, key: str, **args: Any) -> Post:
         """The GM channel's log line of this action (staged with the action it belongs to)."""
         glang = self.bot.store.info(gid).meta.get("lang", "ru")
-        return self.bot.deliverer.gm_line(gid, interaction.user.display_name, text(glang, key, **args))
+        return self.bot.deliverer.gm_line(gid, safe.name(interaction.user.display_name), text(glang, key, **args))
 
     async def log(self, gid: str, interaction: discord.Interaction, key: str, *more: Post, **args: Any) -> None:
         """A GM action that is no engine command: its posts and log line staged together in one
@@ -305,7 +306,7 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
         waiting = self.bot.scheduler.waiting(gid)
         if waiting is not None:  # the ruleset ends a phase early: who it waits for, the Слоупоки
             lines.append(text(lng, "gm.status_waiting", names=names(waiting), slowpokes=names(game.held_up_by_nobody())))
-        dead = [p.name for p in game.state.players if not game.alive(p)]
+        dead = [r.player(p.pid) for p in game.state.players if not game.alive(p)]
         lines.append(text(lng, "gm.status_out", names=", ".join(dead) or "—"))
         open_tasks = [i for i, t in enumerate(game.state.gm_tasks) if not t.get("settled")]
         lines.append(text(lng, "gm.status_tasks", n=len(open_tasks)))
@@ -422,7 +423,7 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
             await refuse(interaction, "err.unknown_player", name=player)
             return
         await defer(interaction)
-        line = self.log_post(gid, interaction, "gm.act_tell", player=game.player(pid).name, text=message)
+        line = self.log_post(gid, interaction, "gm.act_tell", player=safe.name(game.player(pid).name), text=safe.said(message))
         if not await self.apply(interaction, gid, game, Command.gm("message", pid=pid, text=message, user_id=interaction.user.id,
                                                                    request_id=str(interaction.id)), log=line):
             return
@@ -444,7 +445,7 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
             await refuse(interaction, "err.unknown_player", name=player)
             return
         await defer(interaction)
-        line = self.log_post(gid, interaction, "gm.act_idle", player=game.player(pid).name)
+        line = self.log_post(gid, interaction, "gm.act_idle", player=safe.name(game.player(pid).name))
         if not await self.apply(interaction, gid, game, Command.declare_idle(pid, user_id=interaction.user.id, request_id=str(interaction.id)),
                                 log=line):
             return
@@ -464,7 +465,7 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
         for i, t in enumerate(game.state.gm_tasks):
             mark = "✅" if t.get("settled") else "⏳"
             settled = t.get("settled")
-            note = f" — {settled}" if isinstance(settled, str) else ""
+            note = f" — {safe.said(settled)}" if isinstance(settled, str) else ""
             lines.append(text(lng, "gm.task_line", mark=mark, n=task_number(i), phase=r.label(game.clock.info(t["tick"]).label), actor=r.player(t["actor"]),
                               ability=r.ability(t["ability"]), targets=", ".join(r.player(x) for x in t["targets"]) or "—",
                               option=t.get("option") or "", note=note))
@@ -484,7 +485,7 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
             await refuse(interaction, "err.unknown_task", n=task)
             return
         await defer(interaction)
-        line = self.log_post(gid, interaction, "gm.act_settle", n=task, note=note or "—")
+        line = self.log_post(gid, interaction, "gm.act_settle", n=task, note=safe.said(note) or "—")
         if not await self.apply(interaction, gid, game, Command.gm("settle_task", index=task - 1, note=note, user_id=interaction.user.id,
                                                                    request_id=str(interaction.id)), log=line):
             return
@@ -529,8 +530,8 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
         await defer(interaction)
         glang = self.bot.store.info(gid).meta.get("lang", "ru")
         # the announcement and its log line staged together, keyed by the interaction
-        await self.log(gid, interaction, "gm.act_say", self.bot.deliverer.outgoing(gid, where.value, text(glang, "public.gm_says", text=message)),
-                       where=text(glang, f"gm.where_{where.value}"), text=message)
+        await self.log(gid, interaction, "gm.act_say", self.bot.deliverer.outgoing(gid, where.value, text(glang, "public.gm_says", text=safe.said(message))),
+                       where=text(glang, f"gm.where_{where.value}"), text=safe.said(message))
         await reply(interaction, text(lang(interaction), "gm.done"))
 
     @app_commands.command(name=N("gm.substitute"), description=D("gm.substitute"))
@@ -555,6 +556,14 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
         if member.id in info.gm_user_ids:
             await refuse(interaction, "err.substitute_gm")
             return
+        if name is not None:  # a seat name is normalised as at sign-up (lobbies.unique_name)
+            wanted, name = name, safe.clean_name(name)
+            if not name:
+                await refuse(interaction, "err.blank_name", name=safe.name(wanted))
+                return
+            if any(q.name.casefold() == name.casefold() for q in game.state.players if q.pid != pid):
+                await refuse(interaction, "err.name_taken", name=safe.name(name))
+                return
         await defer(interaction)
         old = game.player(pid)
         old_name, old_user = old.name, old.user_id
@@ -562,8 +571,8 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
         cmd = Command("gm_substitute", {"pid": pid, "user_id": member.id, "name": name},
                       user_id=interaction.user.id, request_id=str(interaction.id))
         def line(g: Game) -> Post:
-            return self.log_post(gid, interaction, "gm.act_substitute", old=old_name, old_user=f"<@{old_user}>" if old_user else "—",
-                                 new_user=f"<@{member.id}>", player=g.player(pid).name)
+            return self.log_post(gid, interaction, "gm.act_substitute", old=safe.name(old_name), old_user=f"<@{old_user}>" if old_user else "—",
+                                 new_user=f"<@{member.id}>", player=safe.name(g.player(pid).name))
 
         if not await self.apply(interaction, gid, game, cmd, log=line):
             return
@@ -591,7 +600,7 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
             return
         await defer(interaction)
         glang = self.bot.store.info(gid).meta.get("lang", "ru")
-        line = self.log_post(gid, interaction, "gm.act_remove", player=game.player(pid).name, mode=text(glang, f"gm.mode_{mode.value}"))
+        line = self.log_post(gid, interaction, "gm.act_remove", player=safe.name(game.player(pid).name), mode=text(glang, f"gm.mode_{mode.value}"))
         if not await self.apply(interaction, gid, game, Command.gm("remove", pid=pid, mode=mode.value, user_id=interaction.user.id,
                                                                    request_id=str(interaction.id)), log=line):
             return
@@ -656,12 +665,12 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
             return
         gid, _game = found
         if member.id not in self.bot.store.info(gid).meta.get("spectators", []):
-            await refuse(interaction, "err.not_spectator", name=member.display_name)
+            await refuse(interaction, "err.not_spectator", name=safe.name(member.display_name))
             return
         await defer(interaction)
         await self.bot.channel_manager.remove_spectator(gid, member.id)
         await reply(interaction, text(lang(interaction), "gm.done"))
-        await self.log(gid, interaction, "gm.act_unspectate", name=member.display_name)
+        await self.log(gid, interaction, "gm.act_unspectate", name=safe.name(member.display_name))
         info = self.bot.store.info(gid)
         await tell_privately(self.bot, gid, member.id, text(info.meta.get("lang", "ru"), "notice.unspectated",
                                                             title=info.meta.get("title", gid)), once=f"unspectate:{interaction.id}")

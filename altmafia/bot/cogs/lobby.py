@@ -27,6 +27,7 @@ from altmafia.bot.interact import (
 )
 from altmafia.bot.living import can_manage_roles
 from altmafia.bot.settings import SettingsError, check_timezone
+from altmafia.text import safe
 from altmafia.text.guide import slash
 from altmafia.text.i18n import count, lang_of, text
 from config.loader import RulesetFileError, available_rulesets, load_ruleset
@@ -182,7 +183,7 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
                 raise lobbies.LobbyError("err.lobby_full", max=rules.table.max)
             if role is not None and role not in lobbies.free_roles(rules, data):
                 raise lobbies.LobbyError("err.role_taken")
-            name = lobbies.unique_name(data, interaction.user.display_name)
+            name = lobbies.unique_name(data, interaction.user.display_name, lobby["lang"])
             entry = {"user_id": uid, "name": name, "lang": player_lang}
             if role is not None:
                 entry["role"] = role
@@ -195,10 +196,10 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
             return
         lobby, name = done
         lng = lobby["lang"]
-        joined = text(lng, "lobby.joined", name=name, count=count(len(lobby["players"]), "player", lng))
+        joined = text(lng, "lobby.joined", name=safe.name(name), count=count(len(lobby["players"]), "player", lng))
         if role is not None:
-            joined += "\n" + text(lng, "lobby.role_claimed", name=name, role=getattr(rules.role(role).name, lng))
-        await reply(interaction, joined, ephemeral=False)
+            joined += "\n" + text(lng, "lobby.role_claimed", name=safe.name(name), role=getattr(rules.role(role).name, lng))
+        await reply(interaction, joined, ephemeral=False, allowed_mentions=discord.AllowedMentions.none())
 
     @join.autocomplete("role")
     async def role_ac(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
@@ -223,22 +224,25 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
         lobby_id, lobby = found
         uid = interaction.user.id
 
-        def drop(data: dict[str, Any]) -> None:
+        def drop(data: dict[str, Any]) -> str:
             if data.get("starting"):
                 raise lobbies.LobbyError("err.lobby_starting")
             before = (len(data["players"]), len(data["spectators"]))
+            # the seat name given at sign-up (a spectator has none: their name normalised)
+            seat = next((p["name"] for p in data["players"] if p["user_id"] == uid), None)
             data["players"] = [p for p in data["players"] if p["user_id"] != uid]
             data["spectators"] = [s for s in data["spectators"] if s != uid]
             if before == (len(data["players"]), len(data["spectators"])):
                 raise lobbies.LobbyError("err.not_in_lobby")
+            return seat or lobbies.unique_name({"lang": data["lang"], "players": []}, interaction.user.display_name)
 
         done = await self.change(interaction, lobby_id, drop)
         if done is None:
             return
-        lobby = done[0]
+        lobby, name = done
         lng = lobby["lang"]
-        await reply(interaction, text(lng, "lobby.left", name=interaction.user.display_name,
-                                      count=count(len(lobby["players"]), "player", lng)), ephemeral=False)
+        await reply(interaction, text(lng, "lobby.left", name=safe.name(name), count=count(len(lobby["players"]), "player", lng)),
+                    ephemeral=False, allowed_mentions=discord.AllowedMentions.none())
 
     @app_commands.command(name=N("lobby.players"), description=D("lobby.players"))
     async def players(self, interaction: discord.Interaction) -> None:
@@ -247,7 +251,7 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
         note = None
         if found is not None:
             _, lobby = found
-            names = [p["name"] for p in lobby["players"]]
+            names = [safe.name(p["name"]) for p in lobby["players"]]
             specs = len(lobby["spectators"])
             rules = load_ruleset(lobby["ruleset"])
             note = lobbies.practice_note(rules, lobby, lng)
@@ -259,7 +263,7 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
                 await refuse_here(self.bot, interaction, gids, "err.no_lobby")
                 return
             game = self.bot.store.game(gids[0])
-            names = [p.name + ("" if game.alive(p) else " †") for p in game.state.players]
+            names = [safe.name(p.name) + ("" if game.alive(p) else " †") for p in game.state.players]
             specs = len(self.bot.store.info(gids[0]).meta.get("spectators", []))
         body = "\n".join(f"{i + 1}. {n}" for i, n in enumerate(names)) or "—"
         listing = text(lng, "lobby.list", count=count(len(names), "player", lng), names=body, spectators=count(specs, "spectator", lng))
@@ -319,7 +323,7 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
             lobby = done[0]
         lines = deadlines.times_lines(rules, lobby.get("times"), lobby["tz"], lobby["lang"] if changes else lng, default_min)
         if changes:  # the table is told (in the game's language), publicly, where it gathers
-            await reply(interaction, text(lobby["lang"], "lobby.times_set", gm=interaction.user.display_name) + "\n" + "\n".join(lines),
+            await reply(interaction, text(lobby["lang"], "lobby.times_set", gm=safe.name(interaction.user.display_name)) + "\n" + "\n".join(lines),
                         ephemeral=False, allowed_mentions=discord.AllowedMentions.none())
         else:
             await reply(interaction, "\n".join(lines))
@@ -368,7 +372,7 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
         yes_no = {True: text(lng, "options.on"), False: text(lng, "options.off")}
         lines = [text(lng, f"options.{k}", value=yes_no[bool(chosen.get(k))]) for k in ("dead_channel", "living_role", "approve_spectators")]
         if wanted:
-            await reply(interaction, text(lng, "lobby.options_set", gm=interaction.user.display_name) + "\n" + "\n".join(lines),
+            await reply(interaction, text(lng, "lobby.options_set", gm=safe.name(interaction.user.display_name)) + "\n" + "\n".join(lines),
                         ephemeral=False, allowed_mentions=discord.AllowedMentions.none())
         else:
             await reply(interaction, "\n".join(lines))

@@ -27,6 +27,7 @@ from altmafia.bot.interact import (
     refuse_engine,
     reply,
 )
+from altmafia.text import safe
 from altmafia.text.i18n import Renderer, text
 from engine import ActionError, Game
 from storage import Command
@@ -41,6 +42,9 @@ async def send_pm(bot: Any, interaction: discord.Interaction, to: str, message: 
     if found is None:
         return False
     gid, game, p = found
+    if safe.blank(message):  # nothing to read: refused before the engine counts it
+        await refuse(interaction, "err.blank_text")
+        return False
     recipient = parse_player(game, to)
     if recipient is None:
         await refuse(interaction, "err.unknown_player", name=to)
@@ -56,7 +60,7 @@ async def send_pm(bot: Any, interaction: discord.Interaction, to: str, message: 
     plang = bot.store.info(gid).meta.get("langs", {}).get(str(p.pid)) or lang(interaction)
     # the sender's copy is staged in the PM's own transaction: never one without the other
     copy = bot.deliverer.outgoing(gid, f"player:{p.pid}", text(plang, "pm.copy", to=Renderer(game, plang).player(recipient),
-                                                                text=message))
+                                                                text=safe.said(message)))
     try:
         await bot.store.apply(gid, Command.send_pm(p.pid, recipient, message, user_id=interaction.user.id,
                                                    request_id=str(interaction.id)), posts=[copy])

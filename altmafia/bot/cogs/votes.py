@@ -29,6 +29,7 @@ from altmafia.bot.interact import (
     refuse_engine,
     reply,
 )
+from altmafia.text import safe
 from altmafia.text.i18n import Renderer, count, text
 from engine import ActionError, Game
 from engine.votes import live_ballots
@@ -48,6 +49,23 @@ def tally_line(game: Game, vote_id: str, lng: str) -> str:
     r = Renderer(game, lng)
     parts = [f"{r.player(k)} — {count(n, 'vote', lng)}" for k, n in live_ballots(game, vote_id)]
     return text(lng, "vote.tally", tally="; ".join(parts) or "—")
+
+
+def known_vote(game: Game, vote: str) -> str | None:
+    """The id of the ruleset's vote typed as ``vote`` (its id, or its name in either language)."""
+    want = vote.strip().casefold()
+    for v in game.rules.votes:
+        if want in {v.id.casefold(), v.names.ru.casefold(), v.names.en.casefold()}:
+            return v.id
+    return None
+
+
+async def refuse_unknown_vote(interaction: discord.Interaction, game: Game, vote: str) -> None:
+    """A vote the ruleset does not have: said so, with the votes open now by their names."""
+    lng = lang(interaction)
+    left, right = ("«", "»") if lng == "ru" else ("“", "”")
+    names = ", ".join(f"{left}{getattr(v.names, lng)}{right}" for v in game.open_votes()) or "—"
+    await refuse(interaction, "err.unknown_vote", vote=safe.name(vote), open=names)
 
 
 class Votes(commands.GroupCog, group_name=N("vote"), group_description=D("vote")):
@@ -135,6 +153,11 @@ async def cast_vote(bot: Any, interaction: discord.Interaction, target: str, vot
             await refuse_engine(interaction, game, ActionError("vote_closed", vote=""))
             return False
         vote = open_votes[0].id
+    elif known_vote(game, vote) is None:
+        await refuse_unknown_vote(interaction, game, vote)
+        return False
+    else:
+        vote = known_vote(game, vote)
     try:
         offered = game.vote_choices(p.pid, vote)
     except ActionError as err:  # closed, or this player may not vote
@@ -182,6 +205,11 @@ async def withdraw_vote(bot: Any, interaction: discord.Interaction, vote: str | 
             await refuse_engine(interaction, game, ActionError("vote_closed", vote=""))
             return False
         vote = mine[0] if mine else game.open_votes()[0].id
+    elif known_vote(game, vote) is None:
+        await refuse_unknown_vote(interaction, game, vote)
+        return False
+    else:
+        vote = known_vote(game, vote)
     await defer(interaction)
     try:
         await bot.store.apply(gid, Command.unvote(p.pid, vote, user_id=interaction.user.id, request_id=str(interaction.id)))
@@ -199,7 +227,7 @@ def player_choices_any(game: Game, pool: list[int | str], current: str, lng: str
     cur = (current or "").casefold()
     out = []
     for c in pool:
-        name = r.player(c)
+        name = game.player(c).name if isinstance(c, int) else r.player(c)  # a choice's label: plain text
         if cur and cur not in name.casefold():
             continue
         out.append(app_commands.Choice(name=name[:100], value=str(c)))

@@ -1,3 +1,3 @@
 """The classic mafia (ruleset ``classic``): the test bed of the shared primitives."""
 
-from . import abilities  # noqa: F401  (register)
+from . import abilities, params  # noqa: F401  (register)

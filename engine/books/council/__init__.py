@@ -1,3 +1,3 @@
 """Seed 001, the Board of Directors (ruleset ``council``)."""
 
-from . import abilities  # noqa: F401  (register)
+from . import abilities, params  # noqa: F401  (register)

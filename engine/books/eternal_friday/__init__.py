@@ -14,4 +14,4 @@ counterattack. What lasts between ticks is in ``core.FridayMemory`` (the snapsho
 scratch.
 """
 
-from . import attacks, checks, core, day, info, lynch, medicine, steps, traps, tricks  # noqa: F401  (register)
+from . import attacks, checks, core, day, info, lynch, medicine, params, steps, traps, tricks  # noqa: F401  (register)

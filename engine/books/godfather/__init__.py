@@ -5,4 +5,4 @@ modifiers (``modifiers``), the prison vote and thresholds (``prison``), and the 
 abilities pass (``sentences``).
 """
 
-from . import factions, info, modifiers, prison, sentences  # noqa: F401  (register)
+from . import factions, info, modifiers, params, prison, sentences  # noqa: F401  (register)

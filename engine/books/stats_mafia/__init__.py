@@ -13,4 +13,17 @@ Stats in contests are read with the purpose ``contest``: a bonus nobody knows of
 counts there and nowhere else.
 """
 
-from . import attacks, boosts, checks, core, day, early_end, mail, start, steps, victory, vote  # noqa: F401  (register)
+from . import (  # noqa: F401  (register)
+    attacks,
+    boosts,
+    checks,
+    core,
+    day,
+    early_end,
+    mail,
+    params,
+    start,
+    steps,
+    victory,
+    vote,
+)

@@ -33,7 +33,7 @@ def test_the_worked_example_is_the_framework_with_its_own_table():
     assert r.table.max == 4 and r.inactivity == base.inactivity and r.victory == base.victory
 
 
-def test_extends_merges_mappings_and_replaces_lists(tmp_path):
+def test_extends_merges_mappings_key_by_key(tmp_path):
     path = tmp_path / "tweak.yaml"
     path.write_text("extends: council\nid: tweak\nsettings: {death_reveals: [character]}\nfactions: {max_size: 5}\n", encoding="utf-8")
     r, base = load_ruleset_file(path), load_ruleset("council")

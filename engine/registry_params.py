@@ -1,0 +1,160 @@
+"""The parameters every registered behaviour takes: its name, type, default and meaning.
+
+A ruleset names behaviour by id (``op``, ``impl``, a step's ``kind``, a vote's ``kind``, the
+victory's ``kind``, a check's ``kind``) and passes it ``params``. The table here declares them,
+so that the loader refuses a key the behaviour never reads (``friday_shield`` with
+``factor: 0`` would protect as before), a value of the wrong type and a name that is not in the
+ruleset (a team, stat, status, role or slot), and so that ``altmafia rules --reference`` lists
+them. A behaviour registered without an entry here fails the test
+``tests/engine/test_registry_params.py``; its module keeps reading ``params`` as before (the
+defaults below are the ones it applies). The shared core's are here; each book declares its own
+in ``engine/books/<book>/params.py`` (:func:`declare`), as it registers them.
+
+``Param.ref`` names what a value (each item of a list, each key and each value of a mapping)
+must be the id of: ``stat``, ``status``, ``team``, ``role``, ``character``, ``slot``, ``step``,
+``block_scope`` (a slot, ``character`` or ``role``), ``ability`` (a key ``role:<id>:<ability>`` or ``character:<id>:<ability>``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+REQUIRED: Any = type("Required", (), {"__repr__": lambda self: "required"})()
+
+# the facts ``op: reveal`` can tell (engine.resolve.effects.op_reveal)
+REVEAL_FACTS = ("character", "role", "stats", "in_faction", "hp")
+
+
+@dataclass(frozen=True)
+class Param:
+    type: Any
+    default: Any = REQUIRED
+    doc: str = ""
+    ref: str | None = None
+
+
+@dataclass(frozen=True)
+class Params:
+    """The declared ``params`` of one behaviour. ``extra``: any other key is a name of
+    ``extra.ref`` with a value of ``extra.type`` (``friday_regen``: a status → the amount).
+    ``effect_fields``: the fields of the effect itself an op reads (``stat``, ``delta`` …),
+    those it needs in ``needs``; ``min_targets``: the fewest targets it does anything with."""
+
+    fields: dict[str, Param] = field(default_factory=dict)
+    doc: str = ""
+    extra: Param | None = None
+    effect_fields: tuple[str, ...] = ()
+    needs: tuple[str, ...] = ()
+    min_targets: int = 0
+
+
+def P(type_: Any, default: Any = REQUIRED, doc: str = "", ref: str | None = None) -> Param:
+    return Param(type_, default, doc, ref)
+
+
+def stat_param(default: Any = REQUIRED, doc: str = "the stat") -> Param:
+    return P(str | None if default is None else str, default, doc, "stat")
+
+
+def status_param(default: Any = REQUIRED, doc: str = "the status") -> Param:
+    return P(str | None if default is None else str, default, doc, "status")
+
+
+def teams_param(default: Any = (), doc: str = "teams") -> Param:
+    return P(list[str], list(default), doc, "team")
+
+
+# the key a step of ``kind: impl`` names its implementation by
+STEP_IMPL = {"impl": P(str, doc="the registered implementation the step runs")}
+
+# ---- ops (the ``op`` of an effect) ------------------------------------------------------------
+EFFECT_PARAMS: dict[str, Params] = {
+    "stat": Params(doc="changes a stat by delta (or amount)", effect_fields=("stat", "delta", "amount", "labels"), needs=("stat",)),
+    "modifier": Params({"scope": P(Literal["all", "thresholds"], "all", "what the bonus counts for: everything, or the thresholds only")},
+                       doc="a timed bonus to a stat, apart from its base value", effect_fields=("stat", "delta", "until", "cycles"), needs=("stat",)),
+    "block": Params({"slots": P(list[str], [], "the slots blocked, or character / role for all of that kind (empty: every action)", "block_scope")},
+                    doc="the target's actions do nothing", effect_fields=("until", "cycles", "labels")),
+    "protect": Params({"factor": P(float, 0.0, "the share of damage still taken (0: none)"),
+                       "while": status_param(None, "the protection holds only while the target has this status"),
+                       "except_own_faction": P(bool, False, "does not stop actions of the target's own faction")},
+                      doc="stops the actions whose labels it lists (labels; none: every action)", effect_fields=("labels", "until", "cycles")),
+    "redirect": Params(doc="two targets: the first one's later actions this turn go to the second", effect_fields=("labels",), min_targets=2),
+    "swap": Params(doc="two targets: whatever is aimed at one goes to the other", effect_fields=("until", "cycles", "labels"), min_targets=2),
+    "borrow": Params({"slots": P(list[str], [], "the slots of another member's actions it may perform", "slot"),
+                      "any_phase": P(bool, False, "the borrowed action may be of another phase")},
+                     doc="performs another member's action (used through via)"),
+    "end_phase": Params(doc="ends the day or the night the moment it is announced"),
+    "poison": Params(doc="poisons: death after cycles (default: the setting poison_cycles) unless cured", effect_fields=("cycles", "labels")),
+    "cure": Params(doc="takes a status off (default: the poison)", effect_fields=("status",)),
+    "heal": Params(doc="adds amount to the HP stat", effect_fields=("stat", "amount")),
+    "damage": Params(doc="takes amount off the HP stat, less a protection's factor", effect_fields=("stat", "amount", "labels")),
+    "status": Params({"from": P(Literal["night"] | None, None, "night: in force only from the first night after the resolve («в ближайшую ночь»)")},
+                     doc="puts a status on", effect_fields=("status", "until", "cycles", "labels"), needs=("status",)),
+    "kill": Params(doc="kills", effect_fields=("labels",)),
+    "reveal": Params({"tell_target": P(bool, False, "the target learns that it was checked")},
+                     doc=f"tells the actor a fact of each target (fact: {', '.join(REVEAL_FACTS)})", effect_fields=("fact", "labels")),
+    "game_length": Params(doc="moves the last day of the game by delta", effect_fields=("delta",), needs=("delta",)),
+    "message": Params(doc="sends the target the text", effect_fields=("text",), needs=("text",)),
+    "gm_task": Params(doc="a task for the GM, who decides what happens"),
+    "impl": Params(doc="a registered implementation (impl) with its own params", effect_fields=("impl",), needs=("impl",)),
+}
+
+# ---- implementations (``op: impl`` and ``kind: impl`` steps) ----------------------------------
+IMPL_PARAMS: dict[str, Params] = {}  # the books' (engine/books/<book>/params.py)
+
+# ---- built-in steps (a step's ``kind``) -------------------------------------------------------
+STEP_PARAMS: dict[str, Params] = {
+    "actions": Params({"order": P(Literal["seat", "ops", "random", ""] | None, None, "the order of the step's actions"),
+                       "ops": P(list[str], [], "with order: ops, the ops in their order")}, "runs the submitted actions of this step"),
+    "bands": Params(doc="puts the statuses of the stats' bands"),
+    "factions": Params(doc="the night's faction moves: invitations, leaving, overthrows"),
+    "impl": Params(STEP_IMPL, "a registered implementation (its own params beside impl)"),
+    "messages": Params(doc="delivers the resolve's private news"),
+    "poison_death": Params(doc="the poisoned whose time is up die"),
+    "regen": Params({"stat": stat_param(doc="the stat recovered"), "amount": P(int, doc="recovered each time"),
+                     "status": status_param(None, "only in this status")}, "recovery"),
+    "team_factions": Params({"teams": teams_param([], "the teams made factions"), "event": P(str, "faction.team", "the message key of the news")},
+                            "makes each team a faction at the start"),
+    "vote": Params(doc="counts the vote of this step"),
+}
+
+# ---- vote kinds ------------------------------------------------------------------------------
+VOTE_COMMON = {
+    "withdraw": P(bool, False, "a ballot may be withdrawn"),
+    "changes": P(int | None, None, "how many times a ballot may be changed a day"),
+    "changes_per_game": P(int | None, None, "how many times a ballot may be changed a game"),
+}
+PEACE = {"peace": P(bool, False, "offers «for peace»"), "tie_damage": P(int, 0, "damage to each tied player")}
+VOTE_PARAMS: dict[str, Params] = {
+    "lynch": Params({**VOTE_COMMON, **PEACE}, "the day's lynch: the most votes"),
+}
+
+# ---- victories -------------------------------------------------------------------------------
+VICTORY_PARAMS: dict[str, Params] = {
+    "none": Params(doc="no one wins: the GM decides"),
+    "highest_stat": Params({"stat": stat_param("vo", "the stat compared"), "tie_stat": stat_param("tv", "the stat that breaks a tie"),
+                            "no_win_status": P(list[str], [], "no one with these statuses wins", "status"),
+                            "members_win": P(Literal["lesser"] | None, None, "lesser: a winning faction's members win a lesser victory")},
+                           "the most of a stat at the end"),
+    "last_team": Params({"team_from": P(Literal["character", "role"], "character", "where a player's team is read"),
+                         "ignore_teams": teams_param([], "teams that do not count"), "solo_teams": teams_param([], "each member of these wins alone")},
+                        "the last team standing"),
+}
+
+# ---- submission checks -----------------------------------------------------------------------
+CHECK_PARAMS: dict[str, Params] = {
+}
+
+def declare(table: str, entries: dict[str, Params]) -> None:
+    """A book declares the parameters of what it registers (``engine/books/<book>/params.py``)."""
+    twice = set(entries) & set(TABLES[table])
+    if twice:
+        raise ValueError(f"{table} {sorted(twice)} declared twice")
+    TABLES[table].update(entries)
+
+
+TABLES: dict[str, dict[str, Params]] = {
+    "effect": EFFECT_PARAMS, "impl": IMPL_PARAMS, "step": STEP_PARAMS, "vote": VOTE_PARAMS,
+    "victory": VICTORY_PARAMS, "check": CHECK_PARAMS,
+}
