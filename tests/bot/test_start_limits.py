@@ -16,7 +16,6 @@ from altmafia.bot.channels import MAX_CREATE_OVERWRITES, carries, discord_name
 from altmafia.text.i18n import text
 from storage.store import ChannelIntent
 
-from . import strict_discord
 from .conftest import perms
 from .crash.test_channel_intents import die_saving_the_votes_channel
 from .helpers import gather, start
@@ -108,8 +107,7 @@ def fail_at(monkeypatch, n: int, status: int = 403, code: int = 50013, message: 
                 raise router.BackendError(status, code, message)
         real(backend, method, path)
 
-    # marked as the test's own fault, as SimCord's injected ones are, not Discord refusing the bot
-    monkeypatch.setattr(router, "_check_faults", strict_discord._marking_faults(check))
+    monkeypatch.setattr(router, "_check_faults", check)
     return seen
 
 
