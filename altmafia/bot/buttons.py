@@ -43,6 +43,8 @@ class GameButton(discord.ui.DynamicItem[discord.ui.Button], template=r"am:(?P<ac
             return
         await interaction.response.defer()
         result = await getattr(self, f"_{self.action}")(bot, interaction, info, lng)
+        if result is None:  # the button's message went with its channel: nothing left to edit
+            return
         with contextlib.suppress(discord.NotFound):  # the message may have gone with its channel
             await interaction.edit_original_response(content=result, view=None)
 
@@ -96,9 +98,12 @@ class GameButton(discord.ui.DynamicItem[discord.ui.Button], template=r"am:(?P<ac
         done = text(lng, "cleanup.archived", n=n)
         return done if info.meta.get("review_published") else done + "\n" + text(lng, "cleanup.archived_unpublished")
 
-    async def _delete(self, bot: Any, interaction: discord.Interaction, info: Any, lng: str) -> str:
+    async def _delete(self, bot: Any, interaction: discord.Interaction, info: Any, lng: str) -> str | None:
+        """The game's channels deleted; None when the button was pressed in one of them (its
+        message is gone with it, and Discord would refuse an edit of it: 404 Unknown Message)."""
+        pressed_here = interaction.channel_id in {cid for _key, cid in bot.channel_manager.all_ids(info.meta)}
         n = await bot.channel_manager.delete(info)
-        return text(lng, "cleanup.deleted", n=n)
+        return None if pressed_here else text(lng, "cleanup.deleted", n=n)
 
 
 async def _info(bot: Any, game_id: str) -> Any:

@@ -390,6 +390,24 @@ def free_category(parents: dict[str, str], order: list[str]) -> str | None:
     return None
 
 
+def opened_at_start(game: Any, aud: Audience, plan: list[ChannelSpec]) -> int:
+    """How many channels the first sync after a start creates beyond ``plan``: those the ruleset
+    opens from the start (the Mafia's channel of the first night, a team's), and the categories
+    they need once the plan's are full. A start counts them before it makes anything, so that a
+    server without room for them is refused whole instead of failing after the game began."""
+    keys = {spec.key for spec in plan}
+    extra = sum(1 for view in visibility.channels(game)
+                if view.kind in ("public", "faction", "team", "dead") and view.key not in keys and access_of(view, aud))
+    if not extra:
+        return 0
+    children: dict[str, int] = {}
+    for spec in plan:
+        if spec.parent is not None:
+            children[spec.parent] = children.get(spec.parent, 0) + 1
+    room = sum(max(0, PER_CATEGORY - children.get(spec.key, 0)) for spec in plan if spec.type == CATEGORY)
+    return extra + max(0, -(-(extra - room) // PER_CATEGORY))
+
+
 class Unsaved:
     """A sync's record of the overwrites it applied, not committed yet: a meta change function
     (for ``Store.update_meta`` or ``Store.mark_parts_sent(meta=…)``). Whoever commits it calls

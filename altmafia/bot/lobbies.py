@@ -33,7 +33,15 @@ from engine import DEAL, Game, GameError, PlayerSpec
 
 from . import permissions
 from .buttons import bonus_view
-from .channels import Audience, carries, create_intended, fixed_access, game_plan, public_access
+from .channels import (
+    Audience,
+    carries,
+    create_intended,
+    fixed_access,
+    game_plan,
+    opened_at_start,
+    public_access,
+)
 from .deadlines import card_times_line, first_deadline, min_minutes, now, period_end
 from .living import announce_phase
 from .notice import dead_intro
@@ -160,10 +168,11 @@ def check(lobby: dict[str, Any]) -> Game:
         raise LobbyError("lobby.cannot_start", why=str(exc)) from exc
 
 
-def check_room(bot: Any, guild_id: int, plan: list[Any], known: dict[str, int]) -> None:
+def check_room(bot: Any, guild_id: int, plan: list[Any], known: dict[str, int], extra: int = 0) -> None:
     """Refuse (a LobbyError) a start Discord would refuse half-way: the bot lacks a permission
     of its invite on the server, or the server has no room for the game's new channels (its
-    categories included; the channels a game makes later, for factions, need room too)."""
+    categories included, and ``extra``: those the ruleset opens from the start; the channels a
+    game makes later, for factions, need room too)."""
     guild = bot.get_guild(guild_id)
     if guild is None:
         return
@@ -171,7 +180,7 @@ def check_room(bot: Any, guild_id: int, plan: list[Any], known: dict[str, int]) 
     lacking = permissions.missing(me.guild_permissions) if me is not None else []
     if lacking:
         raise LobbyError("start.missing_permissions", names=", ".join(lacking))
-    need = sum(1 for spec in plan if spec.key not in known)
+    need = sum(1 for spec in plan if spec.key not in known) + extra
     have = len(guild.channels)
     if have + need > GUILD_CHANNELS:
         raise LobbyError("start.too_many_channels", need=need, have=have, max=GUILD_CHANNELS,
@@ -242,7 +251,7 @@ async def start(bot: Any, lobby_id: str, lobby: dict[str, Any]) -> str:
         )
         plan = game_plan(title, lang, aud, {seat: p["name"] for seat, p in enumerate(lobby["players"])}, game)
         known = await still_there(bot, guild_id, known)
-        check_room(bot, guild_id, plan, known)
+        check_room(bot, guild_id, plan, known, opened_at_start(game, aud, plan))
 
         async def keep(key: str, cid: int) -> None:
             known[key] = cid

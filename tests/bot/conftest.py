@@ -13,6 +13,8 @@ import simcord.interactions
 from altmafia.bot.bot import create_bot
 from altmafia.bot.settings import Settings
 
+from . import strict_discord
+
 #: the locale each user's interactions carry (SimCord itself always sends en-US)
 LOCALES: dict[int, str] = {}
 
@@ -59,6 +61,11 @@ def settings(tmp_path, request) -> Settings:
 def pytest_configure(config):
     config.addinivalue_line("markers", "settings(**kw): Settings fields for the bot of this test")
     config.addinivalue_line("markers", "gm_commands_default: the servers keep Discord's default for /gm (Manage Server)")
+    config.addinivalue_line("markers", "lenient_discord(why): plain SimCord instead of the strict test Discord")
+    config.addinivalue_line("markers", "discord_refusals(why): the test expects Discord to refuse requests "
+                                       "and asserts on env.strict.refused itself")
+    config.addinivalue_line("markers", "round_trip(seconds): virtual seconds each REST call takes (default "
+                                       "strict_discord.ROUND_TRIP_SECONDS)")
 
 
 def open_gm_commands(e: simcord.Env) -> None:
@@ -78,10 +85,27 @@ def open_gm_commands(e: simcord.Env) -> None:
     e.create_guild = create_guild
 
 
+def _reason(request, name: str):
+    marker = request.node.get_closest_marker(name)
+    if marker is not None and not (marker.args and str(marker.args[0]).strip()):
+        raise pytest.UsageError(f"@pytest.mark.{name} needs the reason as its first argument")
+    return marker
+
+
 @pytest_asyncio.fixture
-async def env(settings, request) -> AsyncIterator[simcord.Env]:
+async def env(settings, request, monkeypatch) -> AsyncIterator[simcord.Env]:
+    """The bot against the strict test Discord (``strict_discord.py``) unless the test is marked
+    ``lenient_discord("why")``; a refused request (or a post a nonce swallowed) fails the test
+    unless it is marked ``discord_refusals("why")``; ``round_trip(seconds)`` sets the virtual
+    time of each REST call; ``/gm`` is opened to @everyone on each new server unless the test is
+    marked ``gm_commands_default``."""
     bot = create_bot(settings)
     e = simcord.Env(bot, settle_timeout=60.0)
+    strict = None
+    if _reason(request, "lenient_discord") is None:
+        strict_discord.install(monkeypatch)
+        trip = request.node.get_closest_marker("round_trip")
+        strict = strict_discord.StrictDiscord(e, **({"round_trip": float(trip.args[0])} if trip else {}))
     await e.start()
     if "gm_commands_default" not in request.keywords:
         open_gm_commands(e)
@@ -90,7 +114,16 @@ async def env(settings, request) -> AsyncIterator[simcord.Env]:
     finally:
         await e.shutdown()
         await e.bot.store.close()
-        e._raise_errors_since(e._errors_acknowledged)
+        refused = strict.problems() if strict is not None and _reason(request, "discord_refusals") is None else []
+        strict_discord.log_refusals(request.node.nodeid, refused)
+        try:
+            e._raise_errors_since(e._errors_acknowledged)
+        except BaseException as error:
+            if refused:
+                error.add_note("Discord refused requests:\n" + "\n".join(refused))
+            raise
+    if refused:
+        pytest.fail("Discord refused requests:\n" + "\n".join(refused), pytrace=False)
 
 
 def perms(env: simcord.Env, channel, member) -> discord.Permissions:

@@ -1,5 +1,8 @@
 """A small fake Discord on 127.0.0.1: just enough REST and a JSON gateway for a bot to log
-in, sync its commands, receive one slash command and answer it, over real sockets."""
+in, sync its commands, receive slash commands and answer them, over real sockets. Requests
+get the payload checks of ``discord_limits.py`` (refusals recorded in ``refused``); the
+gateway can drop the connection (``drop``) and lets the bot RESUME it, replaying what was
+dispatched meanwhile (Gateway, "Resuming")."""
 
 from __future__ import annotations
 
@@ -8,6 +11,8 @@ import json
 from typing import Any
 
 from aiohttp import WSMsgType, web
+
+from . import discord_limits as limits
 
 APP_ID = 900000000000000001
 BOT_ID = 900000000000000002
@@ -34,12 +39,19 @@ class FakeDiscord:
         self.commands: list[dict[str, Any]] = []  # the global ones, as last put
         self.guild_commands: list[dict[str, Any]] | None = None  # the guild's (GUILD_ID), once put
         self.answered = asyncio.Event()
+        self.called_back: set[str] = set()  # interactions answered by a callback
         self.synced = asyncio.Event()
         self.ready_sent = asyncio.Event()
         self.ws: web.WebSocketResponse | None = None
         self.port = 0
         self.runner: web.AppRunner | None = None
         self.seq = 0
+        self.session_id = "fake-session"
+        self.dispatched: list[dict[str, Any]] = []  # every dispatch frame, for replay on RESUME
+        self.refused: list[str] = []
+        self.identifies = 0
+        self.resumes: list[dict[str, Any]] = []
+        self.resumed = asyncio.Event()
 
     # ---- the server ---------------------------------------------------------------------
     async def start(self) -> None:
@@ -78,6 +90,11 @@ class FakeDiscord:
                 body = raw.decode(errors="replace")
         self.requests.append((request.method, path, body, dict(request.headers)))
         m = request.method
+        try:
+            self.check(m, path, body)
+        except limits.Refusal as exc:
+            self.refused.append(f"{m} {path} -> {exc.status} {exc.code} {exc.message}")
+            return reply(exc.to_json(), status=exc.status)
         if m == "GET" and path == "/users/@me":
             return reply(user(BOT_ID, "altmafia", bot=True))
         if m == "GET" and path == "/oauth2/applications/@me":
@@ -96,6 +113,7 @@ class FakeDiscord:
             return reply(made)
         if m == "POST" and path.startswith("/interactions/") and path.endswith("/callback"):
             iid = path.split("/")[2]
+            self.called_back.add(iid)
             return reply({"interaction": {"id": iid, "type": 2, "response_message_loading": body.get("type") == 5,
                                           "response_message_ephemeral": False},
                           "resource": {"type": body.get("type")}})
@@ -107,14 +125,41 @@ class FakeDiscord:
                           "attachments": [], "embeds": [], "pinned": False, "type": 0, "flags": 0, "components": []})
         return reply({"message": f"not modelled: {m} {path}", "code": 0}, status=404)
 
+    @staticmethod
+    def check(method: str, path: str, body: Any) -> None:
+        """The checks the strict layer around SimCord applies to the same routes (JSON bodies
+        only: the bot sends no files here)."""
+        if method == "PUT" and path.endswith("/commands"):
+            limits.check_commands(list(body or []))
+        elif method == "POST" and path.startswith("/interactions/") and path.endswith("/callback"):
+            limits.check_interaction_callback(body or {})
+        elif method in ("POST", "PATCH") and (path.startswith("/webhooks/") or "/messages" in path):
+            limits.check_message(body if isinstance(body, dict) else {})
+
     # ---- the gateway --------------------------------------------------------------------
     async def send(self, op: int, d: Any, t: str | None = None) -> None:
-        assert self.ws is not None
+        """Send a frame; a dispatch sent while the connection is down waits for the RESUME."""
         frame: dict[str, Any] = {"op": op, "d": d}
         if op == 0:
             self.seq += 1
             frame.update(s=self.seq, t=t)
-        await self.ws.send_str(json.dumps(frame))
+            self.dispatched.append(frame)
+        if self.ws is not None and not self.ws.closed:
+            await self.ws.send_str(json.dumps(frame))
+
+    async def until(self, condition: Any, timeout: float = 30) -> None:
+        """Wait (in wall-clock time: the bot is another process) until ``condition()``."""
+        async with asyncio.timeout(timeout):
+            while not condition():
+                await asyncio.sleep(0.05)
+
+    async def drop(self) -> None:
+        """Close the gateway connection as Discord does on its side (close code 4000, "Unknown
+        error... Try reconnecting?", which allows a RESUME)."""
+        assert self.ws is not None
+        ws, self.ws = self.ws, None
+        self.resumed.clear()
+        await ws.close(code=4000, message=b"dropped by the test")
 
     async def gateway(self, request: web.Request) -> web.WebSocketResponse:
         ws = web.WebSocketResponse()
@@ -127,10 +172,21 @@ class FakeDiscord:
             data = json.loads(msg.data)
             if data["op"] == 1:
                 await self.send(11, None)
+            elif data["op"] == 6:  # RESUME: replay what the bot missed, then RESUMED
+                self.resumes.append(data["d"])
+                if data["d"].get("session_id") != self.session_id:
+                    await self.send(9, False)  # INVALID_SESSION, not resumable
+                    continue
+                for frame in self.dispatched:
+                    if frame["s"] > int(data["d"].get("seq") or 0):
+                        await ws.send_str(json.dumps(frame))
+                await self.send(0, {}, "RESUMED")
+                self.resumed.set()
             elif data["op"] == 2:
                 self.identify = data["d"]
+                self.identifies += 1
                 await self.send(0, {"v": 10, "user": user(BOT_ID, "altmafia", bot=True), "guilds": [{"id": str(GUILD_ID), "unavailable": True}],
-                                    "session_id": "fake-session", "resume_gateway_url": self.gateway_url,
+                                    "session_id": self.session_id, "resume_gateway_url": self.gateway_url,
                                     "application": {"id": str(APP_ID), "flags": 0},
                                     # Discord echoes the shard a sharded client identified with
                                     **({"shard": data["d"]["shard"]} if "shard" in data["d"] else {})}, "READY")

@@ -11,11 +11,13 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
 import simcord
 
 from altmafia.bot.bot import create_bot
 from altmafia.bot.settings import Settings
 
+from . import strict_discord
 from .helpers import NAMES, force_resolve
 
 
@@ -23,8 +25,15 @@ async def main(url: str, count: int, shard: int) -> dict:
     settings = Settings(token=None, db_path=Path("unused.sqlite3"), db_url=url, shard_count=count, shard_ids=(shard,),
                         scheduler_seconds=3600.0, remind_minutes=0, min_phase_minutes=30,
                         sync_commands=True)  # each simulated Discord is its own: each syncs
+    with pytest.MonkeyPatch.context() as patch:
+        strict_discord.install(patch)
+        return await play(settings, shard)
+
+
+async def play(settings: Settings, shard: int) -> dict:
     bot = create_bot(settings)
     env = simcord.Env(bot, settle_timeout=60.0)
+    strict = strict_discord.StrictDiscord(env)  # the strict test Discord, as in the env fixture
     await env.start()
     try:
         at_start = sorted(g.game_id for g in bot.store.report.games)
@@ -57,7 +66,8 @@ async def main(url: str, count: int, shard: int) -> dict:
         channels = {int(cid): key for key, cid in bot.store.info(gid).meta["channels"].items()}
         seen = [[channels[c.id], m.content] for c in guild.channels.values() if c.id in channels for m in c.history()]
         return {"game": gid, "guild": guild.id, "at_start": at_start, "held": sorted(g.game_id for g in bot.store.games()),
-                "tick": bot.store.info(gid).tick, "messages": seen, "owner": bot.store.owner}
+                "tick": bot.store.info(gid).tick, "messages": seen, "owner": bot.store.owner,
+                "refused": strict.problems()}
     finally:
         await env.shutdown()
         await bot.store.close()

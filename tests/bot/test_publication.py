@@ -94,6 +94,7 @@ async def test_the_public_gets_what_was_public_and_the_gm_the_rest(env):
     assert t.info.meta["review_published"] == helper.id
 
 
+@pytest.mark.discord_refusals("the public channel is deleted by hand: Discord refuses the post")
 async def test_a_publication_that_cannot_be_posted_is_not_recorded(env):
     t, helper = await play_to_the_end(env)
     gm_ch = t.channel("gm")
@@ -105,3 +106,4 @@ async def test_a_publication_that_cannot_be_posted_is_not_recorded(env):
     assert "review_published" not in t.info.meta
     review = next(m for m in gm_ch.history() if m.id == review.id)
     assert review.components  # the button stays: the GM may try again
+    assert [(r.method, r.code) for r in env.strict.refused] == [("POST", 10003)], env.strict.refused

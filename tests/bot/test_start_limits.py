@@ -8,6 +8,7 @@ SimCord's request log, which records what the bot sends whatever SimCord forgive
 from __future__ import annotations
 
 import discord
+import pytest
 import simcord.http.router as router
 
 from altmafia.bot import permissions
@@ -110,6 +111,7 @@ def fail_at(monkeypatch, n: int, status: int = 403, code: int = 50013, message: 
     return seen
 
 
+@pytest.mark.discord_refusals("the fifth channel creation is refused on purpose (fail_at)")
 async def test_a_refused_creation_rolls_the_start_back(env, monkeypatch):
     t = await gather(env, 6, spectators=1, others=0)
     before = set(env.backend.channels)
@@ -125,6 +127,7 @@ async def test_a_refused_creation_rolls_the_start_back(env, monkeypatch):
     assert not lobby.get("starting") and not lobby.get("channels"), lobby
     r = await t.players[0].slash(t.lobby, "lobby leave")  # the sign-up is open again
     assert not r.response.content.startswith("⛔"), r.response.content
+    assert [(r.method, r.code) for r in env.strict.refused] == [("POST", 50013)], env.strict.refused
     await t.players[0].slash(t.lobby, "lobby join")
     monkeypatch.undo()
     await start(t)

@@ -43,6 +43,13 @@ async def test_altmafia_run_against_a_loopback_discord(tmp_path):
         await asyncio.sleep(0.5)  # READY and GUILD_CREATE parsed
         await fake.slash("lobby", "create")
         await asyncio.wait_for(fake.answered.wait(), 30)
+        # the gateway connection drops mid-game; a command typed meanwhile is not lost: the bot
+        # RESUMEs the session and Discord replays it
+        await fake.drop()
+        await fake.slash("lobby", "players")
+        missed = fake.dispatched[-1]["d"]["id"]
+        await asyncio.wait_for(fake.resumed.wait(), 30)
+        await fake.until(lambda: missed in fake.called_back)
     finally:
         if proc.returncode is None:
             proc.send_signal(signal.SIGINT)
@@ -63,6 +70,10 @@ async def test_altmafia_run_against_a_loopback_discord(tmp_path):
     names = {c["name"] for c in fake.commands}
     assert names == {"lobby", "action", "vote", "faction", "pm", "anon", "gm", "help"}
     assert "synced 8 slash commands" in log
+    # the dropped connection was resumed (no second IDENTIFY), the missed command answered
+    assert fake.identifies == 1 and len(fake.resumes) == 1, (fake.identifies, fake.resumes)
+    assert fake.resumes[0]["session_id"] == "fake-session" and fake.resumes[0]["token"] == "fake-token-123"
+    assert fake.refused == [], fake.refused
     # the slash command was answered: deferred, then the follow-up, in the language of .env
     methods = [(m, p) for m, p, _, _ in fake.requests]
     assert any(p.endswith("/callback") for _, p in methods)
@@ -86,6 +97,7 @@ async def sync(tmp_path: Path, fake: FakeDiscord, *more: str) -> str:
     finally:
         await fake.stop()
     assert proc.returncode == 0, err.decode(errors="replace")[-3000:]
+    assert fake.refused == [], fake.refused
     return out.decode()
 
 
