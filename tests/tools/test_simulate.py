@@ -70,7 +70,7 @@ def test_mini_rulesets(capsys, ruleset, policy):
 
 
 def test_a_gms_own_ruleset_file(capsys, tmp_path):
-    mine = tmp_path / "my_friday.yaml"
+    mine = tmp_path / "eternal_friday_mini.yaml"  # a file's id is its name
     shutil.copy(ROOT / "tests" / "rulesets" / "eternal_friday_mini.yaml", mine)
     rep = simulate(capsys, "--ruleset", str(mine), "--games", "2", "--seed", "1", "--players", "8")
     check_shape(rep, 2)
