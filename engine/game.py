@@ -345,7 +345,7 @@ class Game(World):
             self._gm_tells(task["actor"], "private.task_settled" if note else "private.task_settled_plain",
                            ability=task["ability"], phase=label, text=note)
 
-    # ---- people: a seat handed to another member, a player taken out (issue 16) ------------
+    # ---- people: a seat handed to another member, a player taken out ------------------------
     def gm_substitute(self, pid: int, user_id: int, name: str | None = None) -> None:
         """«Замена»: the seat passes to another member with everything it holds (role,
         character, stats, statuses, history, pending actions, factions). Its name stays

@@ -138,7 +138,7 @@ class Audience:
 
     def with_access(self, access: dict[int, str]) -> list[dict[str, Any]]:
         if self.gm_role:
-            # a player of a game is never its GM (issue 14 §4): where the server's GM role opens
+            # a player of a game is never its GM: where the server's GM role opens
             # every channel, each player's own overwrite shuts the channels they may not read, so
             # a player who is given the role later still reads nothing more
             access = {**{uid: NONE for uid in self.players.values()}, **access}

@@ -2,7 +2,7 @@
 time zone, and the bot's clock. Shared by the scheduler (which keeps the deadlines) and the
 lobbies (which set the first one at the start).
 
-A game's own times (``/lobby times``, issue 16 §3) are kept as ``times`` in the lobby and then
+A game's own times (``/lobby times``) are kept as ``times`` in the lobby and then
 in the game's meta: ``ends`` (the end, "HH:MM" local, of each period of the calendar's cycle,
 in order; the ruleset's calendar when absent), ``first`` (when the first phase may end from:
 an aware ISO time; none: the start), ``min_phase`` (minutes: no phase is shorter; the bot's

@@ -46,9 +46,9 @@ BotFactory = Callable[[Path], Any]  # a SQLite file -> the bot, not started (cre
 NO_BOT = "not measured: no Discord bot was given to the bench (run it as `altmafia bench`)"
 
 # sizes: (full, quick)
-# Issue 17 §2: `altmafia simulate` 3× faster on one core than when it was filed (Godfather's
-# Legacy, 13 players). The issue said 6.6 games/s: wall-clock time on a loaded machine. This row
-# times CPU, and 77bbb8a (the build the issue measured), timed the way this row times, plays
+# The goal: `altmafia simulate` 3× faster on one core than build 77bbb8a (Godfather's Legacy,
+# 13 players). 6.6 games/s is that build's wall-clock rate on a loaded machine. This row
+# times CPU, and 77bbb8a, timed the way this row times, plays
 # 13.0 games/s of CPU on this machine (docs/benchmarks.md, "The simulator"): the baseline the
 # goal is measured against, so that a CPU figure is never set against a wall-clock one.
 SIM_ISSUE_WALL = 6.6

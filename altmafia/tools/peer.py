@@ -1,5 +1,5 @@
 """The same vanilla night in our engine (ruleset ``classic``) and in a peer engine, for
-``altmafia bench``'s comparison (issue 17 §2).
+``altmafia bench``'s comparison.
 
 The peer is calder/mafia (PyPI ``mafia==1.0.0``, the optional ``bench`` extra): an engine of
 the classic night with natural action resolution. Its API is used as its own documentation

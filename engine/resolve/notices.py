@@ -1,4 +1,4 @@
-"""Each player's own news (issue 15 §1): what happened to their stats and statuses, and why.
+"""Each player's own news: what happened to their stats and statuses, and why.
 
 One mechanism for every ruleset, derived from the diff of the state, never a line per ability:
 

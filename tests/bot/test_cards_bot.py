@@ -1,4 +1,4 @@
-"""The role cards and the start post through the simulated Discord (issue 15 §3): each card
+"""The role cards and the start post through the simulated Discord: each card
 says what every ability does and when each phase ends in the game's time zone, in parts of at
 most 2000 characters; stats mafia's card and start post speak of letters, never of PMs."""
 

@@ -79,8 +79,8 @@ async def test_one_open_lobby_per_channel_and_the_gm_can_always_end_it(env):
 
 
 async def test_two_lobbies_left_in_one_channel_from_before_can_be_ended(env):
-    """A database from before the one-per-channel rule may hold two lobbies of one channel (the
-    jam of issue 14): each GM can still end theirs with /lobby end."""
+    """A database from before the one-per-channel rule may hold two lobbies of one channel (a
+    jam of lobbies): each GM can still end theirs with /lobby end."""
     guild = env.create_guild("Мафия")
     here = guild.create_text_channel("набор")
     gm, gm2 = guild.add_member(env.create_user("ведущий")), guild.add_member(env.create_user("второй"))

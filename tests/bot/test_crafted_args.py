@@ -1,4 +1,4 @@
-"""Every string argument of every slash command, fed crafted values (issue 14 §4): a value that
+"""Every string argument of every slash command, fed crafted values: a value that
 is not a valid player, number or choice gets a clear ephemeral refusal from the catalog, never
 the generic «something went wrong»; a free text (a PM, an anonymous post, the GM's word, a
 note) is taken or refused, never a crash."""

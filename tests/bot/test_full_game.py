@@ -69,7 +69,7 @@ async def test_full_godfather_game(env):
     game = t.game
     winners = [game.player(w).name for w in game.state.winner or []]
 
-    # issue 15 §1: no moment where a player is not told what happened to them — every status
+    # no moment where a player is not told what happened to them — every status
     # change of the game's log, every listing for the prison vote and every change of their
     # own stats (with its cause) has its line in that player's hidden channel, in their language
     checked = 0
@@ -112,7 +112,7 @@ async def test_full_godfather_game(env):
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10_000
     timeline = (await files["timeline.txt"].read()).decode("utf-8")
     assert "== день 1.1 ==" in timeline and "[всем]" in timeline
-    assert "[ведущему]" not in timeline and "[→" not in timeline  # what was public only (issue 14 §4)
+    assert "[ведущему]" not in timeline and "[→" not in timeline  # what was public only
     review = next(m for m in gm_ch.history() if any(a.filename == "timeline-full.txt" for a in m.attachments))
     full = (await next(a for a in review.attachments if a.filename == "timeline-full.txt").read()).decode("utf-8")
     assert "== день 1.1 ==" in full and "[ведущему]" in full

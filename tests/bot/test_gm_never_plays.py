@@ -1,4 +1,4 @@
-"""A GM of a game never plays in it; a player of a game is never its GM (issue 14 §4): the
+"""A GM of a game never plays in it; a player of a game is never its GM: the
 server's GM role (``ALTMAFIA_GM_ROLE``) makes its holders GMs of every game, so they cannot sign
 up, a game does not start with one of them at the table, and a player who gets the role later
 is still refused the GM's commands and buttons of their own game."""

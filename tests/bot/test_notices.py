@@ -1,4 +1,4 @@
-"""Issue 15 §1 through SimCord: after every resolve the public channel says what phase comes
+"""Each player's own news through SimCord: after every resolve the public channel says what phase comes
 now and until when (the game's time zone), once, in the batch of the public report; each
 player's own news reaches their hidden channel."""
 

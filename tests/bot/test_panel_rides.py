@@ -1,4 +1,4 @@
-"""A resolve's delivery sends one message per channel with something new (issue 17): each living
+"""A resolve's delivery sends one message per channel with something new: each living
 seat's new action panel rides on the last message of its news (a seat without news gets the
 panel alone), the phase's announcement rides on the public report; both stay staged under their
 own ``once`` ids, so a restart, ``post_panels`` or ``announce_phase`` never posts them twice; a

@@ -1,4 +1,4 @@
-"""The GM's people tools (issue 16) through the simulated Discord: announcements, a seat handed to
+"""The GM's people tools through the simulated Discord: announcements, a seat handed to
 another member (also cut short by a restart), a player taken out, a spectator taken away; every
 channel's permissions after each, and the refusals of the wrong person and the wrong time."""
 

@@ -1,4 +1,4 @@
-"""The rest of the GM's people tools (issue 16 §1) through the simulated Discord: the channel of
+"""The rest of the GM's people tools through the simulated Discord: the channel of
 the dead and the spectators (the GM's option, where the rules let the dead talk), the server
 role of the living players (given, mentioned when a phase starts, taken away at a removal), and
 spectators by the GM's approval (before the start and in a running game); restarts in the middle

@@ -110,7 +110,7 @@ async def test_gm_idle_refuses_the_dead_and_those_not_waited_for(env):
 
 
 async def test_a_forced_resolve_leaves_the_next_phase_its_minimum(env):
-    """Issue 15 §3: the night, extended to 23:40 Moscow time, is resolved by the GM at 23:20; the
+    """The night, extended to 23:40 Moscow time, is resolved by the GM at 23:20; the
     day's calendar end (00:00) is 40 minutes away — enough for the bot's own 30 — but the
     ruleset's `min_next_phase_minutes: 60` gives the day an hour."""
     t = await start(await gather_stats(env, 9, spectators=0))

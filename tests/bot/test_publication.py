@@ -1,4 +1,4 @@
-"""What is published at a game's end is the GM's choice (issue 14 §4): by default the public
+"""What is published at a game's end is the GM's choice: by default the public
 gets the reveal, the chart and the timeline of what was public; the GM channel the full
 timeline (the GM's lines, the anonymous authors, every PM's text) and the full report, with a
 button that publishes them, GMs only, once."""

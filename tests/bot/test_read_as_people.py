@@ -1,5 +1,5 @@
 """Whole games of every ruleset through the simulated Discord, read as the people at the table
-read them (issue 15 «Done when»): random players act, vote, write and join factions through
+read them: random players act, vote, write and join factions through
 slash commands and autocomplete; at the end every message of every channel of the game (the
 public and vote channels, the GM's, each hidden channel, the faction and team channels, the
 sign-up channel), every reply a person got and every text file the bot posted is checked by

@@ -1,4 +1,4 @@
-"""Finished games leave memory (issue 17 §1): once the end is shown and delivered, the
+"""Finished games leave memory: once the end is shown and delivered, the
 scheduler's loop releases the game from the store (after ``RELEASE_AFTER``); the GM's last
 clicks (publish the review, archive the channels) still work on it, read from the database."""
 

@@ -48,8 +48,8 @@ async def test_channel_creation_costs_one_call_each(env):
     assert not [c for c in calls if c.method == "PATCH" and c.path.startswith("/channels/")]
     posts, panels = split_posts(calls)
     # one intro per shared channel; one role card per hidden channel, in as few parts as
-    # Discord's limit allows (issue 15 §3: the card says what every ability does, so a long
-    # card is the delivery's parts of ≤2000 characters)
+    # Discord's limit allows (the card says what every ability does, so a long card
+    # is the delivery's parts of ≤2000 characters)
     game, meta = t.game, t.info.meta
     for key, cid in meta["channels"].items():
         if key.startswith("player:"):
@@ -58,7 +58,7 @@ async def test_channel_creation_costs_one_call_each(env):
             card = (f"<@{p.user_id}>\n" + role_card(game, p.pid, plang, meta["tz"]) + "\n"
                     + card_times_line(game.rules, meta, plang, env.bot.settings.min_phase_minutes))
             assert posts[str(cid)] == len(split(card, LIMIT)), key
-        elif key == "gm":  # the deal, then the GM's briefing (issue 15 §3), in parts past 2000 characters
+        elif key == "gm":  # the deal, then the GM's briefing, in parts past 2000 characters
             gm_posts = [m.content for m in t.channel("gm").history()]
             assert posts[str(cid)] == len(gm_posts) <= 3 and sum(c.startswith("📋") for c in gm_posts) == 1, gm_posts
         elif str(cid) in posts:

@@ -1,4 +1,4 @@
-"""Two bot processes on one PostgreSQL database, each running its own shard (issue 17 §3):
+"""Two bot processes on one PostgreSQL database, each running its own shard:
 each game is loaded, resolved and delivered by the process of its guild's shard only, exactly
 once. Skipped, with the reason, where no server is given (``ALTMAFIA_TEST_PG_URL``)."""
 

@@ -163,7 +163,7 @@ async def test_phases_end_early_and_slowpokes_hold_up_nobody(env):
     r = await t.gm.slash(gm_ch, "gm idle", player=g.player(idle).name)
     assert r.response.ephemeral and r.response.content == "Готово.", r.response.content
     # «мафия может общаться между собой в первую ночь»: nobody is waited for, yet the night lasts
-    # its hour (min_next_phase_minutes) — it is not closed within seconds (issue 15 §3)
+    # its hour (min_next_phase_minutes) — it is not closed within seconds
     assert t.bot.scheduler.waiting(t.game_id) == []
     assert t.info.tick == 0, "the night lasts the ruleset's minimum"
     assert any("идёт не меньше 60 минут" in c for c in contents(gm_ch)), contents(gm_ch)

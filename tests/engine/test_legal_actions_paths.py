@@ -1,4 +1,4 @@
-"""``legal_actions`` and ``Game.vote`` take short cuts (issue 17 §2: the simulator 3× faster):
+"""``legal_actions`` and ``Game.vote`` take short cuts (for the simulator's speed):
 the ways a player's period rules out at once are skipped without building their refusal,
 targets are decided from facts found once per call, a ballot checks its one choice. These
 tests hold the short cuts to the one rule: in many random games of every shipped and test

@@ -1,4 +1,4 @@
-"""The GM's people commands in the engine (issue 16): a substitution keeps everything the seat
+"""The GM's people commands in the engine: a substitution keeps everything the seat
 holds; a removal takes the seat out with its pending actions; both refuse what makes no sense."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Every ability, stat and team of the shipped rulesets says what it is, in Russian and English.
 
-Issue 15 §3: «Each ability's effect in the book's words (Russian; English translation) ... The
-ruleset data carries these texts, so a GM's own table brings its own.»
+Each ability's effect is in the book's words (Russian; English translation). The ruleset data
+carries these texts, so a GM's own table brings its own.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The command path of the store (issue 17 §1): a command runs on the live game and its
+"""The command path of the store: a command runs on the live game and its
 transaction is one batch; whatever is not committed leaves the game in memory as stored."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The bot's own data (issue 14 §2–3): the v3 → v4 migration (one lobby per channel, the
+"""The bot's own data: the v3 → v4 migration (one lobby per channel, the
 channel → game map, meta_version), meta and lobbies changed by function without lost updates,
 GM deadline changes recognised when repeated, and one process per database."""
 

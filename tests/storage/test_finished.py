@@ -1,4 +1,4 @@
-"""Finished games leave memory (issue 17 §1): once over, its end shown (``meta.revealed``) and
+"""Finished games leave memory: once over, its end shown (``meta.revealed``) and
 every message delivered, a game is released from the store's map (``release_finished``) and
 stays readable from the database."""
 

@@ -1,4 +1,4 @@
-"""PostgreSQL only (issue 17 §3): several processes on one database. Skipped, with the reason,
+"""PostgreSQL only: several processes on one database. Skipped, with the reason,
 where no server is given (``ALTMAFIA_TEST_PG_URL``; ``.ci/run`` starts one)."""
 
 from __future__ import annotations

@@ -149,7 +149,7 @@ async def test_failed_commit_changes_nothing_and_a_retry_works(store, db, monkey
 
 
 async def test_a_game_written_by_another_process_is_reloaded_not_failed(store, db):
-    """Issue 17 §3: a stale in-memory game reloads on a version conflict instead of failing
+    """A stale in-memory game reloads on a version conflict instead of failing
     every command after it (formerly: the command failed with "second bot process")."""
     await new_game(store)
     other = Store(db) if not isinstance(db, Path) else None

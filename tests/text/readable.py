@@ -1,5 +1,5 @@
 """One checker of what people read: a text the bot sent (a message, a reply, a file) is
-readable by a person in the game's language, with any name (issue 15 §2).
+readable by a person in the game's language, with any name.
 
 ``problems(text, lang, names, rules)`` lists what is wrong with one text: a raw id (snake_case
 words, ``role:``/``character:`` keys, an unfilled ``{placeholder}``, ``None``, ``[]``, ``{'``, an

@@ -1,10 +1,10 @@
 """The role card says what each ability does, in the book's words, and only what the ruleset has.
 
-Issue 15 §3: «Each ability's effect in the book's words (Russian; English translation), its
-slot, cooldown and thresholds; the role's and the character's passive features; what the stats
-mean; the win condition; the calendar» and «The start post and the role card list only what the
-ruleset has (stats mafia shows PM commands and «Приватов в день: ∞» though it has letters
-instead)»; issue 13: the quotas on the card come from the engine.
+Each ability's effect in the book's words (Russian; English translation), its slot, cooldown
+and thresholds; the role's and the character's passive features; what the stats mean; the win
+condition; the calendar. The start post and the role card list only what the ruleset has
+(stats mafia has letters, not PM commands or «Приватов в день: ∞»); the quotas on the card
+come from the engine.
 """
 
 from __future__ import annotations

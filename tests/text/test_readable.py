@@ -1,5 +1,5 @@
-"""The checker of what people read (tests/text/readable.py) catches each defect issue 15 names,
-and passes the texts the bot should send."""
+"""The checker of what people read (tests/text/readable.py) catches each kind of defect it looks
+for, and passes the texts the bot should send."""
 
 from __future__ import annotations
 

@@ -514,7 +514,7 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
             return
         await ask_end(self.bot, interaction, gids[0], lang(interaction))
 
-    # ---- people and announcements (issue 16) -------------------------------------------------
+    # ---- people and announcements ------------------------------------------------------------
     @app_commands.command(name=N("gm.say"), description=D("gm.say"))
     @app_commands.rename(where=N("gm.where"), message=N("gm.message"))
     @app_commands.describe(where=D("gm.where"), message=D("gm.message"))

@@ -269,7 +269,7 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
         listing = text(lng, "lobby.list", count=count(len(names), "player", lng), names=body, spectators=count(specs, "spectator", lng))
         await reply(interaction, listing + (f"\n{note}" if note else ""))
 
-    # ---- the game's times (issue 16 §3) ---------------------------------------------------------
+    # ---- the game's times ----------------------------------------------------------------------
     @app_commands.command(name=N("lobby.times"), description=D("lobby.times"))
     @app_commands.rename(ends=N("lobby.times.ends"), day_hours=N("lobby.times.day_hours"), night_hours=N("lobby.times.night_hours"),
                          first=N("lobby.times.first"), min_phase=N("lobby.times.min_phase"), reset=N("lobby.times.reset"))
@@ -328,7 +328,7 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
         else:
             await reply(interaction, "\n".join(lines))
 
-    # ---- the table's options (issue 16 §1) ------------------------------------------------------
+    # ---- the table's options -------------------------------------------------------------------
     @app_commands.command(name=N("lobby.options"), description=D("lobby.options"))
     @app_commands.rename(dead_channel=N("lobby.options.dead_channel"), living_role=N("lobby.options.living_role"),
                          approve_spectators=N("lobby.options.approve_spectators"))
