@@ -226,8 +226,8 @@ def bench_engine(b: Bench, say: Callable[[str], None]) -> None:
           f"{statistics.median(times):.3f} s a game, automatic players' choices included; wall clock {n / sum(walls):.2f} games/s; "
           f"the same games with the notices worked out (as the bot plays): {n / sum(told):.1f} games/s, "
           f"{n / sum(told) / SIM_BASELINE:.2f}× 77bbb8a; "
-          f"ratio: ÷ 77bbb8a timed the same way ({SIM_BASELINE} games/s; that build had no private notices yet: issue 15 brought them; the issue's "
-          f"{SIM_ISSUE_WALL} games/s was wall clock under load: ÷ that, {rate / SIM_ISSUE_WALL:.2f})")
+          f"ratio: ÷ 77bbb8a timed the same way ({SIM_BASELINE} games/s; that build had no private notices yet; "
+          f"{SIM_ISSUE_WALL} games/s was its wall clock under load: ÷ that, {rate / SIM_ISSUE_WALL:.2f})")
 
     say("engine: growth with the table size")
     big = godfather(max(SCALING))
