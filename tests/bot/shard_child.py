@@ -18,6 +18,7 @@ from altmafia.bot.bot import create_bot
 from altmafia.bot.settings import Settings
 
 from . import strict_discord
+from .conftest import open_gm_commands
 from .helpers import NAMES, force_resolve
 
 
@@ -35,6 +36,7 @@ async def play(settings: Settings, shard: int) -> dict:
     env = simcord.Env(bot, settle_timeout=60.0)
     strict = strict_discord.StrictDiscord(env)  # the strict test Discord, as in the env fixture
     await env.start()
+    open_gm_commands(env)  # as the env fixture does: the servers' admins open /gm
     try:
         at_start = sorted(g.game_id for g in bot.store.report.games)
         guild = env.create_guild(f"Мафия {shard}", shard_id=shard)
