@@ -359,6 +359,7 @@ def cmd_backup(args: argparse.Namespace) -> int:
 def cmd_restore(args: argparse.Namespace) -> int:
     """Put a backup in place of the database, marking what it holds as not yet sent to be
     looked for in its channel first (docs/storage.md, "Restoring a backup")."""
+    # imported here: start-up time (the storage loads only for the commands that need it)
     from storage.sqlite import restore
 
     try:

@@ -38,6 +38,7 @@ import aiosqlite
 
 from .backend import Backend, Row, Step, Stopped
 from .errors import DatabaseInUse, StorageError
+from .schema import latest_version
 
 try:
     import fcntl
@@ -472,8 +473,6 @@ def restore(backup_file: str | Path, target: str | Path) -> dict[str, Any]:
     ``<target>.before-restore`` (refused when that name is taken), and the copy renamed to
     ``target``. Returns ``{"parts", "rows", "games", "kept"}``; raises :class:`StorageError`
     saying what is wrong (nothing changed then)."""
-    from .schema import latest_version
-
     src, out = Path(backup_file), Path(target)
     if not src.is_file():
         raise StorageError(f"{src}: no such backup file; nothing was changed.")
