@@ -407,6 +407,17 @@ def _batch_steps(conn: sqlite3.Connection, steps: list[Step], before_commit: Cal
     return None
 
 
+
+def open_altmafia_read_only(src: Path, nothing: str) -> sqlite3.Connection:
+    """``src`` opened read-only, refused (``StorageError`` ending with ``nothing``) unless it is
+    an altmafia database: the check a backup and a restore make of their source."""
+    con = sqlite3.connect(f"{src.resolve().as_uri()}?mode=ro", uri=True, timeout=30)
+    head = con.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'").fetchall()
+    if not head:
+        con.close()
+        raise StorageError(f"{src}: not an altmafia database (no schema_version table); {nothing}.")
+    return con
+
 def backup(source: str | Path, target: str | Path) -> dict[str, Any]:
     """A consistent copy of a live database (WAL mode, the bot running) with SQLite's online
     backup API — never by copying the file (and its ``-wal``, ``-shm``) by hand, which can
@@ -426,11 +437,8 @@ def backup(source: str | Path, target: str | Path) -> dict[str, Any]:
     part = out.with_name(out.name + ".part")
     part.unlink(missing_ok=True)
     try:
-        con = sqlite3.connect(f"{src.resolve().as_uri()}?mode=ro", uri=True, timeout=30)
+        con = open_altmafia_read_only(src, "nothing was written")
         try:
-            head = con.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'").fetchall()
-            if not head:
-                raise StorageError(f"{src}: not an altmafia database (no schema_version table); nothing was written.")
             dst = sqlite3.connect(part)
             try:
                 con.backup(dst)  # one step: a read transaction on one snapshot (WAL: the bot's writes go on)
@@ -490,11 +498,8 @@ def restore(backup_file: str | Path, target: str | Path) -> dict[str, Any]:
         for stale in (part, Path(f"{part}-wal"), Path(f"{part}-shm"), Path(f"{part}-journal")):
             stale.unlink(missing_ok=True)
         try:
-            con = sqlite3.connect(f"{src.resolve().as_uri()}?mode=ro", uri=True, timeout=30)
+            con = open_altmafia_read_only(src, "nothing was changed")
             try:
-                head = con.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'").fetchall()
-                if not head:
-                    raise StorageError(f"{src}: not an altmafia database (no schema_version table); nothing was changed.")
                 version = con.execute("SELECT MAX(version) FROM schema_version").fetchone()[0] or 0
                 if version > latest_version():
                     raise StorageError(f"{src}: written by a newer altmafia (schema version {version}, this build knows "
