@@ -468,7 +468,7 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
             note = f" — {safe.said(settled)}" if isinstance(settled, str) else ""
             lines.append(text(lng, "gm.task_line", mark=mark, n=task_number(i), phase=r.label(game.clock.info(t["tick"]).label), actor=r.player(t["actor"]),
                               ability=r.ability(t["ability"]), targets=", ".join(r.player(x) for x in t["targets"]) or "—",
-                              option=t.get("option") or "", note=note))
+                              option=r.option(t.get("option")), note=note))
         if any(not t.get("settled") for t in game.state.gm_tasks):
             lines.append(text(lng, "task.settle_hint", settle=slash(lng, "gm", "settle", task="N", note="…")))
         await reply(interaction, "\n".join(lines) or text(lng, "gm.no_tasks"))
