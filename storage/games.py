@@ -7,7 +7,7 @@ import json
 import logging
 import uuid
 from collections.abc import Callable
-from dataclasses import asdict, replace
+from dataclasses import asdict
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -15,7 +15,8 @@ from config.loader import RulesetFileError
 from engine import ActionError, Game, PlayerSpec, Ruleset
 from engine.state import Event
 
-from .backend import Backend, Step
+from . import upgrade, writes
+from .backend import Step
 from .commands import Command, effective, jsonable, replay_entries
 from .errors import ShardInUse, StaleGame, StorageError
 from .records import (
@@ -34,7 +35,6 @@ from .records import (
     StartReport,
     _event_rows,
     _history_rows,
-    _int,
     _lean,
     _Live,
     _snapshot,
@@ -43,7 +43,6 @@ from .records import (
     dumps,
     encode_game,
     fingerprint,
-    from_ts,
     to_ts,
     utc,
 )
@@ -69,8 +68,8 @@ class Games:
             await self._own_shards()
             start, to = await migrate(self.backend, on_transaction=self.db.count, hook=self.db.point)
             if start < 4 <= to:
-                await self._backfill_v4()
-            await self._split_old()
+                await upgrade.backfill_channels(self.db)
+            await upgrade.split_logs(self.db)
             changed = await self._load_games()
             self._channels = {int(r[0]): r[1] for r in await self.db.read("SELECT channel_id, game_id FROM game_channels")}
             await self._release_dead_claims()
@@ -103,44 +102,6 @@ class Games:
         self._channels.clear()
         self._held.clear()
 
-    async def _backfill_v4(self) -> None:
-        """Fill what migration 0004 added from the JSON kept so far: each lobby's channel (the
-        oldest lobby of a channel keeps it; a later one of the same channel, made before the
-        rule, stays without and can still be ended by its GM) and every game's channels."""
-        async with self.db.tx("migrate.backfill") as db:
-            taken: set[int] = set()
-            rows = await db.fetchall(db.sql("SELECT lobby_id, data FROM lobbies ORDER BY created_at, lobby_id"))
-            for lobby_id, data in rows:
-                cid = _int(json.loads(data).get("channel_id"))
-                if cid is not None and cid not in taken:
-                    taken.add(cid)
-                    await db.execute(db.sql("UPDATE lobbies SET channel_id = ? WHERE lobby_id = ?"), (cid, lobby_id))
-            for game_id, meta in await db.fetchall(db.sql("SELECT game_id, meta FROM games ORDER BY created_at, game_id")):
-                await self._write_channels(db, game_id, {}, json.loads(meta))
-
-    async def _split_old(self) -> None:
-        """Move the event log and the history out of every snapshot written before migration
-        0008 (``log_apart = 0``), one game a transaction: the events were in their table
-        already (any missing there is added), the history goes to its own; the snapshot is
-        written again without them. Runs at every start while such a game is left."""
-        for gid, version, state in await self.db.read("SELECT game_id, version, state FROM games WHERE log_apart = 0 ORDER BY game_id"):
-            data = json.loads(state)
-            events, history = data.get("events") or [], data.get("history") or []
-            data["events"], data["history"] = [], []
-            async with self.db.tx("migrate.split") as db:
-                have = (await db.fetchall(db.sql("SELECT COUNT(*) FROM events WHERE game_id = ?"), (gid,)))[0][0]
-                await db.executemany(
-                    db.sql("INSERT INTO events (game_id, idx, seq, tick, msg_key, audience, ids, args) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"),
-                    [(gid, idx, version, e["tick"], e["key"], e["audience"], dumps(e["ids"]), dumps(e["args"]))
-                     for idx, e in enumerate(events) if idx >= have],
-                )
-                have = (await db.fetchall(db.sql("SELECT COUNT(*) FROM history WHERE game_id = ?"), (gid,)))[0][0]
-                await db.executemany(
-                    db.sql("INSERT INTO history (game_id, idx, seq, tick, record) VALUES (?, ?, ?, ?, ?)"),
-                    [(gid, idx, version, h["tick"], dumps(h)) for idx, h in enumerate(history) if idx >= have],
-                )
-                await db.execute(db.sql("UPDATE games SET state = ?, log_apart = 1 WHERE game_id = ?"), (dumps(data), gid))
-
     def _mine(self) -> str:
         """An SQL condition on ``games.guild_id``: the game is on one of this store's shards (a
         game of no guild — tests, the bench — is on shard 0, as Discord puts DMs)."""
@@ -171,7 +132,7 @@ class Games:
 
     def _live_from_row(self, row: tuple[Any, ...]) -> _Live:
         """A loaded game from its row (``GAME_COLUMNS`` then ``state``)."""
-        info = self._info(row[:-1])
+        info = writes.game_info(row[:-1], self.location)
         try:
             rules = self._rulesets(info.ruleset)
             game = _lean(Game.from_dict(rules, json.loads(row[-1])))
@@ -317,7 +278,7 @@ class Games:
         if game_id in self._games:
             return self._games[game_id].info
         rows = await self.db.read(f"SELECT {GAME_COLUMNS} FROM games WHERE game_id = ?", (game_id,))
-        return self._info(rows[0]) if rows else None
+        return writes.game_info(rows[0], self.location) if rows else None
 
     def deadline(self, game_id: str) -> datetime | None:
         return self._live(game_id).info.deadline
@@ -424,9 +385,9 @@ class Games:
                     info.deadline_tick, to_ts(deadline) if deadline else None, None, stamp, stamp, 0, None, text,
                 ),
             )
-            added = await self._write_channels(db, game_id, {}, info.meta)
-            await self._write_events(db, game_id, 0, 0, events, stamp)
-            await self._write_history(db, game_id, 0, 0, history)
+            added = await writes.write_channels(db, game_id, {}, info.meta)
+            await writes.write_events(db, game_id, 0, 0, events, stamp)
+            await writes.write_history(db, game_id, 0, 0, history)
             self.db.point("create.before_commit")
         self._channels.update(added)
         # the live game is read back from the stored text, exactly as after a restart
@@ -480,7 +441,7 @@ class Games:
             tick = st.tick
             seq = live.info.version + 1
             stamp = self.db.stamp()
-            info = self._next_info(live.info, game, seq, stamp)
+            info = writes.next_info(live.info, game, seq, stamp)
             bot_posts = list(posts(game, result) if callable(posts) else posts)
             if bot_posts:  # staging posts reads the outbox: the transaction of many statements
                 applied = await self._apply_tx(live, game_id, command, result, tick, seq, stamp, info, text, events, history, bot_posts)
@@ -526,7 +487,7 @@ class Games:
         if command.request_id is not None:
             steps.append(Step(db.sql("SELECT seq, tick, result FROM commands WHERE game_id = ? AND request_id = ?"),
                               (game_id, command.request_id), expect="absent"))
-        sql, params = self._game_update(live.info, info, text)
+        sql, params = writes.game_update(live.info, info, text)
         steps.append(Step(db.sql(sql), params, expect="one"))  # first write: a stale copy writes nothing
         steps += [
             Step(db.sql(INSERT_COMMAND), command_row),
@@ -541,7 +502,7 @@ class Games:
             if steps[stopped.index].expect == "absent":  # this request was applied before
                 dup_seq, dup_tick, dup = stopped.rows[0]
                 return Applied(game_id, dup_seq, dup_tick, json.loads(dup) if dup else None, [], [], duplicate=True)
-            raise self._stale(live.info)
+            raise writes.stale(self.location, live.info)
         return Applied(game_id, seq, tick, result, list(events), deliveries)
 
     async def _apply_tx(self, live: _Live, game_id: str, command: Command, result: Any, tick: int, seq: int, stamp: str,
@@ -554,13 +515,13 @@ class Games:
             if dup is not None:
                 return dup
         async with self.db.tx("apply") as db:
-            await self._update_game(db, live.info, info, text)  # first write: a stale copy writes nothing
+            await writes.update_game(db, live.info, info, text)  # first write: a stale copy writes nothing
             await db.execute(db.sql(INSERT_COMMAND), command_row)
             await db.executemany(db.sql(INSERT_EVENT), ev_rows)
             await db.executemany(db.sql(INSERT_OUTBOX), outbox)
             await db.executemany(db.sql(INSERT_HISTORY), hist_rows)
             if command.is_gm:
-                await self._gm_action(db, game_id, seq, tick, command.user_id, command.kind, command.args, stamp)
+                await writes.gm_action(db, game_id, seq, tick, command.user_id, command.kind, command.args, stamp)
             await self._write_posts(db, game_id, f"cmd:{seq}", bot_posts, stamp)
             self.db.point("apply.before_commit")
         return Applied(game_id, seq, tick, result, list(events), deliveries)
@@ -573,78 +534,3 @@ class Games:
             raise KeyError(f"no loaded game {game_id!r}") from None
 
 
-    def _info(self, row: tuple[Any, ...]) -> GameInfo:
-        (gid, guild, ruleset, fp, seed, players, settings, gms, meta, status, tick, version,
-         dl_tick, dl_at, resolving, created, updated, meta_version, resolving_user) = row
-        try:
-            return GameInfo(
-                game_id=gid, guild_id=guild, ruleset=ruleset, ruleset_fingerprint=fp, seed=seed,
-                players=json.loads(players), settings=json.loads(settings), gm_user_ids=json.loads(gms),
-                meta=json.loads(meta), status=status, tick=tick, version=version, deadline_tick=dl_tick,
-                deadline_at=from_ts(dl_at), resolving_tick=resolving, created_at=created, updated_at=updated,
-                meta_version=meta_version, resolving_user=resolving_user,
-            )
-        except (ValueError, TypeError) as exc:
-            raise StorageError(f"{self.location}: the row of game {gid!r} cannot be read ({exc}); restore a backup.") from exc
-
-    @staticmethod
-    def _next_info(info: GameInfo, game: Game, seq: int, stamp: str) -> GameInfo:
-        return replace(
-            info, tick=game.state.tick, status="over" if game.state.over else "running", version=seq, updated_at=stamp
-        )
-
-    async def _update_game(self, db: Backend, old: GameInfo, new: GameInfo, text: str | None, bump: bool = True) -> None:
-        """Write the game row, only if nobody else changed it since ``old`` (compare-and-set)."""
-        sql, params = self._game_update(old, new, text, bump)
-        if await db.execute(db.sql(sql), params) != 1:
-            raise self._stale(old)
-
-    @staticmethod
-    def _game_update(old: GameInfo, new: GameInfo, text: str | None, bump: bool = True) -> tuple[str, tuple[Any, ...]]:
-        """The compare-and-set UPDATE of a game row (``?`` placeholders) and its parameters."""
-        cols = ("tick = ?, status = ?, version = ?, deadline_tick = ?, deadline_at = ?, resolving_tick = ?, "
-                "resolving_user = ?, updated_at = ?")
-        params: list[Any] = [
-            new.tick, new.status, new.version if bump else old.version, new.deadline_tick,
-            to_ts(new.deadline_at) if new.deadline_at else None, new.resolving_tick, new.resolving_user, new.updated_at,
-        ]
-        if text is not None:
-            cols += ", state = ?"
-            params.append(text)
-        return f"UPDATE games SET {cols} WHERE game_id = ? AND version = ?", (*params, old.game_id, old.version)
-
-    def _stale(self, old: GameInfo) -> StaleGame:
-        return StaleGame(
-            f"{self.location}: game {old.game_id!r} was changed by someone else (version {old.version} is gone); "
-            "is a second bot process using the same database?"
-        )
-
-    async def _gm_action(self, db: Backend, game_id: str, seq: int, tick: int, user_id: int | None, action: str,
-                         args: dict[str, Any], stamp: str) -> None:
-        await db.execute(
-            db.sql("INSERT INTO gm_actions (game_id, seq, tick, user_id, action, args, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)"),
-            (game_id, seq, tick, user_id, action, dumps(args), stamp),
-        )
-
-    async def _write_events(self, db: Backend, game_id: str, seq: int, first: int, events: list[Event], stamp: str) -> list[Delivery]:
-        """The events (from index ``first``) and one outbox row per destination of each."""
-        rows, outbox, deliveries = _event_rows(game_id, seq, first, events, stamp)
-        await db.executemany(
-            db.sql("INSERT INTO events (game_id, idx, seq, tick, msg_key, audience, ids, args) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"), rows
-        )
-        await db.executemany(
-            db.sql(
-                "INSERT INTO outbox (delivery_key, game_id, tick, event_idx, dest_ord, dest_kind, dest_id, created_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-            ),
-            outbox,
-        )
-        return deliveries
-
-    async def _write_history(self, db: Backend, game_id: str, seq: int, first: int, records: list[dict[str, Any]]) -> None:
-        """The engine's new history records (from index ``first``), append-only (v8)."""
-        if records:
-            await db.executemany(
-                db.sql("INSERT INTO history (game_id, idx, seq, tick, record) VALUES (?, ?, ?, ?, ?)"),
-                [(game_id, first + n, seq, h["tick"], dumps(h)) for n, h in enumerate(records)],
-            )

@@ -10,9 +10,10 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+from . import writes
 from .backend import Backend
 from .errors import StorageError
-from .records import GameInfo, Part, _int, _uncancellable, dumps
+from .records import GameInfo, Part, _uncancellable, dumps
 
 
 class Meta:
@@ -99,23 +100,9 @@ class Meta:
                 f"{self.location}: the meta of game {game_id!r} was changed by someone else (meta version {version} is gone); "
                 "is a second bot process using the same database?"
             )
-        added = await self._write_channels(db, game_id, old, meta)
+        added = await writes.write_channels(db, game_id, old, meta)
         self._channels.update(added)  # a rollback after this point leaves only extra ids of the same game
         return meta
-
-    async def _write_channels(self, db: Backend, game_id: str, old: dict[str, Any], new: dict[str, Any]) -> dict[int, str]:
-        """Record the channel ids ``new["channels"]`` has and ``old`` had not as the game's."""
-        before = {str(k): v for k, v in (old.get("channels") or {}).items()}
-        added: dict[int, str] = {}
-        for key, cid in sorted((new.get("channels") or {}).items()):
-            ident = _int(cid)
-            if ident is None or before.get(str(key)) == cid:
-                continue
-            await db.execute(db.sql("DELETE FROM game_channels WHERE channel_id = ?"), (ident,))
-            await db.execute(db.sql("INSERT INTO game_channels (channel_id, game_id, channel_key) VALUES (?, ?, ?)"),
-                             (ident, game_id, str(key)))
-            added[ident] = game_id
-        return added
 
     def game_of_channel(self, channel_id: int | None) -> str | None:
         """The game a Discord channel (or category) belongs to, running or finished; None."""

@@ -347,7 +347,7 @@ INSERT_GM_ACTION = "INSERT INTO gm_actions (game_id, seq, tick, user_id, action,
 
 def _event_rows(game_id: str, seq: int, first: int, events: list[Event], stamp: str) -> tuple[list[Any], list[Any], list[Delivery]]:
     """The ``events`` rows (from index ``first``), one ``outbox`` row per destination of each,
-    and the deliveries: a command's (one batch) and a resolve's (``Store._write_events``)."""
+    and the deliveries: a command's (one batch) and a resolve's (``writes.write_events``)."""
     rows, outbox, deliveries = [], [], []
     for n, ev in enumerate(events):
         idx = first + n

@@ -13,6 +13,7 @@ from typing import Any
 
 from engine import Game, PlayerSpec
 
+from . import writes
 from .backend import Backend
 from .commands import effective, replay_entries
 from .errors import StorageError, UndoRefused
@@ -117,7 +118,7 @@ class Turns:
         seq = live.info.version + 1
         stamp = self.db.stamp()
         info = replace(
-            self._next_info(live.info, game, seq, stamp),
+            writes.next_info(live.info, game, seq, stamp),
             resolving_tick=None,
             resolving_user=None,
             deadline_tick=game.state.tick if next_deadline and not over else None,
@@ -128,12 +129,12 @@ class Turns:
                   "deadline_was": to_ts(live.info.deadline) if live.info.deadline else None}
         args = {"tick": tick}
         async with self.db.tx("resolve") as db:
-            await self._update_game(db, live.info, info, text)  # first: a stale copy writes nothing
+            await writes.update_game(db, live.info, info, text)  # first: a stale copy writes nothing
             await db.execute(db.sql(INSERT_COMMAND), (game_id, seq, tick, "resolve", dumps(args), dumps(result), user_id, None, stamp))
-            deliveries = await self._write_events(db, game_id, seq, live.ev_count, events, stamp)
-            await self._write_history(db, game_id, seq, live.hist_count, run.history)
+            deliveries = await writes.write_events(db, game_id, seq, live.ev_count, events, stamp)
+            await writes.write_history(db, game_id, seq, live.hist_count, run.history)
             if user_id is not None:
-                await self._gm_action(db, game_id, seq, tick, user_id, "resolve", args, stamp)
+                await writes.gm_action(db, game_id, seq, tick, user_id, "resolve", args, stamp)
             self.db.point("resolve.before_commit")
         self.db.point("resolve.after_commit")
         live.game, live.text, live.info = game, text, info
@@ -146,7 +147,7 @@ class Turns:
         render the GM's line as it was."""
         marked = replace(live.info, resolving_tick=tick, resolving_user=user_id)
         async with self.db.tx("resolve.mark") as db:
-            await self._update_game(db, live.info, marked, None, bump=False)
+            await writes.update_game(db, live.info, marked, None, bump=False)
             await self._write_posts(db, game_id, f"resolve:{tick}", posts, self.db.stamp())
         live.info = marked
         self.db.point("resolve.marked")
@@ -169,7 +170,7 @@ class Turns:
         new = replace(info, version=seq, deadline_tick=info.tick if at else None, deadline_at=at, updated_at=stamp)
         args = {"tick": info.tick, "at": to_ts(at) if at else None}
         async with self.db.tx("deadline") as db:
-            await self._update_game(db, info, new, None)  # first: a stale copy writes nothing
+            await writes.update_game(db, info, new, None)  # first: a stale copy writes nothing
             await db.execute(
                 db.sql(
                     "INSERT INTO commands (game_id, seq, tick, kind, args, result, user_id, request_id, created_at) "
@@ -178,7 +179,7 @@ class Turns:
                 (game_id, seq, info.tick, "deadline", dumps(args), None, user_id, None, stamp),
             )
             if user_id is not None:
-                await self._gm_action(db, game_id, seq, info.tick, user_id, "deadline", args, stamp)
+                await writes.gm_action(db, game_id, seq, info.tick, user_id, "deadline", args, stamp)
             self.db.point("deadline.before_commit")
         live.info = new
         return True
@@ -262,8 +263,8 @@ class Turns:
                            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"),
                     (game_id, seq, target["tick"], "undo", dumps(args), dumps(result), user_id, key, stamp),
                 )
-                await self._gm_action(db, game_id, seq, target["tick"], user_id, "undo", args, stamp)
-                await self._update_game(db, info, new, text)
+                await writes.gm_action(db, game_id, seq, target["tick"], user_id, "undo", args, stamp)
+                await writes.update_game(db, info, new, text)
                 meta = None
                 if meta_fn is not None:
                     meta = await self._meta_write(db, game_id, info.meta, info.meta_version,
@@ -335,8 +336,8 @@ class Turns:
                         (game_id, seq, info.tick, "deadline", dumps(args), None, user_id, f"{key}#{seq}" if key else None, stamp),
                     )
                     if user_id is not None:
-                        await self._gm_action(db, game_id, seq, info.tick, user_id, "deadline", args, stamp)
-                    await self._update_game(db, info, new, None)
+                        await writes.gm_action(db, game_id, seq, info.tick, user_id, "deadline", args, stamp)
+                    await writes.update_game(db, info, new, None)
                 if posts and (moves or meta is not None):
                     after = replace(new, meta=meta, meta_version=info.meta_version + 1) if meta is not None else new
                     await self._write_posts(db, game_id, f"deadline:{seq}:{info.meta_version + 1}",

@@ -112,3 +112,27 @@ def test_every_module_is_in_the_architecture():
     assert len(modules) > 80
     absent = [m for m in modules if m not in named]
     assert not absent, "modules docs/architecture.md does not name: " + ", ".join(absent)
+
+
+def _headings(path: Path) -> list[int]:
+    """The level of every heading outside code blocks, in order."""
+    levels, fenced = [], False
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+        elif not fenced and (m := re.match(r"(#+) ", line)):
+            levels.append(len(m.group(1)))
+    return levels
+
+
+def _test_files(path: Path) -> set[str]:
+    return set(re.findall(r"^\| `(test_\w+\.py)` \|", path.read_text(encoding="utf-8"), re.M))
+
+
+@pytest.mark.parametrize("doc", ["bot", "variants"])
+def test_russian_doc_says_what_the_english_one_says(doc):
+    """A Russian reader of the bot's guide gets every section and every test row the English
+    one has: the same headings at the same levels, in the same order, and the same test files."""
+    en, ru = ROOT / "docs" / f"{doc}.md", ROOT / "docs" / f"{doc}.ru.md"
+    assert _headings(ru) == _headings(en)
+    assert _test_files(ru) == _test_files(en)
