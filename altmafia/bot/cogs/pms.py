@@ -2,8 +2,8 @@
 (the engine's ``pm.received`` event) with a copy in the sender's; the engine counts the daily
 quota and refuses a player deprived of PMs, out of quota or cut off.
 
-``/pm form`` (and the panel's button) opens :class:`PmForm`, a modal whose text may span
-several lines; it goes through :func:`send_pm`, like ``/pm send``."""
+``/pm form`` (and the panel's button) opens :class:`altmafia.bot.mail.PmForm`, a modal whose
+text may span several lines; it goes through :func:`altmafia.bot.mail.send_pm`, like ``/pm send``."""
 
 from __future__ import annotations
 
@@ -13,106 +13,8 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from altmafia.bot.interact import (
-    D,
-    N,
-    as_player,
-    defer,
-    games_here,
-    lang,
-    parse_player,
-    player_choices,
-    player_of,
-    refuse,
-    refuse_engine,
-    reply,
-)
-from altmafia.text import safe
-from altmafia.text.i18n import Renderer, text
-from engine import ActionError, Game
-from storage import Command
-
-#: the longest message a player may send (a slash option, a form's text)
-MAX_TEXT = 1500
-
-
-async def send_pm(bot: Any, interaction: discord.Interaction, to: str, message: str) -> bool:
-    """Send a PM as ``/pm send`` does, whatever control asked; True if the engine took it."""
-    found = await as_player(bot, interaction)
-    if found is None:
-        return False
-    gid, game, p = found
-    if safe.blank(message):  # nothing to read: refused before the engine counts it
-        await refuse(interaction, "err.blank_text")
-        return False
-    recipient = parse_player(game, to)
-    if recipient is None:
-        await refuse(interaction, "err.unknown_player", name=to)
-        return False
-    # a retry after a lost reply (a new interaction): the same text to the same player in
-    # this phase was already sent; it is not sent twice
-    if any(m.sender == p.pid and m.recipient == recipient and m.text == message and m.tick == game.state.tick
-           for m in game.state.pms):
-        await refuse(interaction, "pm.already_sent", to=Renderer(game, lang(interaction)).player(recipient))
-        return False
-    await defer(interaction)
-    relayed = len(game.state.pms)
-    plang = bot.store.info(gid).meta.get("langs", {}).get(str(p.pid)) or lang(interaction)
-    # the sender's copy is staged in the PM's own transaction: never one without the other
-    copy = bot.deliverer.outgoing(gid, f"player:{p.pid}", text(plang, "pm.copy", to=Renderer(game, plang).player(recipient),
-                                                                text=safe.said(message)))
-    try:
-        await bot.store.apply(gid, Command.send_pm(p.pid, recipient, message, user_id=interaction.user.id,
-                                                   request_id=str(interaction.id)), posts=[copy])
-    except ActionError as err:
-        await refuse_engine(interaction, game, err)
-        return False
-    game = bot.store.game(gid)
-    me = game.player(p.pid)
-    quota = game.pm_quota(me)
-    left = "∞" if quota is None else max(0, quota - me.pm_sent.get(str(game.info.day), 0))
-    lng = lang(interaction)
-    r = Renderer(game, lng)
-    if game.rules.mail and len(game.state.pms) == relayed:  # the ruleset's mail: a letter, read next phase
-        await reply(interaction, text(lng, "pm.letter", to=r.player(recipient)))
-    else:
-        await reply(interaction, text(lng, "pm.sent", to=r.player(recipient), left=left))
-    await bot.deliverer.flush(gid)
-    return True
-
-
-def recipients(game: Game, pid: int) -> list[int]:
-    """Whom the PM controls offer: the living, oneself excepted (the engine decides the rest)."""
-    return [q.pid for q in game.living() if q.pid != pid]
-
-
-class PmForm(discord.ui.Modal):
-    """A PM in a form: the recipient (a select) and the text (several lines)."""
-
-    def __init__(self, bot: Any, game: Game, pid: int, lng: str) -> None:
-        super().__init__(title=text(lng, "form.letter_title" if game.rules.mail else "form.pm_title")[:45], timeout=None)
-        self.bot = bot
-        options = [discord.SelectOption(label=game.player(q).name[:100], value=str(q)) for q in recipients(game, pid)][:25]
-        self.to: discord.ui.Select[Any] = discord.ui.Select(custom_id="to", options=options or [discord.SelectOption(label="—", value="-")])
-        self.body: discord.ui.TextInput[Any] = discord.ui.TextInput(custom_id="text", style=discord.TextStyle.paragraph,
-                                                                    max_length=MAX_TEXT)
-        self.add_item(discord.ui.Label(text=text(lng, "form.pm_to")[:45], component=self.to))
-        self.add_item(discord.ui.Label(text=text(lng, "form.text")[:45], component=self.body))
-
-    async def on_submit(self, interaction: discord.Interaction) -> None:  # type: ignore[override]
-        await send_pm(self.bot, interaction, self.to.values[0], self.body.value)
-
-
-async def open_pm_form(bot: Any, interaction: discord.Interaction) -> None:
-    """Open the PM form for the player who asked (refused, like ``/pm send``, to anyone else)."""
-    found = await as_player(bot, interaction)
-    if found is None:
-        return
-    _, game, p = found
-    if not recipients(game, p.pid):
-        await refuse(interaction, "err.no_recipient")
-        return
-    await interaction.response.send_modal(PmForm(bot, game, p.pid, lang(interaction)))
+from altmafia.bot.interact import D, N, games_here, player_choices, player_of
+from altmafia.bot.mail import MAX_TEXT, open_pm_form, recipients, send_pm
 
 
 class Pms(commands.GroupCog, group_name=N("pm"), group_description=D("pm")):
