@@ -71,7 +71,7 @@ def test_every_command_is_in_the_guide_in_both_languages():
 
 # ---- docs/architecture.md matches the tree -----------------------------------------------------
 ROOT = DOCS.parent
-PACKAGES = ("engine", "altmafia", "storage", "config")
+PACKAGES = ("engine", "altmafia", "cogs", "storage", "config")
 TOPS = (*PACKAGES, "tests", "docs")
 PATHLIKE = re.compile(r"^[\w.-][\w./-]*(\.py|/)$")
 

@@ -8,7 +8,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("engine", "storage", "config", "altmafia")
+PACKAGES = ("engine", "storage", "config", "altmafia", "cogs")
 MARK = "# imported here:"
 
 

@@ -36,8 +36,8 @@ from .settings import Settings
 
 log = logging.getLogger("altmafia")
 
-COGS = ("altmafia.bot.cogs.lobby", "altmafia.bot.cogs.actions", "altmafia.bot.cogs.votes", "altmafia.bot.cogs.factions",
-        "altmafia.bot.cogs.pms", "altmafia.bot.cogs.anon", "altmafia.bot.cogs.gm", "altmafia.bot.cogs.help")
+#: the extensions the bot loads (by name: the cogs import the bot's services, never the reverse)
+COGS = ("cogs.lobby", "cogs.actions", "cogs.votes", "cogs.factions", "cogs.pms", "cogs.anon", "cogs.gm", "cogs.help")
 
 
 class Tree(discord.app_commands.CommandTree):

@@ -32,7 +32,10 @@ from altmafia.text.cards import option_label
 from altmafia.text.i18n import Renderer, text
 from engine import ActionError, Game, LegalAction
 
-from .cogs.actions import (
+from .ballots import candidates, cast_vote, withdraw_vote
+from .interact import deadline_text, lang, refuse, refuse_engine
+from .mail import open_anon_form, open_pm_form
+from .moves import (
     ability_label,
     ability_value,
     cancel_action,
@@ -40,10 +43,6 @@ from .cogs.actions import (
     number_values,
     submit_action,
 )
-from .cogs.anon import open_anon_form
-from .cogs.pms import open_pm_form
-from .cogs.votes import candidates, cast_vote, withdraw_vote
-from .interact import deadline_text, lang, refuse, refuse_engine
 
 ID = r"(?P<game>[0-9a-zA-Z_-]+):(?P<pid>\d+):(?P<tick>-?\d+)"
 MAX_OPTIONS = 25  # Discord's limit of a select's options

@@ -10,7 +10,7 @@ from altmafia.bot.channels import PER_CATEGORY, Audience, game_plan
 from altmafia.text.i18n import catalog
 
 ROOT = Path(__file__).resolve().parents[2]
-SOURCES = sorted((ROOT / "altmafia").rglob("*.py"))  # the bot, its cogs, the texts and the tools
+SOURCES = sorted(p for top in ("altmafia", "cogs") for p in (ROOT / top).rglob("*.py"))  # the bot, its cogs, the texts, the tools
 PREFIXES = "err|lobby|channel|deadline|delivery|start|card|action|me|vote|faction|pm|anon|remind|gm|public|btn|cleanup|reveal"
 KEY = re.compile(rf'(?<![ND]\()"((?:{PREFIXES})\.[a-z_]+)"')
 CMD = re.compile(r'\b[ND]\("([a-z_.0-9]+)"\)')

@@ -55,7 +55,7 @@ def test_every_emit_names_an_audience_of_the_set():
     """Each ``emit(key, audience, …)`` call passes a literal of the set (or a choice between
     two); only ``Ctx.emit``, typed ``Audience``, passes its own parameter on."""
     found, calls = [], 0
-    for top in ("engine", "altmafia", "storage", "config"):
+    for top in ("engine", "altmafia", "cogs", "storage", "config"):
         for path in sorted((ROOT / top).rglob("*.py")):
             rel = path.relative_to(ROOT).as_posix()
             for n in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):

@@ -69,7 +69,7 @@ def test_the_code_reads_settings_through_the_typed_model():
     import re
 
     found = []
-    for top in ("engine", "altmafia", "storage", "config"):
+    for top in ("engine", "altmafia", "cogs", "storage", "config"):
         for path in sorted((ROOT / top).rglob("*.py")):
             rel = path.relative_to(ROOT).as_posix()
             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):

@@ -224,7 +224,7 @@ async def play_phase(bot: Any, clock: Clock) -> None:
                 await apply(Command("submit", args, user_id=p.user_id, request_id=f"{tick}:{p.pid}:act2"))
         game = store.game(GAME)
         others = [q.pid for q in game.living() if q.pid != p.pid]
-        if rnd.random() < 0.4 and others:  # a PM, with the sender's copy (as cogs/pms.py stages it)
+        if rnd.random() < 0.4 and others:  # a PM, with the sender's copy (as altmafia/bot/mail.py stages it)
             to = rnd.choice(others)
             await pm(bot, apply, p, to, f"{p.name}: день {tick}, пишу {game.player(to).name}", f"{tick}:{p.pid}:pm")
         if p.pid == living[0].pid and not night and 1 in others:  # the same short PM on two days

@@ -1,32 +1,16 @@
-"""/pm: a private message to another player, relayed into the recipient's hidden channel
-(the engine's ``pm.received`` event) with a copy in the sender's; the engine counts the daily
-quota and refuses a player deprived of PMs, out of quota or cut off.
-
-``/pm form`` (and the panel's button) opens :class:`PmForm`, a modal whose text may span
-several lines; it goes through :func:`send_pm`, like ``/pm send``."""
+"""A player's mail, whatever control asks (``/pm``, ``/anon``, the action panel): a private
+message to another player, an anonymous post queued for the next resolve, and the forms
+(modals) that take either with a text of several lines. The engine counts the quotas and
+refuses a player deprived of PMs, out of quota or cut off.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 import discord
-from discord import app_commands
-from discord.ext import commands
 
-from altmafia.bot.interact import (
-    D,
-    N,
-    as_player,
-    defer,
-    games_here,
-    lang,
-    parse_player,
-    player_choices,
-    player_of,
-    refuse,
-    refuse_engine,
-    reply,
-)
+from altmafia.bot.interact import as_player, defer, lang, parse_player, refuse, refuse_engine, reply
 from altmafia.text import safe
 from altmafia.text.i18n import Renderer, text
 from engine import ActionError, Game
@@ -115,32 +99,42 @@ async def open_pm_form(bot: Any, interaction: discord.Interaction) -> None:
     await interaction.response.send_modal(PmForm(bot, game, p.pid, lang(interaction)))
 
 
-class Pms(commands.GroupCog, group_name=N("pm"), group_description=D("pm")):
-    def __init__(self, bot: Any) -> None:
+async def post_anon(bot: Any, interaction: discord.Interaction, message: str) -> bool:
+    """Queue an anonymous post as ``/anon post`` does, whatever control asked."""
+    found = await as_player(bot, interaction)
+    if found is None:
+        return False
+    gid, game, p = found
+    if safe.blank(message):  # nothing to read: refused before the engine counts it
+        await refuse(interaction, "err.blank_text")
+        return False
+    await defer(interaction)
+    try:
+        await bot.store.apply(gid, Command.post_anon(p.pid, message, user_id=interaction.user.id, request_id=str(interaction.id)))
+    except ActionError as err:
+        await refuse_engine(interaction, game, err)
+        return False
+    await reply(interaction, text(lang(interaction), "anon.queued"))
+    await bot.deliverer.flush(gid)  # the queued post in the GM channel, with its refuse button
+    return True
+
+
+class AnonForm(discord.ui.Modal):
+    """An anonymous post in a form: its text, several lines."""
+
+    def __init__(self, bot: Any, lng: str) -> None:
+        super().__init__(title=text(lng, "form.anon_title")[:45], timeout=None)
         self.bot = bot
-        super().__init__()
+        self.body: discord.ui.TextInput[Any] = discord.ui.TextInput(custom_id="text", style=discord.TextStyle.paragraph,
+                                                                    max_length=MAX_TEXT)
+        self.add_item(discord.ui.Label(text=text(lng, "form.text")[:45], component=self.body))
 
-    @app_commands.command(name=N("pm.send"), description=D("pm.send"))
-    @app_commands.rename(to=N("pm.send.to"), message=N("pm.send.message"))
-    @app_commands.describe(to=D("pm.send.to"), message=D("pm.send.message"))
-    async def send(self, interaction: discord.Interaction, to: str, message: app_commands.Range[str, 1, MAX_TEXT]) -> None:
-        await send_pm(self.bot, interaction, to, message)
-
-    @app_commands.command(name=N("pm.form"), description=D("pm.form"))
-    async def form(self, interaction: discord.Interaction) -> None:
-        await open_pm_form(self.bot, interaction)
-
-    @send.autocomplete("to")
-    async def to_ac(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
-        gids = games_here(self.bot, interaction)
-        if len(gids) != 1:
-            return []
-        game = self.bot.store.game(gids[0])
-        p = player_of(game, interaction.user.id)
-        if p is None:
-            return []
-        return player_choices(game, recipients(game, p.pid), current)
+    async def on_submit(self, interaction: discord.Interaction) -> None:  # type: ignore[override]
+        await post_anon(self.bot, interaction, self.body.value)
 
 
-async def setup(bot: Any) -> None:
-    await bot.add_cog(Pms(bot))
+async def open_anon_form(bot: Any, interaction: discord.Interaction) -> None:
+    """Open the anonymous post form for a player of the game here."""
+    if await as_player(bot, interaction) is None:
+        return
+    await interaction.response.send_modal(AnonForm(bot, lang(interaction)))
