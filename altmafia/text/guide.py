@@ -147,7 +147,7 @@ def mail_lines(game: Game, pid: int, lang: str) -> list[str]:
     if quota is None:
         out.append(text(lang, "help.pm_free", cmd=slash(lang, "pm", "send")))
     elif quota > 0:
-        out.append(text(lang, "help.pm_left", left=max(0, quota - p.pm_sent.get(day, 0)), cmd=slash(lang, "pm", "send")))
+        out.append(text(lang, "help.pm_left", left=game.pm_left(p), cmd=slash(lang, "pm", "send")))
     base = rules.quotas.anon_per_day
     if base is None:
         out.append(text(lang, "help.anon_free", cmd=slash(lang, "anon", "post")))
