@@ -301,7 +301,7 @@ class Lynch(VoteCounter):
     def count(cls, ctx: Ctx, vdef: Any, ballots: list[Vote]) -> None:
         g = ctx.game
         tally = lynch_tally(ctx, vdef, ballots)
-        shown = sorted(((c, _number(n)) for c, n in tally.items()), key=lambda kv: (-kv[1], str(kv[0])))
+        shown = sorted(((c, tally_number(n)) for c, n in tally.items()), key=lambda kv: (-kv[1], str(kv[0])))
         publish_tally(g, vdef, [[c, n] for c, n in shown], ballots, nobody_follows=True)
         top = max(tally.values(), default=0)
         if top <= 0:
@@ -366,7 +366,7 @@ def lynch_tally(ctx: Ctx, vdef: Any, ballots: list[Vote]) -> dict[Any, float]:
     return tally
 
 
-def _number(v: float) -> int | float:
+def tally_number(v: float) -> int | float:
     """A tally's number as it reads: 3, not 3.0; 2.5 stays."""
     return int(v) if v == int(v) else v
 
