@@ -4,7 +4,10 @@ lost HP or as a death at once, and a tie's damage that nothing reduces."""
 
 from __future__ import annotations
 
-from config import load_ruleset
+import yaml
+
+from config import RulesetFileError, load_ruleset, load_ruleset_file
+from config.loader import RULESETS_DIR
 from engine import Game, PlayerSpec
 from engine.state import Event
 
@@ -117,3 +120,16 @@ def test_a_majority_for_peace_hangs_nobody_and_a_tie_with_it_hurts():
     g.resolve()  # «если разделились между "За мир" и персонажем, персонаж точно так же получает 50 урона»
     assert next(ev for ev in counted(g) if ev.key == "vote.tie").args["players"] == [4]
     assert g.player(4).stats["hp"] == 50
+
+
+def test_extra_votes_must_name_an_impl_the_ruleset_uses(tmp_path):
+    data = yaml.safe_load((RULESETS_DIR / "eternal_friday.yaml").read_text(encoding="utf-8"))
+    data["votes"][0]["params"]["extra_votes"] = "friday_extra_vote"
+    bad = tmp_path / "eternal_friday.yaml"
+    bad.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    try:
+        load_ruleset_file(bad)
+    except RulesetFileError as err:
+        assert "votes.lynch.params.extra_votes: no ability of the ruleset uses the implementation 'friday_extra_vote'" in str(err), str(err)
+    else:
+        raise AssertionError("a lynch counting the extra votes of no ability loaded")
