@@ -270,7 +270,8 @@ class Lynch(VoteCounter):
     a player with ``against_self`` takes that much off the votes against themself unless in the
     status ``not_in`` (never below 0). A dead voter's ballot, or one of a voter who may not vote
     (a coma), does not count. No ballot, or only ballots worth 0, hangs nobody. The hanged are
-    ``Ctx.hanged``. A book whose HP take damage their own way overrides :meth:`wound` alone.
+    ``Ctx.hanged``. A book whose HP take damage their own way overrides :meth:`wound` alone
+    (:meth:`count` is a class method so that the variant's is the one it calls).
     """
 
     @staticmethod

@@ -101,7 +101,7 @@ class PluralityLynch(Lynch):
             g.emit("vote.tally", "public", vote=vdef.id, tally=[[k, tally_number(n)] for k, n in sorted(tally.items(), key=lambda kv: (-kv[1], str(kv[0])))])
             g.emit("classic.no_lynch_tie", "public", vote=vdef.id, players=[c for c in leaders if c != "peace"])
             return
-        Lynch.count(ctx, vdef, ballots)
+        super().count(ctx, vdef, ballots)
 
 
 VOTES["plurality_lynch"] = PluralityLynch
