@@ -110,6 +110,7 @@ class Game(World):
     same_submission = same_submission
     pending_invitations = pending_invitations
     anon_quota = mail.anon_quota
+    anon_left = mail.anon_left
     mail_quotas = mail.mail_quotas
     send_pm = mail.send_pm
     post_anon = mail.post_anon

@@ -37,6 +37,12 @@ def anon_quota(world: World, p: Player) -> int | None:
     return base + sum(int(x.get("extra", 0)) for x in world.passives(p, "anon_quota"))
 
 
+def anon_left(world: World, p: Player) -> int | None:
+    """How many anonymous posts ``p`` may still send today (None: no limit)."""
+    quota = anon_quota(world, p)
+    return None if quota is None else max(0, quota - p.anon_sent.get(str(world.info.day), 0))
+
+
 def mail_quotas(world: World, p: Player) -> dict[str, int | None]:
     """Each kind of message the ruleset gives ``p`` and its quota (None: no limit), in the
     order a card lists them: ``pm_per_day``, ``anon_per_day`` or, with the ruleset's own mail

@@ -67,6 +67,18 @@ def test_pms_left_today():
     assert g.pm_left(p) == quota  # a new day, a new quota
 
 
+def test_anonymous_posts_left_today():
+    g = godfather()
+    p = g.player(0)
+    quota = g.anon_quota(p)
+    assert quota is not None and g.anon_left(p) == quota
+    g.post_anon(0, "a rumour")
+    assert g.anon_left(p) == quota - 1
+    while g.info.day == 1:
+        g.resolve()
+    assert g.anon_left(p) == quota
+
+
 def test_cooldowns_are_what_check_available_refuses():
     g = godfather()
     p = g.player(0)
