@@ -186,10 +186,10 @@ def me_text(game: Game, pid: int, lng: str, info: Any) -> str:
     known = {s.id: s for s in game.rules.statuses}
     mine = [r.status(sid) for sid in sorted(p.statuses) if sid in known and game.active(p, sid)]
     lines.append(text(lng, "me.statuses", statuses=", ".join(mine) or "—"))
-    cds = [f"{r.ability(k)} → {r.label(game.clock.info(t).label)}" for k, t in sorted(p.ready_at.items())
-           if t > game.state.tick and k != "leader"]
-    if p.ready_at.get("leader", -1) > game.state.tick:
-        cds.append(text(lng, "me.leader_cd", phase=r.label(game.clock.info(p.ready_at["leader"]).label)))
+    cooling = game.cooldowns(p)
+    cds = [f"{r.ability(k)} → {r.label(game.clock.info(t).label)}" for k, t in cooling.items() if k != "leader"]
+    if "leader" in cooling:
+        cds.append(text(lng, "me.leader_cd", phase=r.label(game.clock.info(cooling["leader"]).label)))
     lines.append(text(lng, "me.cooldowns", cooldowns="; ".join(cds) or "—"))
     legal = [ability_label(game, la, lng) for la in game.legal_actions(pid)]
     lines.append(text(lng, "me.can", actions="\n".join(f"  • {x}" for x in legal) or "  —"))
@@ -197,10 +197,8 @@ def me_text(game: Game, pid: int, lng: str, info: Any) -> str:
             for i in game.pending(pid)]
     lines.append(text(lng, "me.pending", pending="; ".join(pend) or "—"))
     if "pm_per_day" in game.mail_quotas(p):  # only a ruleset with PMs (seed 003 has letters)
-        quota = game.pm_quota(p)
-        day = str(game.info.day)
-        left = "∞" if quota is None else max(0, quota - p.pm_sent.get(day, 0))
-        lines.append(text(lng, "me.pm_left", left=left))
+        left = game.pm_left(p)
+        lines.append(text(lng, "me.pm_left", left="∞" if left is None else left))
     choice = game.bonus_choice(p)
     if choice is not None:  # Стратег's hidden bonus: the stat in force, and whether it may still change
         state = "open_chosen" if choice["open"] and choice["chosen"] else "open_default" if choice["open"] else "locked"

@@ -79,8 +79,7 @@ class Factions(commands.GroupCog, group_name=N("faction"), group_description=D("
         if found is None:
             return []
         game, pid = found
-        pool = sorted({o.pid for o in game.state.faction_ops if o.op == "invite" and o.target == pid and o.tick == game.state.tick})
-        return player_choices(game, pool, current)
+        return player_choices(game, game.pending_invitations(pid), current)
 
     async def members(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
         found = self._ctx(interaction)
@@ -146,7 +145,7 @@ class Factions(commands.GroupCog, group_name=N("faction"), group_description=D("
         for f in game.factions_of(p.pid):
             names = ", ".join(r.player(m) + (" ★" if m == f.leader else "") for m in sorted(f.members))
             lines.append(text(lng, "faction.info_line", fid=r.faction(f.fid), leader=r.player(f.leader), members=names))
-        invites = sorted({o.pid for o in game.state.faction_ops if o.op == "invite" and o.target == p.pid and o.tick == game.state.tick})
+        invites = game.pending_invitations(p.pid)
         if invites:
             lines.append(text(lng, "faction.info_invites", names=", ".join(r.player(i) for i in invites)))
         await reply(interaction, "\n".join(lines) or text(lng, "faction.info_none"))

@@ -87,6 +87,13 @@ def invite_faction(g: World, p: Player, fid: str | None) -> str | None | bool:
     return None if free else False
 
 
+def pending_invitations(g: World, pid: int) -> list[int]:
+    """Who invited ``pid`` in this phase, by seat: whose invitation ``pid`` may accept or
+    decline now (an invitation lasts the night it is made)."""
+    tick = g.state.tick
+    return sorted({o.pid for o in g.state.faction_ops if o.op == "invite" and o.target == pid and o.tick == tick})
+
+
 def check_op(g: World, p: Player, op: str, target: int | None, fid: str | None) -> None:
     fr = g.rules.factions
     if not fr.enabled:
@@ -127,8 +134,7 @@ def check_op(g: World, p: Player, op: str, target: int | None, fid: str | None) 
         g.emit("faction.invited", "players", [target], inviter=p.pid)
         return
     if op in ("accept", "decline"):
-        invites = [o for o in g.state.faction_ops if o.tick == g.state.tick and o.op == "invite" and o.target == p.pid and o.pid == target]
-        if not invites:
+        if target not in pending_invitations(g, p.pid):
             raise ActionError("no_invitation")
         return
     if not own:

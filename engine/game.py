@@ -14,9 +14,9 @@ from typing import Any
 from . import mail
 from .deal import PlayerSpec, apply_passive_modifiers, deal
 from .errors import ActionError, GameError
-from .factions import check_op, remove_member
-from .legality import Legality
-from .orders import moves_due, submit
+from .factions import check_op, pending_invitations, remove_member
+from .legality import Legality, cooldowns
+from .orders import moves_due, same_submission, submit
 from .phase_end import PhaseEnd
 from .registry import VOTES
 from .resolve.notices import tell
@@ -104,7 +104,13 @@ class Game(World):
     may_end_early = _job("phase_end", "may_end_early")
     can_declare_idle = _job("phase_end", "can_declare_idle")
     pm_quota = mail.pm_quota  # (functions of the world: the game is one)
+    pm_left = mail.pm_left
+    pm_already_sent = mail.already_sent
+    cooldowns = cooldowns
+    same_submission = same_submission
+    pending_invitations = pending_invitations
     anon_quota = mail.anon_quota
+    anon_left = mail.anon_left
     mail_quotas = mail.mail_quotas
     send_pm = mail.send_pm
     post_anon = mail.post_anon

@@ -534,6 +534,19 @@ class Legality:
 
 
 # ---- what legal_actions finds once: the ways of a role and character, the targets of a way ----
+def cooling_until(world: World, p: Player, key: str) -> int | None:
+    """The tick from which ``p`` may use ``key`` again (an ability, a borrowing ability, or
+    ``leader``: the faction leader's action), while it is still cooling down; else None."""
+    ready = p.ready_at.get(key)
+    return ready if ready is not None and world.state.tick < ready else None
+
+
+def cooldowns(world: World, p: Player) -> dict[str, int]:
+    """Everything of ``p``'s still cooling down, by key (as :func:`cooling_until`), with the
+    tick from which it is ready: what the player is told of their cooldowns."""
+    return {k: t for k in sorted(p.ready_at) if (t := cooling_until(world, p, k)) is not None}
+
+
 def _way(lg: Legality, key: str, ab: AbilityDef) -> tuple[SlotDef, str, bool]:
     """What the ruleset alone says of the ability ``ab`` held under ``key``: its slot, the
     lane it fills used as one's own (``lane_of``), and whether it borrows (``op: borrow``);
@@ -629,8 +642,8 @@ def _refusal_after_lane(lg: Legality, p: Player, key: str, via: str | None, ab: 
         if ob.get("target") is not None and ab.targets == 0:
             return ActionError("blackmailed_target", target=ob["target"])
     if via == "leader":
-        ready = p.ready_at.get("leader")
-        if ready is not None and lg.world.state.tick < ready:
+        ready = cooling_until(lg.world, p, "leader")
+        if ready is not None:
             return ActionError("cooldown", ability="leader", ready=lg.world.clock.info(ready).label)
         return None
     if slot.requires or ab.requires:
@@ -638,8 +651,8 @@ def _refusal_after_lane(lg: Legality, p: Player, key: str, via: str | None, ab: 
             err = meets(lg.world, p, req)
             if err:
                 return err
-    ready = p.ready_at.get(key)
-    if ready is not None and lg.world.state.tick < ready:
+    ready = cooling_until(lg.world, p, key)
+    if ready is not None:
         return ActionError("cooldown", ability=key, ready=lg.world.clock.info(ready).label)
     if ab.uses_per_game is not None and p.uses.get(key, 0) >= ab.uses_per_game:
         return ActionError("no_uses_left", ability=key)

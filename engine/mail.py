@@ -16,12 +16,31 @@ def pm_quota(world: World, p: Player) -> int | None:
     return base + sum(int(x.get("extra", 0)) for x in world.passives(p, "pm_quota"))
 
 
+def pm_left(world: World, p: Player) -> int | None:
+    """How many PMs ``p`` may still send today (None: no limit): the quota less those sent."""
+    quota = pm_quota(world, p)
+    return None if quota is None else max(0, quota - p.pm_sent.get(str(world.info.day), 0))
+
+
+def already_sent(world: World, sender: int, recipient: int, text: str) -> bool:
+    """Whether ``sender`` already sent this very ``text`` to ``recipient`` in this phase: a
+    second one is a retry (a lost reply), never a new message, and is not sent again."""
+    tick = world.state.tick
+    return any(m.sender == sender and m.recipient == recipient and m.text == text and m.tick == tick for m in world.state.pms)
+
+
 def anon_quota(world: World, p: Player) -> int | None:
     """Anonymous posts ``p`` may send a day (None: no limit), their features included."""
     base = world.rules.quotas.anon_per_day
     if base is None:
         return None
     return base + sum(int(x.get("extra", 0)) for x in world.passives(p, "anon_quota"))
+
+
+def anon_left(world: World, p: Player) -> int | None:
+    """How many anonymous posts ``p`` may still send today (None: no limit)."""
+    quota = anon_quota(world, p)
+    return None if quota is None else max(0, quota - p.anon_sent.get(str(world.info.day), 0))
 
 
 def mail_quotas(world: World, p: Player) -> dict[str, int | None]:

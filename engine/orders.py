@@ -52,6 +52,17 @@ def submit(lg: Legality, pid: int, ability: str, targets: list[int] | None = Non
     return intent
 
 
+def same_submission(world: World, pid: int, ability: str, targets: list[int], option: str | None = None,
+                    via: str | None = None, by: int | None = None) -> Intent | None:
+    """The intent of this phase that a submission of exactly these (the ability, its targets in
+    order, the option, the way and who gives it) would repeat, or None. A repeat is a retry
+    after a lost reply: it is answered with what is recorded and changes nothing."""
+    by = None if by == pid else by
+    tick = world.state.tick
+    return next((i for i in world.state.intents if i.pid == pid and i.tick == tick and i.ability == ability
+                 and i.targets == targets and i.option == option and i.via == via and i.by == by), None)
+
+
 def _request_end_now(world: World, p: Player, intent: Intent, ab: AbilityDef) -> None:
     tick = world.state.tick
     if blocked_by_status(world, p, intent.ability, ab.slot, tick):

@@ -12,7 +12,8 @@ in ``engine/books/<book>/params.py`` (:func:`declare`), as it registers them.
 
 ``Param.ref`` names what a value (each item of a list, each key and each value of a mapping)
 must be the id of: ``stat``, ``status``, ``team``, ``role``, ``character``, ``slot``, ``step``,
-``block_scope`` (a slot, ``character`` or ``role``), ``ability`` (a key ``role:<id>:<ability>`` or ``character:<id>:<ability>``).
+``block_scope`` (a slot, ``character`` or ``role``), ``ability`` (a key ``role:<id>:<ability>`` or ``character:<id>:<ability>``),
+``ability_impl`` (an implementation some ability of the ruleset uses).
 """
 
 from __future__ import annotations
@@ -126,8 +127,15 @@ VOTE_COMMON = {
     "changes_per_game": P(int | None, None, "how many times a ballot may be changed a game"),
 }
 PEACE = {"peace": P(bool, False, "offers «for peace»"), "tie_damage": P(int, 0, "damage to each tied player")}
+LYNCH = {
+    **VOTE_COMMON, **PEACE,
+    "unreducible": P(bool, False, "no protection reduces the tie's damage"),
+    "hang": P(Literal["kill", "hp"], "kill", "kill: the hanged dies at once; hp: loses all HP, the ruleset's HP rule decides"),
+    "plain_against": P(str | None, None, "a ballot against a player protected against this label weighs 1, takes no extra votes"),
+    "extra_votes": P(str | None, None, "the impl of an ability whose number adds votes to its user's ballot", "ability_impl"),
+}
 VOTE_PARAMS: dict[str, Params] = {
-    "lynch": Params({**VOTE_COMMON, **PEACE}, "the day's lynch: the most votes"),
+    "lynch": Params(LYNCH, "the day's lynch: the most votes"),
 }
 
 # ---- victories -------------------------------------------------------------------------------

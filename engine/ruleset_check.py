@@ -58,6 +58,9 @@ class Checker:
             "step": {s.id for v in rules.steps.values() for s in v},
             "ability": {f"{g}:{x.id}:{a.id}" for g, xs in (("role", rules.roles), ("character", rules.characters))
                         for x in xs for a in x.abilities},
+            # an implementation some ability of the ruleset uses (``op: impl``, in any option)
+            "ability_impl": {e.impl for x in [*rules.roles, *rules.characters] for a in x.abilities
+                             for e in [*a.effects, *(f for fs in a.options.values() for f in fs)] if e.impl},
         }
 
     def add(self, where: str, code: str, template: str, name: Any = None, known: Any = (), **args: Any) -> None:

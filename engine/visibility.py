@@ -31,6 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from .state import Event
 from .world import World
 
 Kind = Literal["public", "votes", "spectators", "gm", "player", "faction", "team", "dead"]
@@ -55,6 +56,13 @@ class ChannelView:
         if pid in self.writers:
             return RW
         return RO if pid in self.readers else NONE
+
+
+def in_public_report(ev: Event) -> bool:
+    """Whether the public report of a finished game shows ``ev``: everything but what only its
+    readers and the GM may read in words, a non-public event carrying a player's own text
+    (a PM, a letter, a note, the GM's copy of an anonymous post, which names its author)."""
+    return ev.audience == "public" or "text" not in ev.args
 
 
 def may_talk(w: World, pid: int, where: str = "public") -> bool:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from typing import TYPE_CHECKING, Any
 
 from .errors import ActionError
@@ -21,8 +21,8 @@ class VoteCounter:
     itself: every hook is a static method taking the game (or the resolve context) and the
     vote's definition ``vdef`` (its ``params`` come from the ruleset). A counter overrides
     :meth:`check_choice` and :meth:`count` and only those other hooks its book needs; a
-    variant of a counter overrides a few hooks of it (Eternal Friday's lynch: the weights and
-    the count, over :class:`Lynch`)."""
+    variant of a counter overrides a few hooks of it (Eternal Friday's lynch: how a tie's damage
+    reaches the book's HP, :meth:`Lynch.wound`, over the one count of :class:`Lynch`)."""
 
     @staticmethod
     def check_choice(g: World, vdef: Any, p: Player, choice: Any) -> None:
@@ -251,9 +251,27 @@ def announce_open_action(g: World, intent: Intent, cancelled: bool = False) -> N
 
 
 class Lynch(VoteCounter):
-    """Seed 002's day vote: the most-voted dies; a tie hurts every tied candidate.
+    """The day lynch (seed 002's vote, and the base of classic's plurality lynch): the most
+    votes hang; a tie hurts every tied candidate. One count for every ruleset that hangs this
+    way; what differs is its ``params``:
 
-    ``params``: ``peace`` (a "for peace" option), ``tie_damage`` (damage to each tied player).
+    - ``peace``: a «за мир» choice (its majority hangs nobody; a tie with it hurts the player);
+    - ``tie_damage``: the damage to each tied player; ``unreducible``: no protection reduces
+      it («не спасает ничего»);
+    - ``hang``: ``kill`` (default: the hanged is dead at once) or ``hp`` (the hanged loses all
+      their HP, the ruleset's ``hp_stat``; whether they die is the ruleset's HP rule, read after
+      the vote: seed 002's avenger stands one more night);
+    - ``plain_against``: a label; a ballot against a player whose ``protection`` passive names it
+      weighs 1 and takes no extra votes (seed 002's VIP: «голосуют против ВИПа одним голосом»);
+    - ``extra_votes``: the impl of an ability whose number adds that many votes to its user's
+      own ballot (seed 002's revolutionary; those counted are ``Ctx.extra_votes``).
+
+    A ballot weighs the most of its voter's ``vote_weight`` passives (``weight``; 1 without one);
+    a player with ``against_self`` takes that much off the votes against themself unless in the
+    status ``not_in`` (never below 0). A dead voter's ballot, or one of a voter who may not vote
+    (a coma), does not count. No ballot, or only ballots worth 0, hangs nobody. The hanged are
+    ``Ctx.hanged``. A book whose HP take damage their own way overrides :meth:`wound` alone
+    (:meth:`count` is a class method so that the variant's is the one it calls).
     """
 
     @staticmethod
@@ -267,18 +285,29 @@ class Lynch(VoteCounter):
 
     @staticmethod
     def secret_weights(g: World, vdef: Any) -> bool:
-        return False  # one ballot, one vote
+        """Weights come from ``vote_weight`` passives: secret only if a secret character has one."""
+        return secret_passives(g, ("vote_weight",))
 
     @staticmethod
-    def count(ctx: Ctx, vdef: Any, ballots: list[Vote]) -> None:
+    def wound(ctx: Ctx, vdef: Any, p: Player, amount: int) -> None:
+        """Deal a tie's ``amount`` of damage to ``p`` (the ruleset's ``hp_stat``): through the
+        protections, unless ``unreducible``."""
+        if vdef.params.get("unreducible"):
+            hp = ctx.game.settings.hp_stat or "hp"
+            p.stats[hp] = p.stats.get(hp, 0) - amount
+        else:
+            deal_damage(ctx, None, p, amount)
+
+    @classmethod
+    def count(cls, ctx: Ctx, vdef: Any, ballots: list[Vote]) -> None:
         g = ctx.game
-        tally = Counter(v.choice for v in ballots if v.choice is not None)
-        publish_tally(g, vdef, [[k, n] for k, n in sorted(tally.items(), key=lambda kv: (-kv[1], str(kv[0])))], ballots,
-                      nobody_follows=True)
-        if not tally:
+        tally = lynch_tally(ctx, vdef, ballots)
+        shown = sorted(((c, tally_number(n)) for c, n in tally.items()), key=lambda kv: (-kv[1], str(kv[0])))
+        publish_tally(g, vdef, [[c, n] for c, n in shown], ballots, nobody_follows=True)
+        top = max(tally.values(), default=0)
+        if top <= 0:
             g.emit("vote.nobody", "public", vote=vdef.id)
             return
-        top = max(tally.values())
         leaders = sorted((c for c, n in tally.items() if n == top), key=str)
         if len(leaders) == 1:
             if leaders[0] == "peace":
@@ -286,13 +315,61 @@ class Lynch(VoteCounter):
                 return
             victim = g.player(leaders[0])
             g.emit("vote.lynched", "public", vote=vdef.id, player=victim.pid)
-            kill(ctx, victim, f"vote:{vdef.id}")
+            ctx.hanged.add(victim.pid)
+            if vdef.params.get("hang", "kill") == "hp":
+                hp = g.settings.hp_stat or "hp"
+                victim.stats[hp] = min(victim.stats.get(hp, 0), 0)
+            else:
+                kill(ctx, victim, f"vote:{vdef.id}")
             return
+        tied = [c for c in leaders if c != "peace"]
+        g.emit("vote.tie", "public", vote=vdef.id, players=tied)
         dmg = int(vdef.params.get("tie_damage", 0))
-        hurt = [c for c in leaders if c != "peace"]
-        g.emit("vote.tie", "public", vote=vdef.id, players=hurt)
-        for c in hurt:
-            deal_damage(ctx, None, g.player(c), dmg)
+        for c in tied:
+            cls.wound(ctx, vdef, g.player(c), dmg)
+
+
+def lynch_tally(ctx: Ctx, vdef: Any, ballots: list[Vote]) -> dict[Any, float]:
+    """The weighted votes of each choice of a :class:`Lynch` (its ``params``, its docstring)."""
+    g = ctx.game
+    plain_label = vdef.params.get("plain_against")
+
+    def plain(choice: Any) -> bool:
+        return bool(plain_label) and isinstance(choice, int) and any(
+            plain_label in x.get("against", []) for x in g.passives(g.player(choice), "protection"))
+
+    tally: dict[Any, float] = defaultdict(float)
+    by_voter: dict[int, Any] = {}
+    for b in sorted(ballots, key=lambda b: b.pid):
+        voter = g.player(b.pid)
+        if b.choice is None or not g.alive(voter) or any(not f.can_vote for f in g.status_flags(voter)):
+            continue
+        weight = 1.0
+        if not plain(b.choice):
+            weight = max([float(x["weight"]) for x in g.passives(voter, "vote_weight")] or [1.0])
+        tally[b.choice] += weight
+        by_voter[b.pid] = b.choice
+    extra = vdef.params.get("extra_votes")
+    if extra:
+        for i in ctx.intents:
+            if not any(e.impl == extra for e in g.ability_def(i.ability).effects):
+                continue
+            choice = by_voter.get(i.pid)
+            if isinstance(choice, int) and not plain(choice):
+                tally[choice] += int(i.option or 0)
+                ctx.extra_votes[i.pid] = int(i.option or 0)
+    for c in list(tally):
+        if isinstance(c, int):
+            p = g.player(c)
+            for x in g.passives(p, "vote_weight"):
+                if x.get("against_self") and not g.active(p, x.get("not_in", "coma")):
+                    tally[c] = max(0.0, tally[c] - float(x["against_self"]))
+    return tally
+
+
+def tally_number(v: float) -> int | float:
+    """A tally's number as it reads: 3, not 3.0; 2.5 stays."""
+    return int(v) if v == int(v) else v
 
 
 VOTES["lynch"] = Lynch

@@ -35,8 +35,7 @@ async def send_pm(bot: Any, interaction: discord.Interaction, to: str, message: 
         return False
     # a retry after a lost reply (a new interaction): the same text to the same player in
     # this phase was already sent; it is not sent twice
-    if any(m.sender == p.pid and m.recipient == recipient and m.text == message and m.tick == game.state.tick
-           for m in game.state.pms):
+    if game.pm_already_sent(p.pid, recipient, message):
         await refuse(interaction, "pm.already_sent", to=Renderer(game, lang(interaction)).player(recipient))
         return False
     await defer(interaction)
@@ -53,14 +52,13 @@ async def send_pm(bot: Any, interaction: discord.Interaction, to: str, message: 
         return False
     game = bot.store.game(gid)
     me = game.player(p.pid)
-    quota = game.pm_quota(me)
-    left = "∞" if quota is None else max(0, quota - me.pm_sent.get(str(game.info.day), 0))
+    left = game.pm_left(me)
     lng = lang(interaction)
     r = Renderer(game, lng)
     if game.rules.mail and len(game.state.pms) == relayed:  # the ruleset's mail: a letter, read next phase
         await reply(interaction, text(lng, "pm.letter", to=r.player(recipient)))
     else:
-        await reply(interaction, text(lng, "pm.sent", to=r.player(recipient), left=left))
+        await reply(interaction, text(lng, "pm.sent", to=r.player(recipient), left="∞" if left is None else left))
     await bot.deliverer.flush(gid)
     return True
 

@@ -92,8 +92,7 @@ async def submit_action(bot: Any, interaction: discord.Interaction, ability: str
     async with answering(interaction):  # no deferral unless the work takes long
         # a retry after a lost reply (Discord never re-sends an interaction: the retry is a new
         # one): the same submission already recorded is answered with what is recorded
-        same = next((i for i in game.pending(actor) if i.ability == key and i.targets == targets and i.option == option
-                     and i.via == via and i.by == by), None)
+        same = game.same_submission(actor, key, targets, option, via, by)
         if same is not None:
             r = Renderer(game, lng)
             opt = f" ({option_label(game, lng, option)})" if option else ""

@@ -142,19 +142,16 @@ def mail_lines(game: Game, pid: int, lang: str) -> list[str]:
     if rules.mail:  # the ruleset's own mail (seed 003: letters instead of PMs)
         return [text(lang, "help.mail", pm=slash(lang, "pm", "send"), anon=slash(lang, "anon", "post"))]
     out = []
-    day = str(game.info.day)
     quota = game.pm_quota(p)
     if quota is None:
         out.append(text(lang, "help.pm_free", cmd=slash(lang, "pm", "send")))
     elif quota > 0:
-        out.append(text(lang, "help.pm_left", left=max(0, quota - p.pm_sent.get(day, 0)), cmd=slash(lang, "pm", "send")))
+        out.append(text(lang, "help.pm_left", left=game.pm_left(p), cmd=slash(lang, "pm", "send")))
     base = rules.quotas.anon_per_day
     if base is None:
         out.append(text(lang, "help.anon_free", cmd=slash(lang, "anon", "post")))
     elif base > 0:
-        # the same sum as the role card's (altmafia/text/cards.py) until the engine answers it
-        anon = base + sum(int(x.get("extra", 0)) for x in game.passives(p, "anon_quota"))
-        out.append(text(lang, "help.anon_left", left=max(0, anon - p.anon_sent.get(day, 0)), cmd=slash(lang, "anon", "post")))
+        out.append(text(lang, "help.anon_left", left=game.anon_left(p), cmd=slash(lang, "anon", "post")))
     return out
 
 

@@ -8,8 +8,9 @@ and the event texts); every name is escaped and isolated (``<bdi dir="auto">``),
 (emoji, Latin, Arabic) reads right. Inline CSS, the stat charts as inline SVG, no script.
 
 Two variants: ``gm`` (everything) for the GM channel, and ``public``, which leaves out what only
-the GM may read: every non-public event that carries a player's written text (personal
-messages, mail, notes, and the GM's copy of an anonymous post, which names its author).
+the GM may read, as the engine says (:func:`engine.visibility.in_public_report`): every non-public
+event that carries a player's written text (personal messages, mail, notes, and the GM's copy of
+an anonymous post, which names its author).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 
 from engine import Game
 from engine.state import Event
+from engine.visibility import in_public_report
 
 from .i18n import Renderer
 from .reveal import history
@@ -33,11 +35,6 @@ RESULT_CLASS = {"applied": "ok", "blocked": "bad", "protected": "warn", "partly_
 PALETTE = ("#2563eb", "#dc2626", "#16a34a", "#9333ea", "#ea580c", "#0891b2")
 
 
-def is_private_text(ev: Event) -> bool:
-    """What the public variant leaves out: a non-public event carrying a player's own text."""
-    return ev.audience != "public" and "text" in ev.args
-
-
 def visible_events(events: list[Event], variant: str) -> list[Event]:
     """What a variant shows: the game's history (no live notice such as «Сейчас: …»), and in the
     public variant none of the players' private texts."""
@@ -45,7 +42,7 @@ def visible_events(events: list[Event], variant: str) -> list[Event]:
         raise ValueError(f"unknown report variant {variant!r}; known: {', '.join(VARIANTS)}")
     if variant == "gm":
         return history(events)
-    return [ev for ev in history(events) if not is_private_text(ev)]
+    return [ev for ev in history(events) if in_public_report(ev)]
 
 
 class ReportRenderer(Renderer):
@@ -417,7 +414,7 @@ def render_report(game: Game, events: list[Event] | None = None, lang: str = "ru
     hidden: dict[int, int] = defaultdict(int)
     if variant == "public":
         for ev in all_events:
-            if is_private_text(ev):
+            if not in_public_report(ev):
                 hidden[ev.tick] += 1
     r = ReportRenderer(game, lang)
     r.users = dict(users or {})

@@ -29,6 +29,8 @@ class Ctx:
     step_stats: dict[int, dict[str, int]] = field(default_factory=dict)
     first_event: int = 0  # the index of this resolve's first event in the game's log
     ran: set[int] = field(default_factory=set)  # the seqs of the actions that took effect so far
+    hanged: set[int] = field(default_factory=set)  # who was hanged by a lynch this resolve (engine.votes.Lynch)
+    extra_votes: dict[int, int] = field(default_factory=dict)  # pid -> the extra votes a lynch counted for them
 
     def intents_of(self, pid: int) -> list[Intent]:
         """This tick's actions of ``pid``, in the resolve's order (an index built once: the

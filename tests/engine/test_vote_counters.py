@@ -20,7 +20,14 @@ def test_the_defaults_of_the_hooks():
     every run of its step, weights public, no named choices."""
     assert Lynch.is_open(None, None) is True
     assert Lynch.due(None, None) is True
-    assert Lynch.secret_weights(None, None) is False
+    assert VoteCounter.secret_weights(None, None) is False
     assert Lynch.named_choices(None, None) == []
     assert VOTES["prison"].named_choices is not VoteCounter.named_choices
-    assert VOTES["friday_lynch"].count is not Lynch.count  # the variant overrides the count only where it differs
+
+
+def test_one_lynch_count():
+    """Eternal Friday's lynch is the core's: the same count, its parameters in the ruleset; the
+    book overrides only how a tie's damage reaches its HP."""
+    friday = VOTES["friday_lynch"]
+    assert issubclass(friday, Lynch) and friday.__bases__ == (Lynch,)
+    assert set(vars(friday)) - {"__module__", "__doc__", "__qualname__", "__firstlineno__", "__static_attributes__"} == {"wound"}

@@ -4,13 +4,12 @@ and the parity victory. Decisions: docs/rules/classic.md."""
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from ...registry import VOTES, impl, victory
 from ...resolve.effects import kill
 from ...state import Intent, Player
-from ...votes import Lynch
+from ...votes import Lynch, lynch_tally, tally_number
 
 if TYPE_CHECKING:
     from ...resolve.context import Ctx
@@ -89,20 +88,20 @@ def classic_check(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> N
 
 
 class PluralityLynch(Lynch):
-    """The day lynch: the most votes is lynched; a tie for the most lynches nobody."""
+    """The day lynch (:class:`engine.votes.Lynch`, its tally): the most votes is lynched; a tie
+    for the most lynches nobody."""
 
-    @staticmethod
-    def count(ctx: Ctx, vdef: Any, ballots: list[Any]) -> None:
+    @classmethod
+    def count(cls, ctx: Ctx, vdef: Any, ballots: list[Any]) -> None:
         g = ctx.game
-        tally = Counter(v.choice for v in ballots if v.choice is not None)
-        if tally:
-            top = max(tally.values())
-            leaders = sorted((c for c, n in tally.items() if n == top), key=str)
-            if len(leaders) > 1:
-                g.emit("vote.tally", "public", vote=vdef.id, tally=[[k, n] for k, n in sorted(tally.items(), key=lambda kv: (-kv[1], str(kv[0])))])
-                g.emit("classic.no_lynch_tie", "public", vote=vdef.id, players=[c for c in leaders if c != "peace"])
-                return
-        Lynch.count(ctx, vdef, ballots)
+        tally = lynch_tally(ctx, vdef, ballots)
+        top = max(tally.values(), default=0)
+        leaders = sorted((c for c, n in tally.items() if n == top), key=str)
+        if top > 0 and len(leaders) > 1:
+            g.emit("vote.tally", "public", vote=vdef.id, tally=[[k, tally_number(n)] for k, n in sorted(tally.items(), key=lambda kv: (-kv[1], str(kv[0])))])
+            g.emit("classic.no_lynch_tie", "public", vote=vdef.id, players=[c for c in leaders if c != "peace"])
+            return
+        super().count(ctx, vdef, ballots)
 
 
 VOTES["plurality_lynch"] = PluralityLynch

@@ -51,13 +51,14 @@ def memo(g: World) -> FridayMemory:
 
 
 def scratch(ctx: Ctx) -> dict[str, Any]:
-    """What one resolve keeps: HP as it began, shields, who was lynched, who may not be healed…"""
+    """What one resolve keeps: HP as it began, shields, who may not be healed… (the hanged and
+    the extra votes counted are the core's: ``Ctx.hanged``, ``Ctx.extra_votes``)"""
     s = ctx.scratch.get("friday")
     if s is None:
         s = ctx.scratch["friday"] = {
             "hp0": {p.pid: effective_hp(ctx.game, p) for p in ctx.game.state.players},
             "words0": {p.pid: word_of(ctx.game, p) for p in ctx.game.state.players},
-            "shields": set(), "lynched": set(), "no_heal": set(), "paid": set(), "extra_votes": {},
+            "shields": set(), "no_heal": set(), "paid": set(),
             "meditated": set(), "auto_used": set(), "observations": [], "nagan_shots": {}, "pistol_used": set(),
         }
     return s
@@ -243,7 +244,7 @@ def will_die(ctx: Ctx, p: Player) -> bool:
     w = g.active(p, WOUND)
     if w is not None:
         return w.since < ctx.tick
-    down = p.stats.get(HP, 0) <= 0 or p.pid in scratch(ctx)["lynched"]
+    down = p.stats.get(HP, 0) <= 0 or p.pid in ctx.hanged
     return down and not (g.passives(p, "last_stand") and not memo(g).stood.get(str(p.pid)))
 
 

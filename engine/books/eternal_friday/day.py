@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 def friday_extra_votes(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
     """«Вечером после казни получает 20 урона за каждый дополнительный голос» (those counted)."""
     g = ctx.game
-    n = scratch(ctx)["extra_votes"].get(intent.pid, 0)
+    n = ctx.extra_votes.get(intent.pid, 0)
     if n:
         hurt(ctx, g.player(intent.pid), int(eff.params["damage"]) * n, by=intent.pid, labels=["day"], ability=intent.ability)
 
@@ -28,10 +28,9 @@ def friday_day_heal(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) ->
     """«Лечение подействует сразу после дневной казни (если цель останется в живых) и восстановит
     10 хп (15 хп, если цель днём находилась в больнице)»."""
     g = ctx.game
-    s = scratch(ctx)
     for tid in _each(intent):
         t = g.player(tid)
-        if tid in s["lynched"] or t.stats.get(HP, 0) <= 0:
+        if tid in ctx.hanged or t.stats.get(HP, 0) <= 0:
             ctx.note(intent, f"not_alive:{tid}")
             continue
         amount = eff.params["hospital_amount"] if g.active(t, "hospital") else eff.params["amount"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from ...registry_params import PEACE, VOTE_COMMON, P, Params, declare, stat_param
+from ...registry_params import LYNCH, P, Params, declare, stat_param
 
 declare("impl", {
     "friday_attack": Params({"damage": P(int | None, None, "the damage"), "share_of_hp": P(int | None, None, "the damage is the target's HP divided by this"),
@@ -53,7 +53,7 @@ declare("impl", {
 })
 
 declare("vote", {
-    "friday_lynch": Params({**VOTE_COMMON, **PEACE, "tie_damage": P(int, 50, "damage to each tied player")}, "Eternal Friday's lynch"),
+    "friday_lynch": Params(LYNCH, "Eternal Friday's lynch: the core's, its tie damage through the book's HP"),
 })
 
 declare("check", {

@@ -41,7 +41,7 @@ def friday_health(ctx: Ctx, intent: Intent | None, sd: Any, people: list[Player]
         for p in st.players:
             if not will_die(ctx, p):
                 w = g.active(p, WOUND) is None and g.alive(p)
-                down = p.stats.get(HP, 0) <= 0 or p.pid in scratch(ctx)["lynched"]
+                down = p.stats.get(HP, 0) <= 0 or p.pid in ctx.hanged
                 if w and down:  # killed, but the avenger lives one more day or night
                     x = g.passives(p, "last_stand")[0]
                     memo(g).stood[str(p.pid)] = ctx.tick
@@ -51,7 +51,7 @@ def friday_health(ctx: Ctx, intent: Intent | None, sd: Any, people: list[Player]
                     p.stats[HP] = int(x.get("hp", 100))
                     ctx.emit("friday.gm_last_stand", "gm", player=p.pid)
                 continue
-            die(ctx, p, "wound" if g.active(p, WOUND) else "hanged" if p.pid in scratch(ctx)["lynched"] else "hp")
+            die(ctx, p, "wound" if g.active(p, WOUND) else "hanged" if p.pid in ctx.hanged else "hp")
             died.append(p.pid)
         if night(ctx) and died:
             for p in g.living():
