@@ -103,6 +103,10 @@ async def test_mistakes_are_named_in_russian_and_nothing_is_kept(env):
     said = refused(await upload(gm, ch, "broken_town.yaml", BROKEN), "не загружен", "неизвестная роль 'docter'",
                    "может быть, 'doctor'?", "table.decks(upto 6)")
     assert "```" in said  # the loader's sentences as written: nothing in them is markup
+    english = admin_of(env, guild, "admin")
+    del LOCALES[english.id]  # SimCord's en-US
+    refused(await upload(english, ch, "broken_town.yaml", BROKEN), "was not uploaded", "unknown role 'docter'",
+            "did you mean 'doctor'?")
     refused(await upload(gm, ch, "town.yaml", QUIET), "id набора правил «quiet_town»", "town.yaml")
     refused(await upload(gm, ch, "quiet_town.yaml", QUIET.replace("extends: classic", "extends: ../config/rulesets/classic.yaml")),
             "такого набора правил нет", "известны: classic")
