@@ -9,7 +9,6 @@ import logging
 import shutil
 
 import discord
-import pytest
 
 import config.loader
 from altmafia.bot import rulesets
@@ -149,7 +148,6 @@ async def gathered(env, guild, lobby, gm, ruleset: str, n: int = 5) -> Table:
     return Table(env, guild, lobby, gm, players)
 
 
-@pytest.mark.settings(scheduler_seconds=3600.0)
 async def test_a_game_keeps_its_rules_after_a_reupload_and_a_restart(env, settings):
     guild = env.create_guild("Мафия")
     ch = guild.create_text_channel("набор")
