@@ -9,7 +9,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from altmafia.bot import deadlines, lobbies, spectators
+from altmafia.bot import deadlines, lobbies, rulesets, spectators
 from altmafia.bot.buttons import GameButton
 from altmafia.bot.interact import (
     D,
@@ -30,7 +30,7 @@ from altmafia.bot.settings import SettingsError, check_timezone
 from altmafia.text import safe
 from altmafia.text.guide import slash
 from altmafia.text.i18n import count, lang_of, text
-from config.loader import RulesetFileError, available_rulesets, load_ruleset
+from config.loader import RulesetFileError
 
 
 class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby")):
@@ -96,10 +96,10 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
         if interaction.guild_id is None:
             await refuse(interaction, "err.guild_only")
             return
-        try:
-            rules = load_ruleset(ruleset)  # shipped rulesets only: no test-only one, no file
-        except RulesetFileError:
-            await refuse(interaction, "err.unknown_ruleset", ruleset=ruleset)
+        try:  # the server's uploads and the shipped rulesets only: no test-only one, no file
+            rules, fingerprint = await rulesets.for_lobby(self.bot, interaction.guild_id, ruleset)
+        except RulesetFileError as exc:
+            await rulesets.refuse_lobby_ruleset(interaction, ruleset, exc, lang(interaction))
             return
         tz = self.bot.settings.tz if timezone is None else timezone.strip()  # an empty one is no zone
         try:
@@ -115,7 +115,7 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
             return
         game_lang = language or self.bot.settings.lang
         lobby_id, lobby = lobbies.new_lobby(interaction.guild_id, interaction.channel_id, interaction.user.id, rules.id, game_lang, tz, days,
-                                            practice)
+                                            practice, fingerprint)
         # one open lobby per channel: decided by the database in one transaction (two creates
         # at the same instant: one opens, the other is told which one is open)
         other = await self.bot.store.create_lobby(lobby_id, lobby, guild_id=interaction.guild_id, channel_id=interaction.channel_id)
@@ -135,16 +135,7 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
 
     @create.autocomplete("ruleset")
     async def ruleset_ac(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
-        lng = lang(interaction)
-        out = []
-        for rid in available_rulesets():
-            try:
-                name = getattr(load_ruleset(rid).names, lng)
-            except Exception:
-                continue
-            if current.casefold() in f"{rid} {name}".casefold():
-                out.append(app_commands.Choice(name=f"{name} ({rid})"[:100], value=rid))
-        return out[:25]
+        return await rulesets.choices(self.bot, interaction.guild_id, current, lang(interaction))
 
     # ---- join / leave / players ------------------------------------------------------------
     @app_commands.command(name=N("lobby.join"), description=D("lobby.join"))
@@ -159,7 +150,7 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
         if holds_gm_role(self.bot, interaction.user):  # the server's GMs are GMs of every game: they never play
             await refuse(interaction, "err.gm_role_cannot_play")
             return
-        rules = load_ruleset(lobby["ruleset"])
+        rules = await rulesets.of_lobby(self.bot, lobby)
         if role is not None:  # a public role claimed at sign-up: one each, first come
             if not rules.game_settings.claim_roles:
                 await refuse(interaction, "err.roles_not_claimed")
@@ -207,7 +198,7 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
         if found is None:
             return []
         _, lobby = found
-        rules = load_ruleset(lobby["ruleset"])
+        rules = await rulesets.of_lobby(self.bot, lobby)
         lng = lang(interaction)
         out = []
         for rid in lobbies.free_roles(rules, lobby):
@@ -253,7 +244,7 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
             _, lobby = found
             names = [safe.name(p["name"]) for p in lobby["players"]]
             specs = len(lobby["spectators"])
-            rules = load_ruleset(lobby["ruleset"])
+            rules = await rulesets.of_lobby(self.bot, lobby)
             note = lobbies.practice_note(rules, lobby, lng)
             when = "\n".join(deadlines.times_lines(rules, lobby.get("times"), lobby["tz"], lng, self.bot.settings.min_phase_minutes))
             note = f"{note}\n{when}" if note else when
@@ -286,7 +277,7 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
             await refuse(interaction, "err.times_started" if gids else "err.no_lobby")
             return
         lobby_id, lobby = found
-        rules = load_ruleset(lobby["ruleset"])
+        rules = await rulesets.of_lobby(self.bot, lobby)
         lng = lang(interaction)
         changes = any(v is not None for v in (ends, day_hours, night_hours, first, min_phase)) or reset
         if changes and not is_gm(self.bot, interaction, lobby["gms"], lobby["players"]):
@@ -344,7 +335,7 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
             await refuse(interaction, "err.times_started" if games_here(self.bot, interaction) else "err.no_lobby")
             return
         lobby_id, lobby = found
-        rules = load_ruleset(lobby["ruleset"])
+        rules = await rulesets.of_lobby(self.bot, lobby)
         wanted = {k: v for k, v in (("dead_channel", dead_channel), ("living_role", living_role),
                                     ("approve_spectators", approve_spectators)) if v is not None}
         if wanted:
@@ -452,10 +443,11 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
         if gm_players:  # given the GM role after signing up: they leave first, or the role goes
             await refuse(interaction, "err.gm_role_players", names=", ".join(gm_players))
             return
+        rules = await rulesets.of_lobby(self.bot, lobby)
         async with lock:
 
             def begin(data: dict[str, Any]) -> None:
-                lobbies.check(data)  # the deal of the lobby as committed now
+                lobbies.check(data, rules)  # the deal of the lobby as committed now
                 data["starting"] = True  # from here on the sign-up is closed
 
             done = await self.change(interaction, lobby_id, begin)

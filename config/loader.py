@@ -99,7 +99,11 @@ def _read_yaml(path: Path) -> Any:
         raw = path.read_bytes()
     except OSError as exc:
         raise RulesetFileError("loader.cannot_read", file=path, why=exc.strerror or exc) from None
-    text = decode_utf8(raw, path, RulesetFileError)
+    return _parse_yaml(decode_utf8(raw, path, RulesetFileError), path)
+
+
+def _parse_yaml(text: str, path: Path | str) -> Any:
+    """The data of a YAML text (safe YAML: plain data, never an object of Python)."""
     try:
         return yaml.load(text, Loader=_Loader)
     except yaml.YAMLError as exc:
@@ -230,14 +234,18 @@ def merge_data(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
     return Merge(Path("(variant)"), "(base)").mapping(base, over)
 
 
-def _with_base(data: Any, path: Path, notes: list[str] | None = None, seen: tuple[Path, ...] = ()) -> Any:
+def _with_base(data: Any, path: Path, notes: list[str] | None = None, seen: tuple[Path, ...] = (), *,
+               beside: bool = True) -> Any:
     """A file with ``extends: <ruleset id or path>`` is that ruleset with this file's keys on
-    top (:class:`Merge`): e.g. a GM's tweak of a shipped book, or their own role table."""
+    top (:class:`Merge`): e.g. a GM's tweak of a shipped book, or their own role table.
+    ``beside=False`` (an upload, which has no folder): a shipped ruleset by id only."""
     if not isinstance(data, dict) or "extends" not in data:
         return data
     ref = str(data["extends"])
     known = available_rulesets()  # a shipped ruleset by id, else a path beside this file
     base_path = known.get(ref) or (path.parent / ref)
+    if not beside and ref not in known:
+        raise RulesetFileError("loader.no_base", file=path, ref=ref, hint=(ref, known))
     if base_path.resolve() in seen or base_path.resolve() == path.resolve():
         raise RulesetFileError("loader.circle", file=path, ref=ref)
     if not base_path.exists():
@@ -269,6 +277,46 @@ def load_ruleset_file(path: str | Path, notes: list[Any] | None = None) -> Rules
     return rules
 
 
+#: an uploaded file's data may hold at most this many values, its YAML aliases spelt out (a
+#: file of a few kilobytes can otherwise stand for billions of values, «billion laughs»)
+MAX_VALUES = 200_000
+
+
+def _count_values(data: Any, limit: int) -> int:
+    """How many values ``data`` holds with every alias spelt out, counting stopped past ``limit``."""
+    seen, todo = 0, [data]
+    while todo and seen <= limit:
+        node = todo.pop()
+        seen += 1
+        if isinstance(node, dict):
+            todo += [*node.keys(), *node.values()]
+        elif isinstance(node, list):
+            todo += node
+    return seen
+
+
+def load_ruleset_text(raw: bytes, file_name: str, notes: list[Any] | None = None) -> Ruleset:
+    """The ruleset of an uploaded file (``raw``, named ``file_name``), checked as
+    :func:`load_ruleset_file` checks a file (its ``id`` must be its file name), with what an
+    upload may not do refused: a text that is not UTF-8 or spells out more than
+    :data:`MAX_VALUES` values, and an ``extends:`` of anything but a shipped ruleset by id (an
+    upload has no folder; a path would read the server's files)."""
+    path = Path(Path(file_name).name or "ruleset.yaml")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise RulesetFileError("loader.not_utf8", file=path, byte=f"0x{raw[exc.start]:02x}", line=line, column=column) from None
+    data = _parse_yaml(text, path)
+    if _count_values(data, MAX_VALUES) > MAX_VALUES:
+        raise RulesetFileError("loader.too_many_values", file=path, max=MAX_VALUES)
+    rules = parse_ruleset(_with_base(data, path, notes, beside=False), str(path))
+    if rules.id != path.stem:
+        raise RulesetFileError("loader.id_not_file_name", file=path, id=rules.id, stem=path.stem)
+    return rules
+
+
 def available_rulesets(include_tests: bool = False) -> dict[str, Path]:
     dirs = [RULESETS_DIR] + ([TEST_RULESETS_DIR] if include_tests and TEST_RULESETS_DIR.is_dir() else [])
     out: dict[str, Path] = {}
@@ -280,6 +328,11 @@ def available_rulesets(include_tests: bool = False) -> dict[str, Path]:
 
 # Short names people use for the shipped rulesets (the issues and the GMs say "friday").
 ALIASES = {"friday": "eternal_friday", "stats": "stats_mafia", "board": "council"}
+
+
+def shipped_ids() -> set[str]:
+    """Every name that finds a shipped ruleset: its id and its short names (:data:`ALIASES`)."""
+    return set(available_rulesets()) | set(ALIASES)
 
 
 @lru_cache(maxsize=32)

@@ -21,6 +21,7 @@ from .store import (
     StartReport,
     Store,
     Undone,
+    Upload,
     default_db_path,
     part_nonce,
 )
@@ -45,6 +46,7 @@ __all__ = [
     "Store",
     "UndoRefused",
     "Undone",
+    "Upload",
     "default_db_path",
     "part_nonce",
     "latest_version",

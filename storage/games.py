@@ -126,6 +126,7 @@ class Games:
         thousands of games makes no round trip per game."""
         mine = f"{self._mine()} AND {KEPT}"
         rows = await self.db.read(f"SELECT {GAME_COLUMNS}, state FROM games WHERE {mine} ORDER BY game_id")
+        stored = await self._rows_rules(rows)
         lengths: dict[str, dict[str, int]] = {"events": {}, "history": {}}
         for table, counts in lengths.items():
             counts.update(await self.db.read(
@@ -135,7 +136,7 @@ class Games:
         prints: dict[int, str] = {}  # the fingerprint of each ruleset object, computed once
         changed = []
         for row in rows:
-            live = self._live_from_row(row)
+            live = self._live_from_row(row, stored)
             gid = live.info.game_id
             live.ev_count, live.hist_count = lengths["events"].get(gid, 0), lengths["history"].get(gid, 0)
             if id(live.rules) not in prints:
@@ -145,11 +146,17 @@ class Games:
             self._games[gid] = live
         return changed
 
-    def _live_from_row(self, row: tuple[Any, ...]) -> _Live:
-        """A loaded game from its row (``GAME_COLUMNS`` then ``state``)."""
+    async def _rows_rules(self, rows: list[tuple[Any, ...]]) -> dict[str, Ruleset]:
+        """The uploaded rulesets the games of these rows began with, by fingerprint."""
+        return await self.stored_rulesets(writes.game_info(row[:-1], self.location).ruleset_fingerprint for row in rows)
+
+    def _live_from_row(self, row: tuple[Any, ...], stored: dict[str, Ruleset]) -> _Live:
+        """A loaded game from its row (``GAME_COLUMNS`` then ``state``): with the uploaded
+        ruleset it began with (``stored``, by fingerprint: the exact rules, whatever was
+        uploaded since), else the shipped ruleset of its id."""
         info = writes.game_info(row[:-1], self.location)
         try:
-            rules = self._rulesets(info.ruleset)
+            rules = stored.get(info.ruleset_fingerprint) or self._rulesets(info.ruleset)
             game = _lean(Game.from_dict(rules, decode_snapshot(row[-1])))
         except RulesetFileError as exc:
             # the database is fine: the ruleset file went missing or became invalid
@@ -167,9 +174,9 @@ class Games:
             ) from exc
         return _Live(info=info, rules=rules, game=game, text=row[-1])
 
-    async def _load_live(self, row: tuple[Any, ...]) -> _Live:
+    async def _load_live(self, row: tuple[Any, ...], stored: dict[str, Ruleset] | None = None) -> _Live:
         """A loaded game: its snapshot, and how long its log is (the log stays in its tables)."""
-        live = self._live_from_row(row)
+        live = self._live_from_row(row, await self._rows_rules([row]) if stored is None else stored)
         gid = live.info.game_id
         live.ev_count = (await self.db.read("SELECT COUNT(*) FROM events WHERE game_id = ?", (gid,)))[0][0]
         live.hist_count = (await self.db.read("SELECT COUNT(*) FROM history WHERE game_id = ?", (gid,)))[0][0]
@@ -259,7 +266,7 @@ class Games:
         if game_id in self._games:
             return self._games[game_id].game
         rows = await self.db.read(f"SELECT {GAME_COLUMNS}, state FROM games WHERE game_id = ?", (game_id,))
-        return self._live_from_row(rows[0]).game if rows else None
+        return self._live_from_row(rows[0], await self._rows_rules(rows)).game if rows else None
 
     # ---- reading ----------------------------------------------------------------------
     def has(self, game_id: str) -> bool:
@@ -325,16 +332,17 @@ class Games:
     async def snapshot(self, game_id: str) -> dict[str, Any]:
         """The game as stored, whole: its snapshot with the event log and the history put back
         from their tables (``Game.to_dict()`` of the game with its whole log)."""
-        rows = await self.db.read("SELECT state FROM games WHERE game_id = ?", (game_id,))
+        rows = await self.db.read("SELECT state, ruleset_fingerprint FROM games WHERE game_id = ?", (game_id,))
         if not rows:
             raise StorageError(f"{self.location}: no game {game_id!r}")
         data = json.loads(rows[0][0])
+        rules = await self.stored_ruleset(rows[0][1]) or self._rulesets(data["ruleset"])
         data["events"] = [
             {"tick": r[0], "key": r[1], "args": json.loads(r[2]), "audience": r[3], "ids": json.loads(r[4])}
             for r in await self.db.read("SELECT tick, msg_key, args, audience, ids FROM events WHERE game_id = ? ORDER BY idx", (game_id,))
         ]
         data["history"] = [json.loads(r[0]) for r in await self.db.read("SELECT record FROM history WHERE game_id = ? ORDER BY idx", (game_id,))]
-        return Game.from_dict(self._rulesets(data["ruleset"]), data).to_dict()
+        return Game.from_dict(rules, data).to_dict()
 
     async def rebuild(self, game_id: str, *, whole: bool = False) -> Game:
         """The game rebuilt from its creation settings by replaying the journal: without its
@@ -346,7 +354,7 @@ class Games:
             rows = await self.db.read(f"SELECT {GAME_COLUMNS}, state FROM games WHERE game_id = ?", (game_id,))
             if not rows:
                 raise KeyError(f"no game {game_id!r}")
-            live = self._live_from_row(rows[0])
+            live = self._live_from_row(rows[0], await self._rows_rules(rows))
         info = live.info
         game = Game.new(live.rules, info.seed, [PlayerSpec(**p) for p in info.players], info.settings)
         game = replay_entries(game, effective(await self.journal(game_id)))
@@ -357,7 +365,7 @@ class Games:
     # ---- creating -----------------------------------------------------------------------
     async def create_game(
         self,
-        ruleset: str,
+        ruleset: str | Ruleset,
         seed: int,
         players: list[PlayerSpec],
         *,
@@ -368,17 +376,20 @@ class Games:
         meta: dict[str, Any] | None = None,
         deadline: datetime | None = None,
     ) -> GameInfo:
-        """Create and commit a new game (``engine.GameError`` for a bad setup: nothing written)."""
+        """Create and commit a new game (``engine.GameError`` for a bad setup: nothing written).
+        ``ruleset``: a shipped ruleset's id, or a ruleset itself (a server's upload): that one
+        is kept with the game (by its fingerprint), so the game plays it to its end."""
         deadline = utc(deadline)
-        rules = self._rulesets(ruleset)
+        rules = ruleset if isinstance(ruleset, Ruleset) else self._rulesets(ruleset)
         game = Game.new(rules, seed, list(players), settings)
         return await _uncancellable(
-            self._create(rules, game, seed, list(players), game_id or uuid.uuid4().hex, guild_id, gm_user_ids, settings, meta, deadline)
+            self._create(rules, game, seed, list(players), game_id or uuid.uuid4().hex, guild_id, gm_user_ids, settings, meta, deadline,
+                         keep=isinstance(ruleset, Ruleset))
         )
 
     async def _create(self, rules: Ruleset, game: Game, seed: int, players: list[PlayerSpec], game_id: str, guild_id: int | None,
                       gm_user_ids: Any, settings: dict[str, Any] | None, meta: dict[str, Any] | None,
-                      deadline: datetime | None) -> GameInfo:
+                      deadline: datetime | None, keep: bool = False) -> GameInfo:
         if game_id in self._games or await self.db.read("SELECT 1 FROM games WHERE game_id = ?", (game_id,)):
             raise StorageError(f"{self.location}: a game {game_id!r} exists already")
         stamp = self.db.stamp()
@@ -400,6 +411,8 @@ class Games:
                     info.deadline_tick, to_ts(deadline) if deadline else None, None, stamp, stamp, 0, None, text,
                 ),
             )
+            if keep:
+                await self._keep_rules(db, rules)
             added = await writes.write_channels(db, game_id, {}, info.meta)
             await writes.write_events(db, game_id, 0, 0, events, stamp)
             await writes.write_history(db, game_id, 0, 0, history)

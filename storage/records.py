@@ -208,6 +208,21 @@ class ChannelIntent:
 
 
 @dataclass(frozen=True)
+class Upload:
+    """A ruleset a server's GM uploaded (``Store.upload_ruleset``): the current one of its id in
+    that server. ``fingerprint`` is the hash of the rules as the engine reads them
+    (:func:`fingerprint`), the one a game started with them keeps."""
+
+    guild_id: int
+    ruleset_id: str
+    fingerprint: str
+    names: dict[str, str]  # {"ru": …, "en": …}
+    file_name: str
+    uploader: int
+    uploaded_at: str
+
+
+@dataclass(frozen=True)
 class Post:
     """A message of the bot itself, rendered by the caller, to stage in the transaction of the
     command it belongs to (``Store.apply(…, posts=…)``): nothing can commit the command and

@@ -26,7 +26,7 @@ import asyncio
 import os
 import socket
 import uuid
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -57,6 +57,7 @@ from .records import (
     Resolved,
     StartReport,
     Undone,
+    Upload,
     _Live,
     decode_snapshot,
     default_db_path,
@@ -67,19 +68,20 @@ from .records import (
     encode_snapshot,
     fingerprint,
 )
+from .rulesets import Rulesets
 from .turns import Turns
 
 #: what callers import from here (the rooms' records and helpers, for one import path)
 __all__ = [
     "CLAIM_MARGIN", "CLAIM_SECONDS", "DEFAULT_DB", "GAME_COLUMNS", "REPEAT_WINDOW", "Applied", "ChannelIntent",
-    "DeadlineChange", "Delivery", "Due", "GameInfo", "Part", "Post", "Resolved", "StartReport", "Store", "Undone",
+    "DeadlineChange", "Delivery", "Due", "GameInfo", "Part", "Post", "Resolved", "StartReport", "Store", "Undone", "Upload",
     "decode_snapshot", "default_db_path", "delivery_key", "destinations", "dumps", "encode_game", "encode_snapshot",
     "fingerprint", "make_backend", "part_nonce",
 ]
 
 
 # ---- the store ----------------------------------------------------------------------------
-class Store(Games, Turns, Meta, Outbox, Lobbies):
+class Store(Games, Turns, Meta, Outbox, Lobbies, Rulesets):
     """All games of one bot process. ``async with Store() as store: ...`` or open()/close()."""
 
     def __init__(
@@ -105,6 +107,7 @@ class Store(Games, Turns, Meta, Outbox, Lobbies):
         self._games: dict[str, _Live] = {}
         self._meta_locks: dict[str, asyncio.Lock] = {}  # for games not loaded (finished)
         self._channels: dict[int, str] = {}  # Discord channel id -> game id (v4)
+        self._rules_cache: OrderedDict[str, Ruleset] = OrderedDict()  # uploaded rulesets by fingerprint (v9)
         #: parts this store claimed when it staged them and has not tried to send yet (Part.held),
         #: with when that claim expires: past it (less a margin) the part is claimed again normally
         self._held: dict[tuple[str, int], datetime] = {}

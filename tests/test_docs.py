@@ -66,7 +66,8 @@ def test_every_command_is_in_the_guide_in_both_languages():
         for group, sub in re.findall(r"`/([a-z]+) ([a-z]+)", body):
             if group in groups:
                 named.add(f"{group} {sub}")
-        assert named <= commands, f"{doc} names commands the bot lacks: {sorted(named - commands)}"
+        subgroups = {c.rsplit(" ", 1)[0] for c in commands if c.count(" ") == 2}  # `/gm ruleset upload`
+        assert named <= commands | subgroups, f"{doc} names commands the bot lacks: {sorted(named - commands - subgroups)}"
 
 
 # ---- docs/architecture.md matches the tree -----------------------------------------------------

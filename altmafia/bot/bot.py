@@ -26,7 +26,7 @@ from altmafia.text.reveal import chart_png, public_timeline, summary, timeline
 from storage import Store
 from storage.commands import replay
 
-from . import panel
+from . import panel, rulesets
 from .buttons import DYNAMIC_ITEMS, FULL_TIMELINE, PUBLIC_TIMELINE
 from .channels import ChannelManager, reconcile
 from .delivery import Deliverer
@@ -37,7 +37,8 @@ from .settings import Settings
 log = logging.getLogger("altmafia")
 
 #: the extensions the bot loads (by name: the cogs import the bot's services, never the reverse)
-COGS = ("cogs.lobby", "cogs.actions", "cogs.votes", "cogs.factions", "cogs.pms", "cogs.anon", "cogs.gm", "cogs.help")
+COGS = ("cogs.lobby", "cogs.actions", "cogs.votes", "cogs.factions", "cogs.pms", "cogs.anon", "cogs.gm", "cogs.rulesets",
+        "cogs.help")
 
 
 class Tree(discord.app_commands.CommandTree):
@@ -81,6 +82,7 @@ class AltMafiaBot(commands.AutoShardedBot):
         log.info("store: %s", report.summary())
         for gid in report.ruleset_changed:
             log.warning("game %s: its ruleset file changed since the game began; it goes on with the new one", gid)
+        rulesets.log_broken_shipped()
         await self.prepare_commands()
         await reconcile(self)  # channels created before a crash and never saved: adopted or deleted
         await self.scheduler.recover()

@@ -28,8 +28,7 @@ from altmafia.text.cards import player_commands, role_card
 from altmafia.text.guide import briefing
 from altmafia.text.i18n import Renderer, count, text
 from altmafia.text.names import seat_name
-from config import load_ruleset
-from engine import DEAL, Game, GameError, PlayerSpec
+from engine import DEAL, Game, GameError, PlayerSpec, Ruleset
 
 from . import permissions
 from .buttons import bonus_view
@@ -45,6 +44,7 @@ from .channels import (
 from .deadlines import card_times_line, first_deadline, min_minutes, now, period_end
 from .living import announce_phase
 from .notice import dead_intro
+from .rulesets import of_lobby
 
 log = logging.getLogger(__name__)
 
@@ -68,12 +68,16 @@ def new_seed() -> int:
 
 
 def new_lobby(guild_id: int, channel_id: int, creator: int, ruleset: str, lang: str, tz: str,
-              days: int | None, practice: bool = False) -> tuple[str, dict[str, Any]]:
+              days: int | None, practice: bool = False, fingerprint: str | None = None) -> tuple[str, dict[str, Any]]:
+    """A new lobby's id and data; ``fingerprint``: the server's upload it plays (a re-upload of
+    its id later reaches new lobbies only, ``altmafia.bot.rulesets``)."""
     lobby_id = secrets.token_hex(3)
     lobby = {
         "guild_id": guild_id, "channel_id": channel_id, "ruleset": ruleset, "creator": creator, "gms": [creator],
         "players": [], "spectators": [], "lang": lang, "tz": tz, "days": days, "seed": new_seed(),
     }
+    if fingerprint:
+        lobby["fingerprint"] = fingerprint
     if practice:  # the GM's explicit practice table (``table.practice_min``), shown by the lobby
         lobby["practice"] = True
     return lobby_id, lobby
@@ -155,9 +159,8 @@ def find_role(rules: Any, value: str, lang: str) -> str | None:
     return None
 
 
-def check(lobby: dict[str, Any]) -> Game:
-    """The game this lobby would start (its deal), or a LobbyError saying why not."""
-    rules = load_ruleset(lobby["ruleset"])
+def check(lobby: dict[str, Any], rules: Ruleset) -> Game:
+    """The game this lobby would start with its ``rules`` (its deal), or a LobbyError saying why not."""
     n = len(lobby["players"])
     lo, hi = seats(rules, lobby)
     if not lo <= n <= hi:
@@ -242,7 +245,7 @@ async def start(bot: Any, lobby_id: str, lobby: dict[str, Any]) -> str:
     guild_id = lobby["guild_id"]
     known = dict(lobby.get("channels", {}))
     try:
-        game = check(lobby)
+        game = check(lobby, await of_lobby(bot, lobby))
         lang = lobby["lang"]
         title = f"{getattr(game.rules.names, lang)} #{lobby_id}"
         aud = Audience(
@@ -296,7 +299,7 @@ async def commit_game(bot: Any, lobby_id: str, lobby: dict[str, Any], game: Game
         meta["times"], meta["min_phase_minutes"] = times, minutes
     first = first_deadline(game.rules, times, tz, now(), minutes)
     await store.create_game(
-        lobby["ruleset"], lobby["seed"], specs(lobby), game_id=lobby_id, guild_id=guild_id, gm_user_ids=lobby["gms"],
+        game.rules if lobby.get("fingerprint") else lobby["ruleset"], lobby["seed"], specs(lobby), game_id=lobby_id, guild_id=guild_id, gm_user_ids=lobby["gms"],
         settings=settings, meta=meta, deadline=first,
     )
 
@@ -351,12 +354,13 @@ def schedule(game: Game, tz: str, first: Any, min_minutes: int, count: int) -> l
 
 
 def gm_commands(bot: Any) -> list[str]:
-    """Every GM command registered by the bot (``/gm …``, and ``/lobby start`` and ``end``),
-    by qualified name (``gm resolve``), in the order they are registered."""
+    """Every GM command of a game registered by the bot (``/gm …``, and ``/lobby start`` and
+    ``end``), by qualified name (``gm resolve``), in the order they are registered; not the
+    server's rulesets (``/gm ruleset …``, a subgroup: no game's business)."""
     lobby = bot.tree.get_command("lobby")
     group = bot.tree.get_command("gm")
     return [c.qualified_name for c in getattr(lobby, "commands", []) if c.name in ("start", "end")] + [
-        c.qualified_name for c in getattr(group, "commands", [])]
+        c.qualified_name for c in getattr(group, "commands", []) if not isinstance(c, discord.app_commands.Group)]
 
 
 async def post_briefing(bot: Any, game_id: str) -> None:
