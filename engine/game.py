@@ -106,6 +106,7 @@ class Game(World):
     pm_quota = mail.pm_quota  # (functions of the world: the game is one)
     pm_left = mail.pm_left
     pm_already_sent = mail.already_sent
+    pm_recipients = mail.recipients
     cooldowns = cooldowns
     same_submission = same_submission
     pending_invitations = pending_invitations

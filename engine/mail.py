@@ -58,6 +58,12 @@ def mail_quotas(world: World, p: Player) -> dict[str, int | None]:
     return out
 
 
+def recipients(world: World, sender: int) -> list[int]:
+    """Whom a player may address a PM to: the living, oneself excepted (``send_pm`` refuses
+    the rest; a status that cuts someone off is said at sending, as it may be secret)."""
+    return [q.pid for q in world.living() if q.pid != sender]
+
+
 def send_pm(world: World, sender: int, recipient: int, text: str) -> Pm:
     p, r = world.player(sender), world.player(recipient)
     if world.state.over:

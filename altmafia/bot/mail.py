@@ -64,8 +64,8 @@ async def send_pm(bot: Any, interaction: discord.Interaction, to: str, message: 
 
 
 def recipients(game: Game, pid: int) -> list[int]:
-    """Whom the PM controls offer: the living, oneself excepted (the engine decides the rest)."""
-    return [q.pid for q in game.living() if q.pid != pid]
+    """Whom the PM controls offer: the engine's answer (``engine.mail.recipients``)."""
+    return game.pm_recipients(pid)
 
 
 class PmForm(discord.ui.Modal):

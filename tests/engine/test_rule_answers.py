@@ -1,6 +1,6 @@
 """Rule questions the bot and the texts ask, each answered once by the engine: pending
 invitations, a PM already sent, the PMs left, the cooldowns, a repeated submission and what the
-public report shows."""
+public report shows; whom a PM may go to."""
 
 from __future__ import annotations
 
@@ -127,3 +127,17 @@ def test_the_public_report_leaves_out_private_texts_only():
     assert {"pm.received"} <= {ev.key for ev in hidden}
     assert all(in_public_report(ev) for ev in events if ev.audience == "public")
     assert any(in_public_report(ev) for ev in events if ev.audience != "public")  # the rest of the private news is shown
+
+
+def test_pm_recipients_are_the_living_but_oneself():
+    g = godfather()
+    assert g.pm_recipients(0) == list(range(1, 12))
+    g.gm_remove(5, "modkill")
+    assert 5 not in g.pm_recipients(0) and 0 not in g.pm_recipients(0)
+    g.send_pm(0, g.pm_recipients(0)[0], "hello")  # one offered is written to
+    try:
+        g.send_pm(0, 5, "hello")
+    except ActionError as err:
+        assert err.key == "target_not_alive"
+    else:
+        raise AssertionError("a PM to a seat out of play went through")
