@@ -2,8 +2,10 @@
 
 Discord refuses a message over 2000 characters (``content``, API reference, "Create Message"),
 an interaction's reply included. Lines are kept whole and joined into as few messages as fit;
-a line longer than a message is split at word boundaries (at a space, the space dropped), and a
-single word longer than a message is split where the limit falls. Nothing is ever cut off.
+a line longer than a message is split between the items of a list where it can be (after a
+«, », so that a name with spaces in a list of names stays whole), else at word boundaries (at a
+space, the space dropped), and a single word longer than a message is split where the limit
+falls. Nothing is ever cut off.
 
 A code block (a line opening it with three backticks, another closing it) split across two
 messages is closed at the end of the first and opened again at the start of the next, so the
@@ -19,10 +21,16 @@ FENCE = "```"
 
 
 def split_line(line: str, limit: int) -> list[str]:
-    """A line in pieces of at most ``limit`` characters, cut at spaces where it can be (the
-    space at a cut dropped), a word longer than ``limit`` cut where the limit falls."""
+    """A line in pieces of at most ``limit`` characters: cut after a list's «, » in the second
+    half of a piece where there is one (the comma kept, the space dropped), else at a space (the
+    space dropped); a word longer than ``limit`` cut where the limit falls."""
     out: list[str] = []
     while len(line) > limit:
+        item = line.rfind(", ", 0, limit)
+        if item >= limit // 2:
+            out.append(line[:item + 1])
+            line = line[item + 2:]
+            continue
         cut = line.rfind(" ", 0, limit + 1)
         if cut <= 0:  # no space to cut at (or only a leading one): the word itself is cut
             out.append(line[:limit])

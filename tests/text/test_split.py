@@ -1,5 +1,5 @@
 """The one rule that cuts a text into Discord messages (posts and replies alike): whole lines
-where they fit, a long line at word boundaries, a word longer than a message where the limit
+where they fit, a long line between a list's items or at word boundaries, a word longer than a message where the limit
 falls, a code block cut between two messages closed and opened again; nothing lost."""
 
 from __future__ import annotations
@@ -27,6 +27,15 @@ def test_a_long_line_is_split_at_words_and_a_long_word_where_the_limit_falls():
     assert words(" ".join(out)) == words("Играют: " + names), "every name whole, none lost"
     assert split("x" * 4500, DISCORD_LIMIT) == ["x" * 2000, "x" * 2000, "x" * 500]
     assert split("") == [""]
+
+
+def test_a_list_of_names_with_spaces_is_cut_between_names():
+    names = [f"Анна Мария {i:02d}" for i in range(200)]  # every name has two spaces
+    out = split("Играют: " + ", ".join(names), 1900)
+    assert len(out) == 2 and all(len(c) <= 1900 for c in out)
+    assert out[0].endswith(",") and not out[1].startswith(" ")
+    pieces = [n.strip() for c in out for n in c.removeprefix("Играют: ").split(",") if n.strip()]
+    assert pieces == names, "no name broken across the two messages"
 
 
 def test_a_code_block_cut_between_messages_is_closed_and_opened_again():
