@@ -4,6 +4,8 @@ checked without the wording; a wrong one fails naming the reader and listing its
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from altmafia.tools.scenario import run_file
@@ -75,3 +77,40 @@ def test_a_wrong_fact_says_where(tmp_path, expect, error):
     res = play(tmp_path, expect)
     assert len(res.failures) == 1, res.failures
     assert error in res.failures[0], res.failures[0]
+
+
+RIFLE = """ruleset: {ruleset}
+seed: 2
+settings: {{practice_table: true}}
+players:
+  - {{name: Аня, role: Другой, character: Мирный житель}}
+  - {{name: Борис, role: Другой, character: Киллер}}
+  - {{name: Вера, role: Другой, character: Мирный житель}}
+  - {{name: Дина, role: Другой, character: Мирный житель}}
+steps:
+  - phase: night 1
+    actions:
+      - {{by: Борис, ability: Снайперская винтовка, target: Дина}}
+    expect:
+      gm: [{{key: friday.gm_hurt, args: {{player: Дина, amount: 75, ability: rifle, by: Борис}}}}]
+      public: [{{key: report.status_on, args: {{player: Дина, status: hospital}}}}]
+"""
+
+
+def test_a_fact_fails_when_the_rule_is_broken(tmp_path):
+    """The same scenario against the book's rifle (75 damage) and a copy that deals 70: only
+    the facts say what is wrong, nothing of the wording is read."""
+    book = Path(__file__).resolve().parents[2] / "config" / "rulesets" / "eternal_friday.yaml"
+    text = book.read_text(encoding="utf-8")
+    rifle = "effects: [{op: impl, impl: friday_attack, params: {damage: 75}}]"
+    assert text.count(rifle) == 1
+    (tmp_path / "broken").mkdir()
+    broken = tmp_path / "broken" / "eternal_friday.yaml"
+    broken.write_text(text.replace(rifle, rifle.replace("75", "70")), encoding="utf-8")
+    path = tmp_path / "rifle.yaml"
+    path.write_text(RIFLE.format(ruleset="eternal_friday"), encoding="utf-8")
+    assert run_file(path).ok, run_file(path).failures
+    path.write_text(RIFLE.format(ruleset=broken), encoding="utf-8")
+    (failure,) = run_file(path).failures  # Дина is in hospital all the same: only the amount fails
+    assert failure.startswith("step 1 (night 1): GM trace: {key: friday.gm_hurt") and "'amount': 75" in failure, failure
+    assert "friday.gm_hurt [gm] {'player': 3, 'amount': 70" in failure, failure
