@@ -83,6 +83,20 @@ class ScenarioError(Exception):
     """The scenario file itself is wrong (not the rules)."""
 
 
+class _Loader(yaml.SafeLoader):
+    """YAML as ``safe_load`` reads it, but a key written twice in one mapping is an error: the
+    later would silently replace the earlier (a second ``expect`` of a step, its checks lost)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            if isinstance(key, str | int) and key in seen:
+                raise ScenarioError(f"line {key_node.start_mark.line + 1}: the key {key!r} is written twice in one mapping")
+            seen.add(key)
+        return super().construct_mapping(node, deep)
+
+
 def _kind(v: Any) -> str:
     return {dict: "a mapping", list: "a list", str: "a string", int: "a number", float: "a number",
             bool: "true/false", type(None): "empty"}.get(type(v), type(v).__name__)
@@ -897,7 +911,7 @@ def run_file(path: str | Path) -> Result:
             raise ScenarioError(f"cannot read the file ({exc.strerror or exc})") from None
         text = decode_utf8(raw, path.name, ScenarioError)
         try:
-            data = yaml.safe_load(text)
+            data = yaml.load(text, Loader=_Loader)  # a SafeLoader that refuses a key written twice
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
