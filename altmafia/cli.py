@@ -173,6 +173,22 @@ def cmd_scenario(args: argparse.Namespace) -> int:
     if not files:
         print("no scenario files found in: " + " ".join(args.paths), file=sys.stderr)
         return 1
+    if args.census:
+        # imported here: start-up time (the module's docstring)
+        from .tools.census import census, table
+
+        print("\n".join(table(census(files))))
+        return 0
+    if args.typify:
+        # imported here: start-up time (the module's docstring)
+        from .tools.typify import typify
+
+        outcomes = typify(files)
+        for o in outcomes:
+            if o.typed or o.note:
+                print(f"{o.path}: " + (o.note or f"{o.typed} typed"))
+        print(f"{sum(o.typed for o in outcomes)} text expectations typed in {sum(1 for o in outcomes if o.typed)} files")
+        return 0
     passed = failed = 0
     for f in files:
         res = run_file(f)
@@ -402,6 +418,8 @@ def build_parser() -> argparse.ArgumentParser:
     sc = sub.add_parser("scenario", help="play scenario files or folders and compare with what they expect")
     sc.add_argument("paths", nargs="+")
     sc.add_argument("-v", "--verbose", action="store_true", help="list passing files too")
+    sc.add_argument("--census", action="store_true", help="count the typed and the text expectations instead of playing")
+    sc.add_argument("--typify", action="store_true", help="rewrite the files' text expectations as typed facts where an event says the same")
     sc.set_defaults(func=cmd_scenario)
     ru = sub.add_parser("rules", help="list and validate rulesets, or show one")
     ru.add_argument("ruleset", nargs="?", help="a ruleset id or a .yaml file")

@@ -217,6 +217,10 @@ class Renderer:
         return template.format(arg=value)
 
     # values --------------------------------------------------------------------------
+    def value(self, key: str, args: dict[str, Any]) -> str:
+        """One argument of an event as its line shows it (``player: 3`` reads «Дина»)."""
+        return self._value(key, args)
+
     def _value(self, key: str, args: dict[str, Any]) -> str:
         v = args[key]
         if key in PLAYER_ARGS:

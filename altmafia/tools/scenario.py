@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from altmafia.text.i18n import Renderer, audience_of, catalog
+from altmafia.text.i18n import PLAYER_ARGS, PLAYER_LIST_ARGS, Renderer, audience_of, catalog
 from config.loader import (
     RulesetFileError,
     available_rulesets,
@@ -38,6 +38,11 @@ START_KEYS = EXPECT_KEYS - {"legal", "not_legal", "waiting", "owed", "ends_early
 #: an entry of ``expect.events`` / ``events_absent``: the event key, a subset of its arguments,
 #: its audience, (``players`` / ``faction``) whom it names, and how many such events (``count``)
 EVENT_KEYS = {"key", "args", "audience", "to", "count"}
+#: a typed entry of ``public``, ``private``, ``gm`` and their ``_absent`` lists: an event of that
+#: reader's news by its key and a subset of its arguments, or (``about``) one that names a player
+FACT_KEYS = {"key", "args", "count", "about"}
+#: the lists of rendered text, whose entries may be typed facts instead of substrings
+TEXT_KEYS = ("public", "public_absent", "private", "private_absent", "gm")
 
 #: the posts made at the moment of a command, outside the resolve's report
 POSTS = frozenset(BALLOT_EVENTS + OPEN_EVENTS)
@@ -76,6 +81,20 @@ GM_OPS = {
 
 class ScenarioError(Exception):
     """The scenario file itself is wrong (not the rules)."""
+
+
+class _Loader(yaml.SafeLoader):
+    """YAML as ``safe_load`` reads it, but a key written twice in one mapping is an error: the
+    later would silently replace the earlier (a second ``expect`` of a step, its checks lost)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[Any] = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            if isinstance(key, str | int) and key in seen:
+                raise ScenarioError(f"line {key_node.start_mark.line + 1}: the key {key!r} is written twice in one mapping")
+            seen.add(key)
+        return super().construct_mapping(node, deep)
 
 
 def _kind(v: Any) -> str:
@@ -224,6 +243,12 @@ def _check_expect(expect: Any, at: str, name: str, known: set[str]) -> None:
     for key in ("public", "public_absent", "gm", "alive", "dead", "waiting", "owed"):
         if not isinstance(expect.get(key) or [], list):
             raise ScenarioError(f"{at}: {name}.{key}: must be a list, not {_kind(expect[key])}")
+    for key in TEXT_KEYS:
+        lists = (expect.get(key) or {}).items() if key.startswith("private") else [(None, expect.get(key) or [])]
+        for who, entries in lists:
+            for i, fact in enumerate(entries or []):
+                if isinstance(fact, dict):
+                    _check_fact(fact, f"{at}: {name}.{key}{'' if who is None else f'.{who}'}[{i}]")
     for key in ("events", "events_absent"):
         entries = expect.get(key) or []
         _entries(entries, f"{at}: {name}.{key}", "a list", "must be a mapping such as {key: vote.cast}", {"key"}, EVENT_KEYS)
@@ -243,6 +268,19 @@ def _check_expect(expect: Any, at: str, name: str, known: set[str]) -> None:
                 raise ScenarioError(f"{at}: {name}.{key}.{who}: must be a mapping such as {{ВО: 3}}, not {_kind(stats)}")
             for st, v in stats.items():
                 _integer(v, f"{at}: {name}.{key}.{who}.{st}")
+
+
+def _check_fact(fact: dict[str, Any], here: str) -> None:
+    """A typed entry of a text list: ``{key, args, count}`` or ``{about: name}`` (or both)."""
+    extra = sorted(map(str, set(fact) - FACT_KEYS))
+    if extra:
+        raise ScenarioError(f"{here}: unknown keys {extra}; known: {', '.join(sorted(FACT_KEYS))}")
+    if "key" not in fact and "about" not in fact:
+        raise ScenarioError(f"{here}: a typed entry needs 'key' (an event key) or 'about' (a player)")
+    if not isinstance(fact.get("args") or {}, dict):
+        raise ScenarioError(f"{here}.args: must be a mapping, not {_kind(fact['args'])}")
+    if "count" in fact:
+        _integer(fact["count"], f"{here}.count")
 
 
 @dataclass
@@ -678,19 +716,17 @@ class Runner:
                 got = sorted(g.player(m).name for m in f.members)
                 if got != sorted(map(str, want["members"])):
                     self.fail(where, f"faction {fid} members: expected {sorted(want['members'])}, got {got}")
-        ru = Renderer(g, "ru")
         # the report: a ballot's or an open ability's post at the moment it is made is not part
         # of it (assert those with ``events``)
-        public = [ru.event(e) for e in events if e.audience == "public" and e.key not in POSTS]
-        gm = [ru.event(e) for e in events if e.audience == "gm"]
-        self._substrings(where, "public report", public, expect.get("public") or [], True)
-        self._substrings(where, "public report", public, expect.get("public_absent") or [], False)
-        self._substrings(where, "GM trace", gm, expect.get("gm") or [], True)
+        public = [e for e in events if e.audience == "public" and e.key not in POSTS]
+        gm = [e for e in events if e.audience == "gm"]
+        self.news(where, "public report", public, expect.get("public") or [], True)
+        self.news(where, "public report", public, expect.get("public_absent") or [], False)
+        self.news(where, "GM trace", gm, expect.get("gm") or [], True)
         for key, present in (("private", True), ("private_absent", False)):
             for name, subs in (expect.get(key) or {}).items():
-                pid = self.pid(name)
-                mine = [ru.event(e) for e in events if e.audience != "public" and (aud := audience_of(g, e)) and pid in aud]
-                self._substrings(where, f"{name}'s private news", mine, subs or [], present)
+                mine = self.private_news(events, self.pid(name))
+                self.news(where, f"{name}'s private news", mine, subs or [], present)
         for want in expect.get("events") or []:
             found = [e for e in events if self.event_matches(e, want)]
             if not found or ("count" in want and len(found) != want["count"]):
@@ -777,6 +813,32 @@ class Runner:
         lines = [f"{e.key} [{e.audience}{' ' + ','.join(map(str, e.ids)) if e.ids else ''}] {e.args} «{ru.event(e)}»" for e in events]
         return "\n      ".join(lines) or "(none)"
 
+    def private_news(self, events: list[Event], pid: int) -> list[Event]:
+        """What seat ``pid`` received privately among ``events``: its own, its faction's."""
+        return [e for e in events if e.audience != "public" and (aud := audience_of(self.game, e)) and pid in aud]
+
+    def news(self, where: str, what: str, events: list[Event], wants: list[Any], present: bool) -> None:
+        """A text list of ``expect``: substrings of the rendered news, and typed facts (events
+        of that news by key and arguments, or naming a player) checked without the wording."""
+        ru = Renderer(self.game, "ru")
+        self._substrings(where, what, [ru.event(e) for e in events], [w for w in wants if not isinstance(w, dict)], present)
+        for want in wants:
+            if not isinstance(want, dict):
+                continue
+            found = [e for e in events if self.fact_matches(e, want)]
+            if present and (not found or ("count" in want and len(found) != want["count"])):
+                how = "missing" if not found else f"found {len(found)} times"
+                self.fail(where, f"{what}: {{{self.shown(want)}}} {how}; its events:\n      " + self.listed(events))
+            elif not present and found:
+                self.fail(where, f"{what}: {{{self.shown(want)}}} should not be there; found:\n      " + self.listed(found))
+
+    def fact_matches(self, e: Event, want: dict[str, Any]) -> bool:
+        """A typed fact fits ``e``: its key and arguments as in ``events``, and ``about``: the
+        event names that player in an argument that holds players."""
+        if "key" in want and not self.event_matches(e, want):
+            return False
+        return "about" not in want or self.pid(want["about"]) in players_named(e)
+
     def _substrings(self, where: str, what: str, texts: list[str], subs: list[str], present: bool) -> None:
         blob = "\n".join(texts)
         for sub in subs:
@@ -816,6 +878,19 @@ class Runner:
         return self.result
 
 
+def players_named(e: Event) -> set[int]:
+    """The seats an event names in its arguments that hold players (a tally's candidates too)."""
+    out: set[int] = set()
+    for k, v in e.args.items():
+        if k in PLAYER_ARGS and isinstance(v, int):
+            out.add(v)
+        elif k in PLAYER_LIST_ARGS and isinstance(v, list):
+            out |= {x for x in v if isinstance(x, int)}
+        elif k in ("tally", "ballots") and isinstance(v, list):
+            out |= {x[0] for x in v if isinstance(x, (list, tuple)) and x and isinstance(x[0], int)}
+    return out
+
+
 def _opt(v: Any) -> str | None:
     """Options are strings; an integer is written signed (``+1``) unless it names a number."""
     if v is None:
@@ -836,7 +911,7 @@ def run_file(path: str | Path) -> Result:
             raise ScenarioError(f"cannot read the file ({exc.strerror or exc})") from None
         text = decode_utf8(raw, path.name, ScenarioError)
         try:
-            data = yaml.safe_load(text)
+            data = yaml.load(text, Loader=_Loader)  # a SafeLoader that refuses a key written twice
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""

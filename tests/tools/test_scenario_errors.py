@@ -48,6 +48,9 @@ BAD = {
     "day_zero": (HEAD + "steps:\n  - phase: day 0.1\n", "step 1 (day 0.1): phase: 'day 0.1': days are counted from 1"),
     "not_a_mapping": ("- one\n- two\n", "a scenario must be a mapping with keys players, refused, ruleset, seed, settings, start, steps, not a list"),
     "not_yaml": (HEAD + "steps: [\n", "not valid YAML at line"),
+    # a second ``expect`` of a step would replace the first and its checks be lost
+    "expect_twice": (HEAD + STEP + "    expect: {alive: [Аня]}\n    actions: []\n    expect: {alive: [Борис]}\n",
+                     "line 11: the key 'expect' is written twice in one mapping"),
     "unknown_ruleset": (HEAD.replace("ruleset: godfather", "ruleset: godfater") + STEP, "its ruleset: no ruleset 'godfater'; known:"),
 }
 
