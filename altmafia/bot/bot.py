@@ -62,12 +62,13 @@ class AltMafiaBot(commands.AutoShardedBot):
         super().__init__(command_prefix=commands.when_mentioned, intents=intents, help_command=None, tree_cls=Tree,
                          allowed_mentions=discord.AllowedMentions.none(),
                          shard_count=settings.shard_count, shard_ids=list(settings.shard_ids) if settings.shard_ids else None)
-        self.settings = settings
+        self.settings: Settings = settings
         self.store: Store = Store(settings.database, synchronous=settings.db_sync, clock=discord.utils.utcnow,
                                   shards=settings.shards)
-        self.deliverer = Deliverer(self)
-        self.channel_manager = ChannelManager(self)
-        self.scheduler = Scheduler(self)
+        # the services, each handed the bot as the protocol of altmafia/bot/services.py
+        self.deliverer: Deliverer = Deliverer(self)
+        self.channel_manager: ChannelManager = ChannelManager(self)
+        self.scheduler: Scheduler = Scheduler(self)
         self.synced: list[Any] = []
         #: `altmafia sync`: log in, sync the slash commands, stop (no database, no gateway)
         self.sync_only = False

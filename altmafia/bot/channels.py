@@ -28,6 +28,7 @@ import asyncio
 import contextlib
 import logging
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,6 +40,7 @@ from engine.visibility import NONE, RO, RW, ChannelView
 
 from . import permissions
 from .living import sync_living_role
+from .services import Services, own_id
 
 log = logging.getLogger(__name__)
 
@@ -256,7 +258,7 @@ async def create(http: Any, guild_id: int, plan: list[ChannelSpec], known: dict[
 
 
 # ---- creating channels exactly once (the intent, then the channel, then its id) ---------------
-def carries(channel: dict[str, Any], intent: Any) -> bool:
+def carries(channel: Mapping[str, Any], intent: Any) -> bool:
     """Whether a channel of the guild's listing is an intent's: by the id recorded as soon as
     Discord answered the create (``Store.channel_made``); an intent whose answer never came is
     matched by its marker: its type, its name as Discord keeps it (:func:`discord_name`) and
@@ -270,7 +272,7 @@ def carries(channel: dict[str, Any], intent: Any) -> bool:
             and (int(parent) if parent else None) == intent.parent_id)
 
 
-async def create_intended(bot: Any, owner: str, guild_id: int, plan: list[ChannelSpec], known: dict[str, int],
+async def create_intended(bot: Services, owner: str, guild_id: int, plan: list[ChannelSpec], known: dict[str, int],
                           on_created: Any = None) -> dict[str, int]:
     """:func:`create` with the intent recorded first (``Store.intend_channel``), so that a crash
     between creating a channel and saving its id never leaves a second one: a key whose intent
@@ -282,7 +284,7 @@ async def create_intended(bot: Any, owner: str, guild_id: int, plan: list[Channe
     ``owner``: the lobby (= game) id."""
     store, http = bot.store, bot.http
     ids = dict(known)
-    listing: list[dict[str, Any]] | None = None
+    listing: list[Mapping[str, Any]] | None = None
 
     async def made(key: str, cid: int) -> None:
         await store.channel_made(owner, key, cid)
@@ -320,7 +322,7 @@ async def create_intended(bot: Any, owner: str, guild_id: int, plan: list[Channe
     return ids
 
 
-async def reconcile(bot: Any) -> dict[str, int]:
+async def reconcile(bot: Services) -> dict[str, int]:
     """At start, before anything is delivered: every channel intent left open by a crash. A
     channel created and not saved is adopted into its game's meta (or its lobby); a copy next
     to a saved one, or a channel whose game and lobby are both gone, is deleted. Returns the
@@ -331,7 +333,7 @@ async def reconcile(bot: Any) -> dict[str, int]:
     if not intents:
         return counts
     lobbies = await store.lobbies()
-    listings: dict[int, list[dict[str, Any]]] = {}
+    listings: dict[int, list[Mapping[str, Any]]] = {}
     for intent in intents:
         owner, key = intent.owner_id, intent.channel_key
         info = store.info(owner) if store.has(owner) else await store.find(owner)
@@ -362,7 +364,7 @@ async def reconcile(bot: Any) -> dict[str, int]:
     return counts
 
 
-async def adopt(bot: Any, owner: str, key: str, cid: int, parent_id: int | None, *, is_game: bool) -> None:
+async def adopt(bot: Services, owner: str, key: str, cid: int, parent_id: int | None, *, is_game: bool) -> None:
     """Save a channel found by its intent as the owner's (the game's meta, or the lobby's)."""
     if not is_game:
         await bot.store.update_lobby(owner, lambda data: data.setdefault("channels", {}).update({key: cid}))
@@ -432,7 +434,7 @@ class ChannelManager:
     meta: ``channels`` key -> id, ``parents`` channel key -> category key, ``access`` channel
     key -> {user id: rw/ro/-} as last set)."""
 
-    def __init__(self, bot: Any) -> None:
+    def __init__(self, bot: Services) -> None:
         self.bot = bot
         self._locks: dict[str, asyncio.Lock] = {}
         #: a sync's record handed to a delivery and perhaps not committed yet, by game
@@ -452,7 +454,7 @@ class ChannelManager:
             players = {seat: int(p["user_id"]) for seat, p in enumerate(info.players) if p.get("user_id")}
         return Audience(
             guild_id=int(info.guild_id),
-            bot_id=self.bot.user.id,
+            bot_id=own_id(self.bot),
             gms=[int(u) for u in info.gm_user_ids],
             gm_role=meta.get("gm_role"),
             players=players,

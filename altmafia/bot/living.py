@@ -18,6 +18,8 @@ import discord
 
 from altmafia.text.i18n import Renderer, text
 
+from .services import Services
+
 log = logging.getLogger(__name__)
 
 
@@ -26,7 +28,7 @@ def can_manage_roles(guild: discord.Guild | None) -> bool:
     return bool(me is not None and me.guild_permissions.manage_roles)
 
 
-async def sync_living_role(bot: Any, game_id: str, record: list[Any] | None = None) -> None:
+async def sync_living_role(bot: Services, game_id: str, record: list[Any] | None = None) -> None:
     """Give the living players the role and take it from the rest; ``living_holders`` records
     who has it, committed here or, with ``record`` (a list), appended to it as a meta change for
     the caller to commit (the channel sync of a resolve: with the delivery's marks)."""
@@ -72,7 +74,7 @@ async def sync_living_role(bot: Any, game_id: str, record: list[Any] | None = No
                 record.append(lambda m: m.update(living_holders=holders))
 
 
-async def announce_phase(bot: Any, game_id: str) -> None:
+async def announce_phase(bot: Services, game_id: str) -> None:
     """«<@&role> Началась фаза …» in the public channel, once per phase begun (the key names
     the journal entry that began it, so a phase begun again after an undo is announced again)."""
     store = bot.store

@@ -45,6 +45,7 @@ from .channels import (
 from .deadlines import card_times_line, first_deadline, min_minutes, now, period_end
 from .living import announce_phase
 from .notice import dead_intro
+from .services import Services, own_id
 
 log = logging.getLogger(__name__)
 
@@ -120,7 +121,7 @@ def unique_name(lobby: dict[str, Any], wanted: str, lang: str | None = None) -> 
     return name
 
 
-def gm_role_id(bot: Any, guild_id: int) -> int | None:
+def gm_role_id(bot: Services, guild_id: int) -> int | None:
     role = bot.settings.gm_role
     if not role:
         return None
@@ -168,7 +169,7 @@ def check(lobby: dict[str, Any]) -> Game:
         raise LobbyError("lobby.cannot_start", why=str(exc)) from exc
 
 
-def check_room(bot: Any, guild_id: int, plan: list[Any], known: dict[str, int], extra: int = 0) -> None:
+def check_room(bot: Services, guild_id: int, plan: list[Any], known: dict[str, int], extra: int = 0) -> None:
     """Refuse (a LobbyError) a start Discord would refuse half-way: the bot lacks a permission
     of its invite on the server, or the server has no room for the game's new channels (its
     categories included, and ``extra``: those the ruleset opens from the start; the channels a
@@ -187,7 +188,7 @@ def check_room(bot: Any, guild_id: int, plan: list[Any], known: dict[str, int], 
                          remove=have + need - GUILD_CHANNELS)
 
 
-async def still_there(bot: Any, guild_id: int, known: dict[str, int]) -> dict[str, int]:
+async def still_there(bot: Services, guild_id: int, known: dict[str, int]) -> dict[str, int]:
     """The channels a start cut short made, less any gone since (deleted by hand, or by a
     roll-back cut short): those are made again."""
     if not known:
@@ -196,7 +197,7 @@ async def still_there(bot: Any, guild_id: int, known: dict[str, int]) -> dict[st
     return {k: v for k, v in known.items() if int(v) in listing}
 
 
-async def roll_back(bot: Any, lobby_id: str, guild_id: int, made: dict[str, int]) -> None:
+async def roll_back(bot: Services, lobby_id: str, guild_id: int, made: dict[str, int]) -> None:
     """Undo a start Discord refused: every channel it (or an attempt before) made is deleted,
     children before their categories, a channel created whose id was never saved too (found by
     its intent); the intents are settled and the lobby is open again. Deleting twice is
@@ -234,7 +235,7 @@ def refusal(exc: discord.HTTPException) -> str:
     return str(exc.text or exc.status)[:300]
 
 
-async def start(bot: Any, lobby_id: str, lobby: dict[str, Any]) -> str:
+async def start(bot: Services, lobby_id: str, lobby: dict[str, Any]) -> str:
     """Start the lobby's game; returns its id (the lobby's). A LobbyError (the lobby open again,
     nothing left made) when the server cannot take the game or Discord refused a step before
     the game was committed (:class:`StartFailed`)."""
@@ -246,7 +247,7 @@ async def start(bot: Any, lobby_id: str, lobby: dict[str, Any]) -> str:
         lang = lobby["lang"]
         title = f"{getattr(game.rules.names, lang)} #{lobby_id}"
         aud = Audience(
-            guild_id=guild_id, bot_id=bot.user.id, gms=list(lobby["gms"]), gm_role=gm_role_id(bot, guild_id),
+            guild_id=guild_id, bot_id=own_id(bot), gms=list(lobby["gms"]), gm_role=gm_role_id(bot, guild_id),
             players={seat: p["user_id"] for seat, p in enumerate(lobby["players"])}, spectators=list(lobby["spectators"]),
         )
         plan = game_plan(title, lang, aud, {seat: p["name"] for seat, p in enumerate(lobby["players"])}, game)
@@ -275,7 +276,7 @@ async def start(bot: Any, lobby_id: str, lobby: dict[str, Any]) -> str:
     return lobby_id
 
 
-async def commit_game(bot: Any, lobby_id: str, lobby: dict[str, Any], game: Game, title: str, aud: Audience,
+async def commit_game(bot: Services, lobby_id: str, lobby: dict[str, Any], game: Game, title: str, aud: Audience,
                       plan: list[Any], channels: dict[str, int]) -> None:
     """The game committed with its channels, first deadline and meta (the lobby's id is its)."""
     store = bot.store
@@ -301,7 +302,7 @@ async def commit_game(bot: Any, lobby_id: str, lobby: dict[str, Any], game: Game
     )
 
 
-async def post_cards(bot: Any, game_id: str) -> None:
+async def post_cards(bot: Services, game_id: str) -> None:
     """Each player's role card in their hidden channel; the table in the GM channel; the start
     in the public and spectator channels."""
     store = bot.store
@@ -350,7 +351,7 @@ def schedule(game: Game, tz: str, first: Any, min_minutes: int, count: int) -> l
     return ends
 
 
-def gm_commands(bot: Any) -> list[str]:
+def gm_commands(bot: Services) -> list[str]:
     """Every GM command registered by the bot (``/gm …``, and ``/lobby start`` and ``end``),
     by qualified name (``gm resolve``), in the order they are registered."""
     lobby = bot.tree.get_command("lobby")
@@ -359,7 +360,7 @@ def gm_commands(bot: Any) -> list[str]:
         c.qualified_name for c in getattr(group, "commands", [])]
 
 
-async def post_briefing(bot: Any, game_id: str) -> None:
+async def post_briefing(bot: Services, game_id: str) -> None:
     """The GM channel's briefing at the start (once): the schedule of phases in the game's time
     zone, the GM commands, what GM tasks are and how to settle them. A start cut short before
     it posts it at the next start of the bot (``meta.briefed``, still in the first phase)."""
@@ -376,7 +377,7 @@ async def post_briefing(bot: Any, game_id: str) -> None:
     await dead_intro(bot, game_id)  # the channel of the dead, made at the start, says what it is
 
 
-async def settle_seats(bot: Any, game_id: str) -> None:
+async def settle_seats(bot: Services, game_id: str) -> None:
     """After a substitution (or at a restart that cut one short): a member who now holds a seat
     is no spectator any more, every channel's access follows the engine's seat holders (the
     old member loses it in the same sync), and a seat whose holder has not had its role card

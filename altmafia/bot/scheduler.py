@@ -40,6 +40,7 @@ from .deadlines import min_minutes, now, period_end, period_length
 from .living import announce_phase
 from .lobbies import post_briefing, post_cards, settle_seats
 from .notice import dead_intro
+from .services import Services
 from .undo import settle_undo
 
 log = logging.getLogger(__name__)
@@ -50,7 +51,7 @@ RELEASE_AFTER = timedelta(minutes=10)
 
 
 class Scheduler:
-    def __init__(self, bot: Any) -> None:
+    def __init__(self, bot: Services) -> None:
         self.bot = bot
         self.locks: dict[str, asyncio.Lock] = {}
         self.loop = tasks.loop(seconds=bot.settings.scheduler_seconds)(self._iteration)
