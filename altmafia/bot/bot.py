@@ -83,7 +83,7 @@ class AltMafiaBot(commands.AutoShardedBot):
         for gid in report.ruleset_changed:
             log.warning("game %s: its ruleset file changed since the game began; it goes on with the new one", gid)
         await self.prepare_commands()
-        await reconcile(self)  # channels created before a crash and never saved: adopted or deleted
+        await reconcile(self.store, self.http)  # channels created before a crash and never saved: adopted or deleted
         await self.scheduler.recover()
         if self.settings.syncs_commands:
             await self.sync_commands()

@@ -30,13 +30,15 @@ import logging
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 import discord
+from discord.http import HTTPClient
 
 from altmafia.text.i18n import Renderer, text
 from engine import Game, visibility
 from engine.visibility import NONE, RO, RW, ChannelView
+from storage import Store
 
 from . import permissions
 from .living import sync_living_role
@@ -45,7 +47,8 @@ from .services import Services, own_id
 log = logging.getLogger(__name__)
 
 TEXT, CATEGORY = 0, 4
-ROLE, MEMBER = 0, 1
+ROLE: Final = 0
+MEMBER: Final = 1
 PER_CATEGORY = 50  # Discord's limit of channels in one category
 
 P = discord.Permissions
@@ -272,8 +275,8 @@ def carries(channel: Mapping[str, Any], intent: Any) -> bool:
             and (int(parent) if parent else None) == intent.parent_id)
 
 
-async def create_intended(bot: Services, owner: str, guild_id: int, plan: list[ChannelSpec], known: dict[str, int],
-                          on_created: Any = None) -> dict[str, int]:
+async def create_intended(store: Store, http: HTTPClient, owner: str, guild_id: int, plan: list[ChannelSpec],
+                          known: dict[str, int], on_created: Any = None) -> dict[str, int]:
     """:func:`create` with the intent recorded first (``Store.intend_channel``), so that a crash
     between creating a channel and saving its id never leaves a second one: a key whose intent
     was already recorded (an attempt cut short) is first looked for in the guild's channels and
@@ -282,7 +285,6 @@ async def create_intended(bot: Services, owner: str, guild_id: int, plan: list[C
     A channel of ``plan`` already in ``known`` (made by an attempt cut short) gets its
     overwrites past the first 100 put again too: the attempt may have stopped before them.
     ``owner``: the lobby (= game) id."""
-    store, http = bot.store, bot.http
     ids = dict(known)
     listing: list[Mapping[str, Any]] | None = None
 
@@ -322,12 +324,11 @@ async def create_intended(bot: Services, owner: str, guild_id: int, plan: list[C
     return ids
 
 
-async def reconcile(bot: Services) -> dict[str, int]:
+async def reconcile(store: Store, http: HTTPClient) -> dict[str, int]:
     """At start, before anything is delivered: every channel intent left open by a crash. A
     channel created and not saved is adopted into its game's meta (or its lobby); a copy next
     to a saved one, or a channel whose game and lobby are both gone, is deleted. Returns the
     counts (``adopted``, ``deleted``, ``settled``)."""
-    store = bot.store
     counts = {"adopted": 0, "deleted": 0, "settled": 0}
     intents = await store.channel_intents()
     if not intents:
@@ -341,7 +342,7 @@ async def reconcile(bot: Services) -> dict[str, int]:
         saved = info.meta.get("channels", {}) if info is not None else (lobby.get("channels", {}) if lobby is not None else None)
         if intent.guild_id not in listings:
             try:
-                listings[intent.guild_id] = list(await bot.http.get_all_guild_channels(intent.guild_id))
+                listings[intent.guild_id] = list(await http.get_all_guild_channels(intent.guild_id))
             except discord.HTTPException as exc:
                 log.warning("guild %s: channels not listed (%s); intents left for the next start", intent.guild_id, exc)
                 listings[intent.guild_id] = []
@@ -350,13 +351,13 @@ async def reconcile(bot: Services) -> dict[str, int]:
         keep = saved.get(key) if saved is not None else None
         if saved is not None and keep is None and matches:
             keep = matches[0]
-            await adopt(bot, owner, key, keep, intent.parent_id, is_game=info is not None)
+            await adopt(store, owner, key, keep, intent.parent_id, is_game=info is not None)
             counts["adopted"] += 1
         for cid in matches:
             if cid != keep:
                 log.warning("%s: deleting orphan channel %s (%s)", owner, key, cid)
                 with contextlib.suppress(discord.NotFound):
-                    await bot.http.delete_channel(cid, reason="altmafia: orphan")
+                    await http.delete_channel(cid, reason="altmafia: orphan")
                 counts["deleted"] += 1
         if keep is not None or saved is None:
             await store.settle_channel(owner, key, int(keep) if keep is not None else None)
@@ -364,10 +365,10 @@ async def reconcile(bot: Services) -> dict[str, int]:
     return counts
 
 
-async def adopt(bot: Services, owner: str, key: str, cid: int, parent_id: int | None, *, is_game: bool) -> None:
+async def adopt(store: Store, owner: str, key: str, cid: int, parent_id: int | None, *, is_game: bool) -> None:
     """Save a channel found by its intent as the owner's (the game's meta, or the lobby's)."""
     if not is_game:
-        await bot.store.update_lobby(owner, lambda data: data.setdefault("channels", {}).update({key: cid}))
+        await store.update_lobby(owner, lambda data: data.setdefault("channels", {}).update({key: cid}))
         return
 
     def record(m: dict[str, Any]) -> None:
@@ -378,7 +379,7 @@ async def adopt(bot: Services, owner: str, key: str, cid: int, parent_id: int | 
         if key.startswith("category") and key not in m.get("categories", ["category"]):
             m["categories"] = [*m.get("categories", ["category"]), key]
 
-    await bot.store.update_meta(owner, record)
+    await store.update_meta(owner, record)
 
 
 def free_category(parents: dict[str, str], order: list[str]) -> str | None:
@@ -441,7 +442,7 @@ class ChannelManager:
         self._unsaved: dict[str, Unsaved] = {}
 
     @property
-    def http(self) -> Any:
+    def http(self) -> HTTPClient:
         return self.bot.http
 
     def audience(self, info: Any, game: Game | None = None) -> Audience:
@@ -486,7 +487,7 @@ class ChannelManager:
             unsaved = Unsaved(changes)
             try:
                 # the server role of the living (a lobby option); its holders recorded with the rest
-                await sync_living_role(self.bot, game_id, None if commit else changes)
+                await sync_living_role(self.bot.store, self.bot.deliverer, self.http, game_id, None if commit else changes)
             except BaseException:
                 if changes:  # what was put is recorded as before, whatever failed after it
                     await self.bot.store.update_meta(game_id, unsaved)
@@ -550,7 +551,7 @@ class ChannelManager:
                     cat = f"category:{n}"
                     title = meta.get("title", "altmafia")
                     spec = ChannelSpec(cat, f"{title} ({n})"[:100], CATEGORY, aud.base())
-                    made = await create_intended(self.bot, game_id, aud.guild_id, [spec], channels)
+                    made = await create_intended(self.bot.store, self.http, game_id, aud.guild_id, [spec], channels)
                     created.update({k: v for k, v in made.items() if k not in channels})
                     channels.update(made)
                     order.append(cat)
@@ -563,7 +564,7 @@ class ChannelManager:
                 else:
                     name = text(lang, "channel.faction", fid=Renderer(game, lang).faction(fid))
                 spec = ChannelSpec(key, slug(name), TEXT, aud.with_access(want), parent=cat)
-                made = await create_intended(self.bot, game_id, aud.guild_id, [spec], channels)
+                made = await create_intended(self.bot.store, self.http, game_id, aud.guild_id, [spec], channels)
                 created.update({k: v for k, v in made.items() if k not in channels})
                 channels.update(made)
                 parents[key] = new_parents[key] = cat

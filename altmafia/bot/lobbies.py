@@ -258,7 +258,7 @@ async def start(bot: Services, lobby_id: str, lobby: dict[str, Any]) -> str:
             known[key] = cid
             await store.update_lobby(lobby_id, lambda data: data.setdefault("channels", {}).update({key: cid}))
 
-        channels = await create_intended(bot, lobby_id, guild_id, plan, known, keep)
+        channels = await create_intended(bot.store, bot.http, lobby_id, guild_id, plan, known, keep)
         await commit_game(bot, lobby_id, lobby, game, title, aud, plan, channels)
     except LobbyError:
         await roll_back(bot, lobby_id, guild_id, known)
@@ -271,7 +271,7 @@ async def start(bot: Services, lobby_id: str, lobby: dict[str, Any]) -> str:
     await bot.channel_manager.sync(lobby_id)  # channels the ruleset opens from the start (the Mafia's first night)
     await post_cards(bot, lobby_id)
     await post_briefing(bot, lobby_id)
-    await announce_phase(bot, lobby_id)
+    await announce_phase(bot.store, bot.deliverer, lobby_id)
     bot.scheduler.poke()
     return lobby_id
 
