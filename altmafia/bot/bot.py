@@ -67,7 +67,7 @@ class AltMafiaBot(commands.AutoShardedBot):
                                   shards=settings.shards)
         # the services, each handed the bot as the protocol of altmafia/bot/services.py
         self.deliverer: Deliverer = Deliverer(self)
-        self.channel_manager: ChannelManager = ChannelManager(self)
+        self.channel_manager: ChannelManager = ChannelManager(self.store, self.deliverer, self)
         self.scheduler: Scheduler = Scheduler(self)
         self.synced: list[Any] = []
         #: `altmafia sync`: log in, sync the slash commands, stop (no database, no gateway)

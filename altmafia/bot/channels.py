@@ -42,7 +42,7 @@ from storage import Store
 
 from . import permissions
 from .living import sync_living_role
-from .services import Services, own_id
+from .services import Delivering, own_id
 
 log = logging.getLogger(__name__)
 
@@ -435,15 +435,18 @@ class ChannelManager:
     meta: ``channels`` key -> id, ``parents`` channel key -> category key, ``access`` channel
     key -> {user id: rw/ro/-} as last set)."""
 
-    def __init__(self, bot: Services) -> None:
-        self.bot = bot
+    def __init__(self, store: Store, deliverer: Delivering, client: discord.Client) -> None:
+        self.store = store
+        self.deliverer = deliverer
+        #: the bot's connection: its REST calls and its own id
+        self.client = client
         self._locks: dict[str, asyncio.Lock] = {}
         #: a sync's record handed to a delivery and perhaps not committed yet, by game
         self._unsaved: dict[str, Unsaved] = {}
 
     @property
     def http(self) -> HTTPClient:
-        return self.bot.http
+        return self.client.http
 
     def audience(self, info: Any, game: Game | None = None) -> Audience:
         """Who is who: the seats' holders as the engine has them (a substitution hands a seat
@@ -455,7 +458,7 @@ class ChannelManager:
             players = {seat: int(p["user_id"]) for seat, p in enumerate(info.players) if p.get("user_id")}
         return Audience(
             guild_id=int(info.guild_id),
-            bot_id=own_id(self.bot),
+            bot_id=own_id(self.client.user),
             gms=[int(u) for u in info.gm_user_ids],
             gm_role=meta.get("gm_role"),
             players=players,
@@ -487,10 +490,10 @@ class ChannelManager:
             unsaved = Unsaved(changes)
             try:
                 # the server role of the living (a lobby option); its holders recorded with the rest
-                await sync_living_role(self.bot.store, self.bot.deliverer, self.http, game_id, None if commit else changes)
+                await sync_living_role(self.store, self.deliverer, self.http, game_id, None if commit else changes)
             except BaseException:
                 if changes:  # what was put is recorded as before, whatever failed after it
-                    await self.bot.store.update_meta(game_id, unsaved)
+                    await self.store.update_meta(game_id, unsaved)
                     unsaved.committed()
                 raise
             if not changes:
@@ -503,13 +506,13 @@ class ChannelManager:
         channel change of the game comes first: it must diff against what Discord has)."""
         record = self._unsaved.pop(game_id, None)
         if record is not None and not record.saved:
-            await self.bot.store.update_meta(game_id, record)
+            await self.store.update_meta(game_id, record)
             record.committed()
 
     async def _sync(self, game_id: str, commit: bool = True) -> Any:
         """The overwrites put; their record committed, or (``commit=False``, no channel
         created) returned as a meta change for the caller to commit; None: nothing to record."""
-        store = self.bot.store
+        store = self.store
         if not store.has(game_id):
             return None
         await self._save_unsaved(game_id)
@@ -551,7 +554,7 @@ class ChannelManager:
                     cat = f"category:{n}"
                     title = meta.get("title", "altmafia")
                     spec = ChannelSpec(cat, f"{title} ({n})"[:100], CATEGORY, aud.base())
-                    made = await create_intended(self.bot.store, self.http, game_id, aud.guild_id, [spec], channels)
+                    made = await create_intended(self.store, self.http, game_id, aud.guild_id, [spec], channels)
                     created.update({k: v for k, v in made.items() if k not in channels})
                     channels.update(made)
                     order.append(cat)
@@ -564,7 +567,7 @@ class ChannelManager:
                 else:
                     name = text(lang, "channel.faction", fid=Renderer(game, lang).faction(fid))
                 spec = ChannelSpec(key, slug(name), TEXT, aud.with_access(want), parent=cat)
-                made = await create_intended(self.bot.store, self.http, game_id, aud.guild_id, [spec], channels)
+                made = await create_intended(self.store, self.http, game_id, aud.guild_id, [spec], channels)
                 created.update({k: v for k, v in made.items() if k not in channels})
                 channels.update(made)
                 parents[key] = new_parents[key] = cat
@@ -597,7 +600,7 @@ class ChannelManager:
 
     async def add_spectator(self, game_id: str, user_id: int) -> None:
         async with self.lock(game_id):
-            store = self.bot.store
+            store = self.store
             await self._save_unsaved(game_id)
             meta = store.info(game_id).meta
             if user_id in meta.get("spectators", []):
@@ -620,7 +623,7 @@ class ChannelManager:
 
     async def remove_spectator(self, game_id: str, user_id: int) -> bool:
         """The GM takes a spectator away: they read none of the game's channels any more."""
-        store = self.bot.store
+        store = self.store
         if user_id not in store.info(game_id).meta.get("spectators", []):
             return False
 
@@ -639,7 +642,7 @@ class ChannelManager:
     async def archive(self, info: Any) -> int:
         """Every channel becomes read-only, writable by the GMs only; who reads it follows the
         GM's choice at the end (:func:`archive_access`)."""
-        store = self.bot.store
+        store = self.store
         aud = self.audience(info, store.game(info.game_id) if store.has(info.game_id) else None)
         n = 0
         for key, cid in self.all_ids(info.meta):

@@ -488,7 +488,7 @@ class Deliverer:
         since = attempt_snowflake(part.last_attempt_at)
         if since is None:
             return None  # no time of an attempt: nothing could tell its message from an older one
-        me = own_id(self.bot)
+        me = own_id(self.bot.user)
         found = [m.id async for m in channel.history(limit=HISTORY, after=discord.Object(since - 1))
                  if m.id >= since and m.author.id == me and m.content == part.content]
         if not found:

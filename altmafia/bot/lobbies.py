@@ -247,7 +247,7 @@ async def start(bot: Services, lobby_id: str, lobby: dict[str, Any]) -> str:
         lang = lobby["lang"]
         title = f"{getattr(game.rules.names, lang)} #{lobby_id}"
         aud = Audience(
-            guild_id=guild_id, bot_id=own_id(bot), gms=list(lobby["gms"]), gm_role=gm_role_id(bot, guild_id),
+            guild_id=guild_id, bot_id=own_id(bot.user), gms=list(lobby["gms"]), gm_role=gm_role_id(bot, guild_id),
             players={seat: p["user_id"] for seat, p in enumerate(lobby["players"])}, spectators=list(lobby["spectators"]),
         )
         plan = game_plan(title, lang, aud, {seat: p["name"] for seat, p in enumerate(lobby["players"])}, game)
@@ -374,7 +374,7 @@ async def post_briefing(bot: Services, game_id: str) -> None:
     body = briefing(game, lang, info.meta.get("title", game_id), tz, ends, gm_commands(bot))
     await bot.deliverer.post(game_id, "gm", body, once="start:briefing")
     await bot.store.update_meta(game_id, lambda meta: meta.update(briefed=True))
-    await dead_intro(bot, game_id)  # the channel of the dead, made at the start, says what it is
+    await dead_intro(bot.store, bot.deliverer, game_id)  # the channel of the dead, made at the start, says what it is
 
 
 async def settle_seats(bot: Services, game_id: str) -> None:

@@ -19,9 +19,9 @@ import logging
 import discord
 
 from altmafia.text.i18n import text
-from storage import Post, part_nonce
+from storage import Post, Store, part_nonce
 
-from .services import Services
+from .services import Delivering, Services
 
 log = logging.getLogger(__name__)
 
@@ -57,12 +57,11 @@ async def tell_privately(bot: Services, game_id: str, user_id: int, content: str
     return False
 
 
-async def dead_intro(bot: Services, game_id: str) -> None:
+async def dead_intro(store: Store, deliverer: Delivering, game_id: str) -> None:
     """The channel of the dead says what it is, once, as soon as it exists."""
-    store = bot.store
     if not store.has(game_id):
         return
     info = store.info(game_id)
     if "dead" not in info.meta.get("channels", {}):
         return
-    await bot.deliverer.post(game_id, "dead", text(info.meta.get("lang", "ru"), "notice.dead_intro"), once="dead:intro")
+    await deliverer.post(game_id, "dead", text(info.meta.get("lang", "ru"), "notice.dead_intro"), once="dead:intro")

@@ -226,7 +226,7 @@ class Scheduler:
         await bot.deliverer.flush(game_id, extra=extra, meta=record)
         await bot.post_panels(game_id)  # the new phase's panel in each hidden channel
         await announce_phase(bot.store, bot.deliverer, game_id)  # the living players' role, where the game has one
-        await dead_intro(bot, game_id)  # the channel of the dead, once it exists, says what it is
+        await dead_intro(bot.store, bot.deliverer, game_id)  # the channel of the dead, once it exists, says what it is
         if over:
             await bot.finish(game_id)  # the game's end, after the last resolve's news
             await bot.offer_cleanup(game_id)

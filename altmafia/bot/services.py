@@ -157,8 +157,8 @@ def services(interaction: discord.Interaction) -> Services:
     return cast(Services, interaction.client)
 
 
-def own_id(bot: Services) -> int:
-    """The bot's own user id: a service runs only once the bot has logged in."""
-    if bot.user is None:
+def own_id(user: discord.ClientUser | None) -> int:
+    """The bot's own user id (``client.user``): a service runs only once the bot has logged in."""
+    if user is None:
         raise RuntimeError("the bot has not logged in")
-    return bot.user.id
+    return user.id

@@ -621,7 +621,7 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
         uid = game.player(pid).user_id
         await self.bot.deliverer.post(gid, f"player:{pid}", (f"<@{uid}> " if uid else "") + "\n".join(lines), mention=uid or 0,
                                       once=f"removed:{pid}")
-        await dead_intro(self.bot, gid)
+        await dead_intro(self.bot.store, self.bot.deliverer, gid)
 
     @app_commands.command(name=N("gm.spectate"), description=D("gm.spectate"))
     @app_commands.rename(member=N("gm.member"))
@@ -653,7 +653,7 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
         chans = self.bot.store.info(gid).meta.get("channels", {})
         await tell_privately(self.bot, gid, member.id, text(glang, "notice.spectating", title=info.meta.get("title", gid),
                                                             public=f"<#{chans.get('public')}>"), once=f"spectate:{interaction.id}")
-        await dead_intro(self.bot, gid)
+        await dead_intro(self.bot.store, self.bot.deliverer, gid)
 
     @app_commands.command(name=N("gm.unspectate"), description=D("gm.unspectate"))
     @app_commands.rename(member=N("gm.member"))
