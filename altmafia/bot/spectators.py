@@ -17,9 +17,10 @@ import discord
 
 from altmafia.text import safe
 from altmafia.text.i18n import text
+from storage import Store
 
 from .interact import is_gm, lang, refuse
-from .services import Services, services
+from .services import Delivering, Services, services
 
 
 def request_view(where: str, ident: str, user_id: int, lang: str) -> discord.ui.View:
@@ -108,7 +109,7 @@ class SpectatorButton(discord.ui.DynamicItem[discord.ui.Button],
         return True, glang
 
 
-async def ask_lobby(bot: Services, interaction: discord.Interaction, lobby_id: str, lobby: dict[str, Any]) -> None:
+async def ask_lobby(interaction: discord.Interaction, lobby_id: str, lobby: dict[str, Any]) -> None:
     """Post a request (recorded in the lobby by the caller), with the GM's buttons, in its channel."""
     uid = interaction.user.id
     lng = lobby["lang"]
@@ -119,12 +120,12 @@ async def ask_lobby(bot: Services, interaction: discord.Interaction, lobby_id: s
         await interaction.followup.send(text(lang(interaction), "spectate.waiting"), ephemeral=True)
 
 
-async def ask_game(bot: Services, interaction: discord.Interaction, game_id: str) -> None:
+async def ask_game(store: Store, deliverer: Delivering, interaction: discord.Interaction, game_id: str) -> None:
     """Record the request in the game's meta and post it, with the GM's buttons, in the GM channel."""
     uid = interaction.user.id
-    info = await bot.store.update_meta(game_id, lambda m: m.update(
+    info = await store.update_meta(game_id, lambda m: m.update(
         pending_spectators=[*[u for u in m.get("pending_spectators", []) if u != uid], uid]))
     glang = info.meta.get("lang", "ru")
     # keyed by the meta's version the request was recorded at: a request after a refusal is new
-    await bot.deliverer.post(game_id, "gm", text(glang, "spectate.request", name=f"<@{uid}>"), mention=0,
-                             view=f"spectator:{uid}:{glang}", once=f"spectate:{uid}:{info.meta_version}")
+    await deliverer.post(game_id, "gm", text(glang, "spectate.request", name=f"<@{uid}>"), mention=0,
+                         view=f"spectator:{uid}:{glang}", once=f"spectate:{uid}:{info.meta_version}")

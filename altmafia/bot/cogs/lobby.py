@@ -404,7 +404,7 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
             if done is None:
                 return
             if done[1] == "asked":
-                await spectators.ask_lobby(self.bot, interaction, lobby_id, done[0])
+                await spectators.ask_lobby(interaction, lobby_id, done[0])
                 return
             await reply(interaction, text(lang(interaction), "lobby.spectating"))
             return
@@ -423,7 +423,7 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
                 await refuse(interaction, "err.spectator_pending")
                 return
             await defer(interaction)
-            await spectators.ask_game(self.bot, interaction, gids[0])
+            await spectators.ask_game(self.bot.store, self.bot.deliverer, interaction, gids[0])
             await reply(interaction, text(lang(interaction), "spectate.waiting"))
             return
         await defer(interaction)
