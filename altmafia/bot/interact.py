@@ -63,7 +63,8 @@ class CatalogTranslator(app_commands.Translator):
 
 # ---- replies -------------------------------------------------------------------------------
 def lang(interaction: discord.Interaction) -> str:
-    return lang_of(interaction.locale, getattr(interaction.client, "settings", None) and interaction.client.settings.lang or "ru")
+    settings = getattr(interaction.client, "settings", None)
+    return lang_of(interaction.locale, settings and settings.lang or "ru")
 
 
 #: how long a command may work before it acknowledges the interaction with a deferral

@@ -113,7 +113,7 @@ class Scheduler:
         """Resolve the current tick (and, after a riot that ended the turn early, the rest of
         that turn); deliver; finish the game when it is over. Returns the resolves done."""
         store = self.bot.store
-        done = []
+        done: list[Any] = []
         async with self.lock(game_id):
             while store.has(game_id) and store.info(game_id).status == "running":
                 tick = store.info(game_id).tick
