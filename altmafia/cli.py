@@ -15,10 +15,13 @@ import os
 import signal
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from config.loader import RulesetFileError, available_rulesets, load_ruleset, load_ruleset_file
 from storage import DatabaseInUse, StorageError
+
+if TYPE_CHECKING:  # the bot's type only: discord.py loads only for the commands that need it
+    from .bot.bot import AltMafiaBot
 
 from .text.i18n import text
 
@@ -134,7 +137,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
-async def serve(bot: Any, token: str) -> None:
+async def serve(bot: AltMafiaBot, token: str) -> None:
     """``bot.run`` with SIGTERM (systemd, ``docker stop``) closing the bot as Ctrl-C does: the
     scheduler stopped, the database closed, the gateway left."""
     # imported here: start-up time (the module's docstring)
@@ -333,7 +336,7 @@ def write_report(run: Any, args: argparse.Namespace) -> int:
     return 0
 
 
-def bench_bot(db_path: Path) -> Any:
+def bench_bot(db_path: Path) -> AltMafiaBot:
     """The real bot for the bench's Discord section (the tools do not import the bot)."""
     # imported here: start-up time (the module's docstring)
     from .bot.bot import create_bot

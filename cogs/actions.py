@@ -15,6 +15,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from altmafia.bot.bot import AltMafiaBot
 from altmafia.bot.interact import (
     D,
     N,
@@ -42,7 +43,7 @@ TARGET_FIELDS = ("target", "target2", "target3")
 
 
 class Actions(commands.GroupCog, group_name=N("action"), group_description=D("action")):
-    def __init__(self, bot: Any) -> None:
+    def __init__(self, bot: AltMafiaBot) -> None:
         self.bot = bot
         super().__init__()
 
@@ -211,5 +212,5 @@ def me_text(game: Game, pid: int, lng: str, info: Any) -> str:
     return "\n".join(lines)
 
 
-async def setup(bot: Any) -> None:
+async def setup(bot: AltMafiaBot) -> None:
     await bot.add_cog(Actions(bot))

@@ -7,18 +7,17 @@ text may span several lines; it goes through :func:`altmafia.bot.mail.post_anon`
 
 from __future__ import annotations
 
-from typing import Any
-
 import discord
 from discord import app_commands
 from discord.ext import commands
 
+from altmafia.bot.bot import AltMafiaBot
 from altmafia.bot.interact import D, N
 from altmafia.bot.mail import MAX_TEXT, open_anon_form, post_anon
 
 
 class Anon(commands.GroupCog, group_name=N("anon"), group_description=D("anon")):
-    def __init__(self, bot: Any) -> None:
+    def __init__(self, bot: AltMafiaBot) -> None:
         self.bot = bot
         super().__init__()
 
@@ -33,5 +32,5 @@ class Anon(commands.GroupCog, group_name=N("anon"), group_description=D("anon"))
         await open_anon_form(self.bot, interaction)
 
 
-async def setup(bot: Any) -> None:
+async def setup(bot: AltMafiaBot) -> None:
     await bot.add_cog(Anon(bot))

@@ -7,12 +7,11 @@ here is ephemeral, and news of the faction goes to the faction's own channel.
 
 from __future__ import annotations
 
-from typing import Any
-
 import discord
 from discord import app_commands
 from discord.ext import commands
 
+from altmafia.bot.bot import AltMafiaBot
 from altmafia.bot.interact import (
     D,
     N,
@@ -33,7 +32,7 @@ from storage import Command
 
 
 class Factions(commands.GroupCog, group_name=N("faction"), group_description=D("faction")):
-    def __init__(self, bot: Any) -> None:
+    def __init__(self, bot: AltMafiaBot) -> None:
         self.bot = bot
         super().__init__()
 
@@ -159,5 +158,5 @@ class Factions(commands.GroupCog, group_name=N("faction"), group_description=D("
     overthrow.autocomplete("faction")(my_factions)
 
 
-async def setup(bot: Any) -> None:
+async def setup(bot: AltMafiaBot) -> None:
     await bot.add_cog(Factions(bot))

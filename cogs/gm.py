@@ -17,6 +17,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from altmafia.bot.bot import AltMafiaBot
 from altmafia.bot.buttons import GameButton
 from altmafia.bot.deadlines import now
 from altmafia.bot.interact import (
@@ -97,7 +98,7 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
     everyone) in Server Settings → Integrations. Who may use it is still the bot's own check
     (``interact.is_gm``: the game's GMs and the GM role), whoever Discord shows it to."""
 
-    def __init__(self, bot: Any) -> None:
+    def __init__(self, bot: AltMafiaBot) -> None:
         self.bot = bot
         super().__init__()
 
@@ -621,7 +622,7 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
         uid = game.player(pid).user_id
         await self.bot.deliverer.post(gid, f"player:{pid}", (f"<@{uid}> " if uid else "") + "\n".join(lines), mention=uid or 0,
                                       once=f"removed:{pid}")
-        await dead_intro(self.bot, gid)
+        await dead_intro(self.bot.store, self.bot.deliverer, gid)
 
     @app_commands.command(name=N("gm.spectate"), description=D("gm.spectate"))
     @app_commands.rename(member=N("gm.member"))
@@ -653,7 +654,7 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
         chans = self.bot.store.info(gid).meta.get("channels", {})
         await tell_privately(self.bot, gid, member.id, text(glang, "notice.spectating", title=info.meta.get("title", gid),
                                                             public=f"<#{chans.get('public')}>"), once=f"spectate:{interaction.id}")
-        await dead_intro(self.bot, gid)
+        await dead_intro(self.bot.store, self.bot.deliverer, gid)
 
     @app_commands.command(name=N("gm.unspectate"), description=D("gm.unspectate"))
     @app_commands.rename(member=N("gm.member"))
@@ -756,5 +757,5 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
     remove.autocomplete("player")(any_player)
 
 
-async def setup(bot: Any) -> None:
+async def setup(bot: AltMafiaBot) -> None:
     await bot.add_cog(Gm(bot))

@@ -14,6 +14,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from altmafia.bot.bot import AltMafiaBot
 from altmafia.bot.interact import (
     D,
     N,
@@ -41,7 +42,7 @@ from altmafia.text.i18n import text
 
 
 class Help(commands.Cog):
-    def __init__(self, bot: Any) -> None:
+    def __init__(self, bot: AltMafiaBot) -> None:
         self.bot = bot
 
     @app_commands.command(name=N("help"), description=D("help"))
@@ -108,5 +109,5 @@ class Help(commands.Cog):
         return "\n".join(lines)
 
 
-async def setup(bot: Any) -> None:
+async def setup(bot: AltMafiaBot) -> None:
     await bot.add_cog(Help(bot))

@@ -10,6 +10,7 @@ from discord import app_commands
 from discord.ext import commands
 
 from altmafia.bot import deadlines, lobbies, rulesets, spectators
+from altmafia.bot.bot import AltMafiaBot
 from altmafia.bot.buttons import GameButton
 from altmafia.bot.interact import (
     D,
@@ -34,7 +35,7 @@ from config.loader import RulesetFileError
 
 
 class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby")):
-    def __init__(self, bot: Any) -> None:
+    def __init__(self, bot: AltMafiaBot) -> None:
         self.bot = bot
         self.starting: dict[str, asyncio.Lock] = {}  # one start of a lobby at a time
         super().__init__()
@@ -395,7 +396,7 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
             if done is None:
                 return
             if done[1] == "asked":
-                await spectators.ask_lobby(self.bot, interaction, lobby_id, done[0])
+                await spectators.ask_lobby(interaction, lobby_id, done[0])
                 return
             await reply(interaction, text(lang(interaction), "lobby.spectating"))
             return
@@ -414,7 +415,7 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
                 await refuse(interaction, "err.spectator_pending")
                 return
             await defer(interaction)
-            await spectators.ask_game(self.bot, interaction, gids[0])
+            await spectators.ask_game(self.bot.store, self.bot.deliverer, interaction, gids[0])
             await reply(interaction, text(lang(interaction), "spectate.waiting"))
             return
         await defer(interaction)
@@ -499,7 +500,7 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
         await ask_end(self.bot, interaction, gids[0], lng)
 
 
-async def ask_end(bot: Any, interaction: discord.Interaction, gid: str, lng: str) -> None:
+async def ask_end(bot: AltMafiaBot, interaction: discord.Interaction, gid: str, lng: str) -> None:
     info = bot.store.info(gid)
     if not is_gm(bot, interaction, info.gm_user_ids, info.players):
         await refuse(interaction, "err.not_gm")
@@ -510,5 +511,5 @@ async def ask_end(bot: Any, interaction: discord.Interaction, gid: str, lng: str
     await reply(interaction, text(lng, "gm.confirm_end"), view=view)
 
 
-async def setup(bot: Any) -> None:
+async def setup(bot: AltMafiaBot) -> None:
     await bot.add_cog(Lobby(bot))

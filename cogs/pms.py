@@ -7,18 +7,17 @@ text may span several lines; it goes through :func:`altmafia.bot.mail.send_pm`, 
 
 from __future__ import annotations
 
-from typing import Any
-
 import discord
 from discord import app_commands
 from discord.ext import commands
 
+from altmafia.bot.bot import AltMafiaBot
 from altmafia.bot.interact import D, N, games_here, player_choices, player_of
 from altmafia.bot.mail import MAX_TEXT, open_pm_form, recipients, send_pm
 
 
 class Pms(commands.GroupCog, group_name=N("pm"), group_description=D("pm")):
-    def __init__(self, bot: Any) -> None:
+    def __init__(self, bot: AltMafiaBot) -> None:
         self.bot = bot
         super().__init__()
 
@@ -44,5 +43,5 @@ class Pms(commands.GroupCog, group_name=N("pm"), group_description=D("pm")):
         return player_choices(game, recipients(game, p.pid), current)
 
 
-async def setup(bot: Any) -> None:
+async def setup(bot: AltMafiaBot) -> None:
     await bot.add_cog(Pms(bot))

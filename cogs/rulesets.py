@@ -7,12 +7,11 @@ group of the GM cog (loaded before it, ``COGS``).
 
 from __future__ import annotations
 
-from typing import Any
-
 import discord
 from discord import app_commands
 
 from altmafia.bot import rulesets
+from altmafia.bot.bot import AltMafiaBot
 from altmafia.bot.interact import D, N, defer, lang, refuse, reply
 from altmafia.text import safe
 from altmafia.text.guide import slash
@@ -34,7 +33,7 @@ def commands_named(lng: str) -> dict[str, str]:
 
 
 class RulesetCommands(app_commands.Group):
-    def __init__(self, bot: Any) -> None:
+    def __init__(self, bot: AltMafiaBot) -> None:
         super().__init__(name=N("gm.ruleset"), description=D("gm.ruleset"))
         self.bot = bot
 
@@ -120,14 +119,14 @@ class RulesetCommands(app_commands.Group):
                 if cur in f"{u.ruleset_id} {u.names.get(lng)}".casefold()][:25]
 
 
-async def setup(bot: Any) -> None:
+async def setup(bot: AltMafiaBot) -> None:
     gm = bot.tree.get_command("gm")
     if not isinstance(gm, app_commands.Group):
         raise RuntimeError("the /gm group (cogs.gm) is loaded before its ruleset commands")
     gm.add_command(RulesetCommands(bot))
 
 
-async def teardown(bot: Any) -> None:
+async def teardown(bot: AltMafiaBot) -> None:
     gm = bot.tree.get_command("gm")
     if isinstance(gm, app_commands.Group):
         gm.remove_command("ruleset")

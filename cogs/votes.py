@@ -10,13 +10,12 @@ it back are :mod:`altmafia.bot.ballots`' (the panel's too), which answers the vo
 
 from __future__ import annotations
 
-from typing import Any
-
 import discord
 from discord import app_commands
 from discord.ext import commands
 
 from altmafia.bot.ballots import cast_vote, choices_of, withdraw_vote
+from altmafia.bot.bot import AltMafiaBot
 from altmafia.bot.interact import (
     D,
     N,
@@ -40,7 +39,7 @@ def tally_line(game: Game, vote_id: str, lng: str) -> str:
 
 
 class Votes(commands.GroupCog, group_name=N("vote"), group_description=D("vote")):
-    def __init__(self, bot: Any) -> None:
+    def __init__(self, bot: AltMafiaBot) -> None:
         self.bot = bot
         super().__init__()
 
@@ -122,5 +121,5 @@ def player_choices_any(game: Game, pool: list[int | str], current: str, lng: str
     return out
 
 
-async def setup(bot: Any) -> None:
+async def setup(bot: AltMafiaBot) -> None:
     await bot.add_cog(Votes(bot))

@@ -24,6 +24,8 @@ from altmafia.text.i18n import Renderer, text
 from engine import ActionError, Game
 from storage import Command
 
+from .services import Services
+
 
 def choices_of(game: Game, pid: int, vote_id: str | None) -> list[int | str]:
     """The engine's choices, or none where it would refuse the voter (closed, cannot vote)."""
@@ -50,7 +52,7 @@ async def refuse_unknown_vote(interaction: discord.Interaction, game: Game, vote
     await refuse(interaction, "err.unknown_vote", vote=safe.name(vote), open=names)
 
 
-async def cast_vote(bot: Any, interaction: discord.Interaction, target: str, vote: str | None = None) -> bool:
+async def cast_vote(bot: Services, interaction: discord.Interaction, target: str, vote: str | None = None) -> bool:
     """Cast (or change) a ballot as ``/vote cast`` does, whatever control asked; True if taken.
     Its public line is the engine's event, delivered by the outbox."""
     found = await as_player(bot, interaction)
@@ -103,7 +105,7 @@ def candidates(game: Game, vdef: Any, pid: int) -> list[int | str]:
     return choices_of(game, pid, vdef.id)
 
 
-async def withdraw_vote(bot: Any, interaction: discord.Interaction, vote: str | None = None) -> bool:
+async def withdraw_vote(bot: Services, interaction: discord.Interaction, vote: str | None = None) -> bool:
     """Take one's ballot back where the vote allows it (the engine's ``unvote`` decides)."""
     found = await as_player(bot, interaction)
     if found is None:

@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import io
 import logging
+from collections.abc import Callable
 from typing import Any
 
 import discord
@@ -23,7 +24,9 @@ from altmafia.text import safe
 from altmafia.text.i18n import USER_ARGS, text
 from altmafia.text.report import render_report, report_filename
 from altmafia.text.reveal import chart_png, public_timeline, summary, timeline
-from storage import Store
+from engine import Game
+from engine.state import Event
+from storage import GameInfo, Post, Store
 from storage.commands import replay
 
 from . import panel, rulesets
@@ -63,13 +66,14 @@ class AltMafiaBot(commands.AutoShardedBot):
         super().__init__(command_prefix=commands.when_mentioned, intents=intents, help_command=None, tree_cls=Tree,
                          allowed_mentions=discord.AllowedMentions.none(),
                          shard_count=settings.shard_count, shard_ids=list(settings.shard_ids) if settings.shard_ids else None)
-        self.settings = settings
+        self.settings: Settings = settings
         self.store: Store = Store(settings.database, synchronous=settings.db_sync, clock=discord.utils.utcnow,
                                   shards=settings.shards)
-        self.deliverer = Deliverer(self)
-        self.channel_manager = ChannelManager(self)
-        self.scheduler = Scheduler(self)
-        self.synced: list[Any] = []
+        # the services, each handed the bot as the protocol of altmafia/bot/services.py
+        self.deliverer: Deliverer = Deliverer(self)
+        self.channel_manager: ChannelManager = ChannelManager(self.store, self.deliverer, self)
+        self.scheduler: Scheduler = Scheduler(self)
+        self.synced: list[discord.app_commands.AppCommand] = []
         #: `altmafia sync`: log in, sync the slash commands, stop (no database, no gateway)
         self.sync_only = False
 
@@ -84,7 +88,7 @@ class AltMafiaBot(commands.AutoShardedBot):
             log.warning("game %s: its ruleset file changed since the game began; it goes on with the new one", gid)
         rulesets.log_broken_shipped()
         await self.prepare_commands()
-        await reconcile(self)  # channels created before a crash and never saved: adopted or deleted
+        await reconcile(self.store, self.http)  # channels created before a crash and never saved: adopted or deleted
         await self.scheduler.recover()
         if self.settings.syncs_commands:
             await self.sync_commands()
@@ -186,8 +190,8 @@ class AltMafiaBot(commands.AutoShardedBot):
         await store.update_meta(game_id, ended, posts=posts, key="end", claim=True)
         return True
 
-    async def end_posts(self, game_id: str, game: Any, info: Any, events: list[Any],
-                        journal: list[dict[str, Any]]) -> tuple[list[Any], Any]:
+    async def end_posts(self, game_id: str, game: Game, info: GameInfo, events: list[Event],
+                        journal: list[dict[str, Any]]) -> tuple[list[Post], Callable[[dict[str, Any]], None]]:
         """The end of a game (:meth:`stage_end`'s posts) rendered from the committed game, its
         info, every event and its whole journal, and the change of the meta that goes with them
         (the flags)."""
@@ -224,14 +228,16 @@ class AltMafiaBot(commands.AutoShardedBot):
 
         return posts, ended
 
-    async def member_names(self, info: Any, events: list[Any]) -> dict[int, str]:
+    async def member_names(self, info: GameInfo, events: list[Event]) -> dict[int, str]:
         """The display names of the members the game's events name by id (a substitution), as
         the guild knows them now (its cache, else one request each); one who left the guild, or
         any when Discord does not answer, is not there: the text says it in words."""
-        guild = self.get_guild(info.guild_id) if getattr(info, "guild_id", None) else None
-        ids = sorted({ev.args.get(k) for ev in events for k in USER_ARGS if isinstance(ev.args.get(k), int)})
+        guild = self.get_guild(info.guild_id) if info.guild_id else None
+        if guild is None:
+            return {}
+        ids = sorted({ev.args[k] for ev in events for k in USER_ARGS if isinstance(ev.args.get(k), int)})
         out: dict[int, str] = {}
-        for uid in ids if guild is not None else []:
+        for uid in ids:
             member = guild.get_member(uid)
             if member is None:
                 try:
@@ -241,7 +247,7 @@ class AltMafiaBot(commands.AutoShardedBot):
             out[uid] = member.display_name
         return out
 
-    def _cleanup_post(self, game_id: str, info: Any) -> Any:
+    def _cleanup_post(self, game_id: str, info: GameInfo) -> Post | None:
         """The cleanup prompt (archive or delete the channels) as a keyed post, or None when it
         was offered already or the game has no GM channel."""
         if info.meta.get("cleanup_offered") or info.meta.get("channels", {}).get("gm") is None:

@@ -18,6 +18,7 @@ from engine import ActionError
 from storage import Command
 
 from .interact import is_gm, lang, refuse, refuse_engine
+from .services import Services, services
 from .spectators import SpectatorButton
 from .undo import confirm_undo
 
@@ -33,7 +34,7 @@ class GameButton(discord.ui.DynamicItem[discord.ui.Button], template=r"am:(?P<ac
         return cls(match["action"], match["game"], int(match["tick"]), item.label or "OK", item.style)
 
     async def callback(self, interaction: discord.Interaction) -> None:  # type: ignore[override]
-        bot: Any = interaction.client
+        bot = services(interaction)
         info = await gm_info(bot, interaction, self.game_id)
         if info is None:
             return
@@ -48,10 +49,10 @@ class GameButton(discord.ui.DynamicItem[discord.ui.Button], template=r"am:(?P<ac
         with contextlib.suppress(discord.NotFound):  # the message may have gone with its channel
             await interaction.edit_original_response(content=result, view=None)
 
-    async def _resolvefull(self, bot: Any, interaction: discord.Interaction, info: Any, lng: str) -> str:
+    async def _resolvefull(self, bot: Services, interaction: discord.Interaction, info: Any, lng: str) -> str:
         return await self._resolve(bot, interaction, info, lng, full=True)
 
-    async def _resolve(self, bot: Any, interaction: discord.Interaction, info: Any, lng: str, *, full: bool = False) -> str:
+    async def _resolve(self, bot: Services, interaction: discord.Interaction, info: Any, lng: str, *, full: bool = False) -> str:
         """The GM's forced resolve; ``full``: the next phase lasts its whole length from now
         (recorded in the meta first, so a resolve cut short by a crash is redone the same way)."""
         if info.status != "running" or info.tick != self.tick:
@@ -81,24 +82,24 @@ class GameButton(discord.ui.DynamicItem[discord.ui.Button], template=r"am:(?P<ac
                                    deadline=f"<t:{at}:f> (<t:{at}:R>)")
         return result
 
-    async def _undo(self, bot: Any, interaction: discord.Interaction, info: Any, lng: str) -> str:
+    async def _undo(self, bot: Services, interaction: discord.Interaction, info: Any, lng: str) -> str:
         if info.status != "running":
             return text(lng, "err.undo_over")
         return await confirm_undo(bot, interaction, self.game_id, self.tick, lng)
 
-    async def _end(self, bot: Any, interaction: discord.Interaction, info: Any, lng: str) -> str:
+    async def _end(self, bot: Services, interaction: discord.Interaction, info: Any, lng: str) -> str:
         if info.status != "running":
             return text(lng, "gm.already_over")
         await bot.scheduler.end_now(self.game_id, interaction.user.id, safe.name(interaction.user.display_name))
         return text(lng, "gm.ended")
 
-    async def _archive(self, bot: Any, interaction: discord.Interaction, info: Any, lng: str) -> str:
+    async def _archive(self, bot: Services, interaction: discord.Interaction, info: Any, lng: str) -> str:
         await bot.store.update_meta(self.game_id, lambda m: m.update(archived=True))
         n = await bot.channel_manager.archive(await _info(bot, self.game_id))
         done = text(lng, "cleanup.archived", n=n)
         return done if info.meta.get("review_published") else done + "\n" + text(lng, "cleanup.archived_unpublished")
 
-    async def _delete(self, bot: Any, interaction: discord.Interaction, info: Any, lng: str) -> str | None:
+    async def _delete(self, bot: Services, interaction: discord.Interaction, info: Any, lng: str) -> str | None:
         """The game's channels deleted; None when the button was pressed in one of them (its
         message is gone with it, and Discord would refuse an edit of it: 404 Unknown Message)."""
         pressed_here = interaction.channel_id in {cid for _key, cid in bot.channel_manager.all_ids(info.meta)}
@@ -106,12 +107,12 @@ class GameButton(discord.ui.DynamicItem[discord.ui.Button], template=r"am:(?P<ac
         return None if pressed_here else text(lng, "cleanup.deleted", n=n)
 
 
-async def _info(bot: Any, game_id: str) -> Any:
+async def _info(bot: Services, game_id: str) -> Any:
     store = bot.store
     return store.info(game_id) if store.has(game_id) else await store.find(game_id)
 
 
-async def gm_info(bot: Any, interaction: discord.Interaction, game_id: str, *, loaded: bool = False) -> Any:
+async def gm_info(bot: Services, interaction: discord.Interaction, game_id: str, *, loaded: bool = False) -> Any:
     """The game of a GM's button, or None after refusing: no such game (``loaded``: not in
     memory either), or the one who pressed it is not its GM."""
     info = await _info(bot, game_id)
@@ -138,7 +139,7 @@ class BonusButton(discord.ui.DynamicItem[discord.ui.Button], template=r"amb:(?P<
         return cls(match["game"], int(match["pid"]), match["stat"], item.label or "OK")
 
     async def callback(self, interaction: discord.Interaction) -> None:  # type: ignore[override]
-        bot: Any = interaction.client
+        bot = services(interaction)
         info = await _info(bot, self.game_id)
         if info is None or not bot.store.has(self.game_id):
             await refuse(interaction, "err.no_game")
@@ -170,7 +171,7 @@ class AnonRefuseButton(discord.ui.DynamicItem[discord.ui.Button], template=r"amr
         return cls(match["game"], int(match["seq"]), item.label or "OK")
 
     async def callback(self, interaction: discord.Interaction) -> None:  # type: ignore[override]
-        bot: Any = interaction.client
+        bot = services(interaction)
         info = await gm_info(bot, interaction, self.game_id, loaded=True)
         if info is None:
             return
@@ -217,7 +218,7 @@ class PublishButton(discord.ui.DynamicItem[discord.ui.Button], template=r"amp:(?
         return cls(match["game"], item.label or "OK")
 
     async def callback(self, interaction: discord.Interaction) -> None:  # type: ignore[override]
-        bot: Any = interaction.client
+        bot = services(interaction)
         info = await gm_info(bot, interaction, self.game_id)
         if info is None:
             return

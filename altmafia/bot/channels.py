@@ -28,22 +28,27 @@ import asyncio
 import contextlib
 import logging
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 import discord
+from discord.http import HTTPClient
 
 from altmafia.text.i18n import Renderer, text
 from engine import Game, visibility
 from engine.visibility import NONE, RO, RW, ChannelView
+from storage import Store
 
 from . import permissions
 from .living import sync_living_role
+from .services import Delivering, own_id
 
 log = logging.getLogger(__name__)
 
 TEXT, CATEGORY = 0, 4
-ROLE, MEMBER = 0, 1
+ROLE: Final = 0
+MEMBER: Final = 1
 PER_CATEGORY = 50  # Discord's limit of channels in one category
 
 P = discord.Permissions
@@ -256,7 +261,7 @@ async def create(http: Any, guild_id: int, plan: list[ChannelSpec], known: dict[
 
 
 # ---- creating channels exactly once (the intent, then the channel, then its id) ---------------
-def carries(channel: dict[str, Any], intent: Any) -> bool:
+def carries(channel: Mapping[str, Any], intent: Any) -> bool:
     """Whether a channel of the guild's listing is an intent's: by the id recorded as soon as
     Discord answered the create (``Store.channel_made``); an intent whose answer never came is
     matched by its marker: its type, its name as Discord keeps it (:func:`discord_name`) and
@@ -270,8 +275,8 @@ def carries(channel: dict[str, Any], intent: Any) -> bool:
             and (int(parent) if parent else None) == intent.parent_id)
 
 
-async def create_intended(bot: Any, owner: str, guild_id: int, plan: list[ChannelSpec], known: dict[str, int],
-                          on_created: Any = None) -> dict[str, int]:
+async def create_intended(store: Store, http: HTTPClient, owner: str, guild_id: int, plan: list[ChannelSpec],
+                          known: dict[str, int], on_created: Any = None) -> dict[str, int]:
     """:func:`create` with the intent recorded first (``Store.intend_channel``), so that a crash
     between creating a channel and saving its id never leaves a second one: a key whose intent
     was already recorded (an attempt cut short) is first looked for in the guild's channels and
@@ -280,9 +285,8 @@ async def create_intended(bot: Any, owner: str, guild_id: int, plan: list[Channe
     A channel of ``plan`` already in ``known`` (made by an attempt cut short) gets its
     overwrites past the first 100 put again too: the attempt may have stopped before them.
     ``owner``: the lobby (= game) id."""
-    store, http = bot.store, bot.http
     ids = dict(known)
-    listing: list[dict[str, Any]] | None = None
+    listing: list[Mapping[str, Any]] | None = None
 
     async def made(key: str, cid: int) -> None:
         await store.channel_made(owner, key, cid)
@@ -320,18 +324,17 @@ async def create_intended(bot: Any, owner: str, guild_id: int, plan: list[Channe
     return ids
 
 
-async def reconcile(bot: Any) -> dict[str, int]:
+async def reconcile(store: Store, http: HTTPClient) -> dict[str, int]:
     """At start, before anything is delivered: every channel intent left open by a crash. A
     channel created and not saved is adopted into its game's meta (or its lobby); a copy next
     to a saved one, or a channel whose game and lobby are both gone, is deleted. Returns the
     counts (``adopted``, ``deleted``, ``settled``)."""
-    store = bot.store
     counts = {"adopted": 0, "deleted": 0, "settled": 0}
     intents = await store.channel_intents()
     if not intents:
         return counts
     lobbies = await store.lobbies()
-    listings: dict[int, list[dict[str, Any]]] = {}
+    listings: dict[int, list[Mapping[str, Any]]] = {}
     for intent in intents:
         owner, key = intent.owner_id, intent.channel_key
         info = store.info(owner) if store.has(owner) else await store.find(owner)
@@ -339,7 +342,7 @@ async def reconcile(bot: Any) -> dict[str, int]:
         saved = info.meta.get("channels", {}) if info is not None else (lobby.get("channels", {}) if lobby is not None else None)
         if intent.guild_id not in listings:
             try:
-                listings[intent.guild_id] = list(await bot.http.get_all_guild_channels(intent.guild_id))
+                listings[intent.guild_id] = list(await http.get_all_guild_channels(intent.guild_id))
             except discord.HTTPException as exc:
                 log.warning("guild %s: channels not listed (%s); intents left for the next start", intent.guild_id, exc)
                 listings[intent.guild_id] = []
@@ -348,13 +351,13 @@ async def reconcile(bot: Any) -> dict[str, int]:
         keep = saved.get(key) if saved is not None else None
         if saved is not None and keep is None and matches:
             keep = matches[0]
-            await adopt(bot, owner, key, keep, intent.parent_id, is_game=info is not None)
+            await adopt(store, owner, key, keep, intent.parent_id, is_game=info is not None)
             counts["adopted"] += 1
         for cid in matches:
             if cid != keep:
                 log.warning("%s: deleting orphan channel %s (%s)", owner, key, cid)
                 with contextlib.suppress(discord.NotFound):
-                    await bot.http.delete_channel(cid, reason="altmafia: orphan")
+                    await http.delete_channel(cid, reason="altmafia: orphan")
                 counts["deleted"] += 1
         if keep is not None or saved is None:
             await store.settle_channel(owner, key, int(keep) if keep is not None else None)
@@ -362,10 +365,10 @@ async def reconcile(bot: Any) -> dict[str, int]:
     return counts
 
 
-async def adopt(bot: Any, owner: str, key: str, cid: int, parent_id: int | None, *, is_game: bool) -> None:
+async def adopt(store: Store, owner: str, key: str, cid: int, parent_id: int | None, *, is_game: bool) -> None:
     """Save a channel found by its intent as the owner's (the game's meta, or the lobby's)."""
     if not is_game:
-        await bot.store.update_lobby(owner, lambda data: data.setdefault("channels", {}).update({key: cid}))
+        await store.update_lobby(owner, lambda data: data.setdefault("channels", {}).update({key: cid}))
         return
 
     def record(m: dict[str, Any]) -> None:
@@ -376,7 +379,7 @@ async def adopt(bot: Any, owner: str, key: str, cid: int, parent_id: int | None,
         if key.startswith("category") and key not in m.get("categories", ["category"]):
             m["categories"] = [*m.get("categories", ["category"]), key]
 
-    await bot.store.update_meta(owner, record)
+    await store.update_meta(owner, record)
 
 
 def free_category(parents: dict[str, str], order: list[str]) -> str | None:
@@ -432,15 +435,18 @@ class ChannelManager:
     meta: ``channels`` key -> id, ``parents`` channel key -> category key, ``access`` channel
     key -> {user id: rw/ro/-} as last set)."""
 
-    def __init__(self, bot: Any) -> None:
-        self.bot = bot
+    def __init__(self, store: Store, deliverer: Delivering, client: discord.Client) -> None:
+        self.store = store
+        self.deliverer = deliverer
+        #: the bot's connection: its REST calls and its own id
+        self.client = client
         self._locks: dict[str, asyncio.Lock] = {}
         #: a sync's record handed to a delivery and perhaps not committed yet, by game
         self._unsaved: dict[str, Unsaved] = {}
 
     @property
-    def http(self) -> Any:
-        return self.bot.http
+    def http(self) -> HTTPClient:
+        return self.client.http
 
     def audience(self, info: Any, game: Game | None = None) -> Audience:
         """Who is who: the seats' holders as the engine has them (a substitution hands a seat
@@ -452,7 +458,7 @@ class ChannelManager:
             players = {seat: int(p["user_id"]) for seat, p in enumerate(info.players) if p.get("user_id")}
         return Audience(
             guild_id=int(info.guild_id),
-            bot_id=self.bot.user.id,
+            bot_id=own_id(self.client.user),
             gms=[int(u) for u in info.gm_user_ids],
             gm_role=meta.get("gm_role"),
             players=players,
@@ -484,10 +490,10 @@ class ChannelManager:
             unsaved = Unsaved(changes)
             try:
                 # the server role of the living (a lobby option); its holders recorded with the rest
-                await sync_living_role(self.bot, game_id, None if commit else changes)
+                await sync_living_role(self.store, self.deliverer, self.http, game_id, None if commit else changes)
             except BaseException:
                 if changes:  # what was put is recorded as before, whatever failed after it
-                    await self.bot.store.update_meta(game_id, unsaved)
+                    await self.store.update_meta(game_id, unsaved)
                     unsaved.committed()
                 raise
             if not changes:
@@ -500,13 +506,13 @@ class ChannelManager:
         channel change of the game comes first: it must diff against what Discord has)."""
         record = self._unsaved.pop(game_id, None)
         if record is not None and not record.saved:
-            await self.bot.store.update_meta(game_id, record)
+            await self.store.update_meta(game_id, record)
             record.committed()
 
     async def _sync(self, game_id: str, commit: bool = True) -> Any:
         """The overwrites put; their record committed, or (``commit=False``, no channel
         created) returned as a meta change for the caller to commit; None: nothing to record."""
-        store = self.bot.store
+        store = self.store
         if not store.has(game_id):
             return None
         await self._save_unsaved(game_id)
@@ -548,7 +554,7 @@ class ChannelManager:
                     cat = f"category:{n}"
                     title = meta.get("title", "altmafia")
                     spec = ChannelSpec(cat, f"{title} ({n})"[:100], CATEGORY, aud.base())
-                    made = await create_intended(self.bot, game_id, aud.guild_id, [spec], channels)
+                    made = await create_intended(self.store, self.http, game_id, aud.guild_id, [spec], channels)
                     created.update({k: v for k, v in made.items() if k not in channels})
                     channels.update(made)
                     order.append(cat)
@@ -561,7 +567,7 @@ class ChannelManager:
                 else:
                     name = text(lang, "channel.faction", fid=Renderer(game, lang).faction(fid))
                 spec = ChannelSpec(key, slug(name), TEXT, aud.with_access(want), parent=cat)
-                made = await create_intended(self.bot, game_id, aud.guild_id, [spec], channels)
+                made = await create_intended(self.store, self.http, game_id, aud.guild_id, [spec], channels)
                 created.update({k: v for k, v in made.items() if k not in channels})
                 channels.update(made)
                 parents[key] = new_parents[key] = cat
@@ -594,7 +600,7 @@ class ChannelManager:
 
     async def add_spectator(self, game_id: str, user_id: int) -> None:
         async with self.lock(game_id):
-            store = self.bot.store
+            store = self.store
             await self._save_unsaved(game_id)
             meta = store.info(game_id).meta
             if user_id in meta.get("spectators", []):
@@ -617,7 +623,7 @@ class ChannelManager:
 
     async def remove_spectator(self, game_id: str, user_id: int) -> bool:
         """The GM takes a spectator away: they read none of the game's channels any more."""
-        store = self.bot.store
+        store = self.store
         if user_id not in store.info(game_id).meta.get("spectators", []):
             return False
 
@@ -636,7 +642,7 @@ class ChannelManager:
     async def archive(self, info: Any) -> int:
         """Every channel becomes read-only, writable by the GMs only; who reads it follows the
         GM's choice at the end (:func:`archive_access`)."""
-        store = self.bot.store
+        store = self.store
         aud = self.audience(info, store.game(info.game_id) if store.has(info.game_id) else None)
         n = 0
         for key, cid in self.all_ids(info.meta):

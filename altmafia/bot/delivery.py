@@ -53,6 +53,7 @@ from storage import Delivery, GameInfo, Part, Post, part_nonce
 from . import panel
 from .buttons import GameButton, PublishButton, bonus_view, event_view
 from .living import phase_announcement
+from .services import Services, own_id
 from .spectators import request_view
 
 log = logging.getLogger(__name__)
@@ -157,7 +158,7 @@ def _committed(fn: Any) -> None:
 
 
 class Deliverer:
-    def __init__(self, bot: Any) -> None:
+    def __init__(self, bot: Services) -> None:
         self.bot = bot
         self.lock = asyncio.Lock()
         #: messages sent, by (game id, channel key): what tests count
@@ -177,7 +178,7 @@ class Deliverer:
         ``committed()`` is called once it is committed."""
         if meta is not None and game_id is None:
             raise ValueError("a meta change rides only on the flush of its own game")
-        carry = [(game_id, meta)] if meta is not None else []
+        carry: list[tuple[str, Any]] = [(game_id, meta)] if meta is not None and game_id is not None else []
         try:
             async with self.lock:
                 return await self._flush(game_id, extra, carry)
@@ -487,7 +488,7 @@ class Deliverer:
         since = attempt_snowflake(part.last_attempt_at)
         if since is None:
             return None  # no time of an attempt: nothing could tell its message from an older one
-        me = self.bot.user.id
+        me = own_id(self.bot.user)
         found = [m.id async for m in channel.history(limit=HISTORY, after=discord.Object(since - 1))
                  if m.id >= since and m.author.id == me and m.content == part.content]
         if not found:

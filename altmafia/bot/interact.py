@@ -24,6 +24,8 @@ from altmafia.text.split import split
 from engine import ActionError, Game
 from engine.state import Player
 
+from .services import Services
+
 log = logging.getLogger(__name__)
 
 SEAT = re.compile(r"[0-9]{1,4}")  # a seat sent by the autocomplete: a few ASCII digits
@@ -61,7 +63,8 @@ class CatalogTranslator(app_commands.Translator):
 
 # ---- replies -------------------------------------------------------------------------------
 def lang(interaction: discord.Interaction) -> str:
-    return lang_of(interaction.locale, getattr(interaction.client, "settings", None) and interaction.client.settings.lang or "ru")
+    settings = getattr(interaction.client, "settings", None)
+    return lang_of(interaction.locale, settings and settings.lang or "ru")
 
 
 #: how long a command may work before it acknowledges the interaction with a deferral
@@ -165,7 +168,7 @@ async def defer(interaction: discord.Interaction, *, ephemeral: bool = True) -> 
 
 
 # ---- which game, which player ----------------------------------------------------------------
-def channel_game(bot: Any, interaction: discord.Interaction) -> str | None:
+def channel_game(bot: Services, interaction: discord.Interaction) -> str | None:
     """The game whose channel (or category) this interaction was used in, running or
     finished (``Store.game_of_channel``); None in a channel that belongs to no game."""
     store = bot.store
@@ -175,12 +178,12 @@ def channel_game(bot: Any, interaction: discord.Interaction) -> str | None:
     return gid
 
 
-def is_running(bot: Any, game_id: str) -> bool:
+def is_running(bot: Services, game_id: str) -> bool:
     store = bot.store
     return store.has(game_id) and store.info(game_id).status == "running"
 
 
-def games_here(bot: Any, interaction: discord.Interaction) -> list[str]:
+def games_here(bot: Services, interaction: discord.Interaction) -> list[str]:
     """Running games this interaction belongs to.
 
     In a game's channel: that game, and only it (none once it is over: the answer is then
@@ -198,7 +201,7 @@ def games_here(bot: Any, interaction: discord.Interaction) -> list[str]:
     ]
 
 
-async def refuse_here(bot: Any, interaction: discord.Interaction, gids: list[str], none_key: str = "err.no_game") -> None:
+async def refuse_here(bot: Services, interaction: discord.Interaction, gids: list[str], none_key: str = "err.no_game") -> None:
     """The refusal when ``games_here`` did not give exactly one game: the game of this channel
     is over, no game, or several."""
     if not gids and channel_game(bot, interaction) is not None:
@@ -207,7 +210,7 @@ async def refuse_here(bot: Any, interaction: discord.Interaction, gids: list[str
         await refuse(interaction, none_key if not gids else "err.many_games")
 
 
-def seated(bot: Any, game_id: str, user_id: int) -> bool:
+def seated(bot: Services, game_id: str, user_id: int) -> bool:
     """Whether the member holds a seat of the game now (the engine's holders: a substitution
     hands a seat over)."""
     return player_of(bot.store.game(game_id), user_id) is not None
@@ -217,7 +220,7 @@ def player_of(game: Game, user_id: int) -> Player | None:
     return next((p for p in game.state.players if p.user_id == user_id), None)
 
 
-def is_gm(bot: Any, interaction: discord.Interaction, gm_user_ids: list[int], players: Iterable[dict[str, Any]] = ()) -> bool:
+def is_gm(bot: Services, interaction: discord.Interaction, gm_user_ids: list[int], players: Iterable[dict[str, Any]] = ()) -> bool:
     """The game's GMs, plus members holding the server's GM role (``ALTMAFIA_GM_ROLE``); never
     one of the game's ``players`` (a GM of a game never plays in it, a player is never its GM)."""
     user = interaction.user
@@ -228,7 +231,7 @@ def is_gm(bot: Any, interaction: discord.Interaction, gm_user_ids: list[int], pl
     return holds_gm_role(bot, user)
 
 
-def holds_gm_role(bot: Any, user: Any) -> bool:
+def holds_gm_role(bot: Services, user: Any) -> bool:
     """Whether a member holds the server's GM role (by id or by name)."""
     role = bot.settings.gm_role
     if role and isinstance(user, discord.Member):
@@ -236,7 +239,7 @@ def holds_gm_role(bot: Any, user: Any) -> bool:
     return False
 
 
-async def one_game(bot: Any, interaction: discord.Interaction) -> str | None:
+async def one_game(bot: Services, interaction: discord.Interaction) -> str | None:
     """The one game meant here, or None after an ephemeral refusal that says why."""
     found = games_here(bot, interaction)
     if len(found) != 1:
@@ -245,7 +248,7 @@ async def one_game(bot: Any, interaction: discord.Interaction) -> str | None:
     return found[0]
 
 
-async def as_player(bot: Any, interaction: discord.Interaction) -> tuple[str, Game, Player] | None:
+async def as_player(bot: Services, interaction: discord.Interaction) -> tuple[str, Game, Player] | None:
     gid = await one_game(bot, interaction)
     if gid is None:
         return None
@@ -258,7 +261,7 @@ async def as_player(bot: Any, interaction: discord.Interaction) -> tuple[str, Ga
     return gid, game, p
 
 
-async def remember_lang(bot: Any, gid: str, pid: int, interaction: discord.Interaction) -> None:
+async def remember_lang(bot: Services, gid: str, pid: int, interaction: discord.Interaction) -> None:
     """A player's news are written in the language of their Discord client, as last seen."""
     info = bot.store.info(gid)
     now = lang_of(interaction.locale, info.meta.get("lang", "ru"))
@@ -266,7 +269,7 @@ async def remember_lang(bot: Any, gid: str, pid: int, interaction: discord.Inter
         await bot.store.update_meta(gid, lambda meta: meta.setdefault("langs", {}).update({str(pid): now}))
 
 
-async def as_gm(bot: Any, interaction: discord.Interaction) -> tuple[str, Game] | None:
+async def as_gm(bot: Services, interaction: discord.Interaction) -> tuple[str, Game] | None:
     gid = await one_game(bot, interaction)
     if gid is None:
         return None

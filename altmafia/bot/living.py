@@ -15,8 +15,12 @@ import logging
 from typing import Any
 
 import discord
+from discord.http import HTTPClient
 
 from altmafia.text.i18n import Renderer, text
+from storage import Store
+
+from .services import Delivering
 
 log = logging.getLogger(__name__)
 
@@ -26,11 +30,11 @@ def can_manage_roles(guild: discord.Guild | None) -> bool:
     return bool(me is not None and me.guild_permissions.manage_roles)
 
 
-async def sync_living_role(bot: Any, game_id: str, record: list[Any] | None = None) -> None:
+async def sync_living_role(store: Store, deliverer: Delivering, http: HTTPClient, game_id: str,
+                           record: list[Any] | None = None) -> None:
     """Give the living players the role and take it from the rest; ``living_holders`` records
     who has it, committed here or, with ``record`` (a list), appended to it as a meta change for
     the caller to commit (the channel sync of a resolve: with the delivery's marks)."""
-    store = bot.store
     if not store.has(game_id):
         return
     info = store.info(game_id)
@@ -40,13 +44,13 @@ async def sync_living_role(bot: Any, game_id: str, record: list[Any] | None = No
     rid = meta.get("living_role")
     if rid is None:
         try:
-            made = await bot.http.create_role(int(info.guild_id), name=text(meta.get("lang", "ru"), "living.role_name",
+            made = await http.create_role(int(info.guild_id), name=text(meta.get("lang", "ru"), "living.role_name",
                                                                           title=meta.get("title", ""))[:100], mentionable=True)
         except discord.HTTPException as exc:
             log.warning("game %s: the role of the living cannot be made: %s", game_id, exc)
             if not meta.get("living_role_failed"):
                 await store.update_meta(game_id, lambda m: m.update(living_role_failed=True))
-                await bot.deliverer.post(game_id, "gm", text(meta.get("lang", "ru"), "living.role_failed"), once="living:failed")
+                await deliverer.post(game_id, "gm", text(meta.get("lang", "ru"), "living.role_failed"), once="living:failed")
             return
         rid = int(made["id"])
         await store.update_meta(game_id, lambda m: m.update(living_role=rid))
@@ -57,11 +61,11 @@ async def sync_living_role(bot: Any, game_id: str, record: list[Any] | None = No
     try:
         for uid in want:
             if uid not in have:
-                await bot.http.add_role(int(info.guild_id), uid, rid, reason="altmafia: living player")
+                await http.add_role(int(info.guild_id), uid, rid, reason="altmafia: living player")
                 done.append(uid)
         for uid in have:
             if uid not in want:
-                await bot.http.remove_role(int(info.guild_id), uid, rid, reason="altmafia: out of play")
+                await http.remove_role(int(info.guild_id), uid, rid, reason="altmafia: out of play")
                 done.remove(uid)
     finally:
         if sorted(done) != sorted(have):
@@ -72,13 +76,12 @@ async def sync_living_role(bot: Any, game_id: str, record: list[Any] | None = No
                 record.append(lambda m: m.update(living_holders=holders))
 
 
-async def announce_phase(bot: Any, game_id: str) -> None:
+async def announce_phase(store: Store, deliverer: Delivering, game_id: str) -> None:
     """«<@&role> Началась фаза …» in the public channel, once per phase begun (the key names
     the journal entry that began it, so a phase begun again after an undo is announced again)."""
-    store = bot.store
     found = phase_announcement(store.game(game_id), store.info(game_id))
     if found is not None:
-        await bot.deliverer.post(game_id, "public", found[0], once=found[1])
+        await deliverer.post(game_id, "public", found[0], once=found[1])
 
 
 def phase_announcement(game: Any, info: Any) -> tuple[str, str] | None:

@@ -45,6 +45,7 @@ from .deadlines import card_times_line, first_deadline, min_minutes, now, period
 from .living import announce_phase
 from .notice import dead_intro
 from .rulesets import of_lobby
+from .services import Services, own_id
 
 log = logging.getLogger(__name__)
 
@@ -124,7 +125,7 @@ def unique_name(lobby: dict[str, Any], wanted: str, lang: str | None = None) -> 
     return name
 
 
-def gm_role_id(bot: Any, guild_id: int) -> int | None:
+def gm_role_id(bot: Services, guild_id: int) -> int | None:
     role = bot.settings.gm_role
     if not role:
         return None
@@ -171,7 +172,7 @@ def check(lobby: dict[str, Any], rules: Ruleset) -> Game:
         raise LobbyError("lobby.cannot_start", why=str(exc)) from exc
 
 
-def check_room(bot: Any, guild_id: int, plan: list[Any], known: dict[str, int], extra: int = 0) -> None:
+def check_room(bot: Services, guild_id: int, plan: list[Any], known: dict[str, int], extra: int = 0) -> None:
     """Refuse (a LobbyError) a start Discord would refuse half-way: the bot lacks a permission
     of its invite on the server, or the server has no room for the game's new channels (its
     categories included, and ``extra``: those the ruleset opens from the start; the channels a
@@ -190,7 +191,7 @@ def check_room(bot: Any, guild_id: int, plan: list[Any], known: dict[str, int], 
                          remove=have + need - GUILD_CHANNELS)
 
 
-async def still_there(bot: Any, guild_id: int, known: dict[str, int]) -> dict[str, int]:
+async def still_there(bot: Services, guild_id: int, known: dict[str, int]) -> dict[str, int]:
     """The channels a start cut short made, less any gone since (deleted by hand, or by a
     roll-back cut short): those are made again."""
     if not known:
@@ -199,7 +200,7 @@ async def still_there(bot: Any, guild_id: int, known: dict[str, int]) -> dict[st
     return {k: v for k, v in known.items() if int(v) in listing}
 
 
-async def roll_back(bot: Any, lobby_id: str, guild_id: int, made: dict[str, int]) -> None:
+async def roll_back(bot: Services, lobby_id: str, guild_id: int, made: dict[str, int]) -> None:
     """Undo a start Discord refused: every channel it (or an attempt before) made is deleted,
     children before their categories, a channel created whose id was never saved too (found by
     its intent); the intents are settled and the lobby is open again. Deleting twice is
@@ -237,7 +238,7 @@ def refusal(exc: discord.HTTPException) -> str:
     return str(exc.text or exc.status)[:300]
 
 
-async def start(bot: Any, lobby_id: str, lobby: dict[str, Any]) -> str:
+async def start(bot: Services, lobby_id: str, lobby: dict[str, Any]) -> str:
     """Start the lobby's game; returns its id (the lobby's). A LobbyError (the lobby open again,
     nothing left made) when the server cannot take the game or Discord refused a step before
     the game was committed (:class:`StartFailed`)."""
@@ -249,7 +250,7 @@ async def start(bot: Any, lobby_id: str, lobby: dict[str, Any]) -> str:
         lang = lobby["lang"]
         title = f"{getattr(game.rules.names, lang)} #{lobby_id}"
         aud = Audience(
-            guild_id=guild_id, bot_id=bot.user.id, gms=list(lobby["gms"]), gm_role=gm_role_id(bot, guild_id),
+            guild_id=guild_id, bot_id=own_id(bot.user), gms=list(lobby["gms"]), gm_role=gm_role_id(bot, guild_id),
             players={seat: p["user_id"] for seat, p in enumerate(lobby["players"])}, spectators=list(lobby["spectators"]),
         )
         plan = game_plan(title, lang, aud, {seat: p["name"] for seat, p in enumerate(lobby["players"])}, game)
@@ -260,7 +261,7 @@ async def start(bot: Any, lobby_id: str, lobby: dict[str, Any]) -> str:
             known[key] = cid
             await store.update_lobby(lobby_id, lambda data: data.setdefault("channels", {}).update({key: cid}))
 
-        channels = await create_intended(bot, lobby_id, guild_id, plan, known, keep)
+        channels = await create_intended(bot.store, bot.http, lobby_id, guild_id, plan, known, keep)
         await commit_game(bot, lobby_id, lobby, game, title, aud, plan, channels)
     except LobbyError:
         await roll_back(bot, lobby_id, guild_id, known)
@@ -273,12 +274,12 @@ async def start(bot: Any, lobby_id: str, lobby: dict[str, Any]) -> str:
     await bot.channel_manager.sync(lobby_id)  # channels the ruleset opens from the start (the Mafia's first night)
     await post_cards(bot, lobby_id)
     await post_briefing(bot, lobby_id)
-    await announce_phase(bot, lobby_id)
+    await announce_phase(bot.store, bot.deliverer, lobby_id)
     bot.scheduler.poke()
     return lobby_id
 
 
-async def commit_game(bot: Any, lobby_id: str, lobby: dict[str, Any], game: Game, title: str, aud: Audience,
+async def commit_game(bot: Services, lobby_id: str, lobby: dict[str, Any], game: Game, title: str, aud: Audience,
                       plan: list[Any], channels: dict[str, int]) -> None:
     """The game committed with its channels, first deadline and meta (the lobby's id is its)."""
     store = bot.store
@@ -304,7 +305,7 @@ async def commit_game(bot: Any, lobby_id: str, lobby: dict[str, Any], game: Game
     )
 
 
-async def post_cards(bot: Any, game_id: str) -> None:
+async def post_cards(bot: Services, game_id: str) -> None:
     """Each player's role card in their hidden channel; the table in the GM channel; the start
     in the public and spectator channels."""
     store = bot.store
@@ -353,7 +354,7 @@ def schedule(game: Game, tz: str, first: Any, min_minutes: int, count: int) -> l
     return ends
 
 
-def gm_commands(bot: Any) -> list[str]:
+def gm_commands(bot: Services) -> list[str]:
     """Every GM command of a game registered by the bot (``/gm …``, and ``/lobby start`` and
     ``end``), by qualified name (``gm resolve``), in the order they are registered; not the
     server's rulesets (``/gm ruleset …``, a subgroup: no game's business)."""
@@ -363,7 +364,7 @@ def gm_commands(bot: Any) -> list[str]:
         c.qualified_name for c in getattr(group, "commands", []) if not isinstance(c, discord.app_commands.Group)]
 
 
-async def post_briefing(bot: Any, game_id: str) -> None:
+async def post_briefing(bot: Services, game_id: str) -> None:
     """The GM channel's briefing at the start (once): the schedule of phases in the game's time
     zone, the GM commands, what GM tasks are and how to settle them. A start cut short before
     it posts it at the next start of the bot (``meta.briefed``, still in the first phase)."""
@@ -377,10 +378,10 @@ async def post_briefing(bot: Any, game_id: str) -> None:
     body = briefing(game, lang, info.meta.get("title", game_id), tz, ends, gm_commands(bot))
     await bot.deliverer.post(game_id, "gm", body, once="start:briefing")
     await bot.store.update_meta(game_id, lambda meta: meta.update(briefed=True))
-    await dead_intro(bot, game_id)  # the channel of the dead, made at the start, says what it is
+    await dead_intro(bot.store, bot.deliverer, game_id)  # the channel of the dead, made at the start, says what it is
 
 
-async def settle_seats(bot: Any, game_id: str) -> None:
+async def settle_seats(bot: Services, game_id: str) -> None:
     """After a substitution (or at a restart that cut one short): a member who now holds a seat
     is no spectator any more, every channel's access follows the engine's seat holders (the
     old member loses it in the same sync), and a seat whose holder has not had its role card

@@ -16,11 +16,13 @@ from altmafia.text.i18n import Renderer, text
 from engine import ActionError, Game
 from storage import Command
 
+from .services import Services
+
 #: the longest message a player may send (a slash option, a form's text)
 MAX_TEXT = 1500
 
 
-async def send_pm(bot: Any, interaction: discord.Interaction, to: str, message: str) -> bool:
+async def send_pm(bot: Services, interaction: discord.Interaction, to: str, message: str) -> bool:
     """Send a PM as ``/pm send`` does, whatever control asked; True if the engine took it."""
     found = await as_player(bot, interaction)
     if found is None:
@@ -71,7 +73,7 @@ def recipients(game: Game, pid: int) -> list[int]:
 class PmForm(discord.ui.Modal):
     """A PM in a form: the recipient (a select) and the text (several lines)."""
 
-    def __init__(self, bot: Any, game: Game, pid: int, lng: str) -> None:
+    def __init__(self, bot: Services, game: Game, pid: int, lng: str) -> None:
         super().__init__(title=text(lng, "form.letter_title" if game.rules.mail else "form.pm_title")[:45], timeout=None)
         self.bot = bot
         options = [discord.SelectOption(label=game.player(q).name[:100], value=str(q)) for q in recipients(game, pid)][:25]
@@ -85,7 +87,7 @@ class PmForm(discord.ui.Modal):
         await send_pm(self.bot, interaction, self.to.values[0], self.body.value)
 
 
-async def open_pm_form(bot: Any, interaction: discord.Interaction) -> None:
+async def open_pm_form(bot: Services, interaction: discord.Interaction) -> None:
     """Open the PM form for the player who asked (refused, like ``/pm send``, to anyone else)."""
     found = await as_player(bot, interaction)
     if found is None:
@@ -97,7 +99,7 @@ async def open_pm_form(bot: Any, interaction: discord.Interaction) -> None:
     await interaction.response.send_modal(PmForm(bot, game, p.pid, lang(interaction)))
 
 
-async def post_anon(bot: Any, interaction: discord.Interaction, message: str) -> bool:
+async def post_anon(bot: Services, interaction: discord.Interaction, message: str) -> bool:
     """Queue an anonymous post as ``/anon post`` does, whatever control asked."""
     found = await as_player(bot, interaction)
     if found is None:
@@ -120,7 +122,7 @@ async def post_anon(bot: Any, interaction: discord.Interaction, message: str) ->
 class AnonForm(discord.ui.Modal):
     """An anonymous post in a form: its text, several lines."""
 
-    def __init__(self, bot: Any, lng: str) -> None:
+    def __init__(self, bot: Services, lng: str) -> None:
         super().__init__(title=text(lng, "form.anon_title")[:45], timeout=None)
         self.bot = bot
         self.body: discord.ui.TextInput[Any] = discord.ui.TextInput(custom_id="text", style=discord.TextStyle.paragraph,
@@ -131,7 +133,7 @@ class AnonForm(discord.ui.Modal):
         await post_anon(self.bot, interaction, self.body.value)
 
 
-async def open_anon_form(bot: Any, interaction: discord.Interaction) -> None:
+async def open_anon_form(bot: Services, interaction: discord.Interaction) -> None:
     """Open the anonymous post form for a player of the game here."""
     if await as_player(bot, interaction) is None:
         return

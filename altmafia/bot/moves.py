@@ -25,6 +25,8 @@ from altmafia.text.i18n import Renderer, text
 from engine import ActionError, Game, LegalAction
 from storage import Command
 
+from .services import Services
+
 SEP = "|"
 
 
@@ -62,7 +64,7 @@ def find_legal(game: Game, pid: int, value: str | None) -> LegalAction | None:
     return None
 
 
-async def submit_action(bot: Any, interaction: discord.Interaction, ability: str, targets_given: list[str | None],
+async def submit_action(bot: Services, interaction: discord.Interaction, ability: str, targets_given: list[str | None],
                         option: str | None = None, for_: str | None = None) -> bool:
     """Submit (or replace) an action as ``/action submit`` does, whatever control asked (the
     slash command, the panel): the same engine command, the same answers. True if accepted."""
@@ -131,7 +133,7 @@ async def submit_action(bot: Any, interaction: discord.Interaction, ability: str
         return True
 
 
-async def cancel_action(bot: Any, interaction: discord.Interaction, which: str | None = None) -> bool:
+async def cancel_action(bot: Services, interaction: discord.Interaction, which: str | None = None) -> bool:
     """Take a submitted action back as ``/action cancel`` does, whatever control asked."""
     found = await as_player(bot, interaction)
     if found is None:

@@ -15,17 +15,18 @@ Also here: the intro of the channel of the dead, posted once when the channel ex
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 import discord
 
 from altmafia.text.i18n import text
-from storage import Post, part_nonce
+from storage import Post, Store, part_nonce
+
+from .services import Delivering, Services
 
 log = logging.getLogger(__name__)
 
 
-async def dm_channel(bot: Any, user_id: int) -> int | None:
+async def dm_channel(bot: Services, user_id: int) -> int | None:
     """The id of the bot's DM channel with a user (opened if need be), or None."""
     try:
         user = bot.get_user(user_id) or await bot.fetch_user(user_id)
@@ -36,7 +37,7 @@ async def dm_channel(bot: Any, user_id: int) -> int | None:
     return channel.id
 
 
-async def tell_privately(bot: Any, game_id: str, user_id: int, content: str, once: str) -> bool:
+async def tell_privately(bot: Services, game_id: str, user_id: int, content: str, once: str) -> bool:
     """``content`` to the member by DM, through the outbox, once (``once``: its key within the
     game). True if it reached them; otherwise the GM channel is told (once) that it did not."""
     store = bot.store
@@ -56,12 +57,11 @@ async def tell_privately(bot: Any, game_id: str, user_id: int, content: str, onc
     return False
 
 
-async def dead_intro(bot: Any, game_id: str) -> None:
+async def dead_intro(store: Store, deliverer: Delivering, game_id: str) -> None:
     """The channel of the dead says what it is, once, as soon as it exists."""
-    store = bot.store
     if not store.has(game_id):
         return
     info = store.info(game_id)
     if "dead" not in info.meta.get("channels", {}):
         return
-    await bot.deliverer.post(game_id, "dead", text(info.meta.get("lang", "ru"), "notice.dead_intro"), once="dead:intro")
+    await deliverer.post(game_id, "dead", text(info.meta.get("lang", "ru"), "notice.dead_intro"), once="dead:intro")

@@ -43,6 +43,7 @@ from .moves import (
     number_values,
     submit_action,
 )
+from .services import Services, services
 
 ID = r"(?P<game>[0-9a-zA-Z_-]+):(?P<pid>\d+):(?P<tick>-?\d+)"
 MAX_OPTIONS = 25  # Discord's limit of a select's options
@@ -190,7 +191,7 @@ def panel_batch(game_id: str, tick: int, pid: int) -> str:
     return f"{game_id}/panel:{tick}:{pid}>player:{pid}"
 
 
-async def post_panels(bot: Any, game_id: str) -> None:
+async def post_panels(bot: Services, game_id: str) -> None:
     """Each living seat's panel of the current phase, once (a restart or a second call posts
     nothing new)."""
     store = bot.store
@@ -221,7 +222,7 @@ def panel_of(game: Game, info: Any, pid: int) -> tuple[str, str, str, str] | Non
 async def _seat(interaction: discord.Interaction, game_id: str, pid: int, tick: int) -> Game | None:
     """The game of a panel control, or None after refusing: no such game, over, not this seat's
     member (another player, a spectator), out of the game, or a panel of an old phase."""
-    bot: Any = interaction.client
+    bot = services(interaction)
     store = bot.store
     if not store.has(game_id):
         await refuse(interaction, "err.no_game")
@@ -266,7 +267,7 @@ def news_above(old: str, content: str, limit: int = 2000) -> str:
 
 async def _redraw(interaction: discord.Interaction, game_id: str, pid: int, tick: int, draft: dict[str, Any]) -> None:
     """Show the panel as it is now (after a choice: its response; after a command: an edit)."""
-    bot: Any = interaction.client
+    bot = services(interaction)
     if not bot.store.has(game_id) or bot.store.info(game_id).status != "running" or bot.store.game(game_id).state.tick != tick:
         return  # the phase ended meanwhile (an early end): the new phase has its own panel
     game = bot.store.game(game_id)
@@ -281,7 +282,7 @@ async def _redraw(interaction: discord.Interaction, game_id: str, pid: int, tick
             await interaction.message.edit(content=content, view=view)
 
 
-async def _save(bot: Any, game_id: str, pid: int, draft: dict[str, Any] | None) -> None:
+async def _save(bot: Services, game_id: str, pid: int, draft: dict[str, Any] | None) -> None:
     def put(meta: dict[str, Any]) -> None:
         panels = meta.setdefault("panel", {})
         if draft is None:
@@ -304,7 +305,7 @@ class PanelSelect(discord.ui.DynamicItem[discord.ui.Select], template=r"amx:(?P<
         return cls(match["kind"], match["game"], int(match["pid"]), int(match["tick"]), item.options, item.placeholder)
 
     async def callback(self, interaction: discord.Interaction) -> None:  # type: ignore[override]
-        bot: Any = interaction.client
+        bot = services(interaction)
         game = await _seat(interaction, self.game_id, self.pid, self.tick)
         if game is None:
             return
@@ -362,7 +363,7 @@ class PanelButton(discord.ui.DynamicItem[discord.ui.Button], template=r"amy:(?P<
         return cls(match["kind"], match["game"], int(match["pid"]), int(match["tick"]), item.label or "OK", item.style)
 
     async def callback(self, interaction: discord.Interaction) -> None:  # type: ignore[override]
-        bot: Any = interaction.client
+        bot = services(interaction)
         game = await _seat(interaction, self.game_id, self.pid, self.tick)
         if game is None:
             return
@@ -394,7 +395,7 @@ class PanelButton(discord.ui.DynamicItem[discord.ui.Button], template=r"amy:(?P<
             await _redraw(interaction, self.game_id, self.pid, self.tick, {"tick": self.tick})
 
 
-def build(bot: Any, game_id: str, spec: str) -> discord.ui.View | None:
+def build(bot: Services, game_id: str, spec: str) -> discord.ui.View | None:
     """The panel view of a stored part's spec ``<seat>:<tick>:<lang>`` (delivery's build_view)."""
     if not bot.store.has(game_id):
         return None

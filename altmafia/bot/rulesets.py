@@ -35,6 +35,7 @@ from engine import Ruleset
 from storage import Upload
 
 from .interact import holds_gm_role, refuse, reply
+from .services import Services
 
 log = logging.getLogger(__name__)
 
@@ -87,7 +88,7 @@ def loader_text(lang: str, *errors: RulesetFileError) -> str:
     return f"```\n{body}\n```"
 
 
-def may_manage(bot: Any, interaction: discord.Interaction) -> bool:
+def may_manage(bot: Services, interaction: discord.Interaction) -> bool:
     """Who may upload and remove a server's rulesets: who manages the server, or holds the
     server's GM role (``ALTMAFIA_GM_ROLE``)."""
     perms = getattr(interaction, "permissions", None)
@@ -112,7 +113,7 @@ async def read_upload(attachment: discord.Attachment) -> tuple[Ruleset, str, lis
     return rules, raw.decode("utf-8"), notes
 
 
-async def upload(bot: Any, guild_id: int, uploader: int, attachment: discord.Attachment) -> Uploaded:
+async def upload(bot: Services, guild_id: int, uploader: int, attachment: discord.Attachment) -> Uploaded:
     """Check and keep an attached ruleset for one server."""
     rules, source, notes = await read_upload(attachment)
     done = await bot.store.upload_ruleset(guild_id, rules, source=source, file_name=attachment.filename, uploader=uploader,
@@ -122,7 +123,7 @@ async def upload(bot: Any, guild_id: int, uploader: int, attachment: discord.Att
     return Uploaded(done[0], rules, done[1], notes)
 
 
-async def for_lobby(bot: Any, guild_id: int, ref: str) -> tuple[Ruleset, str | None]:
+async def for_lobby(bot: Services, guild_id: int, ref: str) -> tuple[Ruleset, str | None]:
     """The ruleset a new lobby of this server opens with (``/lobby create``): the server's
     upload of that id with its fingerprint, else a shipped one by id or short name (fingerprint
     None); the loader's :class:`RulesetFileError` when there is none or its file is broken."""
@@ -134,7 +135,7 @@ async def for_lobby(bot: Any, guild_id: int, ref: str) -> tuple[Ruleset, str | N
     return load_ruleset(ref), None
 
 
-async def of_lobby(bot: Any, lobby: dict[str, Any]) -> Ruleset:
+async def of_lobby(bot: Services, lobby: dict[str, Any]) -> Ruleset:
     """The ruleset an open lobby plays: the upload it was opened with (by fingerprint, kept
     while the lobby is open), or the shipped one of its id."""
     fp = lobby.get("fingerprint")
@@ -155,7 +156,7 @@ async def refuse_lobby_ruleset(interaction: discord.Interaction, ref: str, exc: 
     await refuse(interaction, "err.unknown_ruleset", ruleset=ref)
 
 
-async def choices(bot: Any, guild_id: int | None, current: str, lang: str) -> list[app_commands.Choice[str]]:
+async def choices(bot: Services, guild_id: int | None, current: str, lang: str) -> list[app_commands.Choice[str]]:
     """``/lobby create``'s suggestions: the shipped rulesets (a broken file marked as such) and
     this server's uploads, filtered by what is typed."""
     cur = current.casefold()

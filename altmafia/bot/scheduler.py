@@ -40,6 +40,7 @@ from .deadlines import min_minutes, now, period_end, period_length
 from .living import announce_phase
 from .lobbies import post_briefing, post_cards, settle_seats
 from .notice import dead_intro
+from .services import Services
 from .undo import settle_undo
 
 log = logging.getLogger(__name__)
@@ -50,7 +51,7 @@ RELEASE_AFTER = timedelta(minutes=10)
 
 
 class Scheduler:
-    def __init__(self, bot: Any) -> None:
+    def __init__(self, bot: Services) -> None:
         self.bot = bot
         self.locks: dict[str, asyncio.Lock] = {}
         self.loop = tasks.loop(seconds=bot.settings.scheduler_seconds)(self._iteration)
@@ -112,7 +113,7 @@ class Scheduler:
         """Resolve the current tick (and, after a riot that ended the turn early, the rest of
         that turn); deliver; finish the game when it is over. Returns the resolves done."""
         store = self.bot.store
-        done = []
+        done: list[Any] = []
         async with self.lock(game_id):
             while store.has(game_id) and store.info(game_id).status == "running":
                 tick = store.info(game_id).tick
@@ -224,8 +225,8 @@ class Scheduler:
         over = bot.store.info(game_id).status == "over"
         await bot.deliverer.flush(game_id, extra=extra, meta=record)
         await bot.post_panels(game_id)  # the new phase's panel in each hidden channel
-        await announce_phase(bot, game_id)  # the living players' role, where the game has one
-        await dead_intro(bot, game_id)  # the channel of the dead, once it exists, says what it is
+        await announce_phase(bot.store, bot.deliverer, game_id)  # the living players' role, where the game has one
+        await dead_intro(bot.store, bot.deliverer, game_id)  # the channel of the dead, once it exists, says what it is
         if over:
             await bot.finish(game_id)  # the game's end, after the last resolve's news
             await bot.offer_cleanup(game_id)

@@ -17,8 +17,10 @@ import discord
 
 from altmafia.text import safe
 from altmafia.text.i18n import text
+from storage import Store
 
 from .interact import is_gm, lang, refuse
+from .services import Delivering, Services, services
 
 
 def request_view(where: str, ident: str, user_id: int, lang: str) -> discord.ui.View:
@@ -41,7 +43,7 @@ class SpectatorButton(discord.ui.DynamicItem[discord.ui.Button],
         return cls(match["where"], match["ident"], int(match["uid"]), match["yes"] == "1", item.label or "OK")
 
     async def callback(self, interaction: discord.Interaction) -> None:  # type: ignore[override]
-        bot: Any = interaction.client
+        bot = services(interaction)
         if self.where == "l":
             done = await self._lobby(bot, interaction)
         else:
@@ -56,7 +58,7 @@ class SpectatorButton(discord.ui.DynamicItem[discord.ui.Button],
             await interaction.edit_original_response(content=content[:2000], view=None)
         _ = mark
 
-    async def _lobby(self, bot: Any, interaction: discord.Interaction) -> tuple[bool, str] | None:
+    async def _lobby(self, bot: Services, interaction: discord.Interaction) -> tuple[bool, str] | None:
         lobbies = await bot.store.lobbies()
         lobby = lobbies.get(self.ident)
         if lobby is None:
@@ -83,7 +85,7 @@ class SpectatorButton(discord.ui.DynamicItem[discord.ui.Button],
         await interaction.response.defer()
         return True, done[0]["lang"]
 
-    async def _game(self, bot: Any, interaction: discord.Interaction) -> tuple[bool, str] | None:
+    async def _game(self, bot: Services, interaction: discord.Interaction) -> tuple[bool, str] | None:
         store = bot.store
         if not store.has(self.ident):
             await refuse(interaction, "err.no_game")
@@ -107,7 +109,7 @@ class SpectatorButton(discord.ui.DynamicItem[discord.ui.Button],
         return True, glang
 
 
-async def ask_lobby(bot: Any, interaction: discord.Interaction, lobby_id: str, lobby: dict[str, Any]) -> None:
+async def ask_lobby(interaction: discord.Interaction, lobby_id: str, lobby: dict[str, Any]) -> None:
     """Post a request (recorded in the lobby by the caller), with the GM's buttons, in its channel."""
     uid = interaction.user.id
     lng = lobby["lang"]
@@ -118,12 +120,12 @@ async def ask_lobby(bot: Any, interaction: discord.Interaction, lobby_id: str, l
         await interaction.followup.send(text(lang(interaction), "spectate.waiting"), ephemeral=True)
 
 
-async def ask_game(bot: Any, interaction: discord.Interaction, game_id: str) -> None:
+async def ask_game(store: Store, deliverer: Delivering, interaction: discord.Interaction, game_id: str) -> None:
     """Record the request in the game's meta and post it, with the GM's buttons, in the GM channel."""
     uid = interaction.user.id
-    info = await bot.store.update_meta(game_id, lambda m: m.update(
+    info = await store.update_meta(game_id, lambda m: m.update(
         pending_spectators=[*[u for u in m.get("pending_spectators", []) if u != uid], uid]))
     glang = info.meta.get("lang", "ru")
     # keyed by the meta's version the request was recorded at: a request after a refusal is new
-    await bot.deliverer.post(game_id, "gm", text(glang, "spectate.request", name=f"<@{uid}>"), mention=0,
-                             view=f"spectator:{uid}:{glang}", once=f"spectate:{uid}:{info.meta_version}")
+    await deliverer.post(game_id, "gm", text(glang, "spectate.request", name=f"<@{uid}>"), mention=0,
+                         view=f"spectator:{uid}:{glang}", once=f"spectate:{uid}:{info.meta_version}")

@@ -22,6 +22,7 @@ from altmafia.text.i18n import Renderer, text
 from storage import UndoRefused
 
 from .deadlines import now
+from .services import Services
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +39,7 @@ def phase_label(game: Any, tick: int, lang: str) -> str:
     return Renderer(game, lang).label(game.clock.info(tick).label)
 
 
-async def confirm_undo(bot: Any, interaction: discord.Interaction, game_id: str, tick: int, lng: str) -> str:
+async def confirm_undo(bot: Services, interaction: discord.Interaction, game_id: str, tick: int, lng: str) -> str:
     """The GM pressed «take it back» under the confirmation of ``tick`` (the phase then open):
     the answer that replaces the confirmation."""
     store = bot.store
@@ -69,7 +70,7 @@ async def confirm_undo(bot: Any, interaction: discord.Interaction, game_id: str,
     return text(lng, "gm.undone", phase=phase)
 
 
-async def settle_undo(bot: Any, game_id: str) -> None:
+async def settle_undo(bot: Services, game_id: str) -> None:
     """Post the corrections an undo owes (each once), then forget them."""
     store = bot.store
     info = store.info(game_id)

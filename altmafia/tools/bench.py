@@ -28,7 +28,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from config import load_ruleset
 from engine import DEAL, ActionError, Game, LegalAction, PlayerSpec, Ruleset
@@ -39,10 +39,41 @@ from storage.store import GAME_COLUMNS, destinations
 from . import peer
 from .simulate.table import Table, play_game
 
+if TYPE_CHECKING:  # the tree's type only: discord.py loads only for the bench's Discord section
+    from discord import Client
+    from discord.app_commands import CommandTree
+
 SECTIONS = ("engine", "peer", "scale", "storage", "discord")
 # the tools never import the bot: ``altmafia bench`` (the command line, above both) hands
 # the Discord section a factory of the real bot
-BotFactory = Callable[[Path], Any]  # a SQLite file -> the bot, not started (create_bot)
+
+
+class Flushing(Protocol):
+    async def flush(self, game_id: str | None = None) -> int: ...
+
+
+class Resolving(Protocol):
+    async def resolve(self, game_id: str) -> list[Any]: ...
+
+
+class BenchBot(Protocol):
+    """What the bench uses of the real bot (``altmafia.bot.bot.AltMafiaBot``): its store, the
+    flush of its deliverer, the resolve of its scheduler, its command tree."""
+
+    @property
+    def store(self) -> Store: ...
+
+    @property
+    def deliverer(self) -> Flushing: ...
+
+    @property
+    def scheduler(self) -> Resolving: ...
+
+    @property
+    def tree(self) -> CommandTree[Any]: ...
+
+
+BotFactory = Callable[[Path], BenchBot]  # a SQLite file -> the bot, not started (create_bot)
 NO_BOT = "not measured: no Discord bot was given to the bench (run it as `altmafia bench`)"
 
 # sizes: (full, quick)
@@ -443,7 +474,7 @@ async def _delivered(b: Bench, title: str, resolves: int, make_bot: BotFactory) 
 
     with tempfile.TemporaryDirectory(prefix="altmafia-bench-") as d:
         bot = make_bot(Path(d) / "bench.sqlite3")
-        env = simcord.Env(bot, settle_timeout=60.0)
+        env = simcord.Env(cast("Client", bot), settle_timeout=60.0)  # the bot is a client too
         await env.start()
         try:
             guild, lobby, gm, members = await _lobby_of_13(env)
@@ -836,7 +867,7 @@ async def _discord(b: Bench, repeats: int, make_bot: BotFactory) -> None:
             await interaction.response.send_message(said["text"], ephemeral=True)
 
         bot.tree.add_command(echo)
-        env = simcord.Env(bot, settle_timeout=60.0)
+        env = simcord.Env(cast("Client", bot), settle_timeout=60.0)  # the bot is a client too
         await env.start()
         try:
             guild, lobby, gm, members = await _lobby_of_13(env)
@@ -915,7 +946,7 @@ async def _lobby_of_13(env: Any) -> tuple[Any, Any, Any, list[Any]]:
     return guild, lobby, gm, members
 
 
-async def _bot_tick(bot: Any, env: Any, store: Store, gid: str, rnd: random.Random) -> tuple[str, list[Any], list[Any]]:
+async def _bot_tick(bot: BenchBot, env: Any, store: Store, gid: str, rnd: random.Random) -> tuple[str, list[Any], list[Any]]:
     """Every living player submits one random legal move through the store; the outbox is
     delivered; then the scheduler resolves the tick and delivers it (what a deadline does).
     The tick's label, the REST calls of the resolve and its delivery, the resolves done."""

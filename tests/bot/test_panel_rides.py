@@ -84,7 +84,7 @@ async def test_the_announcement_rides_on_the_public_report(env, settings):
     await env.settle()
     from altmafia.bot.living import announce_phase
 
-    await announce_phase(env.bot, t.game_id)
+    await announce_phase(env.bot.store, env.bot.deliverer, t.game_id)
     await env.bot.post_panels(t.game_id)
     assert contents(t, "public")[before:] == new
     assert all(sum(TITLE in c for c in contents(t, f"player:{p.pid}")) == 2 for p in t.game.living())
