@@ -89,7 +89,8 @@ def classic_check(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> N
 
 class PluralityLynch(Lynch):
     """The day lynch (:class:`engine.votes.Lynch`, its tally): the most votes is lynched; a tie
-    for the most lynches nobody."""
+    for the most lynches nobody. With ``majority`` the base's count decides (a tie is no
+    majority)."""
 
     @classmethod
     def count(cls, ctx: Ctx, vdef: Any, ballots: list[Any]) -> None:
@@ -97,7 +98,7 @@ class PluralityLynch(Lynch):
         tally = lynch_tally(ctx, vdef, ballots)
         top = max(tally.values(), default=0)
         leaders = sorted((c for c, n in tally.items() if n == top), key=str)
-        if top > 0 and len(leaders) > 1:
+        if top > 0 and len(leaders) > 1 and vdef.params.get("majority", "none") == "none":
             g.emit("vote.tally", "public", vote=vdef.id, tally=[[k, tally_number(n)] for k, n in sorted(tally.items(), key=lambda kv: (-kv[1], str(kv[0])))])
             g.emit("classic.no_lynch_tie", "public", vote=vdef.id, players=[c for c in leaders if c != "peace"])
             return

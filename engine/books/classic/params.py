@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...registry_params import PEACE, VOTE_COMMON, P, Params, declare, teams_param
+from ...registry_params import MAJORITY, PEACE, VOTE_COMMON, P, Params, declare, teams_param
 
 declare("impl", {
     "classic_kill": Params({"team": P(bool, False, "the team's kill: one a night for the whole team")}, "kills unless protected"),
@@ -12,7 +12,8 @@ declare("impl", {
 })
 
 declare("vote", {
-    "plurality_lynch": Params({**VOTE_COMMON, **PEACE}, "the classic lynch: the most votes, no one on a tie"),
+    "plurality_lynch": Params({**VOTE_COMMON, **PEACE, "majority": MAJORITY},
+                               "the classic lynch: the most votes (or a majority), no one on a tie"),
 })
 
 declare("victory", {
