@@ -51,7 +51,8 @@ def _superseded(ctx: Ctx, intent: Intent) -> Intent | None:
 def classic_kill(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
     """A night kill. ``team: true``: the team's one kill of the night; a teammate's later
     submission replaces an earlier one (the last order counts), whoever performs it. A kill
-    stops at a protection against ``kill``; a target already dead is not killed twice."""
+    stops at a protection against ``kill``, unless ``unprotectable`` (the peer's hitman); a
+    target already dead is not killed twice."""
     g = ctx.game
     if eff.params.get("team"):
         later = _superseded(ctx, intent)
@@ -63,7 +64,7 @@ def classic_kill(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> No
         if not g.alive(t):
             ctx.note(intent, f"already_dead:{t.pid}")
             continue
-        if ctx.protection(t, ["kill", "negative", *eff.labels], intent.pid) is not None:
+        if not eff.params.get("unprotectable") and ctx.protection(t, ["kill", "negative", *eff.labels], intent.pid) is not None:
             ctx.note(intent, f"protected:{t.pid}")
             ctx.outcome[intent.seq] = "protected"
             ctx.emit("gm.saved", "gm", player=t.pid, actor=intent.pid)
