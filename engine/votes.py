@@ -356,6 +356,15 @@ def may_vote(g: World, voter: Player) -> bool:
     return g.alive(voter) and all(f.can_vote for f in g.status_flags(voter))
 
 
+def majority_rule(vdef: Any) -> str | None:
+    """The majority a vote hangs by (``cast`` or ``living``), or None: the most votes (a vote
+    kind other than :class:`Lynch`, or its ``majority: none``). What a player is told in /help."""
+    if not issubclass(VOTES[vdef.kind], Lynch):
+        return None
+    mode = vdef.params.get("majority", "none")
+    return None if mode == "none" else mode
+
+
 def majority_basis(ctx: Ctx, vdef: Any, cast: float) -> float | None:
     """The votes a :class:`Lynch` with ``majority`` needs more than half of: ``cast`` (the
     weighted votes cast), or, for ``living``, the weight of every living player who may vote
