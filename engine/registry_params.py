@@ -127,8 +127,13 @@ VOTE_COMMON = {
     "changes_per_game": P(int | None, None, "how many times a ballot may be changed a game"),
 }
 PEACE = {"peace": P(bool, False, "offers «for peace»"), "tie_damage": P(int, 0, "damage to each tied player")}
+#: a lynch that hangs only with more than half of the votes: ``cast`` (of the weighted votes cast),
+#: ``living`` (of the weighted votes of every living player who may vote), ``none`` (the most votes)
+MAJORITY = P(Literal["none", "cast", "living"], "none",
+             "none: the most votes hang; cast / living: only more than half of the votes cast / of the living voters' votes")
 LYNCH = {
     **VOTE_COMMON, **PEACE,
+    "majority": MAJORITY,
     "unreducible": P(bool, False, "no protection reduces the tie's damage"),
     "hang": P(Literal["kill", "hp"], "kill", "kill: the hanged dies at once; hp: loses all HP, the ruleset's HP rule decides"),
     "plain_against": P(str | None, None, "a ballot against a player protected against this label weighs 1, takes no extra votes"),

@@ -266,6 +266,11 @@ class Lynch(VoteCounter):
     - ``extra_votes``: the impl of an ability whose number adds that many votes to its user's
       own ballot (seed 002's revolutionary; those counted are ``Ctx.extra_votes``).
 
+    - ``majority``: ``none`` (default: the most votes hang), ``cast`` or ``living``: only a
+      choice with more than half of the weighted votes cast (extra votes included), or of the
+      weighted votes of every living player who may vote, wins; short of it, and so on every
+      tie, nobody is hanged or hurt («Большинства нет»: ``vote.no_majority``).
+
     A ballot weighs the most of its voter's ``vote_weight`` passives (``weight``; 1 without one);
     a player with ``against_self`` takes that much off the votes against themself unless in the
     status ``not_in`` (never below 0). A dead voter's ballot, or one of a voter who may not vote
@@ -301,12 +306,19 @@ class Lynch(VoteCounter):
     @classmethod
     def count(cls, ctx: Ctx, vdef: Any, ballots: list[Vote]) -> None:
         g = ctx.game
-        tally = lynch_tally(ctx, vdef, ballots)
+        tally, cast = lynch_count(ctx, vdef, ballots)
         shown = sorted(((c, tally_number(n)) for c, n in tally.items()), key=lambda kv: (-kv[1], str(kv[0])))
         publish_tally(g, vdef, [[c, n] for c, n in shown], ballots, nobody_follows=True)
         top = max(tally.values(), default=0)
         if top <= 0:
             g.emit("vote.nobody", "public", vote=vdef.id)
+            return
+        basis = majority_basis(ctx, vdef, cast)
+        if basis is not None and top * 2 <= basis:
+            mode = vdef.params["majority"]
+            # the number the majority is of, where the weighted totals are public
+            told = {"reason": mode, "total": tally_number(basis)} if weights_public(g, vdef) else {}
+            g.emit("vote.no_majority", "public", vote=vdef.id, majority=mode, **told)
             return
         leaders = sorted((c for c, n in tally.items() if n == top), key=str)
         if len(leaders) == 1:
@@ -331,6 +343,44 @@ class Lynch(VoteCounter):
 
 def lynch_tally(ctx: Ctx, vdef: Any, ballots: list[Vote]) -> dict[Any, float]:
     """The weighted votes of each choice of a :class:`Lynch` (its ``params``, its docstring)."""
+    return lynch_count(ctx, vdef, ballots)[0]
+
+
+def voter_weight(g: World, voter: Player) -> float:
+    """What a ballot of ``voter`` weighs: the most of their ``vote_weight`` passives, else 1."""
+    return max([float(x["weight"]) for x in g.passives(voter, "vote_weight")] or [1.0])
+
+
+def may_vote(g: World, voter: Player) -> bool:
+    """Whether a ballot of ``voter`` counts: alive and in no status without the vote."""
+    return g.alive(voter) and all(f.can_vote for f in g.status_flags(voter))
+
+
+def majority_rule(vdef: Any) -> str | None:
+    """The majority a vote hangs by (``cast`` or ``living``), or None: the most votes (a vote
+    kind other than :class:`Lynch`, or its ``majority: none``). What a player is told in /help."""
+    if not issubclass(VOTES[vdef.kind], Lynch):
+        return None
+    mode = vdef.params.get("majority", "none")
+    return None if mode == "none" else mode
+
+
+def majority_basis(ctx: Ctx, vdef: Any, cast: float) -> float | None:
+    """The votes a :class:`Lynch` with ``majority`` needs more than half of: ``cast`` (the
+    weighted votes cast), or, for ``living``, the weight of every living player who may vote
+    (and the extra votes used); None without a majority rule."""
+    mode = vdef.params.get("majority", "none")
+    if mode == "cast":
+        return cast
+    if mode == "living":
+        g = ctx.game
+        return sum(voter_weight(g, p) for p in g.state.players if may_vote(g, p)) + sum(ctx.extra_votes.values())
+    return None
+
+
+def lynch_count(ctx: Ctx, vdef: Any, ballots: list[Vote]) -> tuple[dict[Any, float], float]:
+    """:func:`lynch_tally`, and the weighted votes cast (extra votes included, before a
+    candidate's ``against_self``): what a ``majority: cast`` is of."""
     g = ctx.game
     plain_label = vdef.params.get("plain_against")
 
@@ -342,11 +392,9 @@ def lynch_tally(ctx: Ctx, vdef: Any, ballots: list[Vote]) -> dict[Any, float]:
     by_voter: dict[int, Any] = {}
     for b in sorted(ballots, key=lambda b: b.pid):
         voter = g.player(b.pid)
-        if b.choice is None or not g.alive(voter) or any(not f.can_vote for f in g.status_flags(voter)):
+        if b.choice is None or not may_vote(g, voter):
             continue
-        weight = 1.0
-        if not plain(b.choice):
-            weight = max([float(x["weight"]) for x in g.passives(voter, "vote_weight")] or [1.0])
+        weight = 1.0 if plain(b.choice) else voter_weight(g, voter)
         tally[b.choice] += weight
         by_voter[b.pid] = b.choice
     extra = vdef.params.get("extra_votes")
@@ -358,13 +406,14 @@ def lynch_tally(ctx: Ctx, vdef: Any, ballots: list[Vote]) -> dict[Any, float]:
             if isinstance(choice, int) and not plain(choice):
                 tally[choice] += int(i.option or 0)
                 ctx.extra_votes[i.pid] = int(i.option or 0)
+    cast = sum(tally.values())
     for c in list(tally):
         if isinstance(c, int):
             p = g.player(c)
             for x in g.passives(p, "vote_weight"):
                 if x.get("against_self") and not g.active(p, x.get("not_in", "coma")):
                     tally[c] = max(0.0, tally[c] - float(x["against_self"]))
-    return tally
+    return tally, cast
 
 
 def tally_number(v: float) -> int | float:

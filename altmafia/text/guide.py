@@ -15,6 +15,7 @@ from zoneinfo import ZoneInfo
 
 from engine import Game
 from engine.state import Event
+from engine.votes import majority_rule
 
 from . import cards
 from .i18n import Renderer, catalog, count, task_number, text
@@ -125,6 +126,9 @@ def vote_lines(game: Game, pid: int, lang: str) -> list[str]:
     out = []
     for vd in game.open_votes():
         out.append(text(lang, "help.vote_open", vote=getattr(vd.names, lang), cast=slash(lang, "vote", "cast"), show=slash(lang, "vote", "show")))
+        majority = majority_rule(vd)
+        if majority:
+            out.append(text(lang, f"help.vote_majority_{majority}"))
         mine = next((v for v in game.state.votes if v.pid == pid and v.vote == vd.id), None)
         if not may:
             out.append(text(lang, "help.vote_barred"))

@@ -1,13 +1,13 @@
 """The day lynch (``engine.votes.Lynch``), one count for seed 002's full game and its slice:
 the weights and the VIP, the revolutionary's extra votes, votes worth nothing, the hanging as
-lost HP or as a death at once, and a tie's damage that nothing reduces."""
+lost HP or as a death at once, a tie's damage that nothing reduces, and a majority rule."""
 
 from __future__ import annotations
 
 import yaml
 
 from config import RulesetFileError, load_ruleset, load_ruleset_file
-from config.loader import RULESETS_DIR
+from config.loader import RULESETS_DIR, TEST_RULESETS_DIR
 from engine import Game, PlayerSpec
 from engine.state import Event
 
@@ -133,3 +133,60 @@ def test_extra_votes_must_name_an_impl_the_ruleset_uses(tmp_path):
         assert "votes.lynch.params.extra_votes: no ability of the ruleset uses the implementation 'friday_extra_vote'" in str(err), str(err)
     else:
         raise AssertionError("a lynch counting the extra votes of no ability loaded")
+
+
+def mini_majority(tmp_path, majority: str, hp: list[int]) -> Game:
+    """The slice with ``majority`` on its lynch (its tie damage of 50 still in the params)."""
+    data = yaml.safe_load((TEST_RULESETS_DIR / "eternal_friday_mini.yaml").read_text(encoding="utf-8"))
+    data["votes"][0]["params"]["majority"] = majority
+    path = tmp_path / "eternal_friday_mini.yaml"
+    path.write_text(yaml.safe_dump(data, allow_unicode=True), encoding="utf-8")
+    specs = [PlayerSpec(f"P{i}", "other", "civilian" if i % 2 else "ninja", stats={"hp": v}) for i, v in enumerate(hp)]
+    g = Game.new(load_ruleset_file(path), 3, specs)
+    while g.info.kind != "day":
+        g.resolve()
+    return g
+
+
+def test_a_majority_of_the_living_hangs_and_short_of_it_nobody_is_hurt(tmp_path):
+    g = mini_majority(tmp_path, "living", [100] * 5)
+    g.vote(0, "lynch", 1)
+    g.vote(2, "lynch", 1)
+    g.vote(3, "lynch", 4)
+    g.resolve()  # 2 of 5 living: no majority
+    short = next(ev for ev in counted(g) if ev.key == "vote.no_majority")
+    assert short.args == {"vote": "lynch", "majority": "living", "reason": "living", "total": 5}
+    assert all(g.alive(p) and p.stats["hp"] == 100 for p in g.state.players)
+    while g.info.kind != "day":
+        g.resolve()
+    g.vote(0, "lynch", 1)
+    g.vote(3, "lynch", 4)
+    g.resolve()  # a tie is never a majority: the tie's 50 damage is not dealt either
+    keys = [ev.key for ev in counted(g)]
+    assert "vote.no_majority" in keys and "vote.tie" not in keys
+    assert all(p.stats["hp"] == 100 for p in g.state.players)
+    while g.info.kind != "day":
+        g.resolve()
+    for voter in (0, 2, 3):
+        g.vote(voter, "lynch", 1)
+    g.resolve()  # 3 of 5
+    assert "vote.lynched" in [ev.key for ev in counted(g)] and not g.alive(g.player(1))
+
+
+def test_a_majority_of_the_votes_cast_counts_peace_among_them(tmp_path):
+    g = mini_majority(tmp_path, "cast", [100] * 5)
+    g.vote(0, "lynch", "peace")
+    g.vote(2, "lynch", "peace")
+    g.vote(3, "lynch", 4)
+    g.resolve()  # peace: 2 of 3 cast
+    assert "vote.peace" in [ev.key for ev in counted(g)]
+    while g.info.kind != "day":
+        g.resolve()
+    g.vote(0, "lynch", 4)
+    g.vote(2, "lynch", 4)
+    g.vote(3, "lynch", "peace")
+    g.vote(1, "lynch", 3)
+    g.resolve()  # 2 of 4 cast: no majority, though two of five would lead
+    short = next(ev for ev in counted(g) if ev.key == "vote.no_majority")
+    assert short.args["majority"] == "cast" and short.args["total"] == 4
+    assert g.alive(g.player(4))

@@ -87,3 +87,15 @@ def test_the_briefing_lists_the_schedule_the_commands_and_the_tasks():
     classic = new_game("classic")
     assert not guide.gm_task_abilities(classic)
     assert "таких способностей нет" in guide.briefing(classic, "ru", "x", "Europe/Moscow", ends, [])
+
+
+@pytest.mark.parametrize("lang", ["ru", "en"])
+def test_help_tells_the_majority_a_lynch_needs(lang):
+    rules = load_ruleset("classic_majority", include_tests=True)
+    g = Game.new(rules, 5, [PlayerSpec(name=NAMES[i], role=DEAL) for i in range(7)])
+    g.resolve()  # night 1: the day's lynch opens
+    assert guide.text(lang, "help.vote_majority_living") in guide.vote_lines(g, 0, lang)
+    plain = new_game("classic")
+    plain.resolve()
+    lines = guide.vote_lines(plain, 0, lang)
+    assert lines and not any("majority" in line or "большинств" in line for line in lines)

@@ -51,7 +51,8 @@ def _superseded(ctx: Ctx, intent: Intent) -> Intent | None:
 def classic_kill(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
     """A night kill. ``team: true``: the team's one kill of the night; a teammate's later
     submission replaces an earlier one (the last order counts), whoever performs it. A kill
-    stops at a protection against ``kill``; a target already dead is not killed twice."""
+    stops at a protection against ``kill``, unless ``unprotectable`` (the peer's hitman); a
+    target already dead is not killed twice."""
     g = ctx.game
     if eff.params.get("team"):
         later = _superseded(ctx, intent)
@@ -63,7 +64,7 @@ def classic_kill(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> No
         if not g.alive(t):
             ctx.note(intent, f"already_dead:{t.pid}")
             continue
-        if ctx.protection(t, ["kill", "negative", *eff.labels], intent.pid) is not None:
+        if not eff.params.get("unprotectable") and ctx.protection(t, ["kill", "negative", *eff.labels], intent.pid) is not None:
             ctx.note(intent, f"protected:{t.pid}")
             ctx.outcome[intent.seq] = "protected"
             ctx.emit("gm.saved", "gm", player=t.pid, actor=intent.pid)
@@ -89,7 +90,8 @@ def classic_check(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> N
 
 class PluralityLynch(Lynch):
     """The day lynch (:class:`engine.votes.Lynch`, its tally): the most votes is lynched; a tie
-    for the most lynches nobody."""
+    for the most lynches nobody. With ``majority`` the base's count decides (a tie is no
+    majority)."""
 
     @classmethod
     def count(cls, ctx: Ctx, vdef: Any, ballots: list[Any]) -> None:
@@ -97,7 +99,7 @@ class PluralityLynch(Lynch):
         tally = lynch_tally(ctx, vdef, ballots)
         top = max(tally.values(), default=0)
         leaders = sorted((c for c, n in tally.items() if n == top), key=str)
-        if top > 0 and len(leaders) > 1:
+        if top > 0 and len(leaders) > 1 and vdef.params.get("majority", "none") == "none":
             g.emit("vote.tally", "public", vote=vdef.id, tally=[[k, tally_number(n)] for k, n in sorted(tally.items(), key=lambda kv: (-kv[1], str(kv[0])))])
             g.emit("classic.no_lynch_tie", "public", vote=vdef.id, players=[c for c in leaders if c != "peace"])
             return
