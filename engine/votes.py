@@ -411,7 +411,8 @@ def lynch_count(ctx: Ctx, vdef: Any, ballots: list[Vote]) -> tuple[dict[Any, flo
         if isinstance(c, int):
             p = g.player(c)
             for x in g.passives(p, "vote_weight"):
-                if x.get("against_self") and not g.active(p, x.get("not_in", "coma")):
+                # the weight against them is not taken off in the status the ruleset names
+                if x.get("against_self") and not (x.get("not_in") and g.active(p, x["not_in"])):
                     tally[c] = max(0.0, tally[c] - float(x["against_self"]))
     return tally, cast
 
