@@ -37,9 +37,10 @@ from storage.backend import Step
 from storage.store import GAME_COLUMNS, destinations
 
 from . import peer
+from .bench_postgres import bench_postgres
 from .simulate.table import Table, play_game
 
-SECTIONS = ("engine", "peer", "scale", "storage", "discord")
+SECTIONS = ("engine", "peer", "scale", "storage", "discord", "postgres")
 # the tools never import the bot: ``altmafia bench`` (the command line, above both) hands
 # the Discord section a factory of the real bot
 BotFactory = Callable[[Path], Any]  # a SQLite file -> the bot, not started (create_bot)
@@ -1059,7 +1060,7 @@ def run_bench(quick: bool = False, only: list[str] | None = None, progress: bool
         if s == "discord":
             bench_discord(b, say, make_bot)
         else:
-            {"engine": bench_engine, "peer": bench_peer, "scale": bench_scale,
+            {"engine": bench_engine, "peer": bench_peer, "scale": bench_scale, "postgres": bench_postgres,
              "storage": lambda b, say: bench_storage(b, say, make_bot)}[s](b, say)
     return b
 
