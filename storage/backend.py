@@ -122,7 +122,7 @@ class Backend:
         :class:`Stopped` (rolled back) when a step's ``expect`` failed; what any step,
         ``before_commit`` or the commit raises rolls back and propagates. This generic form
         awaits each statement; a backend may do it all in one trip to its driver (SQLite:
-        one hop to its thread)."""
+        one hop to its thread; PostgreSQL: one message to the server)."""
         await self.begin()
         try:
             for i, st in enumerate(steps):

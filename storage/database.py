@@ -76,13 +76,13 @@ class Database:
                                        f"{self.location}: cannot read the database ({exc}).") from exc
                 raise
 
-    async def batch(self, label: str, steps: list[Step], point: str) -> Any:
+    async def batch(self, label: str, steps: list[Step], point: str | None = None) -> Any:
         """One write transaction of known statements (:meth:`Backend.batch`), the fault point
-        ``point`` inside it before its commit; counted as ``label`` when committed."""
+        ``point`` (if any) inside it before its commit; counted as ``label`` when committed."""
         db = self.backend
         async with self.lock:
             try:
-                stopped = await db.batch(steps, lambda: self.point(point))
+                stopped = await db.batch(steps, (lambda: self.point(point)) if point else None)
             except Exception as exc:
                 self.raise_unwritten(label, exc)
                 raise

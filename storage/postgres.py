@@ -14,18 +14,29 @@ the only place that knows PostgreSQL. Several bot processes may share one databa
   owner (a shard) is locked by :meth:`try_lock_key`, a session-level advisory lock held for the
   life of the connection.
 
+Round trips: every call that waits for the server is one (counted in :attr:`round_trips`).
+A write transaction sends its statements with their values written in as SQL literals
+(:func:`literal`, the way psycopg2 sends every query) in PostgreSQL's simple protocol, many
+statements to a message: ``BEGIN`` and the write lock travel with the first statement whose
+answer the store waits for (a row count), the statements whose answer nobody reads (the rows
+of an ``executemany``) wait for the next message, and the last ones go with ``COMMIT``. A
+:meth:`batch` is one message from ``BEGIN`` to ``COMMIT``, its checks (a row that must be
+absent, a compare-and-set that must change one row) done by the server in a ``DO`` block that
+raises :data:`STOP_STATE`: a command, a resolve's mark and a resolve are each one round trip.
+
 A test may pass ``schema``: the backend then works in that schema (created when missing), so
 each test gets an empty database on one throwaway server.
 """
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from .backend import Backend, Row
+from .backend import Backend, Row, Step, Stopped
 from .errors import StorageError
 
 try:  # an optional dependency: `pip install altmafia[postgres]`
@@ -38,6 +49,79 @@ WRITE_LOCK = 0x616C746D
 #: the namespace of session-level ownership locks (shards): ``(OWNER_SPACE, key)``
 OWNER_SPACE = 0x616C746E
 _COUNT = re.compile(r"\s(\d+)$")
+#: the SQLSTATE a batch's check raises on the server when it fails (``DO`` blocks of :meth:`batch`)
+STOP_STATE = "AMSTP"
+_STOP = re.compile(r"altmafia batch stop (\d+)")
+_PLACEHOLDER = re.compile(r"\$(\d+)")
+#: an ``INSERT … VALUES (…)`` of one row of placeholders: its rows can be sent as one statement
+_ONE_ROW = re.compile(r"(\s*INSERT\s+INTO\s[^;()]*\([^;()]*\)\s*VALUES\s*)(\([^;()]*\))\s*", re.I)
+_ROWS_PER_INSERT = 500
+_BEGIN = ("BEGIN", f"SELECT pg_advisory_xact_lock({WRITE_LOCK})")
+
+
+def literal(value: Any) -> str:
+    """``value`` as a PostgreSQL literal: a string as ``E'…'`` (backslashes and quotes doubled,
+    so the setting ``standard_conforming_strings`` does not matter), a negative number in
+    parentheses (``a-?`` must never read ``a--1``, a comment). What the store passes: None,
+    booleans, integers, floats, strings, bytes."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, int):
+        return str(int(value)) if value >= 0 else f"({int(value)})"
+    if isinstance(value, float):
+        return f"({value!r})" if math.isfinite(value) else f"'{value!r}'::float8"
+    if isinstance(value, str):
+        if "\x00" in value:
+            raise StorageError("a text holds a NUL character, which PostgreSQL cannot store")
+        return "E'" + value.replace("\\", "\\\\").replace("'", "''") + "'"
+    if isinstance(value, bytes | bytearray | memoryview):
+        return f"decode('{bytes(value).hex()}', 'hex')"
+    raise TypeError(f"no PostgreSQL literal for a {type(value).__name__}")
+
+
+def inline(sql: str, params: Sequence[Any]) -> str:
+    """The statement (``$n`` placeholders) with its values written in."""
+    if not params:
+        return sql
+    values = [literal(v) for v in params]
+    return _PLACEHOLDER.sub(lambda m: values[int(m.group(1)) - 1], sql)
+
+
+def inline_rows(sql: str, rows: Iterable[Sequence[Any]]) -> list[str]:
+    """The statements of an ``executemany``: an ``INSERT`` of one row of values as one ``INSERT``
+    of many rows (up to :data:`_ROWS_PER_INSERT`), anything else once per row."""
+    rows = list(rows)
+    m = _ONE_ROW.fullmatch(sql)
+    if m is None:
+        return [inline(sql, r) for r in rows]
+    head, row = m.group(1), m.group(2)
+    return [head + ", ".join(inline(row, r) for r in rows[i:i + _ROWS_PER_INSERT]) for i in range(0, len(rows), _ROWS_PER_INSERT)]
+
+
+def _dollar_tag(text: str) -> str:
+    tag, n = "$altm$", 0
+    while tag in text:
+        n += 1
+        tag = f"$altm{n}$"
+    return tag
+
+
+def checked(index: int, statement: str, expect: str) -> str:
+    """A batch's step with its check, done by the server: a ``DO`` block raising
+    :data:`STOP_STATE` (naming the step) when ``statement`` (values written in) changes other
+    than one row (``one``), or when its query finds a row (``absent``)."""
+    stop = f"RAISE EXCEPTION USING ERRCODE = '{STOP_STATE}', MESSAGE = 'altmafia batch stop {index}'"
+    if expect == "absent":
+        body = f"BEGIN IF EXISTS ({statement}) THEN {stop}; END IF; END"
+    elif expect == "one":
+        body = (f"DECLARE altmafia_rows bigint; BEGIN {statement}; GET DIAGNOSTICS altmafia_rows = ROW_COUNT; "
+                f"IF altmafia_rows <> 1 THEN {stop}; END IF; END")
+    else:
+        raise ValueError(f"unknown expectation {expect!r}")
+    tag = _dollar_tag(body)
+    return f"DO {tag} {body} {tag}"
 
 
 def redact(url: str) -> str:
@@ -71,7 +155,12 @@ class PostgresBackend(Backend):
         self.location = redact(url) + (f" (schema {schema})" if schema else "")
         self.connect_timeout = connect_timeout
         self.conn: Any = None
-        self.tx: Any = None
+        #: the open write transaction's statements not sent yet (None: no transaction open)
+        self.tx: list[str] | None = None
+        #: whether the open transaction's ``BEGIN`` has reached the server
+        self.sent = False
+        #: calls that waited for the server (a message of many statements counts once)
+        self.round_trips = 0
 
     # ---- opening ----------------------------------------------------------------------
     async def connect(self) -> bool:
@@ -85,8 +174,7 @@ class PostgresBackend(Backend):
             ) from None
         try:
             if self.schema:
-                await self.conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{self.schema}"')
-                await self.conn.execute(f'SET search_path TO "{self.schema}"')
+                await self._send([f'CREATE SCHEMA IF NOT EXISTS "{self.schema}"', f'SET search_path TO "{self.schema}"'])
             return bool(await self.tables())
         except BaseException:
             await self.close()
@@ -94,7 +182,7 @@ class PostgresBackend(Backend):
 
     async def close(self) -> None:
         if self.conn is not None:
-            conn, self.conn, self.tx = self.conn, None, None
+            conn, self.conn, self.tx, self.sent = self.conn, None, None, False
             try:
                 await conn.close(timeout=5)
             except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError):
@@ -102,7 +190,8 @@ class PostgresBackend(Backend):
 
     async def try_lock_key(self, key: int) -> bool:
         """Take the session-level ownership lock ``key`` (not waiting); held until :meth:`close`."""
-        row = await self._c().fetchrow("SELECT pg_try_advisory_lock($1, $2)", OWNER_SPACE, int(key))
+        sql = "SELECT pg_try_advisory_lock($1, $2)"
+        row = await self._counted(sql).fetchrow(sql, OWNER_SPACE, int(key))
         return bool(row[0])
 
     # ---- statements ---------------------------------------------------------------------
@@ -111,40 +200,116 @@ class PostgresBackend(Backend):
             raise StorageError(f"{self.location}: the database is not open.")
         return self.conn
 
+    def _counted(self, sql: str | None = None) -> Any:
+        """The connection, one round trip counted (two for a statement with values that asyncpg
+        has not prepared on this connection yet: its Parse is a trip of its own)."""
+        conn = self._c()
+        self.round_trips += 1
+        if sql is not None:
+            try:  # asyncpg's own statement cache, as ``Connection._get_statement`` looks it up
+                cached = conn._stmt_cache.has((sql, conn._protocol.get_record_class(), False))
+            except AttributeError:  # another asyncpg: count the trip it surely makes
+                cached = True
+            self.round_trips += 0 if cached else 1
+        return conn
+
+    async def _send(self, statements: list[str]) -> str:
+        """Statements (values written in) in one message of the simple protocol; the status of
+        the last one."""
+        return await self._counted().execute(";\n".join(statements))
+
+    async def _flush(self, last: str | None = None) -> str:
+        """Send what the open transaction holds (its ``BEGIN`` first, when it has not been sent),
+        with ``last``; the status of the last statement."""
+        assert self.tx is not None
+        statements = [*self.tx, *([last] if last is not None else [])]
+        self.tx, self.sent = [], True  # a failure from here on leaves a transaction to roll back
+        return await self._send(statements)
+
     async def begin(self) -> None:
-        self.tx = self._c().transaction()
-        await self.tx.start()
-        await self.conn.execute("SELECT pg_advisory_xact_lock($1)", WRITE_LOCK)
+        """Open a write transaction: nothing is sent yet; ``BEGIN`` and the write lock go with the
+        transaction's first message to the server."""
+        if self.tx is not None:
+            raise StorageError(f"{self.location}: a write transaction is already open")
+        self._c()
+        self.tx, self.sent = list(_BEGIN), False
 
     async def commit(self) -> None:
-        tx, self.tx = self.tx, None
-        if tx is not None:
-            await tx.commit()
+        if self.tx is None:
+            return
+        if not self.sent and len(self.tx) == len(_BEGIN):  # nothing written: nothing to send
+            self.tx = None
+            return
+        await self._flush("COMMIT")
+        self.tx, self.sent = None, False
 
     async def rollback(self) -> None:
-        tx, self.tx = self.tx, None
-        if tx is not None and self.conn is not None and not self.conn.is_closed():
-            await tx.rollback()
+        sent = self.tx is not None and self.sent
+        self.tx, self.sent = None, False
+        if sent and self.conn is not None and not self.conn.is_closed():
+            await self._send(["ROLLBACK"])
 
     async def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
-        status = await self._c().execute(sql, *params)
+        if self.tx is None:
+            status = await self._counted(sql if params else None).execute(sql, *params)
+        else:
+            status = await self._flush(inline(sql, params))
         m = _COUNT.search(status or "")
         return int(m.group(1)) if m else 0
 
     async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        """In a transaction the rows wait for its next message (nobody reads their answer; an
+        error among them fails that message, and the transaction with it)."""
         rows = [tuple(r) for r in rows]
-        if rows:
-            await self._c().executemany(sql, rows)
+        if not rows:
+            return
+        if self.tx is None:
+            await self._counted(sql).executemany(sql, rows)
+        else:
+            self.tx += inline_rows(sql, rows)
 
     async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
-        return [tuple(r) for r in await self._c().fetch(sql, *params)]
+        if self.tx:  # the transaction's waiting statements first: the query must see them
+            await self._flush()
+        return [tuple(r) for r in await self._counted(sql).fetch(sql, *params)]
+
+    async def batch(self, steps: Sequence[Step], before_commit: Callable[[], None] | None = None) -> Stopped | None:
+        """:meth:`Backend.batch` as one message, ``BEGIN`` to ``COMMIT``: one round trip. A
+        step's check that fails stops the message on the server (:data:`STOP_STATE`); the
+        transaction is then rolled back and an ``absent`` step's rows read again (rows that were
+        there under the write lock: committed rows the store never deletes)."""
+        await self.begin()
+        assert self.tx is not None
+        try:
+            for i, st in enumerate(steps):
+                if st.many:
+                    self.tx += inline_rows(st.sql, st.params)
+                elif st.expect is not None:
+                    self.tx.append(checked(i, inline(st.sql, st.params), st.expect))
+                else:
+                    self.tx.append(inline(st.sql, st.params))
+            if before_commit is not None:
+                before_commit()
+            await self.commit()
+        except BaseException as exc:
+            await self.rollback()
+            m = _STOP.search(getattr(exc, "message", "") or "") if getattr(exc, "sqlstate", None) == STOP_STATE else None
+            if m is None:
+                raise
+            index = int(m.group(1))
+            if steps[index].expect != "absent":
+                return Stopped(index, [])
+            rows = await self.fetchall(steps[index].sql, steps[index].params)
+            if rows:
+                return Stopped(index, rows)
+            return await super().batch(steps, before_commit)  # gone meanwhile: the checks one by one
+        return None
 
     async def tables(self) -> set[str]:
-        rows = await self._c().fetch(
+        return {r[0] for r in await self.fetchall(
             "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() "
             "AND table_type = 'BASE TABLE'"
-        )
-        return {r[0] for r in rows}
+        )}
 
     def is_driver_error(self, exc: BaseException) -> bool:
         return asyncpg is not None and isinstance(exc, asyncpg.PostgresError | asyncpg.InterfaceError)

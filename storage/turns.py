@@ -14,17 +14,23 @@ from typing import Any
 from engine import Game, PlayerSpec
 
 from . import writes
-from .backend import Backend
+from .backend import Backend, Step
 from .commands import effective, replay_entries
 from .errors import StorageError, UndoRefused
 from .records import (
     INSERT_COMMAND,
+    INSERT_EVENT,
+    INSERT_GM_ACTION,
+    INSERT_HISTORY,
+    INSERT_OUTBOX,
     REPEAT_WINDOW,
     DeadlineChange,
     GameInfo,
     Post,
     Resolved,
     Undone,
+    _event_rows,
+    _history_rows,
     _lean,
     _Live,
     _run_on_copy,
@@ -128,14 +134,21 @@ class Turns:
                   # the deadline the resolved phase had: a GM's undo gives it back
                   "deadline_was": to_ts(live.info.deadline) if live.info.deadline else None}
         args = {"tick": tick}
-        async with self.db.tx("resolve") as db:
-            await writes.update_game(db, live.info, info, text)  # first: a stale copy writes nothing
-            await db.execute(db.sql(INSERT_COMMAND), (game_id, seq, tick, "resolve", dumps(args), dumps(result), user_id, None, stamp))
-            deliveries = await writes.write_events(db, game_id, seq, live.ev_count, events, stamp)
-            await writes.write_history(db, game_id, seq, live.hist_count, run.history)
-            if user_id is not None:
-                await writes.gm_action(db, game_id, seq, tick, user_id, "resolve", args, stamp)
-            self.db.point("resolve.before_commit")
+        # one batch (PostgreSQL: one round trip; SQLite: one trip to its thread)
+        db = self.backend
+        ev_rows, outbox, deliveries = _event_rows(game_id, seq, live.ev_count, events, stamp)
+        sql, params = writes.game_update(live.info, info, text)
+        steps = [
+            Step(db.sql(sql), params, expect="one"),  # first: a stale copy writes nothing
+            Step(db.sql(INSERT_COMMAND), (game_id, seq, tick, "resolve", dumps(args), dumps(result), user_id, None, stamp)),
+            Step(db.sql(INSERT_EVENT), ev_rows, many=True),
+            Step(db.sql(INSERT_OUTBOX), outbox, many=True),
+            Step(db.sql(INSERT_HISTORY), _history_rows(game_id, seq, live.hist_count, run.history), many=True),
+        ]
+        if user_id is not None:
+            steps.append(Step(db.sql(INSERT_GM_ACTION), (game_id, seq, tick, user_id, "resolve", dumps(args), stamp)))
+        if await self.db.batch("resolve", steps, "resolve.before_commit") is not None:
+            raise writes.stale(self.location, live.info)
         self.db.point("resolve.after_commit")
         live.game, live.text, live.info = game, text, info
         live.ev_count, live.hist_count = live.ev_count + len(events), live.hist_count + len(run.history)
@@ -146,9 +159,14 @@ class Turns:
         a resolve marked is always done (redone at start if cut short), and its redo could not
         render the GM's line as it was."""
         marked = replace(live.info, resolving_tick=tick, resolving_user=user_id)
-        async with self.db.tx("resolve.mark") as db:
-            await writes.update_game(db, live.info, marked, None, bump=False)
-            await self._write_posts(db, game_id, f"resolve:{tick}", posts, self.db.stamp())
+        if posts:
+            async with self.db.tx("resolve.mark") as db:
+                await writes.update_game(db, live.info, marked, None, bump=False)
+                await self._write_posts(db, game_id, f"resolve:{tick}", posts, self.db.stamp())
+        else:  # the row alone: one batch
+            sql, params = writes.game_update(live.info, marked, None, bump=False)
+            if await self.db.batch("resolve.mark", [Step(self.backend.sql(sql), params, expect="one")]) is not None:
+                raise writes.stale(self.location, live.info)
         live.info = marked
         self.db.point("resolve.marked")
 

@@ -37,13 +37,14 @@ from storage.backend import Step
 from storage.store import GAME_COLUMNS, destinations
 
 from . import peer
+from .bench_postgres import bench_postgres
 from .simulate.table import Table, play_game
 
 if TYPE_CHECKING:  # the tree's type only: discord.py loads only for the bench's Discord section
     from discord import Client
     from discord.app_commands import CommandTree
 
-SECTIONS = ("engine", "peer", "scale", "storage", "discord")
+SECTIONS = ("engine", "peer", "scale", "storage", "discord", "postgres")
 # the tools never import the bot: ``altmafia bench`` (the command line, above both) hands
 # the Discord section a factory of the real bot
 
@@ -1090,7 +1091,7 @@ def run_bench(quick: bool = False, only: list[str] | None = None, progress: bool
         if s == "discord":
             bench_discord(b, say, make_bot)
         else:
-            {"engine": bench_engine, "peer": bench_peer, "scale": bench_scale,
+            {"engine": bench_engine, "peer": bench_peer, "scale": bench_scale, "postgres": bench_postgres,
              "storage": lambda b, say: bench_storage(b, say, make_bot)}[s](b, say)
     return b
 

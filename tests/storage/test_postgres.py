@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 
 from storage import Command, Store, latest_version
+from storage.backend import Step
+from storage.postgres import PostgresBackend
 
 from .conftest import NO_PG, PG_URL, new_game, pg_schema, pg_schema_url, sql
 
@@ -116,3 +118,48 @@ async def test_a_shard_has_one_owner_and_each_store_loads_its_shards_games(url):
             await b.close()
     finally:
         await a.close()
+
+
+TRICKY = ["it's", "back\\slash \\' \\\\", "$1 $2 ?", "-- not a comment", "/* nor this */", "дом «Ёж»", "😀\t\n\r",
+          "E'x'", "$altm$ $$", ";", ""]
+
+
+async def test_a_batch_writes_every_value_as_given_in_one_round_trip(url):
+    """The values a batch writes into its one message come back as they were: quotes,
+    backslashes, placeholders, comments and dollar quotes in texts, negative numbers, NULL."""
+    db = PostgresBackend(url)
+    await db.connect()
+    try:
+        await db.execute("CREATE TABLE t (k INTEGER PRIMARY KEY, s TEXT, n BIGINT, f DOUBLE PRECISION)")
+        rows = [(i, s, -i * 10**12, -1.5 * i) for i, s in enumerate(TRICKY)] + [(len(TRICKY), None, None, None)]
+        before = db.round_trips
+        stopped = await db.batch([
+            Step(db.sql("INSERT INTO t (k, s, n, f) VALUES (?, ?, ?, ?)"), rows, many=True),
+            Step(db.sql("UPDATE t SET n = n - ? WHERE k = ?"), (-1, 0), expect="one"),
+            Step(db.sql("SELECT k FROM t WHERE s = ?"), ("nobody",), expect="absent"),
+        ])
+        assert stopped is None and db.round_trips - before == 1
+        got = await db.fetchall("SELECT k, s, n, f FROM t ORDER BY k")
+        assert got == [(0, TRICKY[0], 1, -0.0), *rows[1:]]
+    finally:
+        await db.close()
+
+
+async def test_a_batch_stopped_by_its_check_writes_nothing(url):
+    db = PostgresBackend(url)
+    await db.connect()
+    try:
+        await db.execute("CREATE TABLE t (k INTEGER PRIMARY KEY, s TEXT)")
+        assert await db.batch([Step(db.sql("INSERT INTO t (k, s) VALUES (?, ?)"), (1, "a"))]) is None
+        stale = await db.batch([Step(db.sql("INSERT INTO t (k, s) VALUES (?, ?)"), (2, "b")),
+                                Step(db.sql("UPDATE t SET s = ? WHERE k = ?"), ("x", 9), expect="one")])
+        assert (stale.index, stale.rows) == (1, [])
+        dup = await db.batch([Step(db.sql("SELECT k, s FROM t WHERE k = ?"), (1,), expect="absent"),
+                              Step(db.sql("INSERT INTO t (k, s) VALUES (?, ?)"), (3, "c"))])
+        assert (dup.index, dup.rows) == (0, [(1, "a")])
+        assert await db.fetchall("SELECT k, s FROM t ORDER BY k") == [(1, "a")]
+        # and the connection goes on: no transaction was left open
+        assert await db.batch([Step(db.sql("INSERT INTO t (k, s) VALUES (?, ?)"), (4, "d"))]) is None
+        assert [r[0] for r in await db.fetchall("SELECT k FROM t ORDER BY k")] == [1, 4]
+    finally:
+        await db.close()
