@@ -80,6 +80,11 @@ EFFECT_PARAMS: dict[str, Params] = {
                        "except_own_faction": P(bool, False, "does not stop actions of the target's own faction")},
                       doc="stops the actions whose labels it lists (labels; none: every action)", effect_fields=("labels", "until", "cycles")),
     "redirect": Params(doc="two targets: the first one's later actions this turn go to the second", effect_fields=("labels",), min_targets=2),
+    "guard": Params({"mode": P(Literal["take", "strike", "both"], "take",
+                               "take: the guard is hit in the target's place; strike: the guard strikes the attacker down "
+                               "and the target is spared; both: hit in its place and strikes the attacker down")},
+                    doc="a bodyguard: the attacks on the target whose labels it lists (labels; none: kill, attack) meet the guard first",
+                    effect_fields=("labels", "until", "cycles")),
     "swap": Params(doc="two targets: whatever is aimed at one goes to the other", effect_fields=("until", "cycles", "labels"), min_targets=2),
     "borrow": Params({"slots": P(list[str], [], "the slots of another member's actions it may perform", "slot"),
                       "any_phase": P(bool, False, "the borrowed action may be of another phase")},

@@ -754,6 +754,7 @@ DEFAULT_STEP_BY_OP = {
     "block": "blocks",
     "redirect": "redirects",
     "protect": "protections",
+    "guard": "protections",
     "stat": "effects",
     "reveal": "checks",
     "poison": "poisoning",

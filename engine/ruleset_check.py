@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 # the effect fields every op may carry: whom it reaches, the card's text
 ALWAYS_READ = ("op", "to", "where", "text", "params")
 # the ops whose default target (``to: target``) is a chosen player: with no target they reach no one
-REACHES_TARGETS = {"stat", "modifier", "block", "protect", "poison", "cure", "heal", "damage", "status", "kill", "reveal", "message"}
+REACHES_TARGETS = {"stat", "modifier", "block", "protect", "guard", "poison", "cure", "heal", "damage", "status", "kill", "reveal", "message"}
 
 
 @lru_cache(maxsize=256)

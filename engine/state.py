@@ -17,10 +17,11 @@ T = TypeVar("T")
 
 # What an effect's own status is (``Status.kind``); "" for a status of the ruleset's list
 # (``Ruleset.statuses``, looked up by id). The readers ask the kind, never the id.
-StatusKind = Literal["", "blocked", "protected", "rerouted", "obliged", "reflect", "swapped", "timed", "trap"]
+StatusKind = Literal["", "blocked", "protected", "rerouted", "obliged", "reflect", "swapped", "timed", "trap", "guarded"]
 # snapshots from before ``Status.kind``: the kind read from the id's prefix
 _KIND_OF_PREFIX = {"blocked:": "blocked", "protected:": "protected", "rerouted:": "rerouted", "obliged:": "obliged",
-                   "reflect:": "reflect", "swapped:": "swapped", "timed:": "timed", "friday_trap:": "trap"}
+                   "reflect:": "reflect", "swapped:": "swapped", "timed:": "timed", "friday_trap:": "trap",
+                   "guarded:": "guarded"}
 
 
 @dataclass

@@ -8,7 +8,8 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from ...registry import VOTES, impl, victory
-from ...resolve.effects import kill
+from ...resolve.effects import kill, strike_kill
+from ...resolve.guards import intercept
 from ...state import Intent, Player
 from ...votes import Lynch
 
@@ -51,8 +52,9 @@ def _superseded(ctx: Ctx, intent: Intent) -> Intent | None:
 @impl("classic_kill")
 def classic_kill(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
     """A night kill. ``team: true``: the team's one kill of the night; a teammate's later
-    submission replaces an earlier one (the last order counts), whoever performs it. A kill
-    stops at a protection against ``kill``; a target already dead is not killed twice."""
+    submission replaces an earlier one (the last order counts), whoever performs it. A
+    bodyguard meets the kill first (``op: guard``); then it stops at a protection against
+    ``kill`` of whoever it reaches; a target already dead is not killed twice."""
     g = ctx.game
     if eff.params.get("team"):
         later = _superseded(ctx, intent)
@@ -63,6 +65,10 @@ def classic_kill(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> No
     for t in people:
         if not g.alive(t):
             ctx.note(intent, f"already_dead:{t.pid}")
+            continue
+        t = intercept(ctx, intent.pid, t, ["kill", "negative", *eff.labels], strike_kill)
+        if t is None:
+            ctx.outcome[intent.seq] = "protected"
             continue
         if ctx.protection(t, ["kill", "negative", *eff.labels], intent.pid) is not None:
             ctx.note(intent, f"protected:{t.pid}")

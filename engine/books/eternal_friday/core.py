@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import GameError
 from ...registry import book_memory
+from ...resolve.guards import intercept
 from ...state import Status
 
 if TYPE_CHECKING:
@@ -162,6 +163,11 @@ def hurt(ctx: Ctx, t: Player, amount: int, *, by: int | None = None, labels: lis
     paratrooper is answered with his counterattack.
     """
     g = ctx.game
+    if by is not None and by != t.pid and t.statuses:
+        hit = intercept(ctx, by, t, labels, _strike)
+        if hit is None:
+            return 0
+        t = hit
     s = scratch(ctx)
     at_night = night(ctx)
     contract = g.active(t, "contracted")
@@ -191,6 +197,12 @@ def hurt(ctx: Ctx, t: Player, amount: int, *, by: int | None = None, labels: lis
                 continue
             hurt(ctx, attacker, int(x["damage"]), by=t.pid, labels=["counterattack"], ability="counterattack")
     return dealt
+
+
+def _strike(ctx: Ctx, attacker: Player, guard: int) -> None:
+    """A bodyguard strikes the attacker down (``op: guard``, mode ``strike`` or ``both``): HP
+    to 0, whatever shields it has; the morning tells whether the attacker dies."""
+    hurt(ctx, attacker, max(attacker.stats.get(HP, 0), 0), by=None, labels=["guard"], ability="guard", unreducible=True)
 
 
 def heal(ctx: Ctx, t: Player, amount: int, *, ability: str = "", regen: bool = False) -> int:

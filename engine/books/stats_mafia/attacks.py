@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...registry import impl
+from ...resolve.guards import intercept
 from ...state import Modifier, Player
 from .core import die, hospitalize, in_prison, next_day, parts, seen_role, stat, team
 from .start import random_bonus
@@ -19,6 +20,11 @@ def attack(ctx: Ctx, intent: Intent, t: Player, *, initiative: int | None = None
     """≥ kill_at: death; 1 … kill_at − 1: that many сутки of Hospital from the next day; ≤ 0: nothing."""
     g = ctx.game
     actor = g.player(intent.pid)
+    hit = intercept(ctx, actor.pid, t, ["attack", *g.ability_def(intent.ability).labels], _strike)
+    if hit is None:
+        ctx.note(intent, f"guarded:{t.pid}")
+        return
+    t = hit
     if not g.alive(t) or in_prison(g, t):
         ctx.note(intent, f"unreachable:{t.pid}")
         return
@@ -32,6 +38,11 @@ def attack(ctx: Ctx, intent: Intent, t: Player, *, initiative: int | None = None
         hospitalize(ctx, t, diff, next_day(g, ctx.tick))
     else:
         ctx.note(intent, f"no_effect:{t.pid}")
+
+
+def _strike(ctx: Ctx, attacker: Player, guard: int) -> None:
+    """A bodyguard strikes the attacker down (``op: guard``, mode ``strike`` or ``both``)."""
+    die(ctx, attacker, "guard")
 
 
 @impl("sm_attack")
