@@ -21,6 +21,7 @@ from config.texts import say
 from engine import registry
 from engine.registry_params import REQUIRED, TABLES, Param, Params
 from engine.ruleset import PASSIVE_KINDS, PASSIVE_PREFIXES, Requirement, Ruleset
+from engine.settings import GameSettings
 
 
 def _name(obj: Any, lang: str) -> str:
@@ -208,6 +209,11 @@ def reference(lang: str) -> list[str]:
         out.append(f"  {kind}: {text}")
     for prefix in PASSIVE_PREFIXES:
         out.append(f"  {prefix}<status>")
+    out.append("")
+    out.append(say(lang, "reference.section.settings", n=len(GameSettings.model_fields)))
+    for key, f in GameSettings.model_fields.items():
+        default = say(lang, "reference.default", value=_yaml(f.get_default(call_default_factory=True)))
+        out.append(f"  {key}: {type_name(f.annotation, lang)}, {default} — {f.description}")
     out.append("")
     out.append(say(lang, "reference.section.mail", names=", ".join(sorted(registry.MAIL)) or "—"))
     out.append(say(lang, "reference.section.early_end", names=", ".join(sorted(registry.EARLY_ENDS)) or "—"))

@@ -81,11 +81,9 @@ def classic_kill(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> No
 @impl("classic_check")
 def classic_check(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
     """The cop learns whether the target is mafia: a member of ``guilty`` teams, unless their
-    role ``appears_innocent``. A cop who died this night learns nothing."""
+    role ``appears_innocent``. A cop who died this night learns nothing (setting
+    ``dead_learn_nothing``, the classic's)."""
     g = ctx.game
-    if not g.alive(g.player(intent.pid)):
-        ctx.note(intent, "actor_dead")
-        return
     guilty = eff.params.get("guilty", ["mafia"])
     innocent = eff.params.get("appears_innocent", [])
     for t in people:
