@@ -423,6 +423,7 @@ PASSIVE_KINDS = {
     "vote_discount": "votes against this player are reduced by their {stat}",
     "vote_reprieve": "the vote's verdict against this player is cancelled ({uses} per game)",
     "vote_weight": "a ballot weighs {weight}; takes {against_self} off the votes against oneself",
+    "wins_if_lynched": "wins the moment a vote puts them to death (a lynch, an execution); the game goes on",
 }
 PASSIVE_PREFIXES = ("acts_in_", "wins_in_")
 

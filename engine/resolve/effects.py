@@ -365,6 +365,21 @@ def kill(ctx: Ctx, t: Player, cause: str, status: str | None = None) -> None:
     for fact in settings.death_reveals or []:
         if reveal[fact] is not None:  # a player dealt no character has none to reveal
             g.emit(f"death.{fact}", "public", player=t.pid, value=reveal[fact])
+    if cause.startswith("vote:"):
+        lynched(ctx, t)
+
+
+def lynched(ctx: Ctx, t: Player) -> None:
+    """``t`` was put to death by a vote (a lynch, an execution): a passive ``wins_if_lynched``
+    makes them a winner now, announced, and the game goes on (``CoreMemory.side_winners``,
+    added to the winners at the end). Every book's vote death comes here: the core's ``kill``
+    with a cause ``vote:<id>``, Eternal Friday's hanging."""
+    g = ctx.game
+    core = g.state.core
+    if t.pid in core.side_winners or not g.passives(t, "wins_if_lynched"):
+        return
+    core.side_winners.append(t.pid)
+    g.emit("game.side_winner", "public", player=t.pid)
 
 
 @effect("reveal")

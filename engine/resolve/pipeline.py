@@ -377,4 +377,5 @@ def _check_end(ctx: Ctx) -> None:
         return
     st.over = True
     st.winner = list(result or [])
+    st.winner += [pid for pid in st.core.side_winners if pid not in st.winner]  # passive wins_if_lynched
     g.emit("game.over", "public", winners=list(st.winner))

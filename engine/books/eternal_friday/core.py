@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import GameError
 from ...registry import book_memory
+from ...resolve.effects import lynched
 from ...resolve.guards import intercept
 from ...state import Status
 
@@ -273,6 +274,8 @@ def die(ctx: Ctx, p: Player, cause: str) -> None:
         elif f.leader == p.pid:
             f.leader = min(f.members)
     ctx.emit("gm.death", "gm", player=p.pid, cause=cause)
+    if cause == "hanged":  # the day's lynch (a passive wins_if_lynched wins now)
+        lynched(ctx, p)
     if owns_impl(g, p, "friday_revenge") and not memo(g).revenged.get(str(p.pid)):
         # died by day: «урон пройдёт после всех ночных способностей, даже если сэнсэй умрёт днём»
         memo(g).revenge_due.append(p.pid)
