@@ -186,6 +186,9 @@ class StatusDef(Strict):
     # discards them (seed 002: «персонажам, которые умерли в эту ночь ... ничего не сообщается»).
     # Read by the built-in step ``messages`` and by ``Game.gm_message``.
     messages: Literal["deliver", "hold", "drop"] = "deliver"
+    # while in force, a check of alignment (``World.seen_team``: the classic check) sees the
+    # holder as of this team (a framer's «подставить»: ``mafia``; a cover: ``town``)
+    appears_as: str | None = None
     # what the shared core asks this status for (``Ruleset.status_of_kind``), so that the core
     # names no status id: ``poison`` the poison that ``op: poison`` puts, the ``poison_death``
     # step reads and a death or ``op: cure`` takes off; ``prison`` no faction moves from it;
@@ -390,6 +393,7 @@ class AbilityDef(Strict):
 # a misspelt feature fails at load instead of silently doing nothing.
 PASSIVE_KINDS = {
     "anon_quota": "more anonymous posts a day ({extra})",
+    "appears_as": "a check of alignment sees team {team} (the miller: mafia)",
     "counterattack": "hits back each attacker for {damage} per attack (not while {not_in})",
     "damage_factor": "takes {factor} of the damage while {status}",
     "extra_action": "one more ordinary action alongside the turn's ({slots})",

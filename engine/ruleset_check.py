@@ -142,6 +142,7 @@ class Checker:
                     if c not in self.refs["status"]:
                         self.add(f"statuses.{s.id}.{key}", "unknown_status", "unknown status {value!r}", name=c,
                                  known=self.refs["status"], value=c)
+            self.ref("team", s.appears_as, f"statuses.{s.id}.appears_as")
             for sl in s.blocks_slots:
                 if sl != "*":
                     self.ref("slot", sl, f"statuses.{s.id}.blocks_slots")

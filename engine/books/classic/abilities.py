@@ -80,15 +80,16 @@ def classic_kill(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> No
 
 @impl("classic_check")
 def classic_check(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
-    """The cop learns whether the target is mafia: a member of ``guilty`` teams, unless their
-    role ``appears_innocent``. A cop who died this night learns nothing (setting
+    """The cop learns whether the target is mafia: a member of ``guilty`` teams as the check
+    sees them (:meth:`engine.world.World.seen_team`: a frame, a miller), unless their role
+    ``appears_innocent``. A cop who died this night learns nothing (setting
     ``dead_learn_nothing``, the classic's)."""
     g = ctx.game
     guilty = eff.params.get("guilty", ["mafia"])
     innocent = eff.params.get("appears_innocent", [])
     for t in people:
         role = t.character or t.role
-        value = g.team(t) in guilty and role not in innocent  # (team: World.team)
+        value = g.seen_team(t) in guilty and role not in innocent
         ctx.emit("classic.check_guilty" if value else "classic.check_innocent", "players", [intent.pid], target=t.pid)
 
 
