@@ -426,7 +426,8 @@ PASSIVE_KINDS = {
     "vote_cap_against": "every ballot against this player weighs at most {max}",
     "vote_discount": "votes against this player are reduced by their {stat}",
     "vote_reprieve": "the vote's verdict against this player is cancelled ({uses} per game)",
-    "vote_weight": "a ballot weighs {weight}; takes {against_self} off the votes against oneself",
+    "vote_weight": "a ballot counts {weight} times what the vote counts it (every vote kind but lynch and plurality_lynch); "
+                   "Eternal Friday's lynch: takes {against_self} off the votes against oneself",
     "wins_if_lynched": "wins the moment a vote puts them to death (a lynch, an execution); the game goes on",
 }
 PASSIVE_PREFIXES = ("acts_in_", "wins_in_")

@@ -76,6 +76,9 @@ MISTAKES = {
                           "unknown step kind 'poison_deth'", "может быть, 'poison_death'?"),
     "misspelt_setting": ("extends: godfather\nsettings: {posion_cycles: 3}\n", "settings.posion_cycles",
                          "unknown setting; known: action_order", "неизвестная настройка; известны: action_order"),
+    "vote_weight_in_a_lynch": ("extends: classic\nroles:\n  - id: villager\n    passives: [{kind: vote_weight, params: {weight: 2}}]\n",
+                               "votes.lynch.kind", "vote kind 'plurality_lynch' counts every ballot once: the vote_weight of roles.villager would do nothing",
+                               "вид голосования 'plurality_lynch' считает каждый голос один раз"),
     "id_is_not_the_file_name": ("extends: godfather\n", "", "the ruleset's id is 'godfather_tweak' but the file is named 'id_is_not_the_file_name.yaml'",
                                 "id набора правил «godfather_tweak», а файл называется «id_is_not_the_file_name.yaml»"),
 }
