@@ -536,11 +536,18 @@ class TeamDef(Strict):
 
 
 class Deck(Strict):
-    """The roles dealt at tables of up to ``upto`` seats: each id ``count`` times; the other
-    seats get the table's ``fill`` (the classic ruleset: a deal per table size)."""
+    """The roles dealt at tables of up to ``upto`` seats: each id ``count`` times, and one card
+    for each list of ``one_of``, drawn from it by the game's generator («one of these»); the
+    other seats get the table's ``fill`` (the classic ruleset: a deal per table size)."""
 
     upto: int = Field(ge=1)
-    cards: dict[str, int]
+    cards: dict[str, int] = {}
+    one_of: list[list[str]] = []
+
+    @property
+    def size(self) -> int:
+        """How many cards the deck deals before the fill."""
+        return sum(self.cards.values()) + len(self.one_of)
 
 
 class Table(Strict):

@@ -158,13 +158,16 @@ class Checker:
                 self.role(group, x)
         self.steps()
         for d in r.table.decks:
-            for rid in d.cards:
+            for rid in [*d.cards, *(x for group in d.one_of for x in group)]:
                 if rid not in self.refs["role"]:
                     self.add(f"table.decks(upto {d.upto})", "unknown_role", "unknown role {value!r}", name=rid,
                              known=self.refs["role"], value=rid)
-            if sum(d.cards.values()) > d.upto:
+            for i, group in enumerate(d.one_of):
+                if not group:
+                    self.add(f"table.decks(upto {d.upto}).one_of[{i}]", "empty_one_of", "a card drawn from no role")
+            if d.size > d.upto:
                 self.add(f"table.decks(upto {d.upto})", "deck_too_big", "{cards} cards for {seats} seats",
-                         cards=sum(d.cards.values()), seats=d.upto)
+                         cards=d.size, seats=d.upto)
         weighted = sorted(f"{g}.{x.id}" for g, xs in (("roles", r.roles), ("characters", r.characters))
                           for x in xs if any(pv.kind == "vote_weight" for pv in x.passives))
         for v in r.votes:

@@ -77,7 +77,8 @@ def summary(rules: Ruleset, lang: str) -> list[str]:
     out.append(say(lang, "rules.table", default=t.default, lo=t.min, hi=t.max,
                    distinct=say(lang, "rules.distinct" if t.distinct_roles else "rules.repeated")))
     for d in sorted(t.decks, key=lambda d: d.upto):
-        cards = ", ".join(f"{_name(r.role(rid), lang)} ×{n}" for rid, n in d.cards.items())
+        cards = ", ".join([f"{_name(r.role(rid), lang)} ×{n}" for rid, n in d.cards.items()]
+                          + [say(lang, "rules.one_of", roles=" / ".join(_name(r.role(rid), lang) for rid in group)) for group in d.one_of])
         out.append("  " + say(lang, "rules.deck", upto=d.upto, cards=cards))
     if t.fill:
         fill = r._resolves("roles", t.fill, "name") or r._resolves("characters", t.fill, "name")

@@ -79,6 +79,8 @@ MISTAKES = {
     "vote_weight_in_a_lynch": ("extends: classic\nroles:\n  - id: villager\n    passives: [{kind: vote_weight, params: {weight: 2}}]\n",
                                "votes.lynch.kind", "vote kind 'plurality_lynch' counts every ballot once: the vote_weight of roles.villager would do nothing",
                                "вид голосования 'plurality_lynch' считает каждый голос один раз"),
+    "unknown_role_in_one_of": ("extends: classic\ntable:\n  decks:\n    - {upto: 7, cards: {mafioso: 1}, one_of: [[cop, seeer]]}\n",
+                               "table.decks(upto 7)", "unknown role 'seeer'", "неизвестная роль 'seeer'"),
     "id_is_not_the_file_name": ("extends: godfather\n", "", "the ruleset's id is 'godfather_tweak' but the file is named 'id_is_not_the_file_name.yaml'",
                                 "id набора правил «godfather_tweak», а файл называется «id_is_not_the_file_name.yaml»"),
 }
