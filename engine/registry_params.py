@@ -151,6 +151,85 @@ VICTORY_PARAMS: dict[str, Params] = {
 CHECK_PARAMS: dict[str, Params] = {
 }
 
+# ---- passive kinds (a role's or character's ``passives[].kind``) -------------------------------
+# Every kind with its meaning and its params, whoever reads them (the core or a book); a ruleset
+# names no other kind (engine.ruleset.PASSIVE_KINDS). ``acts_in_<status>`` / ``wins_in_<status>``
+# stand for every status and take no params.
+PASSIVE_PARAMS: dict[str, Params] = {
+    # ---- read by the core --------------------------------------------------------------------
+    "anon_quota": Params({"extra": P(int, 0, "more anonymous posts a day")}, "more anonymous posts a day ({extra})"),
+    "appears_as": Params({"team": P(str, doc="the team a check of alignment sees", ref="team")}, "a check of alignment sees team {team} (the miller: mafia)"),
+    "extra_action": Params({"slots": P(list[str], [], "the slots of the extra action", "slot")}, "one more ordinary action alongside the turn's ({slots})"),
+    "faction_max": Params({"size": P(int, doc="the most members of a faction this player leads")}, "a faction led by this player may have {size} members"),
+    "faction_rules": Params({
+        "leave_wait": P(int | None, None, "cycles before leaving a faction (none: the ruleset's)"),
+        "kick_wait": P(int | None, None, "cycles before kicking a member (none: the ruleset's)"),
+        "own_kick_wait": P(int | None, None, "cycles before kicking a member one invited (none: the ruleset's)"),
+        "led_wait": P(int | None, None, "cycles a faction led by this player waits (none: the ruleset's)"),
+        "protected_for": P(int | None, None, "cycles this player may not be kicked after joining"),
+        "unlimited_kicks": P(bool, False, "may kick any number of members"),
+        "tell_attempts": P(bool, False, "learns the attempts made on the faction"),
+        "leave_bonus": P(dict[str, int], {}, "stat changes for each own leaving", "stat"),
+        "kick_bonus": P(dict[str, int], {}, "stat changes for each member kicked from own faction", "stat"),
+    }, "own waits, kicks and bonuses in factions"),
+    "hidden_bonus": Params({"amount": P(int, doc="the bonus"), "stat": stat_param(None, "the stat (none: a pick of choices)"),
+                            "choices": P(list[str], [], "the stats the player picks from", "stat"),
+                            "scope": P(str, "all", "what the bonus counts for (a modifier's scope)")}, "a hidden bonus to a stat ({stat} or a choice of {choices}, {amount})"),
+    "invites_per_night": Params({"count": P(int, doc="invitations a night")}, "{count} invitations a night"),
+    "leave_and_join": Params(doc="may leave a faction and join another in one night"),
+    "overthrow_by": Params({"stat": stat_param(doc="a stat compared besides the ruleset's")}, "may compare {stat} when overthrowing a leader"),
+    "pm_quota": Params({"extra": P(int, 0, "more private messages a day")}, "more PMs a day ({extra})"),
+    "protection": Params({"against": P(list[str], [], "the labels it stops (*: every one)"),
+                          "over": P(int | None, None, "only changes bigger than this"),
+                          "except_own_faction": P(bool, False, "does not stop the own faction's actions"),
+                          "while": status_param(None, "holds only while the player has this status"),
+                          "factor": P(float, 0.0, "the share of damage still taken")}, "a lasting protection ({against})"),
+    "regen": Params({"amount": P(int, doc="recovered each time"), "status": status_param(None, "in this status")}, "own recovery in a status"),
+    "two_factions": Params(doc="may be in two factions"),
+    "untargetable": Params({"slots": P(list[str], [], "others' abilities of these slots cannot target the player", "slot"),
+                            "labels": P(list[str], [], "nor others' abilities with these labels")}, "cannot be the target of others' abilities of {slots} or labelled {labels}"),
+    "victory": Params({"factions": P(list[int], [], "how many factions the player may be in to win (highest_stat)"),
+                       "as_member": P(bool, False, "wins with the faction without leading it (highest_stat)"),
+                       "last_alive": P(bool, False, "wins as the last one alive, out of prison (stats mafia)"),
+                       "half_at_end": P(bool, False, "a half victory alive at the end, out of prison (stats mafia)")}, "own victory conditions"),
+    "vote_weight": Params({"weight": P(float, doc="the ballot counts this many times what the vote counts it"),
+                           "against_self": P(float, 0.0, "Eternal Friday's lynch: taken off the votes against oneself"),
+                           "not_in": status_param("coma", "Eternal Friday's lynch: against_self not while in this status")}, "a ballot counts {weight} times what the vote counts it (every vote kind but lynch and plurality_lynch); Eternal Friday's lynch: takes {against_self} off the votes against oneself"),
+    "wins_if_lynched": Params(doc="wins the moment a vote puts them to death (a lynch, an execution); the game goes on"),
+    "acts_in_<status>": Params(doc="acts while in the status: faction moves from it, and it does not count as unable to act"),
+    "wins_in_<status>": Params(doc="may win while in the status (a victory's no_win_status does not bar this player)"),
+    # ---- read by seed 000 (engine/books/godfather) ---------------------------------------------
+    "pm_leak": Params({"publish": P(int, 1, "private messages published a day"), "learn": P(int, 3, "private messages learnt a day")}, "publishes and learns PMs of the day"),
+    "sealed_pms": Params(doc="PMs cannot be read by abilities"),
+    "undetectable": Params(doc="actions cannot be detected"),
+    # ---- read by seed 002 (engine/books/eternal_friday) ----------------------------------------
+    "counterattack": Params({"damage": P(int, doc="damage to each attacker"), "not_in": status_param("coma", "not while in this status")}, "hits back each attacker for {damage} per attack (not while {not_in})"),
+    "damage_factor": Params({"factor": P(float, doc="the share of damage taken"), "status": status_param("hospital", "while in this status")}, "takes {factor} of the damage while {status}"),
+    "heal_factor": Params({"factor": P(float, doc="healing works this many times as well")}, "healing works {factor} times as well (the hospital's aside)"),
+    "heal_per_death": Params({"amount": P(int, doc="HP recovered per player who died that night")}, "each morning recovers {amount} per player who died that night"),
+    "health_display": Params({"words": P(list[str], ["healthy", "hospital"], "the two health words (statuses)", "status"),
+                              "enter_below": P(int, 30, "shows the second word below this HP"),
+                              "leave_above": P(int, 49, "shows the first again above this HP"),
+                              "warn_below": P(int | None, None, "warns the player below this HP")}, "own health words ({words}): hospital below {enter_below}, out above {leave_above}"),
+    "hp_report": Params(doc="learns own HP every morning"),
+    "inherits": Params({"from": P(str, doc="the character whose death passes it on", ref="character"),
+                        "grant": P(str | None, None, "the ability gained", "ability"),
+                        "auto": P(str | None, None, "an ability used automatically every night from then on"),
+                        "status": P(str | None, None, "a marker status put on"),
+                        "stat": stat_param(None, "a stat taken over from the dead")}, "when {from} dies, takes {grant} / {status} / {stat}"),
+    "last_stand": Params({"status": status_param(doc="the status of the last day or night"), "hp": P(int, 100, "the HP it counts as")}, "killed, lives one more day or night with {status}"),
+    # ---- read by seed 003 (engine/books/stats_mafia) and seed 001 (vote_bonus) ----------------
+    "random_bonus": Params({"amount": P(int, 1, "the bonus"), "stats": P(list[str], [], "the stats drawn from (none: the book's)", "stat")}, "a bonus to a stat drawn at the start, unknown even to its holder ({amount})"),
+    "reprieve": Params({"status": status_param(None, "the status the player goes to (the book's prison: for the card)")}, "instead of dying at night, goes to {status} at the end of the next day"),
+    "stat_per_status": Params({"stat": stat_param(), "status": status_param(doc="the status counted"), "amount": P(int, 1, "per player")}, "{amount} {stat} for each player {status}"),
+    "team_contacts": Params({"team": P(str, doc="the team whose members learn one another", ref="team")}, "at the start the members of team {team} learn one another"),
+    "vote_bonus": Params({"amount": P(int, 1, "the invisible bonus to the ballot")}, "invisible vote strength bonus"),
+    "vote_cap_against": Params({"max": P(int, 1, "the most a ballot against this player weighs")}, "every ballot against this player weighs at most {max}"),
+    "vote_discount": Params({"stat": stat_param("initiative", "the stat taken off the votes against this player")}, "votes against this player are reduced by their {stat}"),
+    "vote_reprieve": Params({"uses": P(int, 1, "verdicts cancelled a game")}, "the vote's verdict against this player is cancelled ({uses} per game)"),
+}
+
+
 def declare(table: str, entries: dict[str, Params]) -> None:
     """A book declares the parameters of what it registers (``engine/books/<book>/params.py``)."""
     twice = set(entries) & set(TABLES[table])
@@ -161,5 +240,5 @@ def declare(table: str, entries: dict[str, Params]) -> None:
 
 TABLES: dict[str, dict[str, Params]] = {
     "effect": EFFECT_PARAMS, "impl": IMPL_PARAMS, "step": STEP_PARAMS, "vote": VOTE_PARAMS,
-    "victory": VICTORY_PARAMS, "check": CHECK_PARAMS,
+    "victory": VICTORY_PARAMS, "check": CHECK_PARAMS, "passive": PASSIVE_PARAMS,
 }

@@ -26,6 +26,7 @@ from pydantic import (
 
 from . import registry
 from .errors import GameError
+from .registry_params import PASSIVE_PARAMS
 from .settings import GameSettings
 
 
@@ -390,46 +391,9 @@ class AbilityDef(Strict):
 
 
 # Every passive kind the engine reads (``Game.passives(player, kind)``), so that a ruleset with
-# a misspelt feature fails at load instead of silently doing nothing.
-PASSIVE_KINDS = {
-    "anon_quota": "more anonymous posts a day ({extra})",
-    "appears_as": "a check of alignment sees team {team} (the miller: mafia)",
-    "counterattack": "hits back each attacker for {damage} per attack (not while {not_in})",
-    "damage_factor": "takes {factor} of the damage while {status}",
-    "extra_action": "one more ordinary action alongside the turn's ({slots})",
-    "faction_max": "a faction led by this player may have {size} members",
-    "faction_rules": "own waits, kicks and bonuses in factions",
-    "heal_factor": "healing works {factor} times as well (the hospital's aside)",
-    "heal_per_death": "each morning recovers {amount} per player who died that night",
-    "health_display": "own health words ({words}): hospital below {enter_below}, out above {leave_above}",
-    "hidden_bonus": "a hidden bonus to a stat ({stat} or a choice of {choices}, {amount})",
-    "hp_report": "learns own HP every morning",
-    "inherits": "when {from} dies, takes {grant} / {status} / {stat}",
-    "invites_per_night": "{count} invitations a night",
-    "last_stand": "killed, lives one more day or night with {status}",
-    "leave_and_join": "may leave a faction and join another in one night",
-    "overthrow_by": "may compare {stat} when overthrowing a leader",
-    "pm_leak": "publishes and learns PMs of the day",
-    "pm_quota": "more PMs a day ({extra})",
-    "protection": "a lasting protection ({against})",
-    "random_bonus": "a bonus to a stat drawn at the start, unknown even to its holder ({amount})",
-    "regen": "own recovery in a status",
-    "reprieve": "instead of dying at night, goes to {status} at the end of the next day",
-    "sealed_pms": "PMs cannot be read by abilities",
-    "stat_per_status": "{amount} {stat} for each player {status}",
-    "team_contacts": "at the start the members of team {team} learn one another",
-    "two_factions": "may be in two factions",
-    "undetectable": "actions cannot be detected",
-    "untargetable": "cannot be the target of others' abilities of {slots} or labelled {labels}",
-    "victory": "own victory conditions",
-    "vote_bonus": "invisible vote strength bonus",
-    "vote_cap_against": "every ballot against this player weighs at most {max}",
-    "vote_discount": "votes against this player are reduced by their {stat}",
-    "vote_reprieve": "the vote's verdict against this player is cancelled ({uses} per game)",
-    "vote_weight": "a ballot counts {weight} times what the vote counts it (every vote kind but lynch and plurality_lynch); "
-                   "Eternal Friday's lynch: takes {against_self} off the votes against oneself",
-    "wins_if_lynched": "wins the moment a vote puts them to death (a lynch, an execution); the game goes on",
-}
+# a misspelt feature fails at load instead of silently doing nothing: the kinds of
+# ``engine.registry_params.PASSIVE_PARAMS`` (each with its meaning and declared params).
+PASSIVE_KINDS = {k: spec.doc for k, spec in PASSIVE_PARAMS.items() if not k.endswith("<status>")}
 PASSIVE_PREFIXES = ("acts_in_", "wins_in_")
 
 

@@ -227,9 +227,13 @@ class Checker:
             if st not in self.refs["stat"]:
                 self.add(f"{group}.{x.id}.stats", "unknown_stat", "unknown stat {value!r}", name=st, known=self.refs["stat"], value=st)
         for pv in x.passives:
-            for prefix in PASSIVE_PREFIXES:
-                if pv.kind.startswith(prefix):
-                    self.ref("status", pv.kind.removeprefix(prefix), f"{group}.{x.id}.passives.{pv.kind}")
+            where = f"{group}.{x.id}.passives.{pv.kind}"
+            prefix = next((p for p in PASSIVE_PREFIXES if pv.kind.startswith(p)), None)
+            if prefix is not None:
+                self.ref("status", pv.kind.removeprefix(prefix), where)
+                self.params("passive", f"{prefix}<status>", pv.params, f"{where}.params")
+            else:
+                self.params("passive", pv.kind, pv.params, f"{where}.params")
         ids = [a.id for a in x.abilities]
         for d in sorted({i for i in ids if ids.count(i) > 1}):
             self.add(f"{group}.{x.id}.abilities", "duplicate_id", "duplicate id {ids}", ids=repr(d))

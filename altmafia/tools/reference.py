@@ -20,7 +20,7 @@ import yaml
 from config.texts import say
 from engine import registry
 from engine.registry_params import REQUIRED, TABLES, Param, Params
-from engine.ruleset import PASSIVE_KINDS, PASSIVE_PREFIXES, Requirement, Ruleset
+from engine.ruleset import Requirement, Ruleset
 from engine.settings import GameSettings
 
 
@@ -183,7 +183,7 @@ def example(table: str, name: str, spec: Params) -> str:
 
 
 SECTIONS = (("effect", registry.EFFECTS), ("impl", registry.IMPLS), ("step", registry.STEPS), ("vote", registry.VOTES),
-            ("victory", registry.VICTORIES), ("check", registry.CHECKS))
+            ("victory", registry.VICTORIES), ("check", registry.CHECKS), ("passive", TABLES["passive"]))
 
 
 def reference(lang: str) -> list[str]:
@@ -205,12 +205,6 @@ def reference(lang: str) -> list[str]:
                 out.append("    " + say(lang, "reference.extra", ref=spec.extra.ref, type=type_name(spec.extra.type, lang), doc=spec.extra.doc))
             out.append("    " + say(lang, "reference.example", example=example(table, name, spec)))
         out.append("")
-    out.append(say(lang, "reference.section.passive", n=len(PASSIVE_KINDS) + len(PASSIVE_PREFIXES)))
-    for kind, text in sorted(PASSIVE_KINDS.items()):
-        out.append(f"  {kind}: {text}")
-    for prefix in PASSIVE_PREFIXES:
-        out.append(f"  {prefix}<status>")
-    out.append("")
     out.append(say(lang, "reference.section.settings", n=len(GameSettings.model_fields)))
     for key, f in GameSettings.model_fields.items():
         default = say(lang, "reference.default", value=_yaml(f.get_default(call_default_factory=True)))
