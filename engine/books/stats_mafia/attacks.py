@@ -20,14 +20,17 @@ def attack(ctx: Ctx, intent: Intent, t: Player, *, initiative: int | None = None
     """≥ kill_at: death; 1 … kill_at − 1: that many сутки of Hospital from the next day; ≤ 0: nothing."""
     g = ctx.game
     actor = g.player(intent.pid)
-    hit = intercept(ctx, actor.pid, t, ["attack", *g.ability_def(intent.ability).labels], _strike)
-    if hit is None:
-        ctx.note(intent, f"guarded:{t.pid}")
-        return
-    t = hit
     if not g.alive(t) or in_prison(g, t):
         ctx.note(intent, f"unreachable:{t.pid}")
         return
+    hit = intercept(ctx, actor.pid, t, ["attack", *g.ability_def(intent.ability).labels], _strike)  # a bodyguard (op guard)
+    if hit is None:
+        ctx.note(intent, f"guarded:{t.pid}")
+        return
+    if hit is not t and in_prison(g, hit):
+        ctx.note(intent, f"unreachable:{hit.pid}")
+        return
+    t = hit
     a = stat(g, actor, "initiative") if initiative is None else initiative
     d = stat(g, t, "defense") if defense is None else defense
     diff = a - d
