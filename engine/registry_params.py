@@ -152,8 +152,8 @@ CHECK_PARAMS: dict[str, Params] = {
 }
 
 # ---- passive kinds (a role's or character's ``passives[].kind``) -------------------------------
-# Every kind with its meaning and its params, whoever reads them (the core or a book); a ruleset
-# names no other kind (engine.ruleset.PASSIVE_KINDS). ``acts_in_<status>`` / ``wins_in_<status>``
+# Every kind with its meaning and its params: the core's here, the books' in their params.py
+# (``declare("passive", …)``); a ruleset names no other kind (engine.ruleset.PASSIVE_KINDS). ``acts_in_<status>`` / ``wins_in_<status>``
 # stand for every status and take no params.
 PASSIVE_PARAMS: dict[str, Params] = {
     # ---- read by the core --------------------------------------------------------------------
@@ -194,39 +194,11 @@ PASSIVE_PARAMS: dict[str, Params] = {
                        "half_at_end": P(bool, False, "a half victory alive at the end, out of prison (stats mafia)")}, "own victory conditions"),
     "vote_weight": Params({"weight": P(float, doc="the ballot counts this many times what the vote counts it"),
                            "against_self": P(float, 0.0, "Eternal Friday's lynch: taken off the votes against oneself"),
-                           "not_in": status_param("coma", "Eternal Friday's lynch: against_self not while in this status")}, "a ballot counts {weight} times what the vote counts it (every vote kind but lynch and plurality_lynch); Eternal Friday's lynch: takes {against_self} off the votes against oneself"),
+                           "not_in": status_param(None, "Eternal Friday's lynch: against_self not while in this status (none: its coma)")}, "a ballot counts {weight} times what the vote counts it (every vote kind but lynch and plurality_lynch); Eternal Friday's lynch: takes {against_self} off the votes against oneself"),
+    "vote_bonus": Params({"amount": P(int, 1, "the invisible bonus to the ballot")}, "invisible vote strength bonus"),
     "wins_if_lynched": Params(doc="wins the moment a vote puts them to death (a lynch, an execution); the game goes on"),
     "acts_in_<status>": Params(doc="acts while in the status: faction moves from it, and it does not count as unable to act"),
     "wins_in_<status>": Params(doc="may win while in the status (a victory's no_win_status does not bar this player)"),
-    # ---- read by seed 000 (engine/books/godfather) ---------------------------------------------
-    "pm_leak": Params({"publish": P(int, 1, "private messages published a day"), "learn": P(int, 3, "private messages learnt a day")}, "publishes and learns PMs of the day"),
-    "sealed_pms": Params(doc="PMs cannot be read by abilities"),
-    "undetectable": Params(doc="actions cannot be detected"),
-    # ---- read by seed 002 (engine/books/eternal_friday) ----------------------------------------
-    "counterattack": Params({"damage": P(int, doc="damage to each attacker"), "not_in": status_param("coma", "not while in this status")}, "hits back each attacker for {damage} per attack (not while {not_in})"),
-    "damage_factor": Params({"factor": P(float, doc="the share of damage taken"), "status": status_param("hospital", "while in this status")}, "takes {factor} of the damage while {status}"),
-    "heal_factor": Params({"factor": P(float, doc="healing works this many times as well")}, "healing works {factor} times as well (the hospital's aside)"),
-    "heal_per_death": Params({"amount": P(int, doc="HP recovered per player who died that night")}, "each morning recovers {amount} per player who died that night"),
-    "health_display": Params({"words": P(list[str], ["healthy", "hospital"], "the two health words (statuses)", "status"),
-                              "enter_below": P(int, 30, "shows the second word below this HP"),
-                              "leave_above": P(int, 49, "shows the first again above this HP"),
-                              "warn_below": P(int | None, None, "warns the player below this HP")}, "own health words ({words}): hospital below {enter_below}, out above {leave_above}"),
-    "hp_report": Params(doc="learns own HP every morning"),
-    "inherits": Params({"from": P(str, doc="the character whose death passes it on", ref="character"),
-                        "grant": P(str | None, None, "the ability gained", "ability"),
-                        "auto": P(str | None, None, "an ability used automatically every night from then on"),
-                        "status": P(str | None, None, "a marker status put on"),
-                        "stat": stat_param(None, "a stat taken over from the dead")}, "when {from} dies, takes {grant} / {status} / {stat}"),
-    "last_stand": Params({"status": status_param(doc="the status of the last day or night"), "hp": P(int, 100, "the HP it counts as")}, "killed, lives one more day or night with {status}"),
-    # ---- read by seed 003 (engine/books/stats_mafia) and seed 001 (vote_bonus) ----------------
-    "random_bonus": Params({"amount": P(int, 1, "the bonus"), "stats": P(list[str], [], "the stats drawn from (none: the book's)", "stat")}, "a bonus to a stat drawn at the start, unknown even to its holder ({amount})"),
-    "reprieve": Params({"status": status_param(None, "the status the player goes to (the book's prison: for the card)")}, "instead of dying at night, goes to {status} at the end of the next day"),
-    "stat_per_status": Params({"stat": stat_param(), "status": status_param(doc="the status counted"), "amount": P(int, 1, "per player")}, "{amount} {stat} for each player {status}"),
-    "team_contacts": Params({"team": P(str, doc="the team whose members learn one another", ref="team")}, "at the start the members of team {team} learn one another"),
-    "vote_bonus": Params({"amount": P(int, 1, "the invisible bonus to the ballot")}, "invisible vote strength bonus"),
-    "vote_cap_against": Params({"max": P(int, 1, "the most a ballot against this player weighs")}, "every ballot against this player weighs at most {max}"),
-    "vote_discount": Params({"stat": stat_param("initiative", "the stat taken off the votes against this player")}, "votes against this player are reduced by their {stat}"),
-    "vote_reprieve": Params({"uses": P(int, 1, "verdicts cancelled a game")}, "the vote's verdict against this player is cancelled ({uses} per game)"),
 }
 
 

@@ -9,6 +9,7 @@ task (``op: gm_task``).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Annotated, Any, Literal
@@ -393,7 +394,23 @@ class AbilityDef(Strict):
 # Every passive kind the engine reads (``Game.passives(player, kind)``), so that a ruleset with
 # a misspelt feature fails at load instead of silently doing nothing: the kinds of
 # ``engine.registry_params.PASSIVE_PARAMS`` (each with its meaning and declared params).
-PASSIVE_KINDS = {k: spec.doc for k, spec in PASSIVE_PARAMS.items() if not k.endswith("<status>")}
+class _PassiveKinds(Mapping[str, str]):
+    """Every passive kind and its meaning: a view of ``PASSIVE_PARAMS`` (the books declare
+    theirs as they load, after this module)."""
+
+    def __getitem__(self, kind: str) -> str:
+        if kind.endswith("<status>"):
+            raise KeyError(kind)
+        return PASSIVE_PARAMS[kind].doc
+
+    def __iter__(self) -> Iterator[str]:
+        return (k for k in PASSIVE_PARAMS if not k.endswith("<status>"))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+PASSIVE_KINDS: Mapping[str, str] = _PassiveKinds()
 PASSIVE_PREFIXES = ("acts_in_", "wins_in_")
 
 

@@ -10,7 +10,7 @@ attack and the stats mafia's ``attack``. A guard stops only the effects whose la
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..state import Player
@@ -18,6 +18,18 @@ if TYPE_CHECKING:
 
 GUARD_AGAINST = ("kill", "attack")  # what a guard takes when its ability lists no labels
 GUARD_MODES = ("take", "strike", "both")
+
+
+def _has_guards(rules: Any) -> bool:
+    """Whether any ability of the ruleset guards (``op: guard``), looked up once per ruleset:
+    without one, no attack needs to look for a guard."""
+    cache = rules.derived_cache
+    found = cache.get(("has_guards",))
+    if found is None:
+        found = cache[("has_guards",)] = any(
+            e.op == "guard" for x in [*rules.roles, *rules.characters] for ab in x.abilities
+            for effs in [ab.effects, *ab.options.values()] for e in effs)
+    return found
 
 
 def intercept(ctx: Ctx, actor: int | None, target: Player, labels: Iterable[str],
@@ -33,6 +45,8 @@ def intercept(ctx: Ctx, actor: int | None, target: Player, labels: Iterable[str]
     if actor is None or not target.statuses:
         return target
     g = ctx.game
+    if not _has_guards(g.rules):
+        return target
     wanted = set(labels)
     for sid, s in sorted(target.statuses.items()):
         if s.kind != "guarded" or not g.active(target, sid, ctx.tick):
