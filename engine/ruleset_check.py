@@ -23,9 +23,6 @@ if TYPE_CHECKING:
 
 # the effect fields every op may carry: whom it reaches, the card's text
 ALWAYS_READ = ("op", "to", "where", "text", "params")
-# the vote kinds whose counters read no passive ``vote_weight`` (a ballot counts 1): a ruleset
-# that gives a weight and holds such a vote is refused, not silently counted one ballot one vote
-WEIGHTLESS_VOTES = frozenset({"lynch", "plurality_lynch"})
 # the ops whose default target (``to: target``) is a chosen player: with no target they reach no one
 REACHES_TARGETS = {"stat", "modifier", "block", "protect", "guard", "poison", "cure", "heal", "damage", "status", "kill", "reveal", "message"}
 
@@ -168,12 +165,7 @@ class Checker:
             if d.size > d.upto:
                 self.add(f"table.decks(upto {d.upto})", "deck_too_big", "{cards} cards for {seats} seats",
                          cards=d.size, seats=d.upto)
-        weighted = sorted(f"{g}.{x.id}" for g, xs in (("roles", r.roles), ("characters", r.characters))
-                          for x in xs if any(pv.kind == "vote_weight" for pv in x.passives))
         for v in r.votes:
-            if weighted and v.kind in WEIGHTLESS_VOTES:
-                self.add(f"votes.{v.id}.kind", "vote_weight_unread", "vote kind {kind!r} counts every ballot once: the vote_weight of {owners} "
-                         "would do nothing", kind=v.kind, owners=", ".join(weighted))
             self.known(registry.VOTES, v.kind, "vote kind", f"votes.{v.id}.kind")
             self.params("vote", v.kind, v.params, f"votes.{v.id}.params")
             if v.step not in self.refs["step"]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from ...registry_params import PEACE, VOTE_COMMON, P, Params, declare, stat_param, status_param
+from ...registry_params import PEACE, VOTE_COMMON, P, Params, declare, stat_param
 
 declare("impl", {
     "friday_attack": Params({"damage": P(int | None, None, "the damage"), "share_of_hp": P(int | None, None, "the damage is the target's HP divided by this"),
@@ -65,8 +65,8 @@ declare("check", {
 })
 
 declare("passive", {
-    "counterattack": Params({"damage": P(int, doc="damage to each attacker"), "not_in": status_param("coma", "not while in this status")}, "hits back each attacker for {damage} per attack (not while {not_in})"),
-    "damage_factor": Params({"factor": P(float, doc="the share of damage taken"), "status": status_param("hospital", "while in this status")}, "takes {factor} of the damage while {status}"),
+    "counterattack": Params({"damage": P(int, doc="damage to each attacker"), "not_in": P(str, "coma", "not while in this status", "status")}, "hits back each attacker for {damage} per attack (not while {not_in})"),
+    "damage_factor": Params({"factor": P(float, doc="the share of damage taken"), "status": P(str, "hospital", "while in this status", "status")}, "takes {factor} of the damage while {status}"),
     "heal_factor": Params({"factor": P(float, doc="healing works this many times as well")}, "healing works {factor} times as well (the hospital's aside)"),
     "heal_per_death": Params({"amount": P(int, doc="HP recovered per player who died that night")}, "each morning recovers {amount} per player who died that night"),
     "health_display": Params({"words": P(list[str], ["healthy", "hospital"], "the two health words (statuses)", "status"),
@@ -79,5 +79,5 @@ declare("passive", {
                         "auto": P(str | None, None, "an ability used automatically every night from then on"),
                         "status": P(str | None, None, "a marker status put on"),
                         "stat": stat_param(None, "a stat taken over from the dead")}, "when {from} dies, takes {grant} / {status} / {stat}"),
-    "last_stand": Params({"status": status_param(doc="the status of the last day or night"), "hp": P(int, 100, "the HP it counts as")}, "killed, lives one more day or night with {status}"),
+    "last_stand": Params({"status": P(str, doc="the status of the last day or night", ref="status"), "hp": P(int, 100, "the HP it counts as")}, "killed, lives one more day or night with {status}"),
 })
