@@ -12,6 +12,7 @@ from ...resolve.effects import kill, strike_kill
 from ...resolve.guards import intercept
 from ...state import Intent, Player
 from ...votes import Lynch
+from ...world import seen_team
 
 if TYPE_CHECKING:
     from ...resolve.context import Ctx
@@ -81,7 +82,7 @@ def classic_kill(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> No
 @impl("classic_check")
 def classic_check(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
     """The cop learns whether the target is mafia: a member of ``guilty`` teams as the check
-    sees them (:meth:`engine.world.World.seen_team`: a frame, a miller), unless their role
+    sees them (:func:`engine.world.seen_team`: a frame, a miller), unless their role
     ``appears_innocent``. A cop who died this night learns nothing (setting
     ``dead_learn_nothing``, the classic's)."""
     g = ctx.game
@@ -89,7 +90,7 @@ def classic_check(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> N
     innocent = eff.params.get("appears_innocent", [])
     for t in people:
         role = t.character or t.role
-        value = g.seen_team(t) in guilty and role not in innocent
+        value = seen_team(g, t) in guilty and role not in innocent
         ctx.emit("classic.check_guilty" if value else "classic.check_innocent", "players", [intent.pid], target=t.pid)
 
 
