@@ -188,7 +188,7 @@ class StatusDef(Strict):
     # discards them (seed 002: «персонажам, которые умерли в эту ночь ... ничего не сообщается»).
     # Read by the built-in step ``messages`` and by ``Game.gm_message``.
     messages: Literal["deliver", "hold", "drop"] = "deliver"
-    # while in force, a check of alignment (``engine.world.seen_team``: the classic check) sees the
+    # while in force, a check of alignment (``engine.resolve.appearance.seen_team``: the classic check) sees the
     # holder as of this team (a framer's «подставить»: ``mafia``; a cover: ``town``)
     appears_as: str | None = None
     # what the shared core asks this status for (``Ruleset.status_of_kind``), so that the core

@@ -8,11 +8,11 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from ...registry import VOTES, impl, victory
+from ...resolve.appearance import seen_team
 from ...resolve.effects import kill, strike_kill
 from ...resolve.guards import intercept
 from ...state import Intent, Player
 from ...votes import Lynch
-from ...world import seen_team
 
 if TYPE_CHECKING:
     from ...resolve.context import Ctx
@@ -82,7 +82,7 @@ def classic_kill(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> No
 @impl("classic_check")
 def classic_check(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
     """The cop learns whether the target is mafia: a member of ``guilty`` teams as the check
-    sees them (:func:`engine.world.seen_team`: a frame, a miller), unless their role
+    sees them (:func:`engine.resolve.appearance.seen_team`: a frame, a miller), unless their role
     ``appears_innocent``. A cop who died this night learns nothing (setting
     ``dead_learn_nothing``, the classic's)."""
     g = ctx.game
