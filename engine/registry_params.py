@@ -23,7 +23,7 @@ from typing import Any, Literal
 REQUIRED: Any = type("Required", (), {"__repr__": lambda self: "required"})()
 
 # the facts ``op: reveal`` can tell (engine.resolve.effects.op_reveal)
-REVEAL_FACTS = ("character", "role", "stats", "in_faction", "hp")
+REVEAL_FACTS = ("character", "role", "stats", "in_faction", "hp", "team")
 
 
 @dataclass(frozen=True)

@@ -281,6 +281,14 @@ class Checker:
             self.add(f"{at}.delta", "field_needed", "op {op!r} needs {field!r}", op=e.op, field="delta")
         if e.op == "reveal" and e.fact is not None and e.fact not in REVEAL_FACTS:
             self.add(f"{at}.fact", "unknown_fact", "unknown fact {value!r}", name=e.fact, known=REVEAL_FACTS, value=e.fact)
+        if e.op == "reveal" and e.fact == "team":  # the answer names the team: each needs its name
+            named = {t.id for t in self.r.teams}
+            if not self.teams:
+                self.add(f"{at}.fact", "no_teams", "fact 'team' tells a team, but no role or character has one")
+            for team in self.teams:
+                if team not in named:
+                    self.add(f"{at}.fact", "team_without_name", "fact 'team' tells a team, but team {team!r} has no entry in teams: (its names)",
+                             team=team)
         if most is not None and most < spec.min_targets:
             self.add(at, "too_few_targets", "op {op!r} needs {need} targets, the ability takes {most}", op=e.op, need=spec.min_targets, most=most)
         if e.op in REACHES_TARGETS and e.to == "target" and most == 0:

@@ -14,6 +14,7 @@ from ..errors import GameError
 from ..factions import remove_member
 from ..registry import IMPLS, effect
 from ..state import Intent, Modifier, Player, Status
+from .appearance import seen_team
 from .guards import GUARD_AGAINST, intercept
 from .notices import LEDGER
 from .targeting import reroute
@@ -400,9 +401,13 @@ def op_reveal(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
             value = bool(g.factions_of(t.pid))
         elif fact == "hp":
             value = t.stats.get(g.settings.hp_stat or "hp")
+        elif fact == "team":  # the team the check sees: a frame's or a miller's appears_as
+            ctx.emit("check.team", "players", [intent.pid], target=t.pid, team=seen_team(g, t))
+            value = None
         else:
             value = None
-        ctx.emit(f"check.{fact}", "players", [intent.pid], target=t.pid, value=value)
+        if fact != "team":
+            ctx.emit(f"check.{fact}", "players", [intent.pid], target=t.pid, value=value)
         if eff.params.get("tell_target"):
             ctx.emit("check.revealed_to_you", "players", [t.pid], fact=fact)
 

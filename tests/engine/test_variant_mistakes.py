@@ -83,6 +83,10 @@ MISTAKES = {
                               "у особенности 'pm_quota' нет параметра 'extr'"),
     "passive_param_of_wrong_type": ("extends: classic\nroles:\n  - id: villager\n    passives: [{kind: appears_as, params: {team: mafai}}]\n",
                                     "roles.villager.passives.appears_as.params.team", "unknown team 'mafai'", "неизвестная команда 'mafai'"),
+    "team_fact_without_teams": ("extends: godfather\n" + role_with(
+        "{id: sense, slot: night, name: {ru: Чутьё, en: Sense}, effects: [{op: reveal, fact: team}]}"),
+        "roles.smuggler.abilities.sense.effects[0].fact", "fact 'team' tells a team, but no role or character has one",
+        "факт 'team' называет команду, но ни у одной роли"),
     "id_is_not_the_file_name": ("extends: godfather\n", "", "the ruleset's id is 'godfather_tweak' but the file is named 'id_is_not_the_file_name.yaml'",
                                 "id набора правил «godfather_tweak», а файл называется «id_is_not_the_file_name.yaml»"),
 }
