@@ -45,8 +45,8 @@ def intercept(ctx: Ctx, actor: int | None, target: Player, labels: Iterable[str]
     if actor is None or not target.statuses:
         return target
     g = ctx.game
-    if not _has_guards(g.rules):
-        return target
+    if not _has_guards(g.rules) or not g.alive(target):
+        return target  # (a dead target needs no guard: the attack finds it dead)
     wanted = set(labels)
     for sid, s in sorted(target.statuses.items()):
         if s.kind != "guarded" or not g.active(target, sid, ctx.tick):

@@ -53,9 +53,8 @@ def _superseded(ctx: Ctx, intent: Intent) -> Intent | None:
 @impl("classic_kill")
 def classic_kill(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
     """A night kill. ``team: true``: the team's one kill of the night; a teammate's later
-    submission replaces an earlier one (the last order counts), whoever performs it. A
-    bodyguard meets the kill first (``op: guard``); then it stops at a protection against
-    ``kill`` of whoever it reaches; a target already dead is not killed twice."""
+    submission replaces an earlier one (the last order counts), whoever performs it. A kill
+    stops at a protection against ``kill``; a target already dead is not killed twice."""
     g = ctx.game
     if eff.params.get("team"):
         later = _superseded(ctx, intent)
@@ -64,12 +63,12 @@ def classic_kill(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> No
             ctx.note(intent, f"superseded_by:{later.pid}")
             return
     for t in people:
-        if not g.alive(t):
-            ctx.note(intent, f"already_dead:{t.pid}")
-            continue
-        t = intercept(ctx, intent.pid, t, ["kill", "negative", *eff.labels], strike_kill)
+        t = intercept(ctx, intent.pid, t, ["kill", "negative", *eff.labels], strike_kill)  # a bodyguard (op guard) first
         if t is None:
             ctx.outcome[intent.seq] = "protected"
+            continue
+        if not g.alive(t):
+            ctx.note(intent, f"already_dead:{t.pid}")
             continue
         if ctx.protection(t, ["kill", "negative", *eff.labels], intent.pid) is not None:
             ctx.note(intent, f"protected:{t.pid}")
