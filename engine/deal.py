@@ -81,9 +81,12 @@ def deal(world: World, players: list[PlayerSpec]) -> list[PlayerSpec]:
 
 
 def _size_deck(world: World, deck: Any, n: int, assigned: list[str]) -> list[str]:
-    """The cards of ``deck`` filled up to ``n`` seats with the table's ``fill``, less the
-    roles the GM assigned (a card each; beyond the deck's cards, a fill card)."""
+    """The cards of ``deck`` (a role drawn for each of its ``one_of`` lists) filled up to ``n``
+    seats with the table's ``fill``, less the roles the GM assigned (a card each; beyond the
+    deck's cards, a fill card)."""
     cards = sorted(rid for rid, k in deck.cards.items() for _ in range(k))
+    for group in deck.one_of:  # «one of these»: a card drawn from each list, by the game's generator
+        cards.append(world.rng.choice(sorted(world.rules.role(rid).id for rid in group)))
     fill = world.rules.table.fill
     if len(cards) > n or (len(cards) < n and not fill):
         raise GameError(f"the deal for up to {deck.upto} seats does not fit {n} players")

@@ -24,7 +24,7 @@ from typing import Any, Literal
 REQUIRED: Any = type("Required", (), {"__repr__": lambda self: "required"})()
 
 # the facts ``op: reveal`` can tell (engine.resolve.effects.op_reveal)
-REVEAL_FACTS = ("character", "role", "stats", "in_faction", "hp")
+REVEAL_FACTS = ("character", "role", "stats", "in_faction", "hp", "team")
 
 
 @dataclass(frozen=True)
@@ -81,6 +81,11 @@ EFFECT_PARAMS: dict[str, Params] = {
                        "except_own_faction": P(bool, False, "does not stop actions of the target's own faction")},
                       doc="stops the actions whose labels it lists (labels; none: every action)", effect_fields=("labels", "until", "cycles")),
     "redirect": Params(doc="two targets: the first one's later actions this turn go to the second", effect_fields=("labels",), min_targets=2),
+    "guard": Params({"mode": P(Literal["take", "strike", "both"], "take",
+                               "take: the guard is hit in the target's place; strike: the guard strikes the attacker down "
+                               "and the target is spared; both: hit in its place and strikes the attacker down")},
+                    doc="a bodyguard: the attacks on the target whose labels it lists (labels; none: kill, attack) meet the guard first",
+                    effect_fields=("labels", "until", "cycles")),
     "swap": Params(doc="two targets: whatever is aimed at one goes to the other", effect_fields=("until", "cycles", "labels"), min_targets=2),
     "borrow": Params({"slots": P(list[str], [], "the slots of another member's actions it may perform", "slot"),
                       "any_phase": P(bool, False, "the borrowed action may be of another phase")},
@@ -159,6 +164,58 @@ VICTORY_PARAMS: dict[str, Params] = {
 CHECK_PARAMS: dict[str, Params] = {
 }
 
+# ---- passive kinds (a role's or character's ``passives[].kind``) -------------------------------
+# Every kind with its meaning and its params: the core's here, the books' in their params.py
+# (``declare("passive", …)``); a ruleset names no other kind (engine.ruleset.PASSIVE_KINDS). ``acts_in_<status>`` / ``wins_in_<status>``
+# stand for every status and take no params.
+PASSIVE_PARAMS: dict[str, Params] = {
+    # ---- read by the core --------------------------------------------------------------------
+    "anon_quota": Params({"extra": P(int, 0, "more anonymous posts a day")}, "more anonymous posts a day ({extra})"),
+    "appears_as": Params({"team": P(str, doc="the team a check of alignment sees", ref="team")}, "a check of alignment sees team {team} (the miller: mafia)"),
+    "extra_action": Params({"slots": P(list[str], [], "the slots of the extra action", "slot")}, "one more ordinary action alongside the turn's ({slots})"),
+    "faction_max": Params({"size": P(int, doc="the most members of a faction this player leads")}, "a faction led by this player may have {size} members"),
+    "faction_rules": Params({
+        "leave_wait": P(int | None, None, "cycles before leaving a faction (none: the ruleset's)"),
+        "kick_wait": P(int | None, None, "cycles before kicking a member (none: the ruleset's)"),
+        "own_kick_wait": P(int | None, None, "cycles before kicking a member one invited (none: the ruleset's)"),
+        "led_wait": P(int | None, None, "cycles a faction led by this player waits (none: the ruleset's)"),
+        "protected_for": P(int | None, None, "cycles this player may not be kicked after joining"),
+        "unlimited_kicks": P(bool, False, "may kick any number of members"),
+        "tell_attempts": P(bool, False, "learns the attempts made on the faction"),
+        "leave_bonus": P(dict[str, int], {}, "stat changes for each own leaving", "stat"),
+        "kick_bonus": P(dict[str, int], {}, "stat changes for each member kicked from own faction", "stat"),
+    }, "own waits, kicks and bonuses in factions"),
+    "hidden_bonus": Params({"amount": P(int, doc="the bonus"), "stat": stat_param(None, "the stat (none: a pick of choices)"),
+                            "choices": P(list[str], [], "the stats the player picks from", "stat"),
+                            "scope": P(str, "all", "what the bonus counts for (a modifier's scope)")}, "a hidden bonus to a stat ({stat} or a choice of {choices}, {amount})"),
+    "invites_per_night": Params({"count": P(int, doc="invitations a night")}, "{count} invitations a night"),
+    "leave_and_join": Params(doc="may leave a faction and join another in one night"),
+    "overthrow_by": Params({"stat": stat_param(doc="a stat compared besides the ruleset's")}, "may compare {stat} when overthrowing a leader"),
+    "pm_quota": Params({"extra": P(int, 0, "more private messages a day")}, "more PMs a day ({extra})"),
+    "protection": Params({"against": P(list[str], [], "the labels it stops (*: every one)"),
+                          "over": P(int | None, None, "only changes bigger than this"),
+                          "except_own_faction": P(bool, False, "does not stop the own faction's actions"),
+                          "while": status_param(None, "holds only while the player has this status"),
+                          "factor": P(float, 0.0, "the share of damage still taken")}, "a lasting protection ({against})"),
+    "regen": Params({"amount": P(int, doc="recovered each time"), "status": status_param(None, "in this status")}, "own recovery in a status"),
+    "two_factions": Params(doc="may be in two factions"),
+    "untargetable": Params({"slots": P(list[str], [], "others' abilities of these slots cannot target the player", "slot"),
+                            "labels": P(list[str], [], "nor others' abilities with these labels")}, "cannot be the target of others' abilities of {slots} or labelled {labels}"),
+    "victory": Params({"factions": P(list[int], [], "how many factions the player may be in to win (highest_stat)"),
+                       "as_member": P(bool, False, "wins with the faction without leading it (highest_stat)"),
+                       "last_alive": P(bool, False, "wins as the last one alive, out of prison (stats mafia)"),
+                       "half_at_end": P(bool, False, "a half victory alive at the end, out of prison (stats mafia)")}, "own victory conditions"),
+    "vote_weight": Params({"weight": P(float, doc="the ballot counts this many times what the vote counts it"),
+                           "against_self": P(float, 0.0, "a lynch: taken off the votes against oneself"),
+                           "not_in": status_param(None, "a lynch: against_self not while in this status (none: the coma)")},
+                          "a ballot counts {weight} times what the vote counts it; a lynch: takes {against_self} off the votes against oneself"),
+    "vote_bonus": Params({"amount": P(int, 1, "the invisible bonus to the ballot")}, "invisible vote strength bonus"),
+    "wins_if_lynched": Params(doc="wins the moment a vote puts them to death (a lynch, an execution); the game goes on"),
+    "acts_in_<status>": Params(doc="acts while in the status: faction moves from it, and it does not count as unable to act"),
+    "wins_in_<status>": Params(doc="may win while in the status (a victory's no_win_status does not bar this player)"),
+}
+
+
 def declare(table: str, entries: dict[str, Params]) -> None:
     """A book declares the parameters of what it registers (``engine/books/<book>/params.py``)."""
     twice = set(entries) & set(TABLES[table])
@@ -169,5 +226,5 @@ def declare(table: str, entries: dict[str, Params]) -> None:
 
 TABLES: dict[str, dict[str, Params]] = {
     "effect": EFFECT_PARAMS, "impl": IMPL_PARAMS, "step": STEP_PARAMS, "vote": VOTE_PARAMS,
-    "victory": VICTORY_PARAMS, "check": CHECK_PARAMS,
+    "victory": VICTORY_PARAMS, "check": CHECK_PARAMS, "passive": PASSIVE_PARAMS,
 }

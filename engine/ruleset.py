@@ -9,6 +9,7 @@ task (``op: gm_task``).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Annotated, Any, Literal
@@ -26,6 +27,7 @@ from pydantic import (
 
 from . import registry
 from .errors import GameError
+from .registry_params import PASSIVE_PARAMS
 from .settings import GameSettings
 
 
@@ -186,6 +188,9 @@ class StatusDef(Strict):
     # discards them (seed 002: «персонажам, которые умерли в эту ночь ... ничего не сообщается»).
     # Read by the built-in step ``messages`` and by ``Game.gm_message``.
     messages: Literal["deliver", "hold", "drop"] = "deliver"
+    # while in force, a check of alignment (``engine.resolve.appearance.seen_team``: the classic check) sees the
+    # holder as of this team (a framer's «подставить»: ``mafia``; a cover: ``town``)
+    appears_as: str | None = None
     # what the shared core asks this status for (``Ruleset.status_of_kind``), so that the core
     # names no status id: ``poison`` the poison that ``op: poison`` puts, the ``poison_death``
     # step reads and a death or ``op: cure`` takes off; ``prison`` no faction moves from it;
@@ -387,43 +392,25 @@ class AbilityDef(Strict):
 
 
 # Every passive kind the engine reads (``Game.passives(player, kind)``), so that a ruleset with
-# a misspelt feature fails at load instead of silently doing nothing.
-PASSIVE_KINDS = {
-    "anon_quota": "more anonymous posts a day ({extra})",
-    "counterattack": "hits back each attacker for {damage} per attack (not while {not_in})",
-    "damage_factor": "takes {factor} of the damage while {status}",
-    "extra_action": "one more ordinary action alongside the turn's ({slots})",
-    "faction_max": "a faction led by this player may have {size} members",
-    "faction_rules": "own waits, kicks and bonuses in factions",
-    "heal_factor": "healing works {factor} times as well (the hospital's aside)",
-    "heal_per_death": "each morning recovers {amount} per player who died that night",
-    "health_display": "own health words ({words}): hospital below {enter_below}, out above {leave_above}",
-    "hidden_bonus": "a hidden bonus to a stat ({stat} or a choice of {choices}, {amount})",
-    "hp_report": "learns own HP every morning",
-    "inherits": "when {from} dies, takes {grant} / {status} / {stat}",
-    "invites_per_night": "{count} invitations a night",
-    "last_stand": "killed, lives one more day or night with {status}",
-    "leave_and_join": "may leave a faction and join another in one night",
-    "overthrow_by": "may compare {stat} when overthrowing a leader",
-    "pm_leak": "publishes and learns PMs of the day",
-    "pm_quota": "more PMs a day ({extra})",
-    "protection": "a lasting protection ({against})",
-    "random_bonus": "a bonus to a stat drawn at the start, unknown even to its holder ({amount})",
-    "regen": "own recovery in a status",
-    "reprieve": "instead of dying at night, goes to {status} at the end of the next day",
-    "sealed_pms": "PMs cannot be read by abilities",
-    "stat_per_status": "{amount} {stat} for each player {status}",
-    "team_contacts": "at the start the members of team {team} learn one another",
-    "two_factions": "may be in two factions",
-    "undetectable": "actions cannot be detected",
-    "untargetable": "cannot be the target of others' abilities of {slots} or labelled {labels}",
-    "victory": "own victory conditions",
-    "vote_bonus": "invisible vote strength bonus",
-    "vote_cap_against": "every ballot against this player weighs at most {max}",
-    "vote_discount": "votes against this player are reduced by their {stat}",
-    "vote_reprieve": "the vote's verdict against this player is cancelled ({uses} per game)",
-    "vote_weight": "a ballot weighs {weight}; takes {against_self} off the votes against oneself",
-}
+# a misspelt feature fails at load instead of silently doing nothing: the kinds of
+# ``engine.registry_params.PASSIVE_PARAMS`` (each with its meaning and declared params).
+class _PassiveKinds(Mapping[str, str]):
+    """Every passive kind and its meaning: a view of ``PASSIVE_PARAMS`` (the books declare
+    theirs as they load, after this module)."""
+
+    def __getitem__(self, kind: str) -> str:
+        if kind.endswith("<status>"):
+            raise KeyError(kind)
+        return PASSIVE_PARAMS[kind].doc
+
+    def __iter__(self) -> Iterator[str]:
+        return (k for k in PASSIVE_PARAMS if not k.endswith("<status>"))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+PASSIVE_KINDS: Mapping[str, str] = _PassiveKinds()
 PASSIVE_PREFIXES = ("acts_in_", "wins_in_")
 
 
@@ -530,11 +517,18 @@ class TeamDef(Strict):
 
 
 class Deck(Strict):
-    """The roles dealt at tables of up to ``upto`` seats: each id ``count`` times; the other
-    seats get the table's ``fill`` (the classic ruleset: a deal per table size)."""
+    """The roles dealt at tables of up to ``upto`` seats: each id ``count`` times, and one card
+    for each list of ``one_of``, drawn from it by the game's generator («one of these»); the
+    other seats get the table's ``fill`` (the classic ruleset: a deal per table size)."""
 
     upto: int = Field(ge=1)
-    cards: dict[str, int]
+    cards: dict[str, int] = {}
+    one_of: list[list[str]] = []
+
+    @property
+    def size(self) -> int:
+        """How many cards the deck deals before the fill."""
+        return sum(self.cards.values()) + len(self.one_of)
 
 
 class Table(Strict):
@@ -754,6 +748,7 @@ DEFAULT_STEP_BY_OP = {
     "block": "blocks",
     "redirect": "redirects",
     "protect": "protections",
+    "guard": "protections",
     "stat": "effects",
     "reveal": "checks",
     "poison": "poisoning",

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 # the effect fields every op may carry: whom it reaches, the card's text
 ALWAYS_READ = ("op", "to", "where", "text", "params")
 # the ops whose default target (``to: target``) is a chosen player: with no target they reach no one
-REACHES_TARGETS = {"stat", "modifier", "block", "protect", "poison", "cure", "heal", "damage", "status", "kill", "reveal", "message"}
+REACHES_TARGETS = {"stat", "modifier", "block", "protect", "guard", "poison", "cure", "heal", "damage", "status", "kill", "reveal", "message"}
 
 
 @lru_cache(maxsize=256)
@@ -145,6 +145,7 @@ class Checker:
                     if c not in self.refs["status"]:
                         self.add(f"statuses.{s.id}.{key}", "unknown_status", "unknown status {value!r}", name=c,
                                  known=self.refs["status"], value=c)
+            self.ref("team", s.appears_as, f"statuses.{s.id}.appears_as")
             for sl in s.blocks_slots:
                 if sl != "*":
                     self.ref("slot", sl, f"statuses.{s.id}.blocks_slots")
@@ -157,13 +158,16 @@ class Checker:
                 self.role(group, x)
         self.steps()
         for d in r.table.decks:
-            for rid in d.cards:
+            for rid in [*d.cards, *(x for group in d.one_of for x in group)]:
                 if rid not in self.refs["role"]:
                     self.add(f"table.decks(upto {d.upto})", "unknown_role", "unknown role {value!r}", name=rid,
                              known=self.refs["role"], value=rid)
-            if sum(d.cards.values()) > d.upto:
+            for i, group in enumerate(d.one_of):
+                if not group:
+                    self.add(f"table.decks(upto {d.upto}).one_of[{i}]", "empty_one_of", "a card drawn from no role")
+            if d.size > d.upto:
                 self.add(f"table.decks(upto {d.upto})", "deck_too_big", "{cards} cards for {seats} seats",
-                         cards=sum(d.cards.values()), seats=d.upto)
+                         cards=d.size, seats=d.upto)
         for v in r.votes:
             self.known(registry.VOTES, v.kind, "vote kind", f"votes.{v.id}.kind")
             self.params("vote", v.kind, v.params, f"votes.{v.id}.params")
@@ -218,9 +222,13 @@ class Checker:
             if st not in self.refs["stat"]:
                 self.add(f"{group}.{x.id}.stats", "unknown_stat", "unknown stat {value!r}", name=st, known=self.refs["stat"], value=st)
         for pv in x.passives:
-            for prefix in PASSIVE_PREFIXES:
-                if pv.kind.startswith(prefix):
-                    self.ref("status", pv.kind.removeprefix(prefix), f"{group}.{x.id}.passives.{pv.kind}")
+            where = f"{group}.{x.id}.passives.{pv.kind}"
+            prefix = next((p for p in PASSIVE_PREFIXES if pv.kind.startswith(p)), None)
+            if prefix is not None:
+                self.ref("status", pv.kind.removeprefix(prefix), where)
+                self.params("passive", f"{prefix}<status>", pv.params, f"{where}.params")
+            else:
+                self.params("passive", pv.kind, pv.params, f"{where}.params")
         ids = [a.id for a in x.abilities]
         for d in sorted({i for i in ids if ids.count(i) > 1}):
             self.add(f"{group}.{x.id}.abilities", "duplicate_id", "duplicate id {ids}", ids=repr(d))
@@ -276,6 +284,14 @@ class Checker:
             self.add(f"{at}.delta", "field_needed", "op {op!r} needs {field!r}", op=e.op, field="delta")
         if e.op == "reveal" and e.fact is not None and e.fact not in REVEAL_FACTS:
             self.add(f"{at}.fact", "unknown_fact", "unknown fact {value!r}", name=e.fact, known=REVEAL_FACTS, value=e.fact)
+        if e.op == "reveal" and e.fact == "team":  # the answer names the team: each needs its name
+            named = {t.id for t in self.r.teams}
+            if not self.teams:
+                self.add(f"{at}.fact", "no_teams", "fact 'team' tells a team, but no role or character has one")
+            for team in self.teams:
+                if team not in named:
+                    self.add(f"{at}.fact", "team_without_name", "fact 'team' tells a team, but team {team!r} has no entry in teams: (its names)",
+                             team=team)
         if most is not None and most < spec.min_targets:
             self.add(at, "too_few_targets", "op {op!r} needs {need} targets, the ability takes {most}", op=e.op, need=spec.min_targets, most=most)
         if e.op in REACHES_TARGETS and e.to == "target" and most == 0:

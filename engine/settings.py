@@ -33,6 +33,10 @@ class GameSettings(BaseModel):
         None, description="the order of an `actions` step's actions for every step (None: each step's `params.order`)")
     blocked_spends: bool = Field(True, description="a blocked action still spends its turn, cooldown and use («считаются ходом»)")
     tell_blocked: bool = Field(True, description="a player whose action was blocked is told so")
+    dead_learn_nothing: bool = Field(
+        False, description="an action whose actor died earlier in the same resolve tells them nothing (the classic: a cop killed "
+                           "tonight gets no answer); the whole resolve's news to the dead: a dead status with `messages: drop` and a "
+                           "`messages` step (seed 002)")
     tell_results: bool = Field(False, description="a performer is told whether each of their actions was carried out or had no effect (never why)")
     refused_anon_spends: bool = Field(False, description="an anonymous post the GM refused still counts against the day's quota")
     death_reveals: list[str] | None = Field(None, description="what a death reveals publicly: `role`, `character`, `in_faction`")

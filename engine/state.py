@@ -17,10 +17,11 @@ T = TypeVar("T")
 
 # What an effect's own status is (``Status.kind``); "" for a status of the ruleset's list
 # (``Ruleset.statuses``, looked up by id). The readers ask the kind, never the id.
-StatusKind = Literal["", "blocked", "protected", "rerouted", "obliged", "reflect", "swapped", "timed", "trap"]
+StatusKind = Literal["", "blocked", "protected", "rerouted", "obliged", "reflect", "swapped", "timed", "trap", "guarded"]
 # snapshots from before ``Status.kind``: the kind read from the id's prefix
 _KIND_OF_PREFIX = {"blocked:": "blocked", "protected:": "protected", "rerouted:": "rerouted", "obliged:": "obliged",
-                   "reflect:": "reflect", "swapped:": "swapped", "timed:": "timed", "friday_trap:": "trap"}
+                   "reflect:": "reflect", "swapped:": "swapped", "timed:": "timed", "friday_trap:": "trap",
+                   "guarded:": "guarded"}
 
 
 @dataclass
@@ -232,8 +233,10 @@ class CoreMemory:
     anons: list[PublishedAnon] = field(default_factory=list)
     faction_freeze_until: int = -1  # no faction change before this tick («Стратегический триумф»)
     lesser_winners: list[int] | None = None  # seed 001: the faction's members who win less
+    # who already won a victory of their own while the game went on (passive ``wins_if_lynched``)
+    side_winners: list[int] = field(default_factory=list)
 
-    KEYS = ("end_now", "able", "bonus_choice", "pm_waiting", "anons", "faction_freeze_until", "lesser_winners")
+    KEYS = ("end_now", "able", "bonus_choice", "pm_waiting", "anons", "faction_freeze_until", "lesser_winners", "side_winners")
 
     def to_memo(self) -> dict[str, Any]:
         blank = CoreMemory()
@@ -254,6 +257,7 @@ class CoreMemory:
         core.faction_freeze_until = int(memo.get("faction_freeze_until", -1))
         if memo.get("lesser_winners") is not None:
             core.lesser_winners = [int(x) for x in memo["lesser_winners"]]
+        core.side_winners = [int(x) for x in memo.get("side_winners") or []]
         return core, rest
 
 

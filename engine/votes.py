@@ -82,6 +82,19 @@ class VoteCounter:
         return []
 
 
+# ---- a seat's vote counts N ------------------------------------------------------------------
+def weighed(g: World, p: Player, base: int | float) -> int | float:
+    """``base`` (what the vote kind counts ``p``'s ballot) times the passive ``vote_weight`` of
+    ``p`` (``weight``, the largest when several; none: 1): a double voter's ballot counts twice
+    in every vote kind that asks (Eternal Friday's lynch, whose ballots count 1, reads the
+    passive itself)."""
+    ws = [x["weight"] for x in g.passives(p, "vote_weight")]
+    if not ws:
+        return base
+    out = base * max(float(w) for w in ws)
+    return int(out) if out == int(out) else out
+
+
 # ---- what a voter may choose -----------------------------------------------------------------
 def vote_choices(g: World, vdef: Any, p: Player) -> list[int | str]:
     """Every choice ``p`` may cast in ``vdef`` now: the players its counter accepts, in seat

@@ -268,6 +268,8 @@ class Renderer:
             return f" ({label})" if label else ""
         if key == "fid":
             return self.faction(v)
+        if key == "team" and isinstance(v, str):  # a team of the ruleset by its id: its name
+            return next((getattr(t.names, self.lang) for t in self.game.rules.teams if t.id == v), v)
         if key in ("cause", "reason"):
             return self.cause(v)
         if key == "causes":  # [[cause, delta], …]: ««Рассказать слух» +1; голосование −2»

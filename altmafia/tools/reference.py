@@ -20,7 +20,8 @@ import yaml
 from config.texts import say
 from engine import registry
 from engine.registry_params import REQUIRED, TABLES, Param, Params
-from engine.ruleset import PASSIVE_KINDS, PASSIVE_PREFIXES, Requirement, Ruleset
+from engine.ruleset import Requirement, Ruleset
+from engine.settings import GameSettings
 
 
 def _name(obj: Any, lang: str) -> str:
@@ -76,7 +77,8 @@ def summary(rules: Ruleset, lang: str) -> list[str]:
     out.append(say(lang, "rules.table", default=t.default, lo=t.min, hi=t.max,
                    distinct=say(lang, "rules.distinct" if t.distinct_roles else "rules.repeated")))
     for d in sorted(t.decks, key=lambda d: d.upto):
-        cards = ", ".join(f"{_name(r.role(rid), lang)} ×{n}" for rid, n in d.cards.items())
+        cards = ", ".join([f"{_name(r.role(rid), lang)} ×{n}" for rid, n in d.cards.items()]
+                          + [say(lang, "rules.one_of", roles=" / ".join(_name(r.role(rid), lang) for rid in group)) for group in d.one_of])
         out.append("  " + say(lang, "rules.deck", upto=d.upto, cards=cards))
     if t.fill:
         fill = r._resolves("roles", t.fill, "name") or r._resolves("characters", t.fill, "name")
@@ -181,7 +183,7 @@ def example(table: str, name: str, spec: Params) -> str:
 
 
 SECTIONS = (("effect", registry.EFFECTS), ("impl", registry.IMPLS), ("step", registry.STEPS), ("vote", registry.VOTES),
-            ("victory", registry.VICTORIES), ("check", registry.CHECKS))
+            ("victory", registry.VICTORIES), ("check", registry.CHECKS), ("passive", TABLES["passive"]))
 
 
 def reference(lang: str) -> list[str]:
@@ -203,11 +205,10 @@ def reference(lang: str) -> list[str]:
                 out.append("    " + say(lang, "reference.extra", ref=spec.extra.ref, type=type_name(spec.extra.type, lang), doc=spec.extra.doc))
             out.append("    " + say(lang, "reference.example", example=example(table, name, spec)))
         out.append("")
-    out.append(say(lang, "reference.section.passive", n=len(PASSIVE_KINDS) + len(PASSIVE_PREFIXES)))
-    for kind, text in sorted(PASSIVE_KINDS.items()):
-        out.append(f"  {kind}: {text}")
-    for prefix in PASSIVE_PREFIXES:
-        out.append(f"  {prefix}<status>")
+    out.append(say(lang, "reference.section.settings", n=len(GameSettings.model_fields)))
+    for key, f in GameSettings.model_fields.items():
+        default = say(lang, "reference.default", value=_yaml(f.get_default(call_default_factory=True)))
+        out.append(f"  {key}: {type_name(f.annotation, lang)}, {default} — {f.description}")
     out.append("")
     out.append(say(lang, "reference.section.mail", names=", ".join(sorted(registry.MAIL)) or "—"))
     out.append(say(lang, "reference.section.early_end", names=", ".join(sorted(registry.EARLY_ENDS)) or "—"))

@@ -14,6 +14,8 @@ from ..errors import GameError
 from ..factions import remove_member
 from ..registry import IMPLS, effect
 from ..state import Intent, Modifier, Player, Status
+from .appearance import seen_team
+from .guards import GUARD_AGAINST, intercept
 from .notices import LEDGER
 from .targeting import reroute
 
@@ -54,6 +56,11 @@ def change_stat(ctx: Ctx, intent: Intent | None, target: Player, stat: str, delt
     sid = ctx.rules.stat(stat).id
     sign = "negative" if delta < 0 else "positive"
     labels = [*labels, "stat", sign, f"stat:{sid}", f"{sign}:{sid}"]
+    if intent is not None and target.statuses:
+        hit = intercept(ctx, intent.pid, target, labels, strike_kill)
+        if hit is None:
+            return False
+        target = hit
     if intent is not None and _stopped(ctx, intent, target, labels, abs(delta)):
         return False
     target.stats[sid] = target.stats.get(sid, 0) + delta
@@ -160,6 +167,27 @@ def op_protect(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None
     ctx.outcome.setdefault(intent.seq, "applied")
 
 
+@effect("guard")
+def op_guard(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
+    """A bodyguard: until the effect ends, the attacks on each target whose labels the
+    ability's ``labels`` list (none: ``kill``, ``attack``) meet the guard first
+    (:func:`engine.resolve.guards.intercept`); ``params.mode`` says how."""
+    for t in people:
+        sid = f"guarded:{intent.seq}:{t.pid}"
+        data = {"by": intent.pid, "seq": intent.seq, "against": list(eff.labels or GUARD_AGAINST), "mode": eff.params.get("mode", "take")}
+        t.statuses[sid] = Status(id=sid, since=ctx.tick, until=_until(ctx, eff), data=data, kind="guarded")
+    ctx.outcome.setdefault(intent.seq, "applied")
+
+
+def strike_kill(ctx: Ctx, attacker: Player, guard: int) -> None:
+    """The core's way a guard strikes an attacker down (:func:`engine.resolve.guards.intercept`):
+    killed, unless a protection against ``kill`` holds."""
+    if ctx.protection(attacker, ["kill", "negative", "guard"], guard) is not None:
+        ctx.emit("gm.saved", "gm", player=attacker.pid, actor=guard)
+        return
+    kill(ctx, attacker, "guard")
+
+
 @effect("redirect")
 def op_redirect(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
     """Targets [whose action, new target] («Устроить слежку»): the actions of that player in
@@ -229,7 +257,8 @@ def poison_status(g: Any) -> str:
 def op_poison(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
     cycles = eff.cycles or ctx.game.settings.poison_cycles
     for t in people:
-        if _stopped(ctx, intent, t, ["poison", "negative", *eff.labels]):
+        t = intercept(ctx, intent.pid, t, ["poison", "negative", *eff.labels], strike_kill)
+        if t is None or _stopped(ctx, intent, t, ["poison", "negative", *eff.labels]):
             continue
         dies = ctx.tick + ctx.game.clock.cycles(cycles)
         poison = poison_status(ctx.game)
@@ -261,6 +290,11 @@ def op_damage(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
 
 def deal_damage(ctx: Ctx, intent: Intent | None, t: Player, amount: int, stat: str | None = None, labels: list[str] = ()) -> int:
     stat = stat or ctx.game.settings.hp_stat or "hp"
+    if intent is not None:
+        hit = intercept(ctx, intent.pid, t, ["damage", *labels], strike_kill)
+        if hit is None:
+            return 0
+        t = hit
     factor = 1.0
     prot = ctx.protection(t, ["damage", *labels], intent.pid if intent else None)
     if prot is not None:
@@ -285,7 +319,8 @@ def op_status(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
 @effect("kill")
 def op_kill(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
     for t in people:
-        if _stopped(ctx, intent, t, ["kill", "negative", *eff.labels]):
+        t = intercept(ctx, intent.pid, t, ["kill", "negative", *eff.labels], strike_kill)
+        if t is None or _stopped(ctx, intent, t, ["kill", "negative", *eff.labels]):
             continue
         kill(ctx, t, intent.ability)
 
@@ -331,6 +366,21 @@ def kill(ctx: Ctx, t: Player, cause: str, status: str | None = None) -> None:
     for fact in settings.death_reveals or []:
         if reveal[fact] is not None:  # a player dealt no character has none to reveal
             g.emit(f"death.{fact}", "public", player=t.pid, value=reveal[fact])
+    if cause.startswith("vote:"):
+        lynched(ctx, t)
+
+
+def lynched(ctx: Ctx, t: Player) -> None:
+    """``t`` was put to death by a vote (a lynch, an execution): a passive ``wins_if_lynched``
+    makes them a winner now, announced, and the game goes on (``CoreMemory.side_winners``,
+    added to the winners at the end). Every book's vote death comes here: the core's ``kill``
+    with a cause ``vote:<id>``, Eternal Friday's hanging."""
+    g = ctx.game
+    core = g.state.core
+    if t.pid in core.side_winners or not g.passives(t, "wins_if_lynched"):
+        return
+    core.side_winners.append(t.pid)
+    g.emit("game.side_winner", "public", player=t.pid)
 
 
 @effect("reveal")
@@ -351,9 +401,13 @@ def op_reveal(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
             value = bool(g.factions_of(t.pid))
         elif fact == "hp":
             value = t.stats.get(g.settings.hp_stat or "hp")
+        elif fact == "team":  # the team the check sees: a frame's or a miller's appears_as
+            ctx.emit("check.team", "players", [intent.pid], target=t.pid, team=seen_team(g, t))
+            value = None
         else:
             value = None
-        ctx.emit(f"check.{fact}", "players", [intent.pid], target=t.pid, value=value)
+        if fact != "team":
+            ctx.emit(f"check.{fact}", "players", [intent.pid], target=t.pid, value=value)
         if eff.params.get("tell_target"):
             ctx.emit("check.revealed_to_you", "players", [t.pid], fact=fact)
 

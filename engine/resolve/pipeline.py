@@ -213,12 +213,32 @@ def run_intent(ctx: Ctx, intent: Intent) -> None:
     ctx.ran.add(intent.seq)
     for t in intent.targets or [None]:
         ctx.acted.append({"tick": ctx.tick, "actor": intent.pid, "target": t, "ability": key, "blocked": False})
+    # setting ``dead_learn_nothing``: an actor who died earlier in this resolve learns nothing of it
+    deaf = game.settings.dead_learn_nothing and not game.alive(game.state.players[intent.pid])
+    first = len(game.state.events)
     for eff in ab.all_effects(intent.option):
         handler = EFFECTS.get(eff.op)
         if handler is None:
             raise GameError(f"unknown effect op {eff.op!r}")
         handler(ctx, intent, eff, recipients(ctx, intent, eff))
+    if deaf:
+        _untell(ctx, intent, first)
     ctx.current = None
+
+
+def _untell(ctx: Ctx, intent: Intent, first: int) -> None:
+    """Take the actor of ``intent`` off the private news its effects gave from event ``first``
+    on (the actor died earlier in the resolve: setting ``dead_learn_nothing``)."""
+    events = ctx.game.state.events
+    kept = events[:first]
+    for ev in events[first:]:
+        if ev.audience == "players" and intent.pid in ev.ids:
+            ev.ids = [i for i in ev.ids if i != intent.pid]
+            ctx.note(intent, "actor_dead")
+            if not ev.ids:
+                continue
+        kept.append(ev)
+    events[:] = kept
 
 
 def _inactivity(ctx: Ctx) -> None:
@@ -357,4 +377,5 @@ def _check_end(ctx: Ctx) -> None:
         return
     st.over = True
     st.winner = list(result or [])
+    st.winner += [pid for pid in st.core.side_winners if pid not in st.winner]  # passive wins_if_lynched
     g.emit("game.over", "public", winners=list(st.winner))

@@ -24,6 +24,12 @@ def test_every_registered_name_declares_its_params(table):
     assert declared - registered == set(), f"declared but not registered: {sorted(declared - registered)}"
 
 
+def test_every_passive_kind_declares_its_params():
+    from engine.ruleset import PASSIVE_KINDS, PASSIVE_PREFIXES
+
+    assert set(TABLES["passive"]) == set(PASSIVE_KINDS) | {f"{p}<status>" for p in PASSIVE_PREFIXES}
+
+
 def test_the_registries_are_the_ones_the_issue_counts():
     assert len(registry.IMPLS) >= 93 and len(registry.EFFECTS) >= 19 and len(registry.VOTES) >= 6 and len(registry.VICTORIES) >= 5
 

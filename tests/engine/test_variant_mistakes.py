@@ -76,6 +76,17 @@ MISTAKES = {
                           "unknown step kind 'poison_deth'", "может быть, 'poison_death'?"),
     "misspelt_setting": ("extends: godfather\nsettings: {posion_cycles: 3}\n", "settings.posion_cycles",
                          "unknown setting; known: action_order", "неизвестная настройка; известны: action_order"),
+    "unknown_role_in_one_of": ("extends: classic\ntable:\n  decks:\n    - {upto: 7, cards: {mafioso: 1}, one_of: [[cop, seeer]]}\n",
+                               "table.decks(upto 7)", "unknown role 'seeer'", "неизвестная роль 'seeer'"),
+    "unknown_passive_param": ("extends: godfather\nroles:\n  - id: tavern_keeper\n    passives: [{kind: pm_quota, params: {extr: 10}}]\n",
+                              "roles.tavern_keeper.passives.pm_quota.params.extr", "passive 'pm_quota' takes no parameter 'extr'; known: extra",
+                              "у особенности 'pm_quota' нет параметра 'extr'"),
+    "passive_param_of_wrong_type": ("extends: classic\nroles:\n  - id: villager\n    passives: [{kind: appears_as, params: {team: mafai}}]\n",
+                                    "roles.villager.passives.appears_as.params.team", "unknown team 'mafai'", "неизвестная команда 'mafai'"),
+    "team_fact_without_teams": ("extends: godfather\n" + role_with(
+        "{id: sense, slot: night, name: {ru: Чутьё, en: Sense}, effects: [{op: reveal, fact: team}]}"),
+        "roles.smuggler.abilities.sense.effects[0].fact", "fact 'team' tells a team, but no role or character has one",
+        "факт 'team' называет команду, но ни у одной роли"),
     "id_is_not_the_file_name": ("extends: godfather\n", "", "the ruleset's id is 'godfather_tweak' but the file is named 'id_is_not_the_file_name.yaml'",
                                 "id набора правил «godfather_tweak», а файл называется «id_is_not_the_file_name.yaml»"),
 }

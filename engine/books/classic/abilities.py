@@ -7,7 +7,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...registry import VOTES, impl, victory
-from ...resolve.effects import kill
+from ...resolve.appearance import seen_team
+from ...resolve.effects import kill, strike_kill
+from ...resolve.guards import intercept
 from ...state import Intent, Player
 from ...votes import Lynch, lynch_tally, tally_number
 
@@ -61,6 +63,10 @@ def classic_kill(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> No
             ctx.note(intent, f"superseded_by:{later.pid}")
             return
     for t in people:
+        t = intercept(ctx, intent.pid, t, ["kill", "negative", *eff.labels], strike_kill)  # a bodyguard (op guard) first
+        if t is None:
+            ctx.outcome[intent.seq] = "protected"
+            continue
         if not g.alive(t):
             ctx.note(intent, f"already_dead:{t.pid}")
             continue
@@ -74,17 +80,16 @@ def classic_kill(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> No
 
 @impl("classic_check")
 def classic_check(ctx: Ctx, intent: Intent, eff: Any, people: list[Player]) -> None:
-    """The cop learns whether the target is mafia: a member of ``guilty`` teams, unless their
-    role ``appears_innocent``. A cop who died this night learns nothing."""
+    """The cop learns whether the target is mafia: a member of ``guilty`` teams as the check
+    sees them (:func:`engine.resolve.appearance.seen_team`: a frame, a miller), unless their role
+    ``appears_innocent``. A cop who died this night learns nothing (setting
+    ``dead_learn_nothing``, the classic's)."""
     g = ctx.game
-    if not g.alive(g.player(intent.pid)):
-        ctx.note(intent, "actor_dead")
-        return
     guilty = eff.params.get("guilty", ["mafia"])
     innocent = eff.params.get("appears_innocent", [])
     for t in people:
         role = t.character or t.role
-        value = g.team(t) in guilty and role not in innocent  # (team: World.team)
+        value = seen_team(g, t) in guilty and role not in innocent
         ctx.emit("classic.check_guilty" if value else "classic.check_innocent", "players", [intent.pid], target=t.pid)
 
 

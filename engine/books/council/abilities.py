@@ -51,7 +51,7 @@ class AmnestyVote(VoteCounter):
     def secret_weights(g: World, vdef: Any) -> bool:
         """«настоящим ТВ, т.е. тайным влиянием»: a secret stat (and Влиятельный's bonus)."""
         tv = g.rules.stat(vdef.params.get("weight_stat", "tv")).id
-        return secret_stat(g, tv) or secret_passives(g, ("vote_bonus",))
+        return secret_stat(g, tv) or secret_passives(g, ("vote_bonus", "vote_weight"))
 
     @staticmethod
     def at_stake(g: World, vdef: Any, tick: int) -> list[Player]:

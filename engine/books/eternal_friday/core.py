@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import GameError
 from ...registry import book_memory
+from ...resolve.effects import lynched
+from ...resolve.guards import intercept
 from ...state import Status
 
 if TYPE_CHECKING:
@@ -163,6 +165,11 @@ def hurt(ctx: Ctx, t: Player, amount: int, *, by: int | None = None, labels: lis
     paratrooper is answered with his counterattack.
     """
     g = ctx.game
+    if by is not None and by != t.pid and t.statuses:
+        hit = intercept(ctx, by, t, labels, _strike)
+        if hit is None:
+            return 0
+        t = hit
     s = scratch(ctx)
     at_night = night(ctx)
     contract = g.active(t, "contracted")
@@ -192,6 +199,12 @@ def hurt(ctx: Ctx, t: Player, amount: int, *, by: int | None = None, labels: lis
                 continue
             hurt(ctx, attacker, int(x["damage"]), by=t.pid, labels=["counterattack"], ability="counterattack")
     return dealt
+
+
+def _strike(ctx: Ctx, attacker: Player, guard: int) -> None:
+    """A bodyguard strikes the attacker down (``op: guard``, mode ``strike`` or ``both``): HP
+    to 0, whatever shields it has; the morning tells whether the attacker dies."""
+    hurt(ctx, attacker, max(attacker.stats.get(HP, 0), 0), by=None, labels=["guard"], ability="guard", unreducible=True)
 
 
 def heal(ctx: Ctx, t: Player, amount: int, *, ability: str = "", regen: bool = False) -> int:
@@ -262,6 +275,8 @@ def die(ctx: Ctx, p: Player, cause: str) -> None:
         elif f.leader == p.pid:
             f.leader = min(f.members)
     ctx.emit("gm.death", "gm", player=p.pid, cause=cause)
+    if cause == "hanged":  # the day's lynch (a passive wins_if_lynched wins now)
+        lynched(ctx, p)
     if owns_impl(g, p, "friday_revenge") and not memo(g).revenged.get(str(p.pid)):
         # died by day: «урон пройдёт после всех ночных способностей, даже если сэнсэй умрёт днём»
         memo(g).revenge_due.append(p.pid)

@@ -63,3 +63,21 @@ declare("check", {
     "friday_shot_count": Params({"stat": stat_param(None, "the stat of saved shots"), "dead_of_team": P(str | None, None, "more shots for each dead of this team", "team"),
                                  "base": P(int, 1, "the shots without saves")}, "how many shots"),
 })
+
+declare("passive", {
+    "counterattack": Params({"damage": P(int, doc="damage to each attacker"), "not_in": P(str, "coma", "not while in this status", "status")}, "hits back each attacker for {damage} per attack (not while {not_in})"),
+    "damage_factor": Params({"factor": P(float, doc="the share of damage taken"), "status": P(str, "hospital", "while in this status", "status")}, "takes {factor} of the damage while {status}"),
+    "heal_factor": Params({"factor": P(float, doc="healing works this many times as well")}, "healing works {factor} times as well (the hospital's aside)"),
+    "heal_per_death": Params({"amount": P(int, doc="HP recovered per player who died that night")}, "each morning recovers {amount} per player who died that night"),
+    "health_display": Params({"words": P(list[str], ["healthy", "hospital"], "the two health words (statuses)", "status"),
+                              "enter_below": P(int, 30, "shows the second word below this HP"),
+                              "leave_above": P(int, 49, "shows the first again above this HP"),
+                              "warn_below": P(int | None, None, "warns the player below this HP")}, "own health words ({words}): hospital below {enter_below}, out above {leave_above}"),
+    "hp_report": Params(doc="learns own HP every morning"),
+    "inherits": Params({"from": P(str, doc="the character whose death passes it on", ref="character"),
+                        "grant": P(str | None, None, "the ability gained", "ability"),
+                        "auto": P(str | None, None, "an ability used automatically every night from then on"),
+                        "status": P(str | None, None, "a marker status put on"),
+                        "stat": stat_param(None, "a stat taken over from the dead")}, "when {from} dies, takes {grant} / {status} / {stat}"),
+    "last_stand": Params({"status": P(str, doc="the status of the last day or night", ref="status"), "hp": P(int, 100, "the HP it counts as")}, "killed, lives one more day or night with {status}"),
+})

@@ -74,3 +74,9 @@ declare("step", {
 declare("vote", {
     "prison": Params({**VOTE_COMMON, **PRISON_VOTE}, "the prison vote"),
 })
+
+declare("passive", {
+    "pm_leak": Params({"publish": P(int, 1, "private messages published a day"), "learn": P(int, 3, "private messages learnt a day")}, "publishes and learns PMs of the day"),
+    "sealed_pms": Params(doc="PMs cannot be read by abilities"),
+    "undetectable": Params(doc="actions cannot be detected"),
+})

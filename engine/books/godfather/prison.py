@@ -24,7 +24,14 @@ from ...factions import pick_leader
 from ...registry import VOTES, book_memory, step
 from ...resolve.effects import kill
 from ...state import Status
-from ...votes import VoteCounter, publish_tally, secret_passives, secret_stat, secret_statuses
+from ...votes import (
+    VoteCounter,
+    publish_tally,
+    secret_passives,
+    secret_stat,
+    secret_statuses,
+    weighed,
+)
 
 if TYPE_CHECKING:
     from ...resolve.context import Ctx
@@ -233,7 +240,7 @@ class PrisonVote(VoteCounter):
         prm = vdef.params
         from_stat = bool(prm.get("strength_step", 5)) and secret_stat(g, g.rules.stat(prm.get("strength_stat", "tv")).id)
         statuses = [prm.get("deprived_status", "no_vote_strength"), prm.get("taken_status", "vote_taken")]
-        return from_stat or secret_passives(g, ("vote_bonus",)) or secret_statuses(g, statuses)
+        return from_stat or secret_passives(g, ("vote_bonus", "vote_weight")) or secret_statuses(g, statuses)
 
     @staticmethod
     def on_start(g: World, vdef: Any) -> None:
@@ -316,10 +323,10 @@ class PrisonVote(VoteCounter):
             if g.active(p, deprived):
                 out[pid] = 0
                 continue
-            total = 0 if taker(p) not in (None, pid) else memo.get(str(pid), 1)
+            total = 0 if taker(p) not in (None, pid) else weighed(g, p, memo.get(str(pid), 1))  # (passive vote_weight)
             for q in took.get(pid, ()):
                 if q.pid != pid and not g.active(q, deprived):
-                    total += memo.get(str(q.pid), 1)
+                    total += weighed(g, q, memo.get(str(q.pid), 1))
             out[pid] = total
         return out
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...registry import impl
+from ...resolve.guards import intercept
 from ...state import Modifier, Player
 from .core import die, hospitalize, in_prison, next_day, parts, seen_role, stat, team
 from .start import random_bonus
@@ -22,6 +23,14 @@ def attack(ctx: Ctx, intent: Intent, t: Player, *, initiative: int | None = None
     if not g.alive(t) or in_prison(g, t):
         ctx.note(intent, f"unreachable:{t.pid}")
         return
+    hit = intercept(ctx, actor.pid, t, ["attack", *g.ability_def(intent.ability).labels], _strike)  # a bodyguard (op guard)
+    if hit is None:
+        ctx.note(intent, f"guarded:{t.pid}")
+        return
+    if hit is not t and in_prison(g, hit):
+        ctx.note(intent, f"unreachable:{hit.pid}")
+        return
+    t = hit
     a = stat(g, actor, "initiative") if initiative is None else initiative
     d = stat(g, t, "defense") if defense is None else defense
     diff = a - d
@@ -32,6 +41,11 @@ def attack(ctx: Ctx, intent: Intent, t: Player, *, initiative: int | None = None
         hospitalize(ctx, t, diff, next_day(g, ctx.tick))
     else:
         ctx.note(intent, f"no_effect:{t.pid}")
+
+
+def _strike(ctx: Ctx, attacker: Player, guard: int) -> None:
+    """A bodyguard strikes the attacker down (``op: guard``, mode ``strike`` or ``both``)."""
+    die(ctx, attacker, "guard")
 
 
 @impl("sm_attack")

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from ...registry_params import VOTE_COMMON, P, Params, declare, stat_param, teams_param
+from ...registry_params import (
+    VOTE_COMMON,
+    P,
+    Params,
+    declare,
+    stat_param,
+    status_param,
+    teams_param,
+)
 
 declare("impl", {
     "sm_attack": Params(doc="an attack by the difference of initiative and defense"),
@@ -43,4 +51,14 @@ declare("vote", {
 declare("victory", {
     "stats_mafia": Params({"teams": P(dict[str, list[str]], {"mafia": ["law", "maniac"], "law": ["mafia", "maniac"]},
                                       "each team and the teams it must outlive", "team")}, "Stats mafia's victories"),
+})
+
+declare("passive", {
+    "random_bonus": Params({"amount": P(int, 1, "the bonus"), "stats": P(list[str], [], "the stats drawn from (none: the book's)", "stat")}, "a bonus to a stat drawn at the start, unknown even to its holder ({amount})"),
+    "reprieve": Params({"status": status_param(None, "the status the player goes to (the book's prison: for the card)")}, "instead of dying at night, goes to {status} at the end of the next day"),
+    "stat_per_status": Params({"stat": stat_param(), "status": status_param(doc="the status counted"), "amount": P(int, 1, "per player")}, "{amount} {stat} for each player {status}"),
+    "team_contacts": Params({"team": P(str, doc="the team whose members learn one another", ref="team")}, "at the start the members of team {team} learn one another"),
+    "vote_cap_against": Params({"max": P(int, 1, "the most a ballot against this player weighs")}, "every ballot against this player weighs at most {max}"),
+    "vote_discount": Params({"stat": stat_param("initiative", "the stat taken off the votes against this player")}, "votes against this player are reduced by their {stat}"),
+    "vote_reprieve": Params({"uses": P(int, 1, "verdicts cancelled a game")}, "the vote's verdict against this player is cancelled ({uses} per game)"),
 })

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from ...errors import ActionError
 from ...registry import VOTES
 from ...state import Player
-from ...votes import VoteCounter, publish_tally, secret_passives
+from ...votes import VoteCounter, publish_tally, secret_passives, weighed
 from .core import jail, memo, stat
 
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ class StatsPrisonVote(VoteCounter):
         (Авторитет) and «Компромат» (Сплетник) belong to open roles: shown, unless a secret
         character has such a weight. (Скользкий ублюдок's secret discount is applied after the
         public tally: only the outcome tells.)"""
-        return secret_passives(g, ("vote_bonus", "vote_cap_against"))
+        return secret_passives(g, ("vote_bonus", "vote_cap_against", "vote_weight"))
 
     @staticmethod
     def is_open(g: World, vdef: Any) -> bool:
@@ -88,7 +88,7 @@ class StatsPrisonVote(VoteCounter):
                     ctx.emit("sm.gm_vote_void", "gm", player=b.pid, reason=why)
                 continue
             target = g.player(int(b.choice))
-            weight = 1 + sum(int(x.get("amount", 1)) for x in g.passives(voter, "vote_bonus"))
+            weight = weighed(g, voter, 1 + sum(int(x.get("amount", 1)) for x in g.passives(voter, "vote_bonus")))
             saved = min(int(spend.get(str(b.pid), 0)), bank.get(str(b.pid), 0))
             weight += saved
             caps = [int(x.get("max", 1)) for x in g.passives(target, "vote_cap_against")]
