@@ -14,6 +14,7 @@ import logging
 import os
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -73,10 +74,11 @@ def cmd_sync(args: argparse.Namespace) -> int:
 
     bot = create_bot(settings)
     bot.sync_only = True
+    token = settings.token  # checked above
 
     async def main() -> int:
         async with bot:
-            await bot.login(settings.token)  # runs setup_hook: the commands are synced there
+            await bot.login(token)  # runs setup_hook: the commands are synced there
         where = f"server {settings.guild_id}" if settings.guild_id else "every server"
         print(f"altmafia: {len(bot.synced)} slash commands synced ({where})")
         return 0
@@ -396,7 +398,7 @@ def cmd_restore(args: argparse.Namespace) -> int:
     return 0
 
 
-def count(lo: int, hi: int):
+def count(lo: int, hi: int) -> Callable[[str], int]:
     """An argparse type: a whole number in ``lo..hi`` (argparse prints the error, exit code 2)."""
 
     def parse(text: str) -> int:

@@ -42,7 +42,7 @@ from altmafia.bot.lobbies import settle_seats
 from altmafia.bot.notice import dead_intro, tell_privately
 from altmafia.text import safe
 from altmafia.text.guide import slash
-from altmafia.text.i18n import Renderer, catalog, plural, task_number, text
+from altmafia.text.i18n import Renderer, count, task_number, text
 from engine import ActionError, Game
 from storage import Command, Post, UndoRefused
 
@@ -58,10 +58,9 @@ def stamp(at: Any) -> str:
 def hours(length: timedelta, lng: str) -> str:
     """«24 часа», «12 hours»: a phase's length in whole hours (minutes when shorter)."""
     mins = round(length.total_seconds() / 60)
-    forms = catalog(lng)["plural"]
     if mins >= 60 and mins % 60 == 0:
-        return f"{mins // 60} {plural(mins // 60, forms['hour'], lng)}"
-    return f"{mins} {plural(mins, forms['minute'], lng)}"
+        return count(mins // 60, "hour", lng)
+    return count(mins, "minute", lng)
 
 
 class Refused(Exception):

@@ -70,9 +70,9 @@ class Help(commands.Cog):
             return outside_help(lng)
         here = channel_game(self.bot, interaction)
         if not gids and here is not None:  # a finished game's channel
-            info = store.info(here) if store.has(here) else await store.find(here)
-            if info is not None and is_gm(self.bot, interaction, info.gm_user_ids, info.players):
-                return over_gm_help(lng, bool(info.meta.get("review_published")), bool(info.meta.get("archived")))
+            over = store.info(here) if store.has(here) else await store.find(here)
+            if over is not None and is_gm(self.bot, interaction, over.gm_user_ids, over.players):
+                return over_gm_help(lng, bool(over.meta.get("review_published")), bool(over.meta.get("archived")))
             return "\n".join([text(lng, "help.over"), outside_help(lng)])
         lobby = await self.lobby_here(interaction)
         if lobby is not None:

@@ -94,7 +94,7 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
     @app_commands.choices(language=[app_commands.Choice(name="русский", value="ru"), app_commands.Choice(name="English", value="en")])
     async def create(self, interaction: discord.Interaction, ruleset: str = "godfather", days: app_commands.Range[int, 1, 60] | None = None,
                      timezone: str | None = None, language: str | None = None, practice: bool = False) -> None:
-        if interaction.guild_id is None:
+        if interaction.guild_id is None or interaction.channel_id is None:
             await refuse(interaction, "err.guild_only")
             return
         try:  # the server's uploads and the shipped rulesets only: no test-only one, no file
@@ -143,8 +143,9 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
     @app_commands.rename(role=N("lobby.join.role"))
     @app_commands.describe(role=D("lobby.join.role"))
     async def join(self, interaction: discord.Interaction, role: str | None = None) -> None:
-        found = await self.lobby_here(interaction, quiet=True) or await self.no_lobby(interaction, "err.join_running")
+        found = await self.lobby_here(interaction, quiet=True)
         if found is None:
+            await self.no_lobby(interaction, "err.join_running")
             return
         lobby_id, lobby = found
         uid = interaction.user.id
@@ -210,8 +211,9 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
 
     @app_commands.command(name=N("lobby.leave"), description=D("lobby.leave"))
     async def leave(self, interaction: discord.Interaction) -> None:
-        found = await self.lobby_here(interaction, quiet=True) or await self.no_lobby(interaction, "err.leave_running")
+        found = await self.lobby_here(interaction, quiet=True)
         if found is None:
+            await self.no_lobby(interaction, "err.leave_running")
             return
         lobby_id, lobby = found
         uid = interaction.user.id

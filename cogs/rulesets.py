@@ -37,25 +37,28 @@ class RulesetCommands(app_commands.Group):
         super().__init__(name=N("gm.ruleset"), description=D("gm.ruleset"))
         self.bot = bot
 
-    async def allowed(self, interaction: discord.Interaction) -> bool:
+    async def managed_guild(self, interaction: discord.Interaction) -> int | None:
+        """The server whose rulesets the user may manage here; None after a refusal (a DM, or
+        no right to)."""
         if interaction.guild_id is None:
             await refuse(interaction, "err.guild_only")
-            return False
+            return None
         if not rulesets.may_manage(self.bot, interaction):
             await refuse(interaction, "err.ruleset_not_allowed")
-            return False
-        return True
+            return None
+        return interaction.guild_id
 
     @app_commands.command(name=N("gm.ruleset.upload"), description=D("gm.ruleset.upload"))
     @app_commands.rename(file=N("gm.ruleset.file"))
     @app_commands.describe(file=D("gm.ruleset.file"))
     async def upload(self, interaction: discord.Interaction, file: discord.Attachment) -> None:
-        if not await self.allowed(interaction):
+        guild_id = await self.managed_guild(interaction)
+        if guild_id is None:
             return
         lng = lang(interaction)
         await defer(interaction)  # the file is fetched from Discord's CDN, then checked
         try:
-            done = await rulesets.upload(self.bot, interaction.guild_id, interaction.user.id, file)
+            done = await rulesets.upload(self.bot, guild_id, interaction.user.id, file)
         except rulesets.UploadRefused as exc:
             await refuse(interaction, exc.key, **exc.args_, **commands_named(lng))
             return
@@ -99,10 +102,11 @@ class RulesetCommands(app_commands.Group):
     @app_commands.rename(ruleset=N("gm.ruleset.id"))
     @app_commands.describe(ruleset=D("gm.ruleset.id"))
     async def remove(self, interaction: discord.Interaction, ruleset: str) -> None:
-        if not await self.allowed(interaction):
+        guild_id = await self.managed_guild(interaction)
+        if guild_id is None:
             return
         lng = lang(interaction)
-        gone = await self.bot.store.remove_ruleset(interaction.guild_id, ruleset)
+        gone = await self.bot.store.remove_ruleset(guild_id, ruleset)
         if gone is None:
             await refuse(interaction, "err.ruleset_no_upload", id=safe.name(ruleset))
             return

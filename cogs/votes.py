@@ -72,8 +72,8 @@ class Votes(commands.GroupCog, group_name=N("vote"), group_description=D("vote")
         choices = player_choices_any(game, pool, current, lang(interaction))
         return choices[:25]
 
-    @cast.autocomplete("vote")
-    async def vote_ac(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+    def open_votes(self, interaction: discord.Interaction) -> list[app_commands.Choice[str]]:
+        """The votes open in this channel's game, for either command's ``vote``."""
         gids = games_here(self.bot, interaction)
         if len(gids) != 1:
             return []
@@ -81,9 +81,13 @@ class Votes(commands.GroupCog, group_name=N("vote"), group_description=D("vote")
         lng = lang(interaction)
         return [app_commands.Choice(name=getattr(v.names, lng)[:100], value=v.id) for v in game.open_votes()][:25]
 
+    @cast.autocomplete("vote")
+    async def vote_ac(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+        return self.open_votes(interaction)
+
     @remove.autocomplete("vote")
     async def remove_vote_ac(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
-        return await self.vote_ac(interaction, current)
+        return self.open_votes(interaction)
 
     @app_commands.command(name=N("vote.show"), description=D("vote.show"))
     async def show(self, interaction: discord.Interaction) -> None:

@@ -66,11 +66,11 @@ async def cast_vote(bot: Services, interaction: discord.Interaction, target: str
             await refuse_engine(interaction, game, ActionError("vote_closed", vote=""))
             return False
         vote = open_votes[0].id
-    elif known_vote(game, vote) is None:
+    elif (known := known_vote(game, vote)) is None:
         await refuse_unknown_vote(interaction, game, vote)
         return False
     else:
-        vote = known_vote(game, vote)
+        vote = known
     try:
         offered = game.vote_choices(p.pid, vote)
     except ActionError as err:  # closed, or this player may not vote
@@ -83,7 +83,7 @@ async def cast_vote(bot: Services, interaction: discord.Interaction, target: str
     await defer(interaction)
     mine = next((v for v in game.state.votes if v.pid == p.pid and v.vote == vote), None)
     changed = mine is not None
-    same = changed and mine.choice == choice  # the same ballot again: not a change (nothing spent)
+    same = mine is not None and mine.choice == choice  # the same ballot again: not a change (nothing spent)
     try:
         await bot.store.apply(gid, Command.vote(p.pid, vote, choice, user_id=interaction.user.id, request_id=str(interaction.id)))
     except ActionError as err:
@@ -118,11 +118,11 @@ async def withdraw_vote(bot: Services, interaction: discord.Interaction, vote: s
             await refuse_engine(interaction, game, ActionError("vote_closed", vote=""))
             return False
         vote = mine[0] if mine else game.open_votes()[0].id
-    elif known_vote(game, vote) is None:
+    elif (known := known_vote(game, vote)) is None:
         await refuse_unknown_vote(interaction, game, vote)
         return False
     else:
-        vote = known_vote(game, vote)
+        vote = known
     await defer(interaction)
     try:
         await bot.store.apply(gid, Command.unvote(p.pid, vote, user_id=interaction.user.id, request_id=str(interaction.id)))

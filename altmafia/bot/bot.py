@@ -65,7 +65,10 @@ class AltMafiaBot(commands.AutoShardedBot):
         # (``delivery.pings``: a seat's player on their news, the living role at a phase's start)
         super().__init__(command_prefix=commands.when_mentioned, intents=intents, help_command=None, tree_cls=Tree,
                          allowed_mentions=discord.AllowedMentions.none(),
-                         shard_count=settings.shard_count, shard_ids=list(settings.shard_ids) if settings.shard_ids else None)
+                         shard_count=settings.shard_count,
+                         # None: every shard (discord.py documents shard_ids as Optional; its typed
+                         # options name only a list)
+                         shard_ids=list(settings.shard_ids) if settings.shard_ids else None)  # type: ignore[arg-type]
         self.settings: Settings = settings
         self.store: Store = Store(settings.database, synchronous=settings.db_sync, clock=discord.utils.utcnow,
                                   shards=settings.shards)
@@ -116,6 +119,7 @@ class AltMafiaBot(commands.AutoShardedBot):
             self.synced = await self.tree.sync(guild=guild)
             # the global commands of an earlier sync (without a server) would show every command
             # twice in that server: none are kept
+            assert self.application_id is not None  # the sync above refuses to run without it
             await self.http.bulk_upsert_global_commands(self.application_id, [])
         else:
             self.synced = await self.tree.sync()

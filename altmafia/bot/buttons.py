@@ -30,10 +30,12 @@ class GameButton(discord.ui.DynamicItem[discord.ui.Button], template=r"am:(?P<ac
         super().__init__(discord.ui.Button(label=label[:80], style=style, custom_id=f"am:{action}:{game_id}:{tick}"))
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]) -> GameButton:
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
+                             match: re.Match[str]) -> GameButton:
+        assert isinstance(item, discord.ui.Button)  # discord.py hands the component the id is on: a button
         return cls(match["action"], match["game"], int(match["tick"]), item.label or "OK", item.style)
 
-    async def callback(self, interaction: discord.Interaction) -> None:  # type: ignore[override]
+    async def callback(self, interaction: discord.Interaction) -> None:
         bot = services(interaction)
         info = await gm_info(bot, interaction, self.game_id)
         if info is None:
@@ -135,10 +137,12 @@ class BonusButton(discord.ui.DynamicItem[discord.ui.Button], template=r"amb:(?P<
         super().__init__(discord.ui.Button(label=label[:80], style=discord.ButtonStyle.primary, custom_id=f"amb:{game_id}:{pid}:{stat}"))
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]) -> BonusButton:
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
+                             match: re.Match[str]) -> BonusButton:
+        assert isinstance(item, discord.ui.Button)  # discord.py hands the component the id is on: a button
         return cls(match["game"], int(match["pid"]), match["stat"], item.label or "OK")
 
-    async def callback(self, interaction: discord.Interaction) -> None:  # type: ignore[override]
+    async def callback(self, interaction: discord.Interaction) -> None:
         bot = services(interaction)
         info = await _info(bot, self.game_id)
         if info is None or not bot.store.has(self.game_id):
@@ -167,10 +171,12 @@ class AnonRefuseButton(discord.ui.DynamicItem[discord.ui.Button], template=r"amr
         super().__init__(discord.ui.Button(label=label[:80], style=discord.ButtonStyle.danger, custom_id=f"amr:{game_id}:{seq}"))
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]) -> AnonRefuseButton:
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
+                             match: re.Match[str]) -> AnonRefuseButton:
+        assert isinstance(item, discord.ui.Button)  # discord.py hands the component the id is on: a button
         return cls(match["game"], int(match["seq"]), item.label or "OK")
 
-    async def callback(self, interaction: discord.Interaction) -> None:  # type: ignore[override]
+    async def callback(self, interaction: discord.Interaction) -> None:
         bot = services(interaction)
         info = await gm_info(bot, interaction, self.game_id, loaded=True)
         if info is None:
@@ -214,10 +220,12 @@ class PublishButton(discord.ui.DynamicItem[discord.ui.Button], template=r"amp:(?
         super().__init__(discord.ui.Button(label=label[:80], style=discord.ButtonStyle.primary, custom_id=f"amp:{game_id}"))
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]) -> PublishButton:
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
+                             match: re.Match[str]) -> PublishButton:
+        assert isinstance(item, discord.ui.Button)  # discord.py hands the component the id is on: a button
         return cls(match["game"], item.label or "OK")
 
-    async def callback(self, interaction: discord.Interaction) -> None:  # type: ignore[override]
+    async def callback(self, interaction: discord.Interaction) -> None:
         bot = services(interaction)
         info = await gm_info(bot, interaction, self.game_id)
         if info is None:

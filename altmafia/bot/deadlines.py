@@ -18,7 +18,7 @@ from zoneinfo import ZoneInfo
 
 import discord
 
-from altmafia.text.i18n import catalog, plural, text
+from altmafia.text.i18n import catalog, count, text
 from engine import Ruleset
 
 HHMM = re.compile(r"^([01]?\d|2[0-3])[:.]([0-5]\d)$")
@@ -112,12 +112,13 @@ def lengths_allowed(rules: Ruleset) -> bool:
 def with_lengths(rules: Ruleset, ends: list[str], day_hours: int | None, night_hours: int | None) -> list[str]:
     """``ends`` changed so that the day lasts ``day_hours`` and the night ``night_hours`` (one
     given: the other is the rest of the 24 hours); the night's end (the morning) stays."""
-    if day_hours is None and night_hours is None:
-        return ends
+    if day_hours is None:
+        if night_hours is None:
+            return ends
+        day_hours = 24 - night_hours
+    night_hours = 24 - day_hours if night_hours is None else night_hours
     if not lengths_allowed(rules):
         raise TimesError("err.times_no_lengths")
-    day_hours = 24 - night_hours if day_hours is None else day_hours
-    night_hours = 24 - day_hours if night_hours is None else night_hours
     if day_hours + night_hours != 24 or not (1 <= day_hours <= 23):
         raise TimesError("err.times_lengths_sum", day=day_hours, night=night_hours)
     kinds = [p.kind for p in rules.calendar.periods]
@@ -163,7 +164,7 @@ def period_names(rules: Ruleset, lang: str) -> list[str]:
 
 
 def _minutes(n: int, lang: str) -> str:
-    return f"{n} {plural(n, catalog(lang)['plural']['minute_gen'], lang)}"
+    return count(n, "minute_gen", lang)
 
 
 def times_lines(rules: Ruleset, times: dict[str, Any] | None, tz: str, lang: str, default_min: int) -> list[str]:

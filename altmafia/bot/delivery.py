@@ -39,6 +39,7 @@ import logging
 import re
 import secrets
 from collections import Counter
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -210,7 +211,7 @@ class Deliverer:
         return sent
 
     async def _game(self, gid: str, items: list[Delivery], extra: dict[str, list[str]] | None,
-                    blocked: set[tuple[str, str]], merge: list[Part] = (), carry: list[tuple[str, Any]] | None = None) -> int:
+                    blocked: set[tuple[str, str]], merge: Sequence[Part] = (), carry: list[tuple[str, Any]] | None = None) -> int:
         store = self.bot.store
         if not store.has(gid):
             log.warning("game %s has pending messages but is not loaded", gid)
@@ -281,8 +282,8 @@ class Deliverer:
                                             absorb=joined))
                 else:
                     posts.append(self._post(gid, key, plain, lines, channels, absorb=joined))
-            for d, view in views:
-                if view is not None:
+            for d, buttons in views:
+                if buttons is not None:
                     lines = self.render(gid, key, [d], [], meta, game=game, deadline=info.deadline)
                     posts.append(self._post(gid, key, [d], lines, channels, view=f"event:{d.event_idx}:{lang}"))
         for key, (block, view, once, _) in riders.items():  # a seat with no news: its panel alone, as before
@@ -299,6 +300,7 @@ class Deliverer:
         if info.status != "running" or not info.meta.get("cards"):
             return None  # before the role cards: the first panels come after them (lobbies.start)
         game = self.bot.store.game(gid)
+        rider: tuple[str, str | None, str, int] | None
         if key == "public":
             if not any(d.event.key == "notice.phase" and d.event.args.get("tick") == info.tick for d in plain):
                 return None
@@ -332,7 +334,7 @@ class Deliverer:
 
     @staticmethod
     def _post(gid: str, key: str, batch: list[Delivery], lines: list[str], channels: dict[str, Any], *, view: str | None = None,
-              once: str | None = None, absorb: list[Part] = ()) -> Post:
+              once: str | None = None, absorb: Sequence[Part] = ()) -> Post:
         """A batch as :meth:`_stage` / :meth:`post` would store it, as a :class:`Post` (``once``:
         under the id :meth:`post` gives that key, the rows ``batch`` claimed with it)."""
         batch_id = f"{gid}/{once}>{key}" if once else f"{batch[0].key}>{key}"
@@ -384,7 +386,7 @@ class Deliverer:
                     left=f"<t:{int(deadline.timestamp())}:R>")
 
     async def _stage(self, gid: str, info: Any, key: str, batch: list[Delivery], extra: list[str],
-                     view: str | None = None, absorb: list[Part] = (),
+                     view: str | None = None, absorb: Sequence[Part] = (),
                      rider: tuple[str, str | None, str, int] | None = None) -> list[Part]:
         """Render a batch once and store its parts with the claim of its rows; ``rider``: a
         panel or an announcement riding on its last part (:meth:`riders`), under its id."""
@@ -476,7 +478,7 @@ class Deliverer:
         done.append((part, msg.id))
         return 1
 
-    async def _find(self, channel: Any, part: Part, done: list[tuple[Part, int | None]] = ()) -> int | None:
+    async def _find(self, channel: Any, part: Part, done: Sequence[tuple[Part, int | None]] = ()) -> int | None:
         """Evidence that an earlier attempt at this very part went out: the id of the bot's
         message in the channel that is not older than that attempt (its claim, committed before
         the send: ``Part.last_attempt_at``, less :data:`SKEW`), has the part's text, and is no
@@ -501,6 +503,8 @@ class Deliverer:
     async def build_view(self, part: Part) -> discord.ui.View | None:
         """The buttons of a stored part, rebuilt from its spec (``event:IDX:LANG``,
         ``bonus:PID:LANG``, ``cleanup:LANG``, ``publish:LANG``, ``panel:PID:TICK:LANG``)."""
+        if part.view is None:
+            return None
         kind, _, rest = part.view.partition(":")
         gid = part.game_id
         if kind == "cleanup":

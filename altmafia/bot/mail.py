@@ -83,7 +83,7 @@ class PmForm(discord.ui.Modal):
         self.add_item(discord.ui.Label(text=text(lng, "form.pm_to")[:45], component=self.to))
         self.add_item(discord.ui.Label(text=text(lng, "form.text")[:45], component=self.body))
 
-    async def on_submit(self, interaction: discord.Interaction) -> None:  # type: ignore[override]
+    async def on_submit(self, interaction: discord.Interaction) -> None:
         await send_pm(self.bot, interaction, self.to.values[0], self.body.value)
 
 
@@ -129,7 +129,7 @@ class AnonForm(discord.ui.Modal):
                                                                     max_length=MAX_TEXT)
         self.add_item(discord.ui.Label(text=text(lng, "form.text")[:45], component=self.body))
 
-    async def on_submit(self, interaction: discord.Interaction) -> None:  # type: ignore[override]
+    async def on_submit(self, interaction: discord.Interaction) -> None:
         await post_anon(self.bot, interaction, self.body.value)
 
 

@@ -301,15 +301,17 @@ class PanelSelect(discord.ui.DynamicItem[discord.ui.Select], template=r"amx:(?P<
                                            placeholder=placeholder, row=row))
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Select, match: re.Match[str]) -> PanelSelect:
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
+                             match: re.Match[str]) -> PanelSelect:
+        assert isinstance(item, discord.ui.Select)  # discord.py hands the component the id is on: a select menu
         return cls(match["kind"], match["game"], int(match["pid"]), int(match["tick"]), item.options, item.placeholder)
 
-    async def callback(self, interaction: discord.Interaction) -> None:  # type: ignore[override]
+    async def callback(self, interaction: discord.Interaction) -> None:
         bot = services(interaction)
         game = await _seat(interaction, self.game_id, self.pid, self.tick)
         if game is None:
             return
-        value = (interaction.data or {}).get("values", [None])[0]  # type: ignore[union-attr]
+        value = next(iter(self.item.values), None)  # discord.py reads them from the interaction first
         draft = draft_of(bot.store.info(self.game_id).meta, self.pid, self.tick)
         if isinstance(value, str) and value.startswith(PAGE_VALUE) and self.kind != "ab":
             page = value[len(PAGE_VALUE):]
@@ -359,10 +361,12 @@ class PanelButton(discord.ui.DynamicItem[discord.ui.Button], template=r"amy:(?P<
         super().__init__(discord.ui.Button(label=label[:80], style=style, custom_id=f"amy:{kind}:{game_id}:{pid}:{tick}", row=row))
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]) -> PanelButton:
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
+                             match: re.Match[str]) -> PanelButton:
+        assert isinstance(item, discord.ui.Button)  # discord.py hands the component the id is on: a button
         return cls(match["kind"], match["game"], int(match["pid"]), int(match["tick"]), item.label or "OK", item.style)
 
-    async def callback(self, interaction: discord.Interaction) -> None:  # type: ignore[override]
+    async def callback(self, interaction: discord.Interaction) -> None:
         bot = services(interaction)
         game = await _seat(interaction, self.game_id, self.pid, self.tick)
         if game is None:

@@ -32,7 +32,7 @@ import discord
 from discord.ext import tasks
 
 from altmafia.text import safe
-from altmafia.text.i18n import Renderer, catalog, plural, text
+from altmafia.text.i18n import Renderer, count, text
 from engine import ActionError, Game
 from storage import Command
 
@@ -55,7 +55,9 @@ class Scheduler:
         self.bot = bot
         self.locks: dict[str, asyncio.Lock] = {}
         self.loop = tasks.loop(seconds=bot.settings.scheduler_seconds)(self._iteration)
-        self.loop.error(self._loop_error)
+        # discord.py types a handler as the method of a class (self, exception); the loop calls
+        # this bound one with the exception alone, as it does any handler of a loop of a bound method
+        self.loop.error(self._loop_error)  # type: ignore[type-var]
         self.loop.before_loop(self._before)
 
     def lock(self, game_id: str) -> asyncio.Lock:
@@ -182,7 +184,7 @@ class Scheduler:
                 at = int((started + least).timestamp())
                 await self.bot.deliverer.post(
                     game_id, "gm", text(lang, "gm.early_end_later", phase=phase, at=f"<t:{at}:R>",
-                                        minutes=f"{minutes} {plural(minutes, catalog(lang)['plural']['minute_gen'], lang)}"),
+                                        minutes=count(minutes, "minute_gen", lang)),
                     once=f"early_later:{info.tick}")
                 return []
         return await self.resolve(game_id, expect_tick=info.tick, gm_line=text(lang, "gm.early_end", phase=phase))

@@ -39,10 +39,12 @@ class SpectatorButton(discord.ui.DynamicItem[discord.ui.Button],
                                            custom_id=f"ams:{where}:{ident}:{user_id}:{int(yes)}"))
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str]) -> SpectatorButton:
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
+                             match: re.Match[str]) -> SpectatorButton:
+        assert isinstance(item, discord.ui.Button)  # discord.py hands the component the id is on: a button
         return cls(match["where"], match["ident"], int(match["uid"]), match["yes"] == "1", item.label or "OK")
 
-    async def callback(self, interaction: discord.Interaction) -> None:  # type: ignore[override]
+    async def callback(self, interaction: discord.Interaction) -> None:
         bot = services(interaction)
         if self.where == "l":
             done = await self._lobby(bot, interaction)

@@ -197,7 +197,7 @@ def render(chart: Chart, dpi: int = 100) -> bytes:
             for ax in row:
                 if ax.get_visible():
                     ax.xaxis.set_tick_params(labelbottom=True)
-        handles = [Line2D([], [], color=colors[s], linewidth=max(2.8 - 0.8 * k, 1.0), label=s) for k, s in enumerate(chart.stats)]
+        handles: list[Line2D | Patch] = [Line2D([], [], color=colors[s], linewidth=max(2.8 - 0.8 * k, 1.0), label=s) for k, s in enumerate(chart.stats)]
         if chart.winner_label:
             handles.append(Patch(facecolor=WIN_FACE, edgecolor=WIN_EDGE, linewidth=2, label=chart.winner_label))
         fig.suptitle(chart.title, fontfamily=fams, fontsize=13, x=0.01, y=0.995, ha="left", va="top")

@@ -74,9 +74,9 @@ def task_notice(game: Game, ev: Event, lang: str) -> str:
     lines = [r.event(ev)]
     index = ev.args.get("index")
     tasks = game.state.gm_tasks
-    task = tasks[index] if isinstance(index, int) and 0 <= index < len(tasks) else None
-    if task is None:
+    if not (isinstance(index, int) and 0 <= index < len(tasks)):
         return lines[0]
+    task = tasks[index]
     if task.get("option") not in (None, ""):
         lines.append(text(lang, "task.option", option=r.option(task["option"])))
     words = ability_text(game, task["ability"], lang)

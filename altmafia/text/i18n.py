@@ -15,6 +15,7 @@ import yaml
 
 from config.loader import RULESETS_DIR
 from engine import ActionError, Game
+from engine.ruleset import SlotDef, StatDef
 from engine.state import Event
 
 from . import safe
@@ -155,7 +156,7 @@ class Renderer:
         if m:
             return rep.get("numbered_faction", "№{n}").format(n=m.group(1))
         f = self.game.state.factions.get(fid)
-        return f.name if f and getattr(f, "name", None) else fid
+        return f.name if f and f.name else fid
 
     def vote_name(self, vid: str) -> str:
         for v in self.game.rules.votes:
@@ -299,7 +300,7 @@ class Renderer:
         values = {k: self._value(k, args) for k in args}
         if isinstance(args.get("delta"), int):  # «+1 день», «−2 дня»
             d = args["delta"]
-            values["delta_days"] = f"{d:+d} {plural(d, self.cat['plural']['day'], self.lang)}"
+            values["delta_days"] = f"{d:+d} {plural(d, forms(self.lang, 'day'), self.lang)}"
         if isinstance(args.get("ready"), str):  # «снова доступно со дня 4.1»
             values["ready_since"] = self.since(args["ready"])
         return safe.tidy(template.format_map(values))
@@ -393,10 +394,17 @@ def plural(n: int, forms: list[str] | tuple[str, ...], lang: str = "ru") -> str:
     return one if n == 1 else other
 
 
+def forms(lang: str, noun: str) -> list[str]:
+    """A noun's forms in the catalog's section ``plural``, the one section whose entries are
+    lists (one, few, many; English: one, other) and not the texts ``catalog`` is typed as."""
+    section: dict[str, Any] = catalog(lang)["plural"]
+    return section[noun]
+
+
 def count(n: int, noun: str, lang: str = "ru") -> str:
     """``5 голосов`` / ``5 votes``: a number and the catalog's noun (section ``plural``) in the
     right form."""
-    return f"{n} {plural(n, catalog(lang)['plural'][noun], lang)}"
+    return f"{n} {plural(n, forms(lang, noun), lang)}"
 
 
 def option_label(game: Game, lang: str, option: str) -> str:
@@ -406,7 +414,8 @@ def option_label(game: Game, lang: str, option: str) -> str:
             obj = getter(option)
         except KeyError:
             continue  # a secret role named by an option (seed 003: Саботаж, Кара) reads as its name
-        return getattr(getattr(obj, "abbr", None) or getattr(obj, "names", None) or obj.name, lang)
+        names = obj.abbr if isinstance(obj, StatDef) else obj.names if isinstance(obj, SlotDef) else obj.name
+        return getattr(names, lang)
     word = catalog(lang).get("words", {}).get(f"option.{option}")
     return word or option
 

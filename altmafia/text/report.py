@@ -111,7 +111,7 @@ def _winners(r: ReportRenderer) -> str:
 
 def _team(r: ReportRenderer, pid: int) -> str:
     g = r.game
-    teams = {src.team for src in g.sources(g.player(pid)) if getattr(src, "team", None)}
+    teams = {src.team for src in g.sources(g.player(pid)) if src.team}
     return ", ".join(r.faction(t) for t in sorted(teams))
 
 
@@ -203,7 +203,7 @@ def stat_series(game: Game, events: list[Event]) -> dict[str, dict[int, list[int
             if ev.args.get("stat") != s.id:
                 continue
             if ev.key == key:
-                pid = ev.ids[0] if key == "private.stat" else ev.args.get("player")
+                pid = ev.ids[0] if key == "private.stat" else ev.args["player"]
                 points[int(pid)].append((ev.tick, int(ev.args["value"]), int(ev.args["delta"])))
             elif ev.key == "gm.set_stat" and s.visibility == "hidden":
                 points[int(ev.args["player"])].append((ev.tick, int(ev.args["new"]), int(ev.args["new"]) - int(ev.args["old"])))

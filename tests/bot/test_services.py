@@ -1,7 +1,7 @@
 """The bot and its services offer what the protocols of altmafia/bot/services.py say they do.
 
-A type checker sees the same (``mypy altmafia/bot``, where bot.py hands the real classes to
-the protocols); this test keeps the check in the suite, which runs no type checker: every
+CI's type checker sees the same (``python3 -m mypy`` in ``.ci/run``, where bot.py hands the
+real classes to the protocols); this test keeps the check in the suite, which runs none: every
 member of a protocol is there on the real object, a method with the protocol's parameters
 (names, kinds, defaults), so a service written against the protocol calls what exists.
 """
