@@ -147,6 +147,7 @@ def _old_resolve(path: Path) -> dict[str, Any]:
 ENTRY_MERGE = {"godfather_tweak", "classic_majority", "classic_peer"}
 
 ENTRY_MERGE |= {"classic_staples", "eternal_friday_bodyguard", "council_double_voter", "stats_mafia_staples", "godfather_bodyguard"}  # docs/variants.md, 4
+ENTRY_MERGE |= {"classic_killer"}  # docs/variants.md, 9
 
 
 @pytest.mark.parametrize("rid", sorted(set(available_rulesets(include_tests=True)) - ENTRY_MERGE))
