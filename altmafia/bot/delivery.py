@@ -52,6 +52,7 @@ from storage import Delivery, GameInfo, Part, Post, part_nonce
 
 from . import panel
 from .buttons import GameButton, PublishButton, bonus_view, event_view
+from .failures import FAILED, reason
 from .living import phase_announcement
 from .spectators import request_view
 
@@ -468,9 +469,9 @@ class Deliverer:
             await store.mark_part_failed(part, str(exc))
             done.append((part, None))
             return 0
-        except discord.HTTPException as exc:
-            log.warning("game %s: posting in %s failed (%s); will retry", part.game_id, part.channel_key, exc)
-            await store.mark_part_failed(part, str(exc))
+        except FAILED as exc:  # a 5xx, a 429 past discord.py's tries, a dropped connection: maybe sent
+            log.warning("game %s: posting in %s failed (%s); will retry", part.game_id, part.channel_key, reason(exc))
+            await store.mark_part_failed(part, reason(exc))
             return None
         done.append((part, msg.id))
         return 1

@@ -24,6 +24,8 @@ from altmafia.text.split import split
 from engine import ActionError, Game
 from engine.state import Player
 
+from .failures import FAILED
+
 log = logging.getLogger(__name__)
 
 SEAT = re.compile(r"[0-9]{1,4}")  # a seat sent by the autocomplete: a few ASCII digits
@@ -105,7 +107,7 @@ async def answering(interaction: discord.Interaction, *, ephemeral: bool = True)
         state.handle.cancel()
         _answering.pop(interaction.id, None)
         if state.deferral is not None:  # deferred and never replied: let the deferral land
-            with contextlib.suppress(discord.HTTPException):
+            with contextlib.suppress(*FAILED):
                 await state.deferral
 
 
@@ -136,7 +138,7 @@ async def _reply(interaction: discord.Interaction, content: str, ephemeral: bool
         if state.deferral is None:
             state.replying = True
         else:  # deferred meanwhile: the reply follows the deferral
-            with contextlib.suppress(discord.HTTPException):
+            with contextlib.suppress(*FAILED):
                 await state.deferral
     if interaction.response.is_done():
         await interaction.followup.send(content, ephemeral=ephemeral, **kw)

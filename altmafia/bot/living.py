@@ -18,6 +18,8 @@ import discord
 
 from altmafia.text.i18n import Renderer, text
 
+from .failures import UNREACHED, reason
+
 log = logging.getLogger(__name__)
 
 
@@ -42,6 +44,9 @@ async def sync_living_role(bot: Any, game_id: str, record: list[Any] | None = No
         try:
             made = await bot.http.create_role(int(info.guild_id), name=text(meta.get("lang", "ru"), "living.role_name",
                                                                           title=meta.get("title", ""))[:100], mentionable=True)
+        except UNREACHED as exc:  # maybe made, maybe not: the next sync tries again
+            log.warning("game %s: the role of the living not made yet: %s", game_id, reason(exc))
+            return
         except discord.HTTPException as exc:
             log.warning("game %s: the role of the living cannot be made: %s", game_id, exc)
             if not meta.get("living_role_failed"):

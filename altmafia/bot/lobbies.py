@@ -16,7 +16,6 @@ again, so the GM can fix the cause and start once more (:class:`StartFailed`).
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import secrets
 from typing import Any
@@ -43,6 +42,7 @@ from .channels import (
     public_access,
 )
 from .deadlines import card_times_line, first_deadline, min_minutes, now, period_end
+from .failures import FAILED, reason
 from .living import announce_phase
 from .notice import dead_intro
 
@@ -205,33 +205,33 @@ async def roll_back(bot: Any, lobby_id: str, guild_id: int, made: dict[str, int]
     store, http = bot.store, bot.http
     ids = dict(made)
     intents = await store.channel_intents(lobby_id)
+    listed = True
     if any(i.channel_key not in ids for i in intents):
-        with contextlib.suppress(discord.HTTPException):
+        try:
             listing = list(await http.get_all_guild_channels(guild_id))
-            for intent in intents:
-                found = [int(c["id"]) for c in listing if intent.channel_key not in ids and carries(c, intent)]
-                if found:
-                    ids[intent.channel_key] = found[0]
+        except FAILED as exc:  # a channel whose answer was lost stays intended: the next start finds it
+            log.warning("lobby %s: channels not listed after a failed start: %s", lobby_id, reason(exc))
+            listing, listed = [], False
+        for intent in intents:
+            found = [int(c["id"]) for c in listing if intent.channel_key not in ids and carries(c, intent)]
+            if found:
+                ids[intent.channel_key] = found[0]
     for key, cid in sorted(ids.items(), key=lambda kv: kv[0].startswith("category")):
         try:
             await http.delete_channel(int(cid), reason="altmafia: the start failed")
         except discord.NotFound:
             continue
-        except discord.HTTPException as exc:
+        except FAILED as exc:
             log.warning("lobby %s: channel %s (%s) not deleted after a failed start: %s", lobby_id, key, cid, exc)
     for intent in intents:
-        await store.settle_channel(lobby_id, intent.channel_key, None)
+        if listed or intent.channel_key in ids:
+            await store.settle_channel(lobby_id, intent.channel_key, None)
 
     def reopen(data: dict[str, Any]) -> None:
         data.pop("channels", None)
         data.pop("starting", None)
 
     await store.update_lobby(lobby_id, reopen)
-
-
-def refusal(exc: discord.HTTPException) -> str:
-    """Discord's own words for a refused request (its message, or the HTTP status)."""
-    return str(exc.text or exc.status)[:300]
 
 
 async def start(bot: Any, lobby_id: str, lobby: dict[str, Any]) -> str:
@@ -262,12 +262,18 @@ async def start(bot: Any, lobby_id: str, lobby: dict[str, Any]) -> str:
     except LobbyError:
         await roll_back(bot, lobby_id, guild_id, known)
         raise
-    except discord.HTTPException as exc:
-        log.warning("lobby %s: Discord refused the start (%s); rolling it back", lobby_id, exc)
+    except FAILED as exc:  # refused, or a connection that failed (maybe done): rolled back by the intents
+        log.warning("lobby %s: Discord refused the start (%s); rolling it back", lobby_id, reason(exc))
         await roll_back(bot, lobby_id, guild_id, known)
-        raise StartFailed("start.failed", why=refusal(exc)) from exc
+        raise StartFailed("start.failed" if isinstance(exc, discord.HTTPException) else "start.unreached",
+                          why=reason(exc)) from exc
     await store.delete_lobby(lobby_id)
-    await bot.channel_manager.sync(lobby_id)  # channels the ruleset opens from the start (the Mafia's first night)
+    for tries in range(3):  # channels the ruleset opens from the start (the Mafia's first night)
+        try:
+            await bot.channel_manager.sync(lobby_id)
+            break
+        except FAILED as exc:  # the game is committed: the sync after each resolve and at a start puts them
+            log.warning("game %s: channels not synced after the start (%s), try %d", lobby_id, reason(exc), tries + 1)
     await post_cards(bot, lobby_id)
     await post_briefing(bot, lobby_id)
     await announce_phase(bot, lobby_id)

@@ -17,10 +17,10 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-import discord
-
 from altmafia.text.i18n import text
 from storage import Post, part_nonce
+
+from .failures import FAILED
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +30,7 @@ async def dm_channel(bot: Any, user_id: int) -> int | None:
     try:
         user = bot.get_user(user_id) or await bot.fetch_user(user_id)
         channel = user.dm_channel or await user.create_dm()
-    except discord.HTTPException as exc:
+    except FAILED as exc:
         log.warning("no DM channel with %s: %s", user_id, exc)
         return None
     return channel.id
@@ -50,6 +50,8 @@ async def tell_privately(bot: Any, game_id: str, user_id: int, content: str, onc
     parts = await store.parts(batch)
     if parts and all(p.message_id is not None for p in parts):
         return True
+    if any(p.batch_id == batch for p in await store.pending_parts(game_id)):
+        return True  # not refused, only not sent yet (a connection that broke): the next flush sends it
     glang = store.info(game_id).meta.get("lang", "ru")
     await bot.deliverer.post(game_id, "gm", text(glang, "notice.dm_failed", name=f"<@{user_id}>", text=content), mention=0,
                              once=f"{once}:failed")

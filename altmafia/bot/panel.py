@@ -43,6 +43,7 @@ from .cogs.actions import (
 from .cogs.anon import open_anon_form
 from .cogs.pms import open_pm_form
 from .cogs.votes import candidates, cast_vote, withdraw_vote
+from .failures import FAILED
 from .interact import deadline_text, lang, refuse, refuse_engine
 
 ID = r"(?P<game>[0-9a-zA-Z_-]+):(?P<pid>\d+):(?P<tick>-?\d+)"
@@ -278,7 +279,7 @@ async def _redraw(interaction: discord.Interaction, game_id: str, pid: int, tick
     if not interaction.response.is_done():
         await interaction.response.edit_message(content=content, view=view)
     elif interaction.message is not None:
-        with contextlib.suppress(discord.HTTPException):  # the panel is gone: the command itself was answered
+        with contextlib.suppress(*FAILED):  # the panel is gone: the command itself was answered
             await interaction.message.edit(content=content, view=view)
 
 

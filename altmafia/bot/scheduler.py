@@ -28,7 +28,6 @@ import logging
 from datetime import datetime, timedelta
 from typing import Any
 
-import discord
 from discord.ext import tasks
 
 from altmafia.text import safe
@@ -37,6 +36,7 @@ from engine import ActionError, Game
 from storage import Command
 
 from .deadlines import min_minutes, now, period_end, period_length
+from .failures import FAILED
 from .living import announce_phase
 from .lobbies import post_briefing, post_cards, settle_seats
 from .notice import dead_intro
@@ -215,7 +215,7 @@ class Scheduler:
             # transaction for both); a crash before leaves the meta as it was and the next sync
             # (at the start: settle_seats) puts them again
             record = await bot.channel_manager.sync(game_id, commit=False)
-        except discord.HTTPException as exc:
+        except FAILED as exc:
             log.warning("game %s: channel permissions not updated: %s", game_id, exc)
         if (bot.store.info(game_id).status == "running" and self.min_phase(bot.store.game(game_id))
                 and self.phase_started(game_id) is None):  # when the new phase began
@@ -304,7 +304,7 @@ class Scheduler:
             if info.status == "running":
                 try:
                     await self.remind(info.game_id)
-                except discord.HTTPException as exc:
+                except FAILED as exc:
                     log.warning("game %s: reminders failed: %s", info.game_id, exc)
         await self.bot.deliverer.flush()
         # finished games leave memory once their end is shown and delivered (the database keeps them)

@@ -18,6 +18,7 @@ import discord
 from altmafia.text import safe
 from altmafia.text.i18n import text
 
+from .failures import FAILED
 from .interact import is_gm, lang, refuse
 
 
@@ -52,7 +53,7 @@ class SpectatorButton(discord.ui.DynamicItem[discord.ui.Button],
         content = (interaction.message.content if interaction.message else "") + "\n" + text(
             game_lang, "spectate.approved_mark" if self.yes else "spectate.refused_mark", gm=safe.name(interaction.user.display_name),
             name=f"<@{self.user_id}>")
-        with contextlib.suppress(discord.HTTPException):
+        with contextlib.suppress(*FAILED):
             await interaction.edit_original_response(content=content[:2000], view=None)
         _ = mark
 
@@ -114,7 +115,7 @@ async def ask_lobby(bot: Any, interaction: discord.Interaction, lobby_id: str, l
     body = text(lng, "spectate.request", name=interaction.user.mention)
     await interaction.response.send_message(body, view=request_view("l", lobby_id, uid, lng),
                                             allowed_mentions=discord.AllowedMentions.none())
-    with contextlib.suppress(discord.HTTPException):
+    with contextlib.suppress(*FAILED):
         await interaction.followup.send(text(lang(interaction), "spectate.waiting"), ephemeral=True)
 
 

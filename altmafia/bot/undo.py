@@ -22,6 +22,7 @@ from altmafia.text.i18n import Renderer, text
 from storage import UndoRefused
 
 from .deadlines import now
+from .failures import FAILED
 
 log = logging.getLogger(__name__)
 
@@ -84,7 +85,7 @@ async def settle_undo(bot: Any, game_id: str) -> None:
         info = store.info(game_id)
     try:
         await bot.channel_manager.sync(game_id)  # who was killed by the resolve may write again
-    except discord.HTTPException as exc:
+    except FAILED as exc:
         log.warning("game %s: channel permissions not restored after an undo: %s", game_id, exc)
     glang = info.meta.get("lang", "ru")
     guild = info.guild_id
