@@ -1,0 +1,76 @@
+"""A connection to Discord that breaks: before Discord saw the request, after Discord did it
+(the answer lost), or timed out on the bot's side. Nothing crashes, and nothing is lost or
+doubled: a post stays pending and is looked for in its channel before it goes out again (the
+dangerous case is the lost answer: the message is there, and Discord's memory of the nonce is
+over by the retry); a start is rolled back and can be started again."""
+
+from __future__ import annotations
+
+import collections
+
+import pytest
+
+from altmafia.text.i18n import text
+
+from .discord_limits import NONCE_WINDOW_SECONDS
+from .helpers import force_resolve, gather, start
+from .strict_discord import DROPS
+
+LATER = NONCE_WINDOW_SECONDS + 60  # past Discord's memory of a nonce: only the channel's history tells
+
+
+@pytest.mark.parametrize("kind", DROPS)
+async def test_a_pm_whose_connection_breaks_arrives_once(env, kind):
+    t = await start(await gather(env, 5, spectators=0))
+    to = t.hidden(3)
+    env.strict.drop("POST", f"/channels/{to.id}/messages", kind)
+    r = await t.member(1).slash(t.hidden(1), "pm send", to=t.game.player(3).name, message="встреча в полночь")
+    assert not r.response.content.startswith("⛔"), r.response.content  # recorded; the delivery is the bot's worry
+    assert env.strict.dropped and env.strict.dropped[0][0] == kind
+    pending = await t.store.pending_parts(t.game_id)
+    assert [p.channel_key for p in pending] == ["player:3"] and pending[0].attempts >= 1
+    await env.advance_time(LATER)
+    await t.member(2).slash(t.hidden(2), "pm send", to=t.game.player(4).name, message="позже")  # its flush tries again
+    received = [m for m in to.history() if "встреча в полночь" in m.content]
+    copies = [m for m in t.hidden(1).history() if "встреча в полночь" in m.content]
+    assert len(received) == 1 and len(copies) == 1, (kind, [m.content for m in to.history()])
+    assert not await t.store.pending_parts(t.game_id)
+
+
+async def test_a_phase_report_whose_answer_is_lost_goes_out_once(env):
+    """The resolve's public report is posted, the connection closes before the answer, and no
+    connection is made for a while; the loop's next flush finds the message (no nonce helps by
+    then) and sends the rest."""
+    t = await start(await gather(env, 5, spectators=0))
+    public = t.channel("public")
+    before = len(public.history())
+    path = f"/channels/{public.id}/messages"
+    env.strict.drop("POST", path, "after")
+    outage = env.strict.drop("POST", path, "before", times=None)  # then no connection, a while
+    await force_resolve(t)
+    assert env.strict.dropped[0] == ("after", "POST", path)
+    await env.advance_time(LATER)
+    env.strict.drops.remove(outage)
+    await env.bot.scheduler._iteration()  # the loop's next look: it flushes what is pending
+    assert not await t.store.pending_parts(t.game_id)
+    new = [m.content for m in public.history()[before:]]  # oldest first
+    twice = [c for c, n in collections.Counter(new).items() if n > 1]
+    assert new and not twice, twice
+    assert t.game.state.tick == 1
+
+
+@pytest.mark.parametrize("kind", DROPS)
+async def test_a_start_whose_channel_creation_breaks_is_rolled_back_and_starts_again(env, kind):
+    t = await gather(env, 5, spectators=0)
+    guild = env.backend.get_guild(t.guild.id)
+    channels_before = set(guild.channel_ids)
+    env.strict.drop("POST", f"/guilds/{t.guild.id}/channels", kind)
+    r = await t.gm.slash(t.lobby, "lobby start")
+    said = r.response.content
+    assert r.response.ephemeral and text("en", "start.unreached", why="\0").split("\0")[0] in said, said
+    assert not t.store.games()
+    assert set(guild.channel_ids) == channels_before  # the channel made (and its answer lost) deleted
+    await start(t)
+    made = {int(c) for c in t.info.meta["channels"].values()}
+    assert set(guild.channel_ids) == channels_before | made  # each channel once, none left over
+    assert not await t.store.channel_intents()
