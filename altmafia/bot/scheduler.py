@@ -25,7 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from discord.ext import tasks
@@ -34,6 +34,7 @@ from altmafia.text import safe
 from altmafia.text.i18n import Renderer, catalog, plural, text
 from engine import ActionError, Game
 from storage import Command
+from storage.commands import effective
 
 from .deadlines import min_minutes, now, period_end, period_length
 from .failures import FAILED
@@ -96,6 +97,19 @@ class Scheduler:
         if rec.get("tick") != info.tick:
             return None
         return datetime.fromisoformat(rec["at"])
+
+    async def tick_began(self, game_id: str) -> datetime:
+        """When the current tick began, as the journal has it: the commit of the resolve in force
+        that began it, or of a GM's undo since (it reopens the phase, ``undo.settle_undo``); now
+        for the first tick. What a restart takes when the mark (``meta.phase_started``) was lost
+        to a crash between the resolve's commit and the mark's, so that the phase's minimum
+        counts from its real start, as it would have without the crash."""
+        journal = await self.bot.store.journal(game_id)
+        stamps = [e["created_at"] for e in effective(journal) if e["kind"] == "resolve"][-1:]
+        stamps += [e["created_at"] for e in journal if e["kind"] == "undo"]
+        if not stamps:
+            return now()
+        return max(datetime.strptime(s, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC) for s in stamps)
 
     async def mark_phase_start(self, game_id: str, at: datetime | None = None) -> datetime:
         tick = self.bot.store.info(game_id).tick
@@ -175,7 +189,7 @@ class Scheduler:
         phase = Renderer(game, lang).label(game.info.label)
         least = self.min_phase(game)
         if least:
-            started = self.phase_started(game_id) or await self.mark_phase_start(game_id)
+            started = self.phase_started(game_id) or await self.mark_phase_start(game_id, await self.tick_began(game_id))
             if now() < started + least:
                 minutes = int(least.total_seconds() // 60)
                 at = int((started + least).timestamp())
@@ -298,7 +312,8 @@ class Scheduler:
             if info.status != "running":
                 continue
             if self.min_phase(store.game(info.game_id)) and self.phase_started(info.game_id) is None:
-                await self.mark_phase_start(info.game_id)  # the game's start, or a restart that lost the mark
+                # the game's start, or a restart that lost the mark: the tick's start as committed
+                await self.mark_phase_start(info.game_id, await self.tick_began(info.game_id))
             await self.end_early(info.game_id)
         for info in list(store.games()):
             if info.status == "running":
