@@ -231,10 +231,11 @@ def is_gm(bot: Any, interaction: discord.Interaction, gm_user_ids: list[int], pl
 
 
 def holds_gm_role(bot: Any, user: Any) -> bool:
-    """Whether a member holds the server's GM role (by id or by name)."""
+    """Whether a member holds the server's GM role (by id or by name); never through the
+    guild's @everyone role, which every member holds (``/lobby start`` refuses it as the GM role)."""
     role = bot.settings.gm_role
     if role and isinstance(user, discord.Member):
-        return any(str(r.id) == role or r.name == role for r in user.roles)
+        return any((str(r.id) == role or r.name == role) and r.id != user.guild.id for r in user.roles)
     return False
 
 

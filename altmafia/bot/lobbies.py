@@ -121,14 +121,23 @@ def unique_name(lobby: dict[str, Any], wanted: str, lang: str | None = None) -> 
 
 
 def gm_role_id(bot: Any, guild_id: int) -> int | None:
+    """The server's GM role (``ALTMAFIA_GM_ROLE``, by id or name) in this guild, or None. The
+    guild's @everyone role (its id is the guild's) is refused: every member would be a GM of
+    every game and could see every channel (:class:`LobbyError` ``start.gm_role_everyone``)."""
     role = bot.settings.gm_role
     if not role:
         return None
     if role.isdigit():
-        return int(role)
-    guild = bot.get_guild(guild_id)
-    found = discord.utils.get(guild.roles, name=role) if guild else None
-    return found.id if found else None
+        rid = int(role)
+    else:
+        guild = bot.get_guild(guild_id)
+        found = discord.utils.get(guild.roles, name=role) if guild else None
+        if found is None:
+            return None
+        rid = found.id
+    if rid == guild_id:
+        raise LobbyError("start.gm_role_everyone", value=role)
+    return rid
 
 
 def specs(lobby: dict[str, Any]) -> list[PlayerSpec]:
