@@ -224,7 +224,12 @@ class Deliverer:
         for key in extra or {}:
             batches.setdefault(key, [])
         if any(k.startswith("faction:") and k not in info.meta["channels"] for k in batches):
-            await self.bot.channel_manager.sync(gid)
+            try:
+                await self.bot.channel_manager.sync(gid)
+            except FAILED as exc:  # the channel may not be made yet: its rows wait for the next flush
+                log.warning("game %s: faction channels not synced (%s); their messages wait", gid, reason(exc))
+                for key in [k for k in batches if k.startswith("faction:") and k not in store.info(gid).meta["channels"]]:
+                    del batches[key]
             info = store.info(gid)
         staged: list[Part] = []
         for key, batch in batches.items():

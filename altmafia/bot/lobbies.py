@@ -407,7 +407,10 @@ async def settle_seats(bot: Any, game_id: str) -> None:
             m["spectators"] = [u for u in m.get("spectators", []) if u not in seated]
 
         await store.update_meta(game_id, unspectate)
-    await bot.channel_manager.sync(game_id)
+    try:
+        await bot.channel_manager.sync(game_id)
+    except FAILED as exc:  # the next sync (a resolve's, a start's) puts what this one did not
+        log.warning("game %s: channels not synced for the seats (%s)", game_id, reason(exc))
     lang = info.meta.get("lang", "ru")
     start = {str(seat): p.get("user_id") for seat, p in enumerate(info.players)}
     for p in game.state.players:

@@ -74,3 +74,31 @@ async def test_a_start_whose_channel_creation_breaks_is_rolled_back_and_starts_a
     made = {int(c) for c in t.info.meta["channels"].values()}
     assert set(guild.channel_ids) == channels_before | made  # each channel once, none left over
     assert not await t.store.channel_intents()
+
+
+async def test_a_faction_whose_channel_cannot_be_made_yet_gets_its_news_later_once(env, caplog):
+    """Night 1: Вера invites Глеб, who accepts; the resolve's channel sync cannot reach Discord
+    (every channel creation fails for a while). The faction's news is neither dropped nor
+    sent elsewhere: it waits for its channel, and arrives once when the loop can make it."""
+    t = await start(await gather(env, 6, spectators=0))
+    gm_ch = t.channel("gm")
+    await force_resolve(t)
+    await force_resolve(t)
+    assert t.game.info.kind == "night"
+    await t.gm.slash(gm_ch, "gm setstat", player="2", stat="tv", value=5)
+    await t.member(2).slash(t.hidden(2), "faction invite", player="3")
+    await t.member(3).slash(t.hidden(3), "faction accept", inviter="2")
+    outage = env.strict.drop("POST", f"/guilds/{t.guild.id}/channels", "before", times=None)
+    await force_resolve(t)
+    key = f"faction:{next(iter(t.game.state.factions))}"
+    assert key not in t.info.meta["channels"] and env.strict.dropped
+    pending = await t.store.pending_deliveries(t.game_id)
+    assert pending and {d.dest for d in pending} == {"faction"}  # waiting, not dropped; the rest went out
+    assert not await t.store.pending_parts(t.game_id)
+    assert not [r for r in caplog.records if r.levelname == "ERROR"], [r.getMessage() for r in caplog.records]
+    env.strict.drops.remove(outage)
+    await env.bot.scheduler._iteration()
+    assert not await t.store.pending_deliveries(t.game_id) and not await t.store.pending_parts(t.game_id)
+    news = [m.content for m in t.channel(key).history()]
+    joined = [c for c in news if "Во фракцию вступает" in c or "joined" in c]
+    assert len(joined) == 1, news
