@@ -102,3 +102,25 @@ async def test_a_faction_whose_channel_cannot_be_made_yet_gets_its_news_later_on
     news = [m.content for m in t.channel(key).history()]
     joined = [c for c in news if "Во фракцию вступает" in c or "joined" in c]
     assert len(joined) == 1, news
+
+
+async def test_a_dm_whose_answer_is_lost_arrives_once_and_the_gm_is_not_told_it_failed(env):
+    """``/gm unspectate`` tells the member by DM; the DM is posted and the answer lost. It is
+    not a failure to reach them (the GM is not asked to tell them another way): the loop's
+    next flush finds it in the DM channel, and it is there once."""
+    t = await start(await gather(env, 4, spectators=1, others=0))
+    gone = t.spectators[0]
+    game_channels = "|".join(str(c) for c in t.info.meta["channels"].values())
+    env.strict.drop("POST", rf"/channels/(?!(?:{game_channels})/)\d+/messages", "after")
+    r = await t.gm.slash(t.channel("gm"), "gm unspectate", member=gone)
+    assert not r.response.content.startswith("⛔"), r.response.content
+    assert env.strict.dropped, "the DM was never sent"
+    await env.advance_time(LATER)
+    await env.bot.scheduler._iteration()
+    assert not await t.store.pending_parts(t.game_id)
+    told = text("ru", "notice.unspectated", title=t.info.meta["title"])
+    dms = [m for cid, msgs in env.backend.messages.items() if str(cid) not in game_channels.split("|")
+           for m in msgs.values() if m.content == told]
+    assert len(dms) == 1, dms
+    failed = text("ru", "notice.dm_failed", name=f"<@{gone.id}>", text=told)
+    assert not [m for m in t.channel("gm").history() if m.content == failed]
