@@ -290,6 +290,10 @@ class Scheduler:
             await self.resolve(due.game_id, expect_tick=due.tick, user_id=due.user_id, gm_line=line)
         for info in store.games():
             if info.status == "over" and not info.meta.get("revealed"):
+                try:  # the last resolve's channel sync, which a crash may have cut short
+                    await self.bot.channel_manager.sync(info.game_id)
+                except FAILED as exc:
+                    log.warning("game %s: channel permissions not updated at its end: %s", info.game_id, exc)
                 await self.bot.finish(info.game_id)
         await self.bot.deliverer.flush()
         for info in store.games():
