@@ -33,6 +33,7 @@ from . import panel, rulesets
 from .buttons import DYNAMIC_ITEMS, FULL_TIMELINE, PUBLIC_TIMELINE
 from .channels import ChannelManager, reconcile
 from .delivery import Deliverer
+from .failures import FAILED
 from .interact import CatalogTranslator, refuse
 from .scheduler import Scheduler
 from .settings import Settings
@@ -48,7 +49,7 @@ class Tree(discord.app_commands.CommandTree):
     async def on_error(self, interaction: discord.Interaction, error: Exception) -> None:
         """An unexpected failure: logged, and the user told (ephemerally) to try again."""
         log.exception("command failed", exc_info=error)
-        with contextlib.suppress(discord.HTTPException):
+        with contextlib.suppress(*FAILED):
             await refuse(interaction, "err.internal")
 
 
@@ -246,7 +247,7 @@ class AltMafiaBot(commands.AutoShardedBot):
             if member is None:
                 try:
                     member = await guild.fetch_member(uid)
-                except discord.HTTPException:
+                except FAILED:
                     continue
             out[uid] = member.display_name
         return out

@@ -17,6 +17,7 @@ from altmafia.text.report import report_filename
 from engine import ActionError
 from storage import Command
 
+from .failures import FAILED
 from .interact import is_gm, lang, refuse, refuse_engine
 from .services import Services, services
 from .spectators import SpectatorButton
@@ -192,14 +193,14 @@ class AnonRefuseButton(discord.ui.DynamicItem[discord.ui.Button], template=r"amr
                                                 glang, "gm.act_refuse_anon", player=Renderer(g, glang).player((res or {}).get("pid"))))])
         except ActionError as err:
             await refuse_engine(interaction, game, err)
-            with contextlib.suppress(discord.HTTPException):  # a stale button: the post is out of the queue
+            with contextlib.suppress(*FAILED):  # a stale button: the post is out of the queue
                 await interaction.edit_original_response(view=None)
             return
         del applied
         await bot.deliverer.flush(self.game_id)
         content = (interaction.message.content if interaction.message else "") + "\n" + text(glang, "anon.refused_mark",
                                                                                               gm=safe.name(interaction.user.display_name))
-        with contextlib.suppress(discord.HTTPException):
+        with contextlib.suppress(*FAILED):
             await interaction.edit_original_response(content=content[:2000], view=None)
 
 
@@ -263,12 +264,12 @@ class PublishButton(discord.ui.DynamicItem[discord.ui.Button], template=r"amp:(?
             _publishing.discard(self.game_id)
         now_info = await _info(bot, self.game_id)
         if now_info is not None and now_info.meta.get("archived"):  # archived before: now every channel opens to all
-            with contextlib.suppress(discord.HTTPException):
+            with contextlib.suppress(*FAILED):
                 await bot.channel_manager.archive(now_info)
         glang = info.meta.get("lang", "ru")
         content = (message.content if message else "") + "\n" + text(glang, "reveal.published_mark", gm=safe.name(interaction.user.display_name))
         if message is not None:
-            with contextlib.suppress(discord.HTTPException):
+            with contextlib.suppress(*FAILED):
                 await message.edit(content=content[:2000], view=None)
         await interaction.followup.send(text(lang(interaction), "reveal.published_done"), ephemeral=True)
 

@@ -41,6 +41,7 @@ from engine.visibility import NONE, RO, RW, ChannelView
 from storage import Store
 
 from . import permissions
+from .failures import FAILED
 from .living import sync_living_role
 from .services import Delivering, own_id
 
@@ -343,22 +344,26 @@ async def reconcile(store: Store, http: HTTPClient) -> dict[str, int]:
         if intent.guild_id not in listings:
             try:
                 listings[intent.guild_id] = list(await http.get_all_guild_channels(intent.guild_id))
-            except discord.HTTPException as exc:
+            except FAILED as exc:
                 log.warning("guild %s: channels not listed (%s); intents left for the next start", intent.guild_id, exc)
                 listings[intent.guild_id] = []
                 continue
         matches = [int(c["id"]) for c in listings[intent.guild_id] if carries(c, intent) and store.game_of_channel(int(c["id"])) is None]
         keep = saved.get(key) if saved is not None else None
-        if saved is not None and keep is None and matches:
-            keep = matches[0]
-            await adopt(store, owner, key, keep, intent.parent_id, is_game=info is not None)
-            counts["adopted"] += 1
-        for cid in matches:
-            if cid != keep:
-                log.warning("%s: deleting orphan channel %s (%s)", owner, key, cid)
-                with contextlib.suppress(discord.NotFound):
-                    await http.delete_channel(cid, reason="altmafia: orphan")
-                counts["deleted"] += 1
+        try:
+            if saved is not None and keep is None and matches:
+                keep = matches[0]
+                await adopt(store, owner, key, keep, intent.parent_id, is_game=info is not None)
+                counts["adopted"] += 1
+            for cid in matches:
+                if cid != keep:
+                    log.warning("%s: deleting orphan channel %s (%s)", owner, key, cid)
+                    with contextlib.suppress(discord.NotFound):
+                        await http.delete_channel(cid, reason="altmafia: orphan")
+                    counts["deleted"] += 1
+        except FAILED as exc:  # a connection that broke: the intent stays, the next start settles it
+            log.warning("%s: channel %s not reconciled (%s); left for the next start", owner, key, exc)
+            continue
         if keep is not None or saved is None:
             await store.settle_channel(owner, key, int(keep) if keep is not None else None)
             counts["settled"] += 1

@@ -53,6 +53,7 @@ from storage import Delivery, GameInfo, Part, Post, part_nonce
 
 from . import panel
 from .buttons import GameButton, PublishButton, bonus_view, event_view
+from .failures import FAILED, reason
 from .living import phase_announcement
 from .services import Services, own_id
 from .spectators import request_view
@@ -225,7 +226,12 @@ class Deliverer:
         for key in extra or {}:
             batches.setdefault(key, [])
         if any(k.startswith("faction:") and k not in info.meta["channels"] for k in batches):
-            await self.bot.channel_manager.sync(gid)
+            try:
+                await self.bot.channel_manager.sync(gid)
+            except FAILED as exc:  # the channel may not be made yet: its rows wait for the next flush
+                log.warning("game %s: faction channels not synced (%s); their messages wait", gid, reason(exc))
+                for key in [k for k in batches if k.startswith("faction:") and k not in store.info(gid).meta["channels"]]:
+                    del batches[key]
             info = store.info(gid)
         staged: list[Part] = []
         for key, batch in batches.items():
@@ -471,9 +477,9 @@ class Deliverer:
             await store.mark_part_failed(part, str(exc))
             done.append((part, None))
             return 0
-        except discord.HTTPException as exc:
-            log.warning("game %s: posting in %s failed (%s); will retry", part.game_id, part.channel_key, exc)
-            await store.mark_part_failed(part, str(exc))
+        except FAILED as exc:  # a 5xx, a 429 past discord.py's tries, a dropped connection: maybe sent
+            log.warning("game %s: posting in %s failed (%s); will retry", part.game_id, part.channel_key, reason(exc))
+            await store.mark_part_failed(part, reason(exc))
             return None
         done.append((part, msg.id))
         return 1

@@ -24,6 +24,7 @@ from altmafia.text.split import split
 from engine import ActionError, Game
 from engine.state import Player
 
+from .failures import FAILED
 from .services import Services
 
 log = logging.getLogger(__name__)
@@ -108,7 +109,7 @@ async def answering(interaction: discord.Interaction, *, ephemeral: bool = True)
         state.handle.cancel()
         _answering.pop(interaction.id, None)
         if state.deferral is not None:  # deferred and never replied: let the deferral land
-            with contextlib.suppress(discord.HTTPException):
+            with contextlib.suppress(*FAILED):
                 await state.deferral
 
 
@@ -139,7 +140,7 @@ async def _reply(interaction: discord.Interaction, content: str, ephemeral: bool
         if state.deferral is None:
             state.replying = True
         else:  # deferred meanwhile: the reply follows the deferral
-            with contextlib.suppress(discord.HTTPException):
+            with contextlib.suppress(*FAILED):
                 await state.deferral
     if interaction.response.is_done():
         await interaction.followup.send(content, ephemeral=ephemeral, **kw)
@@ -232,10 +233,11 @@ def is_gm(bot: Services, interaction: discord.Interaction, gm_user_ids: list[int
 
 
 def holds_gm_role(bot: Services, user: Any) -> bool:
-    """Whether a member holds the server's GM role (by id or by name)."""
+    """Whether a member holds the server's GM role (by id or by name); never through the
+    guild's @everyone role, which every member holds (``/lobby start`` refuses it as the GM role)."""
     role = bot.settings.gm_role
     if role and isinstance(user, discord.Member):
-        return any(str(r.id) == role or r.name == role for r in user.roles)
+        return any((str(r.id) == role or r.name == role) and r.id != user.guild.id for r in user.roles)
     return False
 
 

@@ -20,6 +20,7 @@ from discord.http import HTTPClient
 from altmafia.text.i18n import Renderer, text
 from storage import Store
 
+from .failures import UNREACHED, reason
 from .services import Delivering
 
 log = logging.getLogger(__name__)
@@ -46,6 +47,9 @@ async def sync_living_role(store: Store, deliverer: Delivering, http: HTTPClient
         try:
             made = await http.create_role(int(info.guild_id), name=text(meta.get("lang", "ru"), "living.role_name",
                                                                           title=meta.get("title", ""))[:100], mentionable=True)
+        except UNREACHED as exc:  # maybe made, maybe not: the next sync tries again
+            log.warning("game %s: the role of the living not made yet: %s", game_id, reason(exc))
+            return
         except discord.HTTPException as exc:
             log.warning("game %s: the role of the living cannot be made: %s", game_id, exc)
             if not meta.get("living_role_failed"):

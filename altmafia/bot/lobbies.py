@@ -16,7 +16,6 @@ again, so the GM can fix the cause and start once more (:class:`StartFailed`).
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import secrets
 from typing import Any
@@ -42,6 +41,7 @@ from .channels import (
     public_access,
 )
 from .deadlines import card_times_line, first_deadline, min_minutes, now, period_end
+from .failures import FAILED, reason
 from .living import announce_phase
 from .notice import dead_intro
 from .rulesets import of_lobby
@@ -126,14 +126,23 @@ def unique_name(lobby: dict[str, Any], wanted: str, lang: str | None = None) -> 
 
 
 def gm_role_id(bot: Services, guild_id: int) -> int | None:
+    """The server's GM role (``ALTMAFIA_GM_ROLE``, by id or name) in this guild, or None. The
+    guild's @everyone role (its id is the guild's) is refused: every member would be a GM of
+    every game and could see every channel (:class:`LobbyError` ``start.gm_role_everyone``)."""
     role = bot.settings.gm_role
     if not role:
         return None
     if role.isdigit():
-        return int(role)
-    guild = bot.get_guild(guild_id)
-    found = discord.utils.get(guild.roles, name=role) if guild else None
-    return found.id if found else None
+        rid = int(role)
+    else:
+        guild = bot.get_guild(guild_id)
+        found = discord.utils.get(guild.roles, name=role) if guild else None
+        if found is None:
+            return None
+        rid = found.id
+    if rid == guild_id:
+        raise LobbyError("start.gm_role_everyone", value=role)
+    return rid
 
 
 def specs(lobby: dict[str, Any]) -> list[PlayerSpec]:
@@ -209,33 +218,33 @@ async def roll_back(bot: Services, lobby_id: str, guild_id: int, made: dict[str,
     store, http = bot.store, bot.http
     ids = dict(made)
     intents = await store.channel_intents(lobby_id)
+    listed = True
     if any(i.channel_key not in ids for i in intents):
-        with contextlib.suppress(discord.HTTPException):
+        try:
             listing = list(await http.get_all_guild_channels(guild_id))
-            for intent in intents:
-                found = [int(c["id"]) for c in listing if intent.channel_key not in ids and carries(c, intent)]
-                if found:
-                    ids[intent.channel_key] = found[0]
+        except FAILED as exc:  # a channel whose answer was lost stays intended: the next start finds it
+            log.warning("lobby %s: channels not listed after a failed start: %s", lobby_id, reason(exc))
+            listing, listed = [], False
+        for intent in intents:
+            found = [int(c["id"]) for c in listing if intent.channel_key not in ids and carries(c, intent)]
+            if found:
+                ids[intent.channel_key] = found[0]
     for key, cid in sorted(ids.items(), key=lambda kv: kv[0].startswith("category")):
         try:
             await http.delete_channel(int(cid), reason="altmafia: the start failed")
         except discord.NotFound:
             continue
-        except discord.HTTPException as exc:
+        except FAILED as exc:
             log.warning("lobby %s: channel %s (%s) not deleted after a failed start: %s", lobby_id, key, cid, exc)
     for intent in intents:
-        await store.settle_channel(lobby_id, intent.channel_key, None)
+        if listed or intent.channel_key in ids:
+            await store.settle_channel(lobby_id, intent.channel_key, None)
 
     def reopen(data: dict[str, Any]) -> None:
         data.pop("channels", None)
         data.pop("starting", None)
 
     await store.update_lobby(lobby_id, reopen)
-
-
-def refusal(exc: discord.HTTPException) -> str:
-    """Discord's own words for a refused request (its message, or the HTTP status)."""
-    return str(exc.text or exc.status)[:300]
 
 
 async def start(bot: Services, lobby_id: str, lobby: dict[str, Any]) -> str:
@@ -266,12 +275,18 @@ async def start(bot: Services, lobby_id: str, lobby: dict[str, Any]) -> str:
     except LobbyError:
         await roll_back(bot, lobby_id, guild_id, known)
         raise
-    except discord.HTTPException as exc:
-        log.warning("lobby %s: Discord refused the start (%s); rolling it back", lobby_id, exc)
+    except FAILED as exc:  # refused, or a connection that failed (maybe done): rolled back by the intents
+        log.warning("lobby %s: Discord refused the start (%s); rolling it back", lobby_id, reason(exc))
         await roll_back(bot, lobby_id, guild_id, known)
-        raise StartFailed("start.failed", why=refusal(exc)) from exc
+        raise StartFailed("start.failed" if isinstance(exc, discord.HTTPException) else "start.unreached",
+                          why=reason(exc)) from exc
     await store.delete_lobby(lobby_id)
-    await bot.channel_manager.sync(lobby_id)  # channels the ruleset opens from the start (the Mafia's first night)
+    for tries in range(3):  # channels the ruleset opens from the start (the Mafia's first night)
+        try:
+            await bot.channel_manager.sync(lobby_id)
+            break
+        except FAILED as exc:  # the game is committed: the sync after each resolve and at a start puts them
+            log.warning("game %s: channels not synced after the start (%s), try %d", lobby_id, reason(exc), tries + 1)
     await post_cards(bot, lobby_id)
     await post_briefing(bot, lobby_id)
     await announce_phase(bot.store, bot.deliverer, lobby_id)
@@ -397,7 +412,10 @@ async def settle_seats(bot: Services, game_id: str) -> None:
             m["spectators"] = [u for u in m.get("spectators", []) if u not in seated]
 
         await store.update_meta(game_id, unspectate)
-    await bot.channel_manager.sync(game_id)
+    try:
+        await bot.channel_manager.sync(game_id)
+    except FAILED as exc:  # the next sync (a resolve's, a start's) puts what this one did not
+        log.warning("game %s: channels not synced for the seats (%s)", game_id, reason(exc))
     lang = info.meta.get("lang", "ru")
     start = {str(seat): p.get("user_id") for seat, p in enumerate(info.players)}
     for p in game.state.players:

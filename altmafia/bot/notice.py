@@ -16,11 +16,10 @@ from __future__ import annotations
 
 import logging
 
-import discord
-
 from altmafia.text.i18n import text
 from storage import Post, Store, part_nonce
 
+from .failures import FAILED
 from .services import Delivering, Services
 
 log = logging.getLogger(__name__)
@@ -31,7 +30,7 @@ async def dm_channel(bot: Services, user_id: int) -> int | None:
     try:
         user = bot.get_user(user_id) or await bot.fetch_user(user_id)
         channel = user.dm_channel or await user.create_dm()
-    except discord.HTTPException as exc:
+    except FAILED as exc:
         log.warning("no DM channel with %s: %s", user_id, exc)
         return None
     return channel.id
@@ -51,6 +50,8 @@ async def tell_privately(bot: Services, game_id: str, user_id: int, content: str
     parts = await store.parts(batch)
     if parts and all(p.message_id is not None for p in parts):
         return True
+    if any(p.batch_id == batch for p in await store.pending_parts(game_id)):
+        return True  # not refused, only not sent yet (a connection that broke): the next flush sends it
     glang = store.info(game_id).meta.get("lang", "ru")
     await bot.deliverer.post(game_id, "gm", text(glang, "notice.dm_failed", name=f"<@{user_id}>", text=content), mention=0,
                              once=f"{once}:failed")

@@ -33,6 +33,7 @@ from altmafia.text.i18n import Renderer, text
 from engine import ActionError, Game, LegalAction
 
 from .ballots import candidates, cast_vote, withdraw_vote
+from .failures import FAILED
 from .interact import deadline_text, lang, refuse, refuse_engine
 from .mail import open_anon_form, open_pm_form
 from .moves import (
@@ -278,7 +279,7 @@ async def _redraw(interaction: discord.Interaction, game_id: str, pid: int, tick
     if not interaction.response.is_done():
         await interaction.response.edit_message(content=content, view=view)
     elif interaction.message is not None:
-        with contextlib.suppress(discord.HTTPException):  # the panel is gone: the command itself was answered
+        with contextlib.suppress(*FAILED):  # the panel is gone: the command itself was answered
             await interaction.message.edit(content=content, view=view)
 
 

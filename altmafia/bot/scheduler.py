@@ -25,18 +25,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import discord
 from discord.ext import tasks
 
 from altmafia.text import safe
 from altmafia.text.i18n import Renderer, count, text
 from engine import ActionError, Game
 from storage import Command
+from storage.commands import effective
 
 from .deadlines import min_minutes, now, period_end, period_length
+from .failures import FAILED
 from .living import announce_phase
 from .lobbies import post_briefing, post_cards, settle_seats
 from .notice import dead_intro
@@ -99,6 +100,19 @@ class Scheduler:
         if rec.get("tick") != info.tick:
             return None
         return datetime.fromisoformat(rec["at"])
+
+    async def tick_began(self, game_id: str) -> datetime:
+        """When the current tick began, as the journal has it: the commit of the resolve in force
+        that began it, or of a GM's undo since (it reopens the phase, ``undo.settle_undo``); now
+        for the first tick. What a restart takes when the mark (``meta.phase_started``) was lost
+        to a crash between the resolve's commit and the mark's, so that the phase's minimum
+        counts from its real start, as it would have without the crash."""
+        journal = await self.bot.store.journal(game_id)
+        stamps = [e["created_at"] for e in effective(journal) if e["kind"] == "resolve"][-1:]
+        stamps += [e["created_at"] for e in journal if e["kind"] == "undo"]
+        if not stamps:
+            return now()
+        return max(datetime.strptime(s, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC) for s in stamps)
 
     async def mark_phase_start(self, game_id: str, at: datetime | None = None) -> datetime:
         tick = self.bot.store.info(game_id).tick
@@ -178,7 +192,7 @@ class Scheduler:
         phase = Renderer(game, lang).label(game.info.label)
         least = self.min_phase(game)
         if least:
-            started = self.phase_started(game_id) or await self.mark_phase_start(game_id)
+            started = self.phase_started(game_id) or await self.mark_phase_start(game_id, await self.tick_began(game_id))
             if now() < started + least:
                 minutes = int(least.total_seconds() // 60)
                 at = int((started + least).timestamp())
@@ -218,7 +232,7 @@ class Scheduler:
             # transaction for both); a crash before leaves the meta as it was and the next sync
             # (at the start: settle_seats) puts them again
             record = await bot.channel_manager.sync(game_id, commit=False)
-        except discord.HTTPException as exc:
+        except FAILED as exc:
             log.warning("game %s: channel permissions not updated: %s", game_id, exc)
         if (bot.store.info(game_id).status == "running" and self.min_phase(bot.store.game(game_id))
                 and self.phase_started(game_id) is None):  # when the new phase began
@@ -279,6 +293,10 @@ class Scheduler:
             await self.resolve(due.game_id, expect_tick=due.tick, user_id=due.user_id, gm_line=line)
         for info in store.games():
             if info.status == "over" and not info.meta.get("revealed"):
+                try:  # the last resolve's channel sync, which a crash may have cut short
+                    await self.bot.channel_manager.sync(info.game_id)
+                except FAILED as exc:
+                    log.warning("game %s: channel permissions not updated at its end: %s", info.game_id, exc)
                 await self.bot.finish(info.game_id)
         await self.bot.deliverer.flush()
         for info in store.games():
@@ -301,13 +319,14 @@ class Scheduler:
             if info.status != "running":
                 continue
             if self.min_phase(store.game(info.game_id)) and self.phase_started(info.game_id) is None:
-                await self.mark_phase_start(info.game_id)  # the game's start, or a restart that lost the mark
+                # the game's start, or a restart that lost the mark: the tick's start as committed
+                await self.mark_phase_start(info.game_id, await self.tick_began(info.game_id))
             await self.end_early(info.game_id)
         for info in list(store.games()):
             if info.status == "running":
                 try:
                     await self.remind(info.game_id)
-                except discord.HTTPException as exc:
+                except FAILED as exc:
                     log.warning("game %s: reminders failed: %s", info.game_id, exc)
         await self.bot.deliverer.flush()
         # finished games leave memory once their end is shown and delivered (the database keeps them)

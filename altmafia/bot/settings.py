@@ -119,6 +119,11 @@ class Settings:
             )
         if self.guild_id is not None and not 0 < self.guild_id < 2**64:
             raise SettingsError(f"ALTMAFIA_GUILD_ID={self.guild_id!r} is not a server id")
+        if self.guild_id is not None and self.gm_role is not None and self.gm_role.strip() == str(self.guild_id):
+            raise SettingsError(
+                f"ALTMAFIA_GM_ROLE={self.gm_role!r} is the @everyone role of ALTMAFIA_GUILD_ID (its id is the "
+                "server's): name a role only the GMs hold (its name or id), or leave it unset"
+            )
         if self.token is not None:
             if self.token.lower().startswith("bot "):
                 raise SettingsError('DISCORD_TOKEN starts with "Bot ": write the token alone')

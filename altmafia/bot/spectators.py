@@ -19,6 +19,7 @@ from altmafia.text import safe
 from altmafia.text.i18n import text
 from storage import Store
 
+from .failures import FAILED
 from .interact import is_gm, lang, refuse
 from .services import Delivering, Services, services
 
@@ -56,7 +57,7 @@ class SpectatorButton(discord.ui.DynamicItem[discord.ui.Button],
         content = (interaction.message.content if interaction.message else "") + "\n" + text(
             game_lang, "spectate.approved_mark" if self.yes else "spectate.refused_mark", gm=safe.name(interaction.user.display_name),
             name=f"<@{self.user_id}>")
-        with contextlib.suppress(discord.HTTPException):
+        with contextlib.suppress(*FAILED):
             await interaction.edit_original_response(content=content[:2000], view=None)
         _ = mark
 
@@ -118,7 +119,7 @@ async def ask_lobby(interaction: discord.Interaction, lobby_id: str, lobby: dict
     body = text(lng, "spectate.request", name=interaction.user.mention)
     await interaction.response.send_message(body, view=request_view("l", lobby_id, uid, lng),
                                             allowed_mentions=discord.AllowedMentions.none())
-    with contextlib.suppress(discord.HTTPException):
+    with contextlib.suppress(*FAILED):
         await interaction.followup.send(text(lang(interaction), "spectate.waiting"), ephemeral=True)
 
 

@@ -22,6 +22,7 @@ from altmafia.text.i18n import Renderer, text
 from storage import UndoRefused
 
 from .deadlines import now
+from .failures import FAILED
 from .services import Services
 
 log = logging.getLogger(__name__)
@@ -85,7 +86,7 @@ async def settle_undo(bot: Services, game_id: str) -> None:
         info = store.info(game_id)
     try:
         await bot.channel_manager.sync(game_id)  # who was killed by the resolve may write again
-    except discord.HTTPException as exc:
+    except FAILED as exc:
         log.warning("game %s: channel permissions not restored after an undo: %s", game_id, exc)
     glang = info.meta.get("lang", "ru")
     guild = info.guild_id

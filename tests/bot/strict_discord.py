@@ -17,7 +17,12 @@ SimCord replaces discord.py's ``HTTPClient.request`` and forgives much of what D
   sync, autocomplete), overwrites (count and the bits the bot holds), channel counts and
   text-channel name normalisation;
 * the bot's managed role holding exactly the invite permissions (``altmafia.bot.permissions.INVITE``,
-  the README's list).
+  the README's list);
+* connections that break, when a test asks for them (:meth:`StrictDiscord.drop`): ``"before"``
+  Discord saw the request (a reset: ``aiohttp.ClientOSError`` ``ECONNRESET``), ``"after"`` Discord
+  did it and the answer was lost (``aiohttp.ServerDisconnectedError``), or ``"timeout"``: done,
+  and the answer too late for the bot's client (``asyncio.TimeoutError``). discord.py passes
+  these to the bot as they are (it retries only BSD's and Windows' resets).
 
 Every refused request is recorded (``StrictDiscord.refused``); the ``env`` fixture fails a test
 that ends with a refusal unless it is marked ``discord_refusals("why")``.
@@ -27,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import errno
 import json
 import os
 import re
@@ -34,6 +40,7 @@ import types
 from dataclasses import dataclass
 from typing import Any
 
+import aiohttp
 import discord
 import discord.http
 import simcord
@@ -55,6 +62,21 @@ CHANNEL_RENAME_BUCKET = (2, 600.0)
 GLOBAL_LIMIT = 50  # requests a second
 
 _CALL: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar("strict_call", default=None)
+
+
+#: how a connection breaks (:meth:`StrictDiscord.drop`)
+DROPS = ("before", "after", "timeout")
+
+
+@dataclass
+class Drop:
+    """Connections to break: requests of ``method`` whose path matches ``path`` (a regular
+    expression, matched whole), the next ``times`` of them (None: until removed)."""
+
+    method: str
+    path: str
+    kind: str
+    times: int | None = 1
 
 
 @dataclass(frozen=True)
@@ -84,6 +106,8 @@ class StrictDiscord:
         self.swallowed: list[str] = []  # nonce hits whose post differed from the earlier message
         self.injected: list[Refused] = []  # faults the test injected (env.inject_error): not Discord's refusals
         self.fault_fired = False
+        self.drops: list[Drop] = []
+        self.dropped: list[tuple[str, str, str]] = []  # (kind, method, path) of each connection broken
         self._nonces: dict[tuple[int, str], tuple[int, float]] = {}
         self._buckets: dict[str, tuple[float, int]] = {}  # key -> (window start, count)
         self._global: tuple[float, int] = (-1.0, 0)
@@ -329,6 +353,41 @@ class StrictDiscord:
         finally:
             await self.travel(self.round_trip / 2)
 
+    # ---- broken connections ----------------------------------------------------------------
+    def drop(self, method: str, path: str, kind: str = "after", times: int | None = 1) -> Drop:
+        """Break the connection of the next ``times`` requests of ``method`` to a path matching
+        ``path`` (a regular expression), in the way ``kind`` says (:data:`DROPS`)."""
+        if kind not in DROPS:
+            raise ValueError(f"a connection breaks {DROPS}, not {kind!r}")
+        drop = Drop(method, path, kind, times)
+        self.drops.append(drop)
+        return drop
+
+    def _drop_for(self, method: str, path: str) -> str | None:
+        for drop in self.drops:
+            if drop.method == method and re.fullmatch(drop.path, path):
+                if drop.times is not None:
+                    drop.times -= 1
+                    if drop.times <= 0:
+                        self.drops.remove(drop)
+                self.dropped.append((drop.kind, method, path))
+                return drop.kind
+        return None
+
+    async def exchange(self, call: dict[str, Any]) -> _Response:
+        """One request over a connection that may break (:meth:`drop`)."""
+        kind = self._drop_for(call["method"], call["path"])
+        if kind == "before":  # reset on the way out: Discord never saw it
+            await self.travel(self.round_trip / 2)
+            raise aiohttp.ClientOSError(errno.ECONNRESET, "Connection reset by peer (injected by test)")
+        response = await self.handle(call)
+        if kind == "after":  # done by Discord; the connection closed before the answer came
+            raise aiohttp.ServerDisconnectedError("Server disconnected (injected by test)")
+        if kind == "timeout":  # done; the bot's client gave up waiting for the answer
+            await self.travel(self.round_trip)
+            raise TimeoutError  # asyncio.TimeoutError, as aiohttp raises it
+        return response
+
     # ---- the test's end --------------------------------------------------------------------
     def problems(self) -> list[str]:
         """What fails a test at its end: every refusal, and every post a nonce swallowed."""
@@ -411,7 +470,7 @@ class _Exchange:
         self.strict, self.call = strict, call
 
     async def __aenter__(self) -> _Response:
-        return await self.strict.handle(self.call)
+        return await self.strict.exchange(self.call)
 
     async def __aexit__(self, *exc: Any) -> None:
         return None

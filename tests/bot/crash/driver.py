@@ -1,7 +1,8 @@
 """The bot process of the crash test: the real bot (``create_bot``: its store, ``setup_hook``
 recovery with the channel reconcile, the scheduler and its loop's iteration, the deliverer,
 the lobby start, the channel manager and the cogs' own code for what a command posts)
-against the Discord stand-in, on a scripted 13-player Godfather game with a fixed seed.
+against the Discord stand-in, on a scripted 13-player game with a fixed seed: Godfather, or
+with ``CRASH_SCRIPT=early`` a stats mafia game whose phases end early (:func:`play_early_phase`).
 
     python -m tests.bot.crash.driver DB API_BASE   (from the repository root)
 
@@ -63,6 +64,14 @@ ANNOUNCEMENT = "Приваты — только через бота."  # the GM'
 SHORT_PM = "ок"  # the same short PM, on two days
 ANON = "Кто-то здесь врёт."  # the same anonymous post, on two days
 FORCED_TICK, PAUSE_TICK, SUBSTITUTE_TICK, UNDO_TICK = 1, 2, 3, 4
+#: the script (``CRASH_SCRIPT``): ``godfather``, or ``early`` (a stats mafia game whose phases end
+#: early once nobody is waited for: :func:`play_early_phase`)
+SCRIPT = os.environ.get("CRASH_SCRIPT", "godfather")
+RULESETS = {"godfather": "godfather", "early": "stats_mafia"}
+EARLY_DAYS = 2
+#: the early script: a paused phase nobody holds up (no early end while paused), and a phase
+#: one player holds up (their reminder, then the deadline)
+EARLY_PAUSE_TICK, HOLD_TICK = 1, 2
 
 
 class Clock:
@@ -101,6 +110,27 @@ def quick_retries() -> None:
     discord.http.asyncio = shim
 
 
+#: wall-clock seconds the bot's HTTP client waits for an answer to start coming before it
+#: gives up (``asyncio.TimeoutError``, as aiohttp raises it): shorter than the stand-in's
+#: late answers (``standin.LATE_SECONDS``), far longer than any other answer of it
+READ_TIMEOUT = 3.0
+
+
+def short_timeouts() -> None:
+    """discord.py's HTTP session waits up to five minutes for an answer; here it gives up
+    after :data:`READ_TIMEOUT`, so a late answer of the stand-in is a client-side timeout."""
+    real = discord.http.aiohttp
+
+    def session(*args: Any, **kwargs: Any) -> Any:
+        kwargs.setdefault("timeout", real.ClientTimeout(total=None, sock_read=READ_TIMEOUT))
+        return real.ClientSession(*args, **kwargs)
+
+    shim = types.SimpleNamespace(**{k: getattr(real, k) for k in dir(real) if not k.startswith("__")})
+    shim.__version__ = real.__version__
+    shim.ClientSession = session
+    discord.http.aiohttp = shim
+
+
 def install_faults() -> tuple[object, object]:
     kill = os.environ.get("CRASH_KILL")
     trace = os.environ.get("CRASH_TRACE")
@@ -124,7 +154,9 @@ async def main(db: Path, api: str) -> None:
     clock = Clock(db.with_name("clock"))
     discord.utils.utcnow = clock.now  # the bot's clock: the scheduler, the deadlines, the store
     quick_retries()
+    short_timeouts()
     from altmafia.bot.bot import create_bot
+    from altmafia.bot.lobbies import StartFailed
     from altmafia.bot.lobbies import start as start_game
     from altmafia.bot.settings import Settings
 
@@ -139,13 +171,20 @@ async def main(db: Path, api: str) -> None:
     if not store.has(GAME) and await store.find(GAME) is None:
         lobbies = await store.lobbies()
         if GAME not in lobbies:
-            lobby = {"guild_id": GUILD, "channel_id": LOBBY_CHANNEL, "ruleset": "godfather", "creator": GM, "gms": [GM],
+            lobby = {"guild_id": GUILD, "channel_id": LOBBY_CHANNEL, "ruleset": RULESETS[SCRIPT], "creator": GM, "gms": [GM],
                      "players": [{"user_id": u, "name": n, "lang": "ru"} for u, n in zip(USERS, NAMES, strict=True)],
-                     "spectators": [], "lang": "ru", "tz": "Europe/Moscow", "days": DAYS, "seed": SEED}
+                     "spectators": [], "lang": "ru", "tz": "Europe/Moscow", "days": DAYS if SCRIPT == "godfather" else EARLY_DAYS,
+                     "seed": SEED}
             await store.create_lobby(GAME, lobby, guild_id=GUILD, channel_id=LOBBY_CHANNEL)
-        await start_game(bot, GAME, (await store.lobbies())[GAME])
+        for _ in range(5):  # a start the connection broke is rolled back: the GM starts again
+            try:
+                await start_game(bot, GAME, (await store.lobbies())[GAME])
+                break
+            except StartFailed as exc:
+                if exc.key != "start.unreached":
+                    raise
     while store.has(GAME) and store.info(GAME).status == "running":
-        await play_phase(bot, clock)
+        await (play_phase if SCRIPT == "godfather" else play_early_phase)(bot, clock)
     # the loop goes on until everything is out (a send the stand-in failed is tried again)
     for _ in range(100):
         await bot.scheduler._iteration()
@@ -274,6 +313,88 @@ async def play_phase(bot: Any, clock: Clock) -> None:
     await bot.scheduler._iteration()  # the resolve, when the deadline passed
 
 
+async def play_early_phase(bot: Any, clock: Clock) -> None:
+    """A phase of the early script: every living player acts and votes (at :data:`HOLD_TICK`
+    the last one holds out), the GM's commands; then the loop looks before the phase's
+    minimum (the GM told once that it ends later), and after it (the early end: a resolve with
+    the GM's log line). At :data:`EARLY_PAUSE_TICK` the GM pauses first: the look after the
+    minimum ends nothing, the resume does. A phase still open goes on to its reminders and its
+    deadline, as in the Godfather script."""
+    from engine import ActionError
+    from storage import Command
+
+    store = bot.store
+    tick = store.info(GAME).tick
+    journal = await store.journal(GAME)
+    base = await phase_start(store)
+    step = 0
+
+    def at_step() -> None:
+        nonlocal step
+        step += 1
+        clock.move(base + timedelta(seconds=20 * step))
+
+    async def apply(cmd: Any) -> None:
+        with contextlib.suppress(ActionError):
+            await store.apply(GAME, cmd)
+        await bot.deliverer.flush(GAME)  # as the cog does after each command
+
+    game = store.game(GAME)
+    living = list(game.living())
+    for p in living:
+        # four steps a player whatever they do: a redo after a kill (their action recorded, so
+        # other actions legal, or none) keeps every later step at its time
+        at_step()
+        if tick == HOLD_TICK and p.pid == living[-1].pid:
+            step += 3
+            continue  # holds the phase up: reminded, then the deadline ends it
+        rnd = random.Random(f"{SEED}:early:{tick}:{p.pid}")
+        legal = [la for la in game.legal_actions(p.pid) if not la.via]
+        done = any(e["request_id"] == f"{tick}:{p.pid}:act" for e in journal)
+        if legal and not done:
+            la = rnd.choice(legal)
+            targets = rnd.sample(la.targets, min(la.ability.targets, len(la.targets))) if la.ability.targets else []
+            await apply(Command("submit", {"pid": p.pid, "ability": la.key, "targets": targets, "option": la.any_option(rnd)},
+                                user_id=p.user_id, request_id=f"{tick}:{p.pid}:act"))
+        game = store.game(GAME)
+        ballot = random.Random(f"{SEED}:early:{tick}:{p.pid}:vote")  # whatever the action drew, or not
+        for vote in game.open_votes()[:3]:
+            at_step()
+            choice = ballot.choice([q.pid for q in game.living()])
+            await apply(Command.vote(p.pid, vote.id, choice, user_id=p.user_id, request_id=f"{tick}:{p.pid}:v:{vote.id}"))
+        step += 3 - len(game.open_votes()[:3])
+        game = store.game(GAME)
+    await gm_acts(bot, tick, at_step)
+    least = bot.scheduler.min_phase(store.game(GAME))
+    paused_before = any((e["request_id"] or "").startswith(f"pause:{tick}#") for e in journal)
+    if tick == EARLY_PAUSE_TICK and not paused_before and not store.info(GAME).meta.get("paused"):
+        at_step()
+        await pause(bot)
+    clock.move(base + least / 2)
+    await bot.scheduler._iteration()  # before the minimum: the GM is told when it may end
+    if store.info(GAME).tick != tick:
+        return
+    clock.move(base + least + timedelta(minutes=1))
+    await bot.scheduler._iteration()  # the early end, unless paused or someone holds it up
+    if store.info(GAME).tick != tick:
+        return
+    if store.info(GAME).meta.get("paused"):
+        clock.move(base + least + timedelta(minutes=2))
+        await resume(bot)
+        clock.move(base + least + timedelta(minutes=3))
+        await bot.scheduler._iteration()  # the early end after the resume
+        if store.info(GAME).tick != tick:
+            return
+    deadline = store.info(GAME).deadline
+    assert deadline is not None, f"tick {tick} runs without a deadline"
+    clock.move(deadline - timedelta(minutes=REMIND_MINUTES) + timedelta(seconds=1))
+    await bot.scheduler._iteration()  # the reminders (or the early end, the minimum passed only now)
+    if store.info(GAME).tick != tick:
+        return
+    clock.move(deadline + timedelta(seconds=1))
+    await bot.scheduler._iteration()  # the resolve, when the deadline passed
+
+
 async def pm(bot: Any, apply: Any, p: Any, to: int, body: str, rid: str) -> None:
     from altmafia.text.i18n import Renderer, text
     from storage import Command
@@ -303,7 +424,11 @@ async def gm_acts(bot: Any, tick: int, at_step: Any) -> None:
     said = deliverer.gm_line(GAME, "Ведущий", text("ru", "gm.act_say", where=text("ru", "gm.where_public"), text=ANNOUNCEMENT))
     await store.stage_posts(GAME, f"ia:say:{tick}", [say, said])
     await deliverer.flush(GAME)
-    if tick == 0:
+    # once: a GM does not extend again after the bot's restart (a repeat minutes later is a new command)
+    extended = any((e["request_id"] or "").startswith(f"move:{GM}:+30#") for e in await store.journal(GAME))
+    if tick == 0 and extended:
+        at_step()
+    if tick == 0 and not extended:
         def notices(info: object) -> list[Post]:
             stamp = int(info.deadline.timestamp())
             return [deliverer.gm_line(GAME, "Ведущий", text("ru", "gm.act_move", minutes="+30", deadline=f"<t:{stamp}:f>")),

@@ -22,11 +22,17 @@ It behaves as Discord does where a crash-safe bot meets it:
   up to five times), 503 (not retried), 504 and 524 *after* posting the message (a gateway
   timeout: the message is there, the answer is lost — the retry carries the same nonce), and
   429 with ``retry_after``, the ``Via`` header (without it discord.py takes the 429 for a
-  Cloudflare ban) and the ``X-RateLimit-*`` headers of a bucket.
+  Cloudflare ban) and the ``X-RateLimit-*`` headers of a bucket; and connections that break:
+  ``reset`` closes it before doing anything, ``disconnect`` after posting the message (the
+  answer lost: the most dangerous of all), ``timeout`` posts and answers later than the bot's
+  client waits (:data:`LATE_SECONDS`; the driver's client gives up after
+  ``driver.READ_TIMEOUT``). discord.py hands these to the bot as they are, as aiohttp raised
+  them.
 """
 
 from __future__ import annotations
 
+import asyncio
 import bisect
 import json
 import random
@@ -45,6 +51,10 @@ DISCORD_EPOCH_MS = 1420070400000
 START = datetime(2030, 1, 7, 6, 0, tzinfo=UTC)  # the driver's clock before it writes one
 #: the chance that a message request starts a run of failures, when faults are on
 FAULT_RATE = 0.04
+#: the failures a run is made of: HTTP statuses, then connections that break
+KINDS = ("500", "502", "503", "504", "524", "429", "reset", "disconnect", "timeout")
+#: wall-clock seconds a ``timeout`` answer comes late: longer than the driver's client waits
+LATE_SECONDS = 3.5
 
 
 def reply(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
@@ -120,10 +130,11 @@ class Standin:
         if self.faults is None:
             return None
         if not self.run and self.faults.random() < FAULT_RATE:
-            kind = self.faults.choice(["500", "502", "503", "504", "524", "429"])
+            kind = self.faults.choice(KINDS + KINDS[:-1])  # a timeout half as often: it costs wall-clock time
             # mostly within discord.py's five tries; sometimes longer: the send fails and the
-            # deliverer tries again at its next flush
-            n = 1 if kind == "503" else self.faults.choice([1, 1, 2, 2, 3, 4, 6])
+            # deliverer tries again at its next flush (a broken connection or a 503 is never
+            # retried by discord.py: one of them fails the send)
+            n = 1 if kind in ("503", "reset", "disconnect", "timeout") else self.faults.choice([1, 1, 2, 2, 3, 4, 6])
             self.run = [kind] * n
         if not self.run:
             return None
@@ -141,6 +152,13 @@ class Standin:
         status = int(kind)
         return reply({"message": {500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable",
                                   504: "Gateway Timeout", 524: "A timeout occurred"}[status], "code": 0}, status)
+
+    @staticmethod
+    def hang_up(request: web.Request) -> web.Response:
+        """The connection closed with no answer: the bot's client sees it dropped."""
+        if request.transport is not None:
+            request.transport.close()
+        return web.Response(status=204)  # never reaches the bot
 
     # ---- REST ---------------------------------------------------------------------------
     async def rest(self, request: web.Request) -> web.Response:
@@ -191,10 +209,17 @@ class Standin:
                 return reply(None, 204)
             if len(parts) == 3 and parts[2] == "messages":
                 kind = self.fault()
+                if kind == "reset" or (kind in ("disconnect", "timeout") and m == "GET"):
+                    return self.hang_up(request)  # nothing done
                 if kind in ("500", "502", "503", "429"):
                     return self.failure(kind)  # nothing done
                 if m == "POST":
                     msg = self.post(cid, body or {}, files)
+                    if kind == "disconnect":  # done, the connection closed before the answer
+                        return self.hang_up(request)
+                    if kind == "timeout":  # done, the answer later than the bot waits
+                        await asyncio.sleep(LATE_SECONDS)
+                        return reply(msg)
                     return self.failure(kind) if kind else reply(msg)  # 504, 524: done, the answer lost
                 if m == "GET":
                     return self.failure(kind) if kind else reply(self.history(cid, request.query))

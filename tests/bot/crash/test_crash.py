@@ -1,8 +1,12 @@
 """The real bot process, SIGKILLed at random moments and at every named fault point, restarted,
 the game finished after each restart, against a Discord stand-in that forgets nonces after a
 few minutes and across restarts, never shows them in history, and fails sends with runs of
-5xx, gateway timeouts (after posting) and 429s; what the stand-in received and what the
-database holds at the end are compared with an uninterrupted run on the same seed.
+5xx, gateway timeouts (after posting), 429s and broken connections (reset before, closed
+after posting, answered too late); what the stand-in received and what the database holds
+at the end are compared with an uninterrupted run of the same script on the same seed. The
+kills are shared between two scripts (:data:`SCRIPTS`): the Godfather game, and a stats mafia
+game whose phases end early under the loop (its notice to the GM first, a pause holding it
+off, a phase one player holds up to its reminders and deadline).
 
 Prints one line ``crash: N kills, M identical, L lines lost, D duplicated, O orphan channels``
 and fails unless M = N and L = D = O = 0. ``CRASH_KILLS`` (default :data:`DEFAULT_KILLS`)
@@ -33,11 +37,15 @@ from typing import Any
 
 from altmafia.text.i18n import text
 
-from .driver import GAME
-from .standin import Standin
+from .driver import GAME, RULESETS
+from .standin import KINDS, Standin
 
 ROOT = Path(__file__).resolve().parents[3]
-DEFAULT_KILLS = 200  # the first kills of the plan alone give about 175 (a kill costs ~2.3 s of CPU)
+DEFAULT_KILLS = 200  # the first kills of the plan alone give about that many (a kill costs ~2 s of CPU)
+#: the scripts the kills are shared between (``driver.SCRIPT``): the Godfather game, and a stats
+#: mafia game whose phases end early (the loop's early end, its notice to the GM, a pause that
+#: holds it off, a phase held up by one player: the reminders, the deadline)
+SCRIPTS = tuple(RULESETS)
 KILLS = int(os.environ.get("CRASH_KILLS", str(DEFAULT_KILLS)))
 PER_RUN = 5  # kills in one game before it is let finish
 PARALLEL = int(os.environ.get("CRASH_PARALLEL", "3"))  # games played at once (each its own stand-in)
@@ -60,9 +68,10 @@ runpy.run_module("tests.bot.crash.driver", run_name="__main__")
 
 
 async def run_bot(db: Path, api: str, *, kill: str | None = None, after: float | None = None, trace: Path | None = None,
-                  mutant: bool = False) -> int:
+                  mutant: bool = False, script: str = "godfather") -> int:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ALTMAFIA_", "CRASH_"))}
     env["PYTHONPATH"] = str(ROOT)
+    env["CRASH_SCRIPT"] = script
     if kill:
         env["CRASH_KILL"] = kill
     if trace:
@@ -173,15 +182,15 @@ def compare(ref: dict[str, list[str]], got: dict[str, list[str]]) -> tuple[bool,
     return ref == got, lost, dup
 
 
-async def reference_run(tmp_path: Path) -> tuple[dict[str, Any], collections.Counter[str]]:
-    """The uninterrupted run (no kill, no failure): what every channel and the database hold,
-    and how often each named point is reached."""
-    ref_dir = tmp_path / "reference"
+async def reference_run(tmp_path: Path, script: str = "godfather") -> tuple[dict[str, Any], collections.Counter[str]]:
+    """The uninterrupted run of a script (no kill, no failure): what every channel and the
+    database hold, and how often each named point is reached."""
+    ref_dir = tmp_path / f"reference-{script}"
     ref_dir.mkdir()
     ref_standin = Standin(ref_dir / "discord.jsonl", clock=ref_dir / "clock")
     await ref_standin.start()
     try:
-        assert await run_bot(ref_dir / "db.sqlite3", ref_standin.api, trace=ref_dir / "trace") == 0
+        assert await run_bot(ref_dir / "db.sqlite3", ref_standin.api, trace=ref_dir / "trace", script=script) == 0
         assert not ref_standin.unmodelled, ref_standin.unmodelled
         reference, ref_orphans = lines_by_channel(ref_dir / "db.sqlite3", ref_standin)
     finally:
@@ -190,52 +199,72 @@ async def reference_run(tmp_path: Path) -> tuple[dict[str, Any], collections.Cou
     return reference, collections.Counter((ref_dir / "trace").read_text(encoding="utf-8").split())
 
 
+def first_kills(reached: collections.Counter[str], script: str, rnd: random.Random) -> list[str]:
+    """The first kill of each run of a script (a fresh game). Godfather: every reach of a rare
+    point (reached at most 6 times a game: the creation, the GM's deadline changes, the undo),
+    the first and the last reach of every other named point. Early: every reach of the resolves
+    (each an early end but one), of the deadline changes (the pause and the resume) and of the
+    meta changes (the early-end notices, the phase starts)."""
+    out: list[str] = []
+    for point in sorted(reached):
+        n = reached[point]
+        if script == "early":
+            if point.startswith(("resolve.", "deadline.", "meta.")):
+                out += [f"{point}@{k}" for k in range(1, n + 1)]
+            continue
+        picks = range(1, n + 1) if n <= 6 else (1, n)
+        out += [f"{point}@{k}" for k in picks]
+    return out
+
+
 async def test_sigkill_at_random_moments_and_every_fault_point(tmp_path: Path):
     rnd = random.Random(int(os.environ.get("CRASH_SEED", "14")))
-    reference, reached = await reference_run(tmp_path)
-    named = sorted(reached)
-    frequent = [p for p in named if reached[p] >= 20]
+    references = {script: await reference_run(tmp_path, script) for script in SCRIPTS}
+    named = sorted(set().union(*(reached for _, reached in references.values())))
+    firsts = {script: first_kills(reached, script, rnd) for script, (_, reached) in references.items()}
+    frequent = {script: [p for p in sorted(reached) if reached[p] >= 20] for script, (_, reached) in references.items()}
+    # each run plays one script: every first kill of both, in turn, then the scripts alternately
+    order = [(script, f) for script in SCRIPTS for f in firsts[script]]
 
-    # the first kill of each run (a fresh game): every reach of a rare point (a resolve, the
-    # creation, a migration: reached a few times a game), the first, a middle and the last
-    # reach of every other named point
-    firsts: list[str] = []
-    for point in named:
-        n = reached[point]
-        picks = range(1, n + 1) if n <= 6 else sorted({1, rnd.randint(2, n - 1), n})
-        firsts += [f"{point}@{k}" for k in picks]
-
-    def plan_of(i: int) -> list[tuple[str | None, float | None]]:
-        """Run ``i``: its first kill from ``firsts`` (in turn), then frequent points and random moments."""
-        out: list[tuple[str | None, float | None]] = [(firsts[i % len(firsts)], None)]
+    def plan_of(i: int) -> tuple[str, list[tuple[str | None, float | None]]]:
+        """Run ``i``: its script and first kill (in turn), then frequent points and random moments."""
+        script, first = order[i] if i < len(order) else (SCRIPTS[i % len(SCRIPTS)], rnd.choice(firsts[SCRIPTS[i % len(SCRIPTS)]]))
+        out: list[tuple[str | None, float | None]] = [(first, None)]
         for _ in range(PER_RUN - 1):
             if rnd.random() < 0.5:
-                point = rnd.choice(frequent)
+                point = rnd.choice(frequent[script])
                 out.append((f"{point}@{rnd.randint(1, 12)}", None))
             else:
                 out.append((None, rnd.uniform(0.3, 6.0)))
-        return out
+        return script, out
 
     gate = asyncio.Semaphore(PARALLEL)
     results: list[tuple[int, bool, int, int, int, str]] = []
+    scripts: list[str] = []
     hit: set[str] = set()
     injected: collections.Counter[str] = collections.Counter()
-    while sum(r[0] for r in results) < KILLS or len(results) < len(firsts):
+    while sum(r[0] for r in results) < KILLS or len(results) < len(order):
         missing = KILLS - sum(r[0] for r in results)
-        batch = max(PARALLEL, -(-missing // (PER_RUN - 1)), len(firsts) - len(results))
+        batch = max(PARALLEL, -(-missing // (PER_RUN - 1)), len(order) - len(results))
         start = len(results)
-        results += await asyncio.gather(*(one_run(tmp_path / f"run{start + i}", plan_of(start + i), reference, gate, hit,
-                                                  seed=start + i, injected=injected) for i in range(batch)))
+        plans = [plan_of(start + i) for i in range(batch)]
+        scripts += [script for script, _ in plans]
+        results += await asyncio.gather(*(one_run(tmp_path / f"run{start + i}", plan, references[script][0], gate, hit,
+                                                  seed=start + i, injected=injected, script=script)
+                                          for i, (script, plan) in enumerate(plans)))
     kills = sum(r[0] for r in results)
     identical = sum(r[0] for r in results if r[1])
     lost, dup, orphans = (sum(r[i] for r in results) for i in (2, 3, 4))
-    failures = [f"run {i}: {r[5]}" for i, r in enumerate(results) if not r[1]]
+    failures = [f"run {i} ({scripts[i]}): {r[5]}" for i, r in enumerate(results) if not r[1]]
     never = [p for p in named if p not in hit]
-    print(f"(crash plan: {len(results)} games, first kills at {len(firsts)} reaches of {len(named)} named points; "
-          f"failures answered: {dict(sorted(injected.items()))})")
+    per_script = {script: sum(r[0] for r, s in zip(results, scripts, strict=True) if s == script) for script in SCRIPTS}
+    print(f"(crash plan: {len(results)} games, first kills at {len(order)} reaches of {len(named)} named points; "
+          f"kills by script: {per_script}; failures answered: {dict(sorted(injected.items()))})")
     print(f"crash: {kills} kills, {identical} identical, {lost} lines lost, {dup} duplicated, {orphans} orphan channels")
     assert kills >= KILLS and not never, (kills, never)
-    assert sum(injected.values()) > 0
+    assert all(per_script.values()), per_script
+    # every kind of failure answered at least once (HTTP errors and broken connections)
+    assert set(KINDS) <= set(injected) or KILLS < DEFAULT_KILLS, injected
     assert identical == kills and lost == dup == orphans == 0, "\n".join(failures[:20])
 
 
@@ -261,7 +290,7 @@ async def test_the_harness_fails_a_bot_without_its_history_lookup(tmp_path: Path
 
 async def one_run(d: Path, plan: list[tuple[str | None, float | None]], reference: dict[str, Any],
                   gate: asyncio.Semaphore, hit: set[str], *, seed: int, mutant: bool = False,
-                  injected: collections.Counter[str] | None = None) -> tuple[int, bool, int, int, int, str]:
+                  injected: collections.Counter[str] | None = None, script: str = "godfather") -> tuple[int, bool, int, int, int, str]:
     """One game on a fresh stand-in (failing sends with its own seed): killed as planned (each
     kill a new process on the same database), then finished; (kills, identical, lost,
     duplicated, orphans, what differed)."""
@@ -272,13 +301,13 @@ async def one_run(d: Path, plan: list[tuple[str | None, float | None]], referenc
         try:
             here = 0
             for kill, after in plan:
-                if await run_bot(d / "db.sqlite3", standin.api, kill=kill, after=after, mutant=mutant) != -9:
+                if await run_bot(d / "db.sqlite3", standin.api, kill=kill, after=after, mutant=mutant, script=script) != -9:
                     break  # the game ended before that point
                 here += 1
                 if kill:
                     hit.add(kill.split("@")[0])
             else:
-                assert await run_bot(d / "db.sqlite3", standin.api, mutant=mutant) == 0  # the game finished after the last kill
+                assert await run_bot(d / "db.sqlite3", standin.api, mutant=mutant, script=script) == 0  # finished after the last kill
             got, extra = lines_by_channel(d / "db.sqlite3", standin)
             assert not standin.unmodelled, standin.unmodelled
             if injected is not None:
