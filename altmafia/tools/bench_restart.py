@@ -24,6 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from config import load_ruleset
 from engine import DEAL, PlayerSpec
 from storage import Command, Store
 
@@ -79,9 +80,7 @@ async def _child(path: str) -> dict[str, Any]:
     """In the child: the time from the start of ``Store.open`` to the first command committed,
     and the resident memory before the open, after it, and after every game was read into
     the engine (one ruleset after the other)."""
-    # everything a start imports, and the rulesets its games use, before the first figure
-    from config import load_ruleset
-
+    # the rulesets its games use loaded before the first figure (a start imports them too)
     for rid in ("godfather", "eternal_friday"):
         load_ruleset(rid)
     store = Store(path)
