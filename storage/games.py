@@ -148,7 +148,7 @@ class Games:
 
     async def _rows_rules(self, rows: list[tuple[Any, ...]]) -> dict[str, Ruleset]:
         """The uploaded rulesets the games of these rows began with, by fingerprint."""
-        return await self.stored_rulesets(writes.game_info(row[:-1], self.location).ruleset_fingerprint for row in rows)
+        return await self.stored_rulesets(row[3] for row in rows)  # GAME_COLUMNS: ruleset_fingerprint
 
     def _live_from_row(self, row: tuple[Any, ...], stored: dict[str, Ruleset]) -> _Live:
         """A kept game from its row (``GAME_COLUMNS`` then ``state``): with the uploaded
