@@ -148,16 +148,16 @@ class Games:
 
     async def _rows_rules(self, rows: list[tuple[Any, ...]]) -> dict[str, Ruleset]:
         """The uploaded rulesets the games of these rows began with, by fingerprint."""
-        return await self.stored_rulesets(writes.game_info(row[:-1], self.location).ruleset_fingerprint for row in rows)
+        return await self.stored_rulesets(row[3] for row in rows)  # GAME_COLUMNS: ruleset_fingerprint
 
     def _live_from_row(self, row: tuple[Any, ...], stored: dict[str, Ruleset]) -> _Live:
-        """A loaded game from its row (``GAME_COLUMNS`` then ``state``): with the uploaded
+        """A kept game from its row (``GAME_COLUMNS`` then ``state``): with the uploaded
         ruleset it began with (``stored``, by fingerprint: the exact rules, whatever was
-        uploaded since), else the shipped ruleset of its id."""
+        uploaded since), else the shipped ruleset of its id. Its snapshot is read into the
+        engine's game on first use (``_Live.game``)."""
         info = writes.game_info(row[:-1], self.location)
         try:
             rules = stored.get(info.ruleset_fingerprint) or self._rulesets(info.ruleset)
-            game = _lean(Game.from_dict(rules, decode_snapshot(row[-1])))
         except RulesetFileError as exc:
             # the database is fine: the ruleset file went missing or became invalid
             raise StorageError(
@@ -165,14 +165,7 @@ class Games:
                 f"{info.ruleset!r} cannot: {exc}. The bot stops rather than lose the game; the "
                 "database is not damaged: put the ruleset file back or fix it."
             ) from exc
-        except Exception as exc:
-            raise StorageError(
-                f"{self.location}: game {info.game_id!r} (ruleset {info.ruleset!r}) cannot be "
-                f"loaded: {type(exc).__name__}: {exc}. The bot stops rather than lose it; if the "
-                "ruleset file changed, restore it; if not, the game's saved state is damaged: "
-                "restore the database from a backup."
-            ) from exc
-        return _Live(info=info, rules=rules, game=game, text=row[-1])
+        return _Live(info=info, rules=rules, text=row[-1], location=self.location)
 
     async def _load_live(self, row: tuple[Any, ...], stored: dict[str, Ruleset] | None = None) -> _Live:
         """A loaded game: its snapshot, and how long its log is (the log stays in its tables)."""
@@ -418,32 +411,39 @@ class Games:
         self._channels.update(added)
         # the live game is read back from the stored text, exactly as after a restart
         self._games[game_id] = _Live(info=info, rules=rules, game=_lean(Game.from_dict(rules, json.loads(text))), text=text,
-                                     ev_count=len(events), hist_count=len(history))
+                                     ev_count=len(events), hist_count=len(history), location=self.location)
         return info
 
     # ---- commands -----------------------------------------------------------------------
-    async def apply(self, game_id: str, command: Command, *, posts: Any = ()) -> Applied:
+    async def apply(self, game_id: str, command: Command, *, posts: Any = (), deliver: Any = None) -> Applied:
         """Validate ``command`` through the engine and commit it; return only once committed.
 
         ``posts``: the bot's own messages that belong to the command (:class:`Post`s, or a
         function of the game after the command and the engine's result returning them: a PM's copy to its sender, the
         GM's log line), staged in the same transaction as batches ``<game>/cmd:<seq>:<n>>…``.
 
+        ``deliver``: a function of the game after the command, its new :class:`GameInfo` and
+        the command's :class:`Delivery` rows returning them rendered (:class:`Post`s with
+        their rows' ``keys``, e.g. a PM for its recipient): staged with the rows in the same
+        transaction, and then every part of the command, ``posts`` included, is claimed by this
+        store as it is staged (``Part.held``), so the next flush sends them with no
+        transaction but its marks.
+
         Raises :class:`engine.ActionError` when the engine refuses (nothing is written), and
         :class:`StorageError` when the database cannot take it (nothing changes either).
         """
-        if not posts and self.backend.batch_outlives_cancel():
+        if not posts and deliver is None and self.backend.batch_outlives_cancel():
             # one batch, whose outcome a cancelled caller still gets: the command's
             # transaction and the swap of the game in memory happen together without a task
             return await self._apply(game_id, command, posts)
-        return await _uncancellable(self._apply(game_id, command, posts))
+        return await _uncancellable(self._apply(game_id, command, posts, deliver))
 
-    async def _apply(self, game_id: str, command: Command, posts: Any = ()) -> Applied:
+    async def _apply(self, game_id: str, command: Command, posts: Any = (), deliver: Any = None) -> Applied:
         live = self._live(game_id)
         async with live.lock:
-            return await self._retry_stale(live, lambda: self._apply_locked(live, game_id, command, posts))
+            return await self._retry_stale(live, lambda: self._apply_locked(live, game_id, command, posts, deliver))
 
-    async def _apply_locked(self, live: _Live, game_id: str, command: Command, posts: Any = ()) -> Applied:
+    async def _apply_locked(self, live: _Live, game_id: str, command: Command, posts: Any = (), deliver: Any = None) -> Applied:
         # the engine runs on the live game itself (no copy: a command is short and never reads
         # the log); a refusal, a failed or refused transaction and anything raised give the
         # live game back exactly as committed, from its committed snapshot (``_restore``)
@@ -469,8 +469,9 @@ class Games:
             stamp = self.db.stamp()
             info = writes.next_info(live.info, game, seq, stamp)
             bot_posts = list(posts(game, result) if callable(posts) else posts)
-            if bot_posts:  # staging posts reads the outbox: the transaction of many statements
-                applied = await self._apply_tx(live, game_id, command, result, tick, seq, stamp, info, text, events, history, bot_posts)
+            if bot_posts or deliver is not None:  # staging posts reads the outbox: the transaction of many statements
+                applied = await self._apply_tx(live, game_id, command, result, tick, seq, stamp, info, text, events, history,
+                                               bot_posts, deliver)
             else:
                 applied = await self._apply_batch(live, game_id, command, result, tick, seq, stamp, info, text, events, history)
         except BaseException:
@@ -532,10 +533,13 @@ class Games:
         return Applied(game_id, seq, tick, result, list(events), deliveries)
 
     async def _apply_tx(self, live: _Live, game_id: str, command: Command, result: Any, tick: int, seq: int, stamp: str,
-                        info: GameInfo, text: str, events: list[Event], history: list[dict[str, Any]], bot_posts: list[Any]) -> Applied:
+                        info: GameInfo, text: str, events: list[Event], history: list[dict[str, Any]], bot_posts: list[Any],
+                        deliver: Any = None) -> Applied:
         """An accepted command with the bot's posts: one transaction, statement by statement."""
         command_row, ev_rows, outbox, deliveries, hist_rows = self._command_rows(live, game_id, command, result, tick, seq,
                                                                                  stamp, events, history)
+        if deliver is not None:  # the command's own rows, rendered from the game as it commits it
+            bot_posts = bot_posts + list(deliver(live.game, info, deliveries))
         if command.request_id is not None:
             dup = await self._duplicate(game_id, command.request_id)
             if dup is not None:
@@ -548,8 +552,10 @@ class Games:
             await db.executemany(db.sql(INSERT_HISTORY), hist_rows)
             if command.is_gm:
                 await writes.gm_action(db, game_id, seq, tick, command.user_id, command.kind, command.args, stamp)
-            await self._write_posts(db, game_id, f"cmd:{seq}", bot_posts, stamp)
+            staged = await self._write_posts(db, game_id, f"cmd:{seq}", bot_posts, stamp, claim=deliver is not None)
             self.db.point("apply.before_commit")
+        if deliver is not None:
+            self._hold(staged)
         return Applied(game_id, seq, tick, result, list(events), deliveries)
 
     # ---- internals --------------------------------------------------------------------------

@@ -23,6 +23,8 @@ except ImportError:  # a dependency (pyproject); json does the same, slower
 from engine import Game, Ruleset
 from engine.state import Event
 
+from .errors import StorageError
+
 DEFAULT_DB = "altmafia.sqlite3"
 TS_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
 
@@ -325,15 +327,55 @@ class StartReport:
         )
 
 
-@dataclass
 class _Live:
-    info: GameInfo
-    rules: Ruleset
-    game: Game
-    text: str  # the committed snapshot, as stored (without the event log and the history)
-    ev_count: int = 0  # rows in the events table: the index of the next event (the log is not in memory)
-    hist_count: int = 0  # rows in the history table
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    """A game the store keeps: its row, its rules, its committed snapshot as stored (``text``)
+    and the engine's game read from it. The game is read on first use (``game``), not when the
+    store opens: a start with thousands of games reads their rows only, and a command waits
+    for its own game alone (``docs/storage.md``, "Opening")."""
+
+    __slots__ = ("info", "rules", "_game", "text", "ev_count", "hist_count", "lock", "location")
+
+    def __init__(self, info: GameInfo, rules: Ruleset, text: str, game: Game | None = None, *, ev_count: int = 0,
+                 hist_count: int = 0, location: str = "") -> None:
+        self.info = info
+        self.rules = rules
+        self._game = game
+        self.text = text  # the committed snapshot, as stored (without the event log and the history)
+        self.ev_count = ev_count  # rows in the events table: the index of the next event (the log is not in memory)
+        self.hist_count = hist_count  # rows in the history table
+        self.lock = asyncio.Lock()
+        self.location = location
+
+    @property
+    def loaded(self) -> bool:
+        """The engine's game has been read from the snapshot."""
+        return self._game is not None
+
+    @property
+    def game(self) -> Game:
+        """The game as committed, read from ``text`` the first time it is asked for."""
+        if self._game is None:
+            self._game = _read_game(self)
+        return self._game
+
+    @game.setter
+    def game(self, game: Game) -> None:
+        self._game = game
+
+
+def _read_game(live: _Live) -> Game:
+    """The engine's game from a kept game's stored snapshot; a snapshot that cannot be read
+    raises :class:`StorageError` saying so (nothing is changed: the database is as it was)."""
+    info = live.info
+    try:
+        return _lean(Game.from_dict(live.rules, decode_snapshot(live.text)))
+    except Exception as exc:
+        raise StorageError(
+            f"{live.location}: game {info.game_id!r} (ruleset {info.ruleset!r}) cannot be "
+            f"loaded: {type(exc).__name__}: {exc}. Its commands fail rather than lose it; if the "
+            "ruleset file changed, restore it; if not, the game's saved state is damaged: "
+            "restore the database from a backup."
+        ) from exc
 
 
 #: an SQL condition on ``games``: the game is kept in memory — it runs, or it has messages not

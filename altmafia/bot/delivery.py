@@ -297,6 +297,34 @@ class Deliverer:
                 posts.append(self._post(gid, key, [], split(block, LIMIT), channels, view=view, once=once))
         return posts
 
+    def command_posts(self, gid: str, game: Any, info: GameInfo, deliveries: list[Delivery]) -> list[Post]:
+        """A command's own rows rendered from the game as the command commits it, for the store
+        to stage and claim in the command's transaction (``Store.apply(…, deliver=…)``): one
+        batch a channel (and one an event with buttons), under the ids :meth:`flush` would give
+        them. Rows of a channel the game has not got yet, and a batch something would ride on
+        (news of a past tick, the phase's own line: :meth:`_rider`), are left to :meth:`flush`."""
+        channels = info.meta.get("channels")
+        if channels is None:
+            return []
+        batches: dict[str, list[Delivery]] = {}
+        for d in deliveries:
+            batches.setdefault(route(d), []).append(d)
+        posts: list[Post] = []
+        for key, batch in batches.items():
+            if key not in channels or any(d.event.tick < info.tick or d.event.key == "notice.phase" for d in batch):
+                continue
+            lang = reader_lang(info.meta, key)
+            views = [(d, event_view(gid, d.event, lang)) for d in batch]
+            plain = [d for d, v in views if v is None]
+            if plain:
+                posts.append(self._post(gid, key, plain, self.render(gid, key, plain, [], info.meta, game=game,
+                                                                     deadline=info.deadline), channels))
+            for d, view in views:
+                if view is not None:
+                    lines = self.render(gid, key, [d], [], info.meta, game=game, deadline=info.deadline)
+                    posts.append(self._post(gid, key, [d], lines, channels, view=f"event:{d.event_idx}:{lang}"))
+        return posts
+
     async def _rider(self, gid: str, info: GameInfo, key: str, plain: list[Delivery]) -> tuple[str, str | None, str, int] | None:
         """What rides on a flushed batch (when the resolve could not stage its delivery): the
         seat's new panel on news of a resolve (an event of a past tick), the announcement on

@@ -43,12 +43,14 @@ async def send_pm(bot: Services, interaction: discord.Interaction, to: str, mess
     await defer(interaction)
     relayed = len(game.state.pms)
     plang = bot.store.info(gid).meta.get("langs", {}).get(str(p.pid)) or lang(interaction)
-    # the sender's copy is staged in the PM's own transaction: never one without the other
+    # the sender's copy and the PM itself are staged in the PM's own transaction, claimed by
+    # this process: never one without the other, and the flush sends both with one mark
     copy = bot.deliverer.outgoing(gid, f"player:{p.pid}", text(plang, "pm.copy", to=Renderer(game, plang).player(recipient),
                                                                 text=safe.said(message)))
     try:
         await bot.store.apply(gid, Command.send_pm(p.pid, recipient, message, user_id=interaction.user.id,
-                                                   request_id=str(interaction.id)), posts=[copy])
+                                                   request_id=str(interaction.id)), posts=[copy],
+                              deliver=lambda g, info, rows: bot.deliverer.command_posts(gid, g, info, rows))
     except ActionError as err:
         await refuse_engine(interaction, game, err)
         return False

@@ -36,7 +36,7 @@ from storage import Command, Store
 from storage.backend import Step
 from storage.store import GAME_COLUMNS, destinations
 
-from . import peer
+from . import bench_restart, peer
 from .bench_postgres import bench_postgres
 from .simulate.table import Table, play_game
 
@@ -398,6 +398,7 @@ def bench_storage(b: Bench, say: Callable[[str], None], make_bot: BotFactory | N
     asyncio.run(_save(b))
     say("storage: the memory a finished game still holds in the store")
     asyncio.run(_finished(b, size("finished_days", b.quick), size("finished_games", b.quick)))
+    bench_restart.bench_restart(b, say, _play_tick, _clone)  # a start with 6000 games; memory by RSS
     say("storage: the transactions of a resolve and its delivery through the bot")
     title = "transactions per resolve including its delivery (the real bot under SimCord, 13 players)"
     reason = discord_status(make_bot)
@@ -814,6 +815,7 @@ def bench_discord(b: Bench, say: Callable[[str], None], make_bot: BotFactory | N
         except Exception as exc:  # noqa: BLE001 - a bot that fails here is reported, not fatal
             reason = f"not measured: the bot failed under SimCord ({type(exc).__name__}: {str(exc)[:200]})"
             b.rows = [r for r in b.rows if r["section"] != "discord"]
+    bench_restart.bench_pm(b, say, make_bot, reason)
     if measured:
         return
     floor, how = resolve_floor()

@@ -115,8 +115,19 @@ async def test_an_unreadable_game_snapshot(tmp_path):
     con.execute("UPDATE games SET state = substr(state, 1, 100) WHERE game_id = 'g1'")
     con.commit()
     con.close()
-    msg = await open_fails(path, "game 'g1'", "cannot be loaded")
-    assert "JSONDecodeError" in msg
+    # a start reads the games' rows only: the snapshot is read when the game is first used,
+    # and that use fails with the sentence, the database left as it was
+    before = path.read_bytes()
+    async with Store(path) as store:
+        assert [g.game_id for g in store.games()] == ["g1"]
+        with pytest.raises(StorageError) as err:
+            store.game("g1")
+        with pytest.raises(StorageError):
+            await store.apply("g1", Command.send_pm(0, 1, "x"))
+    msg = str(err.value)
+    assert str(path) in msg and "game 'g1'" in msg and "cannot be loaded" in msg and "restore the database" in msg, msg
+    assert "JSONDecodeError" in msg or "JSONDecodeError" in repr(err.value.__cause__), msg
+    assert path.read_bytes() == before
 
 
 async def test_a_game_whose_ruleset_is_gone(tmp_path):

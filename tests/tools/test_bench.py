@@ -25,6 +25,7 @@ EXPECTED = {
     "discord.rest_create_13", "discord.rest_resolve",
     "postgres.round_trips_per_command", "postgres.round_trips_per_resolve", "shards.deadline_speedup",
 }
+EXPECTED |= {"store.open_5000_s", "memory.rss_per_game_kib", "pm.transactions", "pm.cpu_vs_noop"}  # bench_restart.py
 
 
 @pytest.fixture(scope="module")
@@ -61,6 +62,8 @@ def test_goal_rows_carry_their_ratio(quick):
     assert rows["storage.tx_per_resolve"]["value"] >= 1
     assert rows["storage.tx_per_refused"]["value"] == 0
     assert "floor" in rows["discord.rest_resolve"]["goal"]
+    # a PM: its command's transaction and the one mark of its two sends
+    assert rows["pm.transactions"]["not_measured"] or rows["pm.transactions"]["value"] == 2
 
 
 def test_text_output_names_every_figure(quick):

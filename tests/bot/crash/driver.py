@@ -225,10 +225,10 @@ async def play_phase(bot: Any, clock: Clock) -> None:
         step += 1
         clock.move(base + timedelta(minutes=step))
 
-    async def apply(cmd: Any, posts: Any = ()) -> bool:
+    async def apply(cmd: Any, posts: Any = (), deliver: Any = None) -> bool:
         at_step()
         try:
-            await store.apply(GAME, cmd, posts=posts)
+            await store.apply(GAME, cmd, posts=posts, deliver=deliver)
         except ActionError:
             return False
         finally:
@@ -401,7 +401,9 @@ async def pm(bot: Any, apply: Any, p: Any, to: int, body: str, rid: str) -> None
 
     game = bot.store.game(GAME)
     copy = bot.deliverer.outgoing(GAME, f"player:{p.pid}", text("ru", "pm.copy", to=Renderer(game, "ru").player(to), text=body))
-    await apply(Command.send_pm(p.pid, to, body, user_id=p.user_id, request_id=rid), posts=[copy])
+    # as altmafia.bot.mail.send_pm: the copy and the PM staged and claimed in the command's transaction
+    await apply(Command.send_pm(p.pid, to, body, user_id=p.user_id, request_id=rid), posts=[copy],
+                deliver=lambda g, info, rows: bot.deliverer.command_posts(GAME, g, info, rows))
 
 
 async def gm_acts(bot: Any, tick: int, at_step: Any) -> None:

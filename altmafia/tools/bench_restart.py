@@ -1,0 +1,238 @@
+"""The bench's restart rows: how soon a store with thousands of day-7 games serves its first
+command after a start, and what each game costs in resident memory (RSS, not tracemalloc).
+
+Both are taken in child processes (``python -m altmafia.tools.bench_restart PATH``): a fresh
+interpreter opens the database exactly as a bot's start does, so the figures hold nothing the
+bench process had loaded before. The database: one 13-player Godfather's Legacy game and one
+20-seat Eternal Friday game, each played to day 7 with every player acting, then copied to
+thousands of games (rows, events and history copied, as ``bench._clone`` does).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from config import load_ruleset
+from engine import DEAL, PlayerSpec
+from storage import Command, Store
+
+#: the games of the full run: (ruleset, seats, copies, seed); quick: a handful of each
+RESTART_GAMES = (("godfather", 13, 5000, 11), ("eternal_friday", 20, 1000, 11))
+QUICK_GAMES = (("godfather", 13, 20, 11), ("eternal_friday", 20, 5, 11))
+RESTART_DAY = 7
+OPEN_GOAL_S = 5.0
+RSS_GOAL_KIB = 100.0
+PM_GOAL_TX = 2
+PM_GOAL_CPU = 2.0
+PM_REPEATS = (26, 3)  # PMs timed (full, quick), alternated with the no-op; senders in turn (a day's quota each)
+
+
+def rss_kib() -> float:
+    """This process's resident memory now (``/proc/self/statm``), in KiB."""
+    pages = int(Path("/proc/self/statm").read_text(encoding="ascii").split()[1])
+    return pages * os.sysconf("SC_PAGE_SIZE") / 1024
+
+
+async def _day7(store: Store, ruleset: str, seats: int, seed: int, play: Callable[..., Any]) -> str:
+    """A game of ``seats`` played to day 7 with every living player acting each tick (a seed
+    whose game ends earlier is shown as ended, left out of a start, and the next one tried)."""
+    for s in range(seed, seed + 50):
+        gid = f"{ruleset}-{s}"
+        await store.create_game(ruleset, s, [PlayerSpec(f"P{i + 1}", DEAL, DEAL) for i in range(seats)], game_id=gid)
+        per_day = store.game(gid).clock.per_cycle
+        rnd = random.Random(s)
+        while not store.game(gid).state.over and store.game(gid).state.tick < (RESTART_DAY - 1) * per_day:
+            await play(store, gid, rnd)
+            await store.resolve(gid)
+        if not store.game(gid).state.over:
+            return gid
+        await store.update_meta(gid, lambda meta: meta.update(revealed=True))
+    raise RuntimeError(f"no {ruleset} game of {seats} seats reached day {RESTART_DAY}: a bench bug")
+
+
+async def build(path: Path, games: tuple[tuple[str, int, int, int], ...], play: Callable[..., Any],
+                clone: Callable[..., Any]) -> dict[str, list[str]]:
+    """The database of the restart rows: each source game played to day 7, its outbox marked
+    delivered (a running bot has sent it), then copied; the ids by ruleset."""
+    out: dict[str, list[str]] = {}
+    async with Store(path, synchronous="OFF") as store:
+        for ruleset, seats, copies, seed in games:
+            src = await _day7(store, ruleset, seats, seed, play)
+            out[ruleset] = [src] + await clone(store, src, copies - 1)
+        async with store.db.tx("bench.delivered") as db:
+            await db.execute(db.sql("UPDATE outbox SET delivered_at = created_at WHERE delivered_at IS NULL"))
+    return out
+
+
+async def _child(path: str) -> dict[str, Any]:
+    """In the child: the time from the start of ``Store.open`` to the first command committed,
+    and the resident memory before the open, after it, and after every game was read into
+    the engine (one ruleset after the other)."""
+    # the rulesets its games use loaded before the first figure (a start imports them too)
+    for rid in ("godfather", "eternal_friday"):
+        load_ruleset(rid)
+    store = Store(path)
+    gc.collect()
+    out: dict[str, Any] = {"rss_before": rss_kib()}
+    t0, c0 = time.perf_counter(), time.process_time()
+    try:
+        report = await store.open()
+        out["open_s"] = time.perf_counter() - t0
+        gid = next(g.game_id for g in report.games if g.ruleset == "godfather" and g.status == "running")
+        g = store.game(gid)
+        # a command the engine accepts on any day (a GM setting a stat), committed with its journal row
+        await store.apply(gid, Command("gm_set_stat", {"pid": g.living()[0].pid, "stat": g.rules.stats[0].id, "value": 1}))
+        out["first_s"], out["first_cpu_s"] = time.perf_counter() - t0, time.process_time() - c0
+        gc.collect()
+        out["rss_open"] = rss_kib()
+        out["games"] = len(report.games)
+        for rid in ("godfather", "eternal_friday"):  # every game read, as the deadlines of a day read them
+            ids = [i.game_id for i in report.games if i.ruleset == rid]
+            t1 = time.perf_counter()
+            for i in ids:
+                store.game(i)
+            gc.collect()
+            out[rid] = {"games": len(ids), "rss": rss_kib(), "read_s": time.perf_counter() - t1}
+    finally:
+        await store.close()
+    return out
+
+
+def measure(path: Path) -> dict[str, Any]:
+    """One child process opening ``path`` (see :func:`_child`)."""
+    args = [sys.executable, "-m", "altmafia.tools.bench_restart", str(path)]
+    done = subprocess.run(args, capture_output=True, text=True, check=False, cwd=os.getcwd())
+    if done.returncode != 0:
+        raise RuntimeError(f"the restart child failed: {done.stderr[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def bench_restart(b: Any, say: Callable[[str], None], play: Callable[..., Any], clone: Callable[..., Any]) -> None:
+    """The rows ``store.open_5000_s`` and ``memory.rss_per_game_kib``."""
+    games = QUICK_GAMES if b.quick else RESTART_GAMES
+    say(f"storage: a start with {sum(g[2] for g in games)} day-7 games, in a child process")
+    with tempfile.TemporaryDirectory(prefix="altmafia-bench-") as d:
+        path = Path(d) / "restart.sqlite3"
+        asyncio.run(build(path, games, play, clone))
+        m = measure(path)
+    n, gf = m["games"], m["godfather"]["games"]
+    first = m["first_s"]
+    b.add("storage", "store.open_5000_s", f"a start with {n} day-7 games: Store.open to the first command committed (wall clock)",
+          first, "s", goal=f"≤ {OPEN_GOAL_S:g} s", ratio=first / OPEN_GOAL_S, ok=first <= OPEN_GOAL_S,
+          note=f"a fresh process (imports and rulesets loaded before the clock starts): Store.open of {gf} 13-player Godfather's "
+          f"Legacy and {n - gf} 20-seat Eternal Friday games on day 7 ({m['open_s']:.2f} s), then a GM's command on one of "
+          f"them, read into the engine and committed; CPU of the process {m['first_cpu_s']:.2f} s (the database's thread "
+          "included); a game is read into the engine on first use, so reading every game's snapshot comes later: "
+          f"{m['godfather']['read_s']:.2f} s for the Godfather games, {m['eternal_friday']['read_s']:.2f} s for the Eternal Friday ones")
+    rows = (m["rss_open"] - m["rss_before"]) / n
+    per = {"godfather": (m["godfather"]["rss"] - m["rss_open"]) / gf + rows,
+           "eternal_friday": (m["eternal_friday"]["rss"] - m["godfather"]["rss"]) / max(n - gf, 1) + rows}
+    worst = max(per.values())
+    total = (m["eternal_friday"]["rss"] - m["rss_before"]) / n
+    b.add("storage", "memory.rss_per_game_kib", f"resident memory per game on day 7, {n} games every one read into the engine (RSS)",
+          worst, "KiB", goal=f"≤ {RSS_GOAL_KIB:g} KiB", ratio=worst / RSS_GOAL_KIB, ok=worst <= RSS_GOAL_KIB,
+          note=f"the larger of: 13-player Godfather's Legacy {per['godfather']:.1f} KiB, 20-seat Eternal Friday "
+          f"{per['eternal_friday']:.1f} KiB (/proc/self/statm of a fresh process: the growth as each ruleset's games are read, "
+          f"plus the rows' share {rows:.1f} KiB a game after Store.open, the same for both); all {n} together "
+          f"{total:.1f} KiB a game, {(m['eternal_friday']['rss'] - m['rss_before']) / 1024:.0f} MiB")
+
+
+async def pm_path(make_bot: Callable[[Path], Any], repeats: int) -> dict[str, Any]:
+    """``/pm send`` through SimCord against a no-op slash command, alternated: the
+    transactions of each PM (``Store.transactions``, by label), its REST calls and CPU."""
+    # imported here: SimCord is a test extra, and the bench without a bot needs no Discord
+    import discord
+    import simcord
+    from discord import app_commands
+
+    with tempfile.TemporaryDirectory(prefix="altmafia-bench-") as d:
+        bot = make_bot(Path(d) / "bench.sqlite3")
+
+        @app_commands.command(name="bench-noop", description="does nothing (altmafia bench's yardstick)")
+        async def noop(interaction: discord.Interaction) -> None:
+            await interaction.response.send_message("ok", ephemeral=True)
+
+        bot.tree.add_command(noop)
+        env = simcord.Env(bot, settle_timeout=60.0)
+        await env.start()
+        try:
+            guild = env.create_guild("bench")
+            lobby = guild.create_text_channel("lobby")
+            gm = guild.add_member(env.create_user("gm"))
+            members = [guild.add_member(env.create_user(f"p{i}", global_name=f"Игрок{i + 1}")) for i in range(13)]
+            await gm.slash(lobby, "lobby create")
+            for m in members:
+                await m.slash(lobby, "lobby join")
+            await gm.slash(lobby, "lobby start")
+            await env.settle()
+            store = bot.store
+            gid = store.games()[0].game_id
+            game = store.game(gid)
+            channels = store.info(gid).meta["channels"]
+            by_id = {c.id: c for c in guild.channels.values()}
+            by_user = {m.id: m for m in members}
+            seats = [p for p in game.living() if p.user_id in by_user]
+            cpu: dict[str, list[float]] = {"pm": [], "noop": []}
+            spent: list[Any] = []
+            rest = 0
+            for i in range(repeats):
+                p, q = seats[i % len(seats)], seats[(i + 1) % len(seats)]
+                member, hidden = by_user[p.user_id], by_id[int(channels[f"player:{p.pid}"])]
+                c0 = time.process_time()
+                await member.slash(hidden, "bench-noop")
+                await env.settle()
+                cpu["noop"].append(time.process_time() - c0)
+                before, n0 = store.transactions.copy(), len(env.http_requests)
+                c0 = time.process_time()
+                await member.slash(hidden, "pm send", to=str(q.pid), message=f"письмо {i}")
+                await env.settle()
+                cpu["pm"].append(time.process_time() - c0)
+                spent.append(store.transactions - before)
+                rest += len(env.http_requests) - n0
+        finally:
+            await env.shutdown()
+            await bot.store.close()
+    return {"cpu": cpu, "spent": spent, "rest": rest / repeats}
+
+
+def bench_pm(b: Any, say: Callable[[str], None], make_bot: Callable[[Path], Any] | None, reason: str | None) -> None:
+    """The rows ``pm.transactions`` and ``pm.cpu_vs_noop``."""
+    say("discord: a PM's transactions and CPU through SimCord")
+    title_tx = "transactions of one /pm send through the real bot under SimCord, its delivery included"
+    title_cpu = "CPU of one /pm send (the command, its commit, both messages sent) against a no-op slash command"
+    if reason is None and make_bot is not None:
+        try:
+            got = asyncio.run(pm_path(make_bot, PM_REPEATS[1] if b.quick else PM_REPEATS[0]))
+        except Exception as exc:  # noqa: BLE001 - a bot that fails here is reported, not fatal
+            reason = f"not measured: the bot failed under SimCord ({type(exc).__name__}: {str(exc)[:200]})"
+    if reason is not None:
+        b.add("discord", "pm.transactions", title_tx, None, "tx", goal=f"≤ {PM_GOAL_TX}", not_measured=reason)
+        b.add("discord", "pm.cpu_vs_noop", title_cpu, None, "×", goal=f"≤ {PM_GOAL_CPU:g}× the no-op", not_measured=reason)
+        return
+    worst = max(s["total"] for s in got["spent"])
+    labels = sorted({f"{k} {v}" for s in got["spent"] for k, v in s.items() if k != "total"})
+    b.add("discord", "pm.transactions", title_tx, worst, "tx", goal=f"≤ {PM_GOAL_TX}", ratio=worst / PM_GOAL_TX,
+          ok=worst <= PM_GOAL_TX, note=f"the most of {len(got['spent'])} PMs (by label: {', '.join(labels)}); "
+          f"{got['rest']:g} REST calls a PM (the deferral, the reply, the sender's copy, the PM)")
+    pm, noop = statistics.median(got["cpu"]["pm"]), statistics.median(got["cpu"]["noop"])
+    ratio = pm / noop
+    b.add("discord", "pm.cpu_vs_noop", title_cpu, ratio, "×", goal=f"≤ {PM_GOAL_CPU:g}× the no-op", ratio=ratio / PM_GOAL_CPU,
+          ok=ratio <= PM_GOAL_CPU, note=f"CPU time of the whole process (bot, store thread, SimCord), medians of "
+          f"{len(got['cpu']['pm'])} alternating calls, each settled: /pm send {pm * 1000:.2f} ms, /bench-noop {noop * 1000:.2f} ms; "
+          "13-player Godfather's Legacy on day 1, the senders in turn")
+
+
+if __name__ == "__main__":
+    print(json.dumps(asyncio.run(_child(sys.argv[1]))))
