@@ -83,6 +83,7 @@ class Wire:
     first: dict[int, float] = field(default_factory=dict)  # interaction id -> its first response reached Discord
     deferred: dict[str, int] = field(default_factory=dict)  # token -> interaction id, deferred and not yet followed up
     answered: dict[int, str] = field(default_factory=dict)  # interaction id -> the text of its answer
+    answered_at: dict[int, float] = field(default_factory=dict)  # … when it reached Discord
     tokens: dict[str, int] = field(default_factory=dict)
     limited: int = 0  # 429s answered
     in_flight: int = 0
@@ -174,12 +175,14 @@ class Wire:
                 self.deferred[token] = iid
             else:
                 self.answered.setdefault(iid, str((body.get("data") or {}).get("content") or ""))
+                self.answered_at.setdefault(iid, record.arrived)
             return record
         m = re.fullmatch(r"/webhooks/\d+/([^/]+)(/messages/@original)?", path)
         if m and m.group(1) in self.tokens:
             iid = self.tokens[m.group(1)]
             self.deferred.pop(m.group(1), None)
             self.answered.setdefault(iid, str(body.get("content") or ""))
+            self.answered_at.setdefault(iid, record.arrived)
         return record
 
 
@@ -478,6 +481,8 @@ class LoadResult:
     seconds: float
     round_trip: float
     latency: list[float]
+    answer: list[float]  # … to the answer itself (the same unless the bot deferred)
+    deferred: int
     kinds: Counter[str]
     unanswered: int
     late: int
@@ -537,13 +542,15 @@ async def run_load(make_bot: Callable[[Path], Any], *, games: int, commands: int
             emitted = {iid: wire.emitted[iid] for _, iid, _ in schedule}
             half = wire.round_trip / 2
             latency = {iid: wire.first[iid] - at + half for iid, at in emitted.items() if iid in wire.first}
+            answer = sorted(wire.answered_at[i] - at + half for i, at in emitted.items() if i in wire.answered_at)
+            deferred = sum(1 for i in emitted if i in wire.answered_at and i in wire.first and wire.answered_at[i] > wire.first[i])
             late = {i for i, v in latency.items() if v > FIRST_RESPONSE_LIMIT}
             unanswered = {i for i in emitted if i not in wire.answered}
             accepted = {i: t for i, t in pms.items() if not wire.answered.get(i, "⛔").startswith("⛔")}
             doubled, missing = _posts_once(env, accepted)
             return LoadResult(
                 games=games, seats=seats, commands=commands, seconds=seconds, round_trip=round_trip,
-                latency=sorted(latency.values()), kinds=kinds, unanswered=len(unanswered), late=len(late),
+                latency=sorted(latency.values()), answer=answer, deferred=deferred, kinds=kinds, unanswered=len(unanswered), late=len(late),
                 lost=len(late | unanswered | (set(emitted) - set(latency))), pms_accepted=len(accepted), doubled=doubled,
                 missing=missing, refused=wire.refused(), rest_calls=len([c for c in wire.calls if not c.exempt]),
                 limited=wire.limited, span=max(c.done for c in wire.calls) - t0, setup=setup)
@@ -557,6 +564,7 @@ async def _load_row(b: Rows, make_bot: Callable[[Path], Any], title: str) -> Non
     r = await run_load(make_bot, games=games, commands=commands, seconds=seconds, seats=seats,
                        round_trip=QUICK_ROUND_TRIP if b.quick else ROUND_TRIP)
     ms = [v * 1000 for v in r.latency]
+    answer = [v * 1000 for v in r.answer]
     p99 = _percentile(ms, 99)
     ok = p99 <= REPLY_GOAL_MS and r.lost == 0 and not r.doubled and not r.missing and not r.refused
     b.add(SECTION, "load.reply_p99_ms", title, p99, "ms", goal=f"≤ {REPLY_GOAL_MS} ms, 0 lost", ratio=p99 / REPLY_GOAL_MS, ok=ok,
@@ -565,6 +573,7 @@ async def _load_row(b: Rows, make_bot: Callable[[Path], Any], title: str) -> Non
           f"seat in its own channel ({', '.join(f'{n} /{k}' for k, n in r.kinds.most_common())}); round trip {r.round_trip * 1000:.0f} ms; "
           f"from the press (the command reaches the bot half a round trip later) to its first response reaching Discord; "
           f"p50 {_percentile(ms, 50):.0f} ms, p90 {_percentile(ms, 90):.0f} ms, max {ms[-1] if ms else math.nan:.0f} ms; "
+          f"{r.deferred} deferred; to the answer itself p50 {_percentile(answer, 50):.0f} ms, p99 {_percentile(answer, 99):.0f} ms; "
           f"lost {r.lost} (unanswered {r.unanswered}, first response after 3 s {r.late}); of {r.pms_accepted} accepted PMs "
           f"posted twice {len(r.doubled)}, never {len(r.missing)}; Discord refused {len(r.refused)}; {r.rest_calls} REST calls "
           f"besides the interactions', {r.limited} answered 429; all done {r.span:.1f} s after the first command; one run "
@@ -655,6 +664,28 @@ async def run_starts(make_bot: Callable[[Path], Any], *, seats: int, runs: int,
     return out, wire
 
 
+def start_phases(calls: list[Call]) -> str:
+    """The start's calls by kind, each kind's count, its span (first sent to last answered) and
+    how many were in flight at once at most."""
+    kinds: dict[str, list[Call]] = {}
+    for c in calls:
+        kind = ("interaction" if c.exempt else "channel create" if re.fullmatch(r"/guilds/\d+/channels", c.path) and c.method == "POST"
+                else "overwrite" if "/permissions/" in c.path else "post" if c.method == "POST" and c.path.endswith("/messages")
+                else f"{c.method} other")
+        kinds.setdefault(kind, []).append(c)
+    t0 = min(c.sent for c in calls)
+    out = []
+    for kind, cs in kinds.items():
+        edges = sorted([(c.sent, 1) for c in cs] + [(c.done, -1) for c in cs if not math.isnan(c.done)])
+        most = now = 0
+        for _, step in edges:
+            now += step
+            most = max(most, now)
+        out.append(f"{len(cs)} {kind} from {min(c.sent for c in cs) - t0:.1f} to {max(c.done for c in cs) - t0:.1f} s, "
+                   f"at most {most} at once")
+    return "; ".join(out)
+
+
 async def _start_rows(b: Rows, make_bot: Callable[[Path], Any], titles: dict[str, str]) -> None:
     seats, runs = (START_SEATS[1], START_RUNS[1]) if b.quick else (START_SEATS[0], START_RUNS[0])
     starts, wire = await run_starts(make_bot, seats=seats, runs=runs, round_trip=QUICK_ROUND_TRIP if b.quick else ROUND_TRIP)
@@ -669,9 +700,11 @@ async def _start_rows(b: Rows, make_bot: Callable[[Path], Any], titles: dict[str
           f"{wire.round_trip * 1000:.0f} ms; from the press (the command reaches the bot half a round trip later) to the first "
           f"response (the bot defers) reaching Discord; runs {', '.join(f'{x:.2f}' for x in firsts)} s; Discord refused {len(refused)}")
     ratio = done / floor
+    phases = start_phases(last.calls)
     b.add(SECTION, "lobby.start_20_done_ratio", titles["lobby.start_20_done_ratio"], ratio, "×", goal="≤ 1.2× the floor",
           ratio=ratio, ok=ratio <= 1.2 and not refused,
           note=f"done (the last of the start's calls reaching Discord: channels, role cards, briefing, the replies) median "
           f"{done:.2f} s (runs {', '.join(f'{x:.2f}' for x in dones)} s) against the floor {floor:.2f} s; the last run "
-          f"{len(counted)} REST calls and {len(last.calls) - len(counted)} interaction callbacks and followups; floor: {last.how}; "
+          f"{len(counted)} REST calls and {len(last.calls) - len(counted)} interaction callbacks and followups ({phases}); "
+          f"floor: {last.how}; "
           f"{wire.limited} answered 429")

@@ -10,7 +10,7 @@ from altmafia.tools.bench_load import run_load, run_starts
 
 async def test_a_small_load_loses_nothing():
     r = await run_load(bench_bot, games=2, commands=24, seconds=0.5, seats=5, round_trip=0.01)
-    assert len(r.latency) == r.commands == 24
+    assert len(r.latency) == len(r.answer) == r.commands == 24
     assert r.lost == r.unanswered == r.late == 0
     assert r.kinds["pm send"] and r.kinds["action submit"], r.kinds
     assert r.pms_accepted == r.kinds["pm send"], "every PM of the load is within the quota"
