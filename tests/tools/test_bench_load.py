@@ -15,7 +15,7 @@ async def test_a_small_load_loses_nothing():
     assert r.kinds["pm send"] and r.kinds["action submit"], r.kinds
     assert r.pms_accepted == r.kinds["pm send"], "every PM of the load is within the quota"
     assert r.doubled == [] and r.missing == []
-    assert r.refused == []
+    assert r.refused == [] and r.left == 0
     assert r.rest_calls > 0, "the PMs' posts went over the wire"
 
 
