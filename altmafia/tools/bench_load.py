@@ -220,8 +220,9 @@ class _Session:
         self.wire, self.backend = wire, backend
 
     def request(self, method: str, url: str, **kwargs: Any) -> Any:
-        call = _CALL.get()
-        assert call is not None, "a wire request outside WireHTTPClient.request"
+        found = _CALL.get()
+        assert found is not None, "a wire request outside WireHTTPClient.request"
+        call: dict[str, Any] = found
         wire, backend = self.wire, self.backend
 
         class Exchange:
@@ -532,7 +533,9 @@ async def run_load(make_bot: Callable[[Path], Any], *, games: int, commands: int
             setup = time.perf_counter() - s0
             rnd = random.Random(BENCH_SEED)
             turn: Counter[tuple[int, int]] = Counter()
-            schedule, kinds, pms = [], Counter(), {}
+            schedule: list[tuple[float, int, dict[str, Any]]] = []
+            kinds: Counter[str] = Counter()
+            pms: dict[int, str] = {}
             for k in range(commands):
                 g = k % games
                 seat = rnd.randrange(len(tables[g]))
