@@ -491,6 +491,7 @@ class LoadResult:
     answer: list[float]  # … to the answer itself (the same unless the bot deferred)
     deferred: int
     kinds: Counter[str]
+    by_kind: dict[str, list[float]]  # the first-response latencies by command
     unanswered: int
     late: int
     lost: int
@@ -542,6 +543,7 @@ async def run_load(make_bot: Callable[[Path], Any], *, games: int, commands: int
             turn: Counter[tuple[int, int]] = Counter()
             schedule: list[tuple[float, int, dict[str, Any]]] = []
             kinds: Counter[str] = Counter()
+            kind_of: dict[int, str] = {}
             pms: dict[int, str] = {}
             for k in range(commands):
                 g = k % games
@@ -554,6 +556,7 @@ async def run_load(make_bot: Callable[[Path], Any], *, games: int, commands: int
                 iid, payload = interaction(env, actor, channel, name, options)
                 schedule.append((k * seconds / commands, iid, payload))
                 kinds[name] += 1
+                kind_of[iid] = name
                 if name == "pm send":
                     pms[iid] = options["message"]
             tx0 = Counter(store.transactions)
@@ -571,7 +574,8 @@ async def run_load(make_bot: Callable[[Path], Any], *, games: int, commands: int
             doubled, missing = _posts_once(env, accepted)
             return LoadResult(
                 games=games, seats=seats, commands=commands, seconds=seconds, round_trip=round_trip,
-                latency=sorted(latency.values()), answer=answer, deferred=deferred, kinds=kinds, unanswered=len(unanswered), late=len(late),
+                latency=sorted(latency.values()), answer=answer, deferred=deferred, kinds=kinds,
+                by_kind={k: sorted(v for i, v in latency.items() if kind_of[i] == k) for k in kinds}, unanswered=len(unanswered), late=len(late),
                 lost=len(late | unanswered | (set(emitted) - set(latency))) + wire.left, pms_accepted=len(accepted), doubled=doubled,
                 missing=missing, refused=wire.refused(), left=wire.left, rest_calls=len([c for c in wire.calls if not c.exempt]),
                 limited=wire.limited, span=max(c.done for c in wire.calls) - t0, setup=setup,
@@ -596,6 +600,7 @@ async def _load_row(b: Rows, make_bot: Callable[[Path], Any], title: str) -> Non
           f"seat in its own channel ({', '.join(f'{n} /{k}' for k, n in r.kinds.most_common())}); round trip {r.round_trip * 1000:.0f} ms; "
           f"from the press (the command reaches the bot half a round trip later) to its first response reaching Discord; "
           f"p50 {_percentile(ms, 50):.0f} ms, p90 {_percentile(ms, 90):.0f} ms, max {ms[-1] if ms else math.nan:.0f} ms; "
+          f"p99 by command: {', '.join(f'/{k} {_percentile([v * 1000 for v in vs], 99):.0f} ms' for k, vs in r.by_kind.items())}; "
           f"{r.deferred} deferred; to the answer itself p50 {_percentile(answer, 50):.0f} ms, p99 {_percentile(answer, 99):.0f} ms; "
           f"lost {r.lost} (unanswered {r.unanswered}, first response after 3 s {r.late}, posts undelivered after 150 s {r.left}); of {r.pms_accepted} accepted PMs "
           f"posted twice {len(r.doubled)}, never {len(r.missing)}; Discord refused {len(r.refused)}; {r.rest_calls} REST calls "
