@@ -505,6 +505,8 @@ class LoadResult:
     span: float
     setup: float
     transactions: Counter[str] = field(default_factory=Counter)  # committed during the run, by label
+    cpu: float = 0.0  # CPU seconds of the whole process (bot, SimCord, the database's thread) during the run
+    wall: float = 0.0  # the run's wall seconds (the commands' window and the deliveries after it)
 
 
 async def run_load(make_bot: Callable[[Path], Any], *, games: int, commands: int, seconds: float, seats: int,
@@ -560,7 +562,9 @@ async def run_load(make_bot: Callable[[Path], Any], *, games: int, commands: int
                 if name == "pm send":
                     pms[iid] = options["message"]
             tx0 = Counter(store.transactions)
+            c0, w0 = time.process_time(), time.perf_counter()
             t0 = await drive(env, wire, db, schedule)
+            cpu, wall = time.process_time() - c0, time.perf_counter() - w0
             tx = Counter(store.transactions)
             tx.subtract(tx0)
             emitted = {iid: wire.emitted[iid] for _, iid, _ in schedule}
@@ -579,7 +583,7 @@ async def run_load(make_bot: Callable[[Path], Any], *, games: int, commands: int
                 lost=len(late | unanswered | (set(emitted) - set(latency))) + wire.left, pms_accepted=len(accepted), doubled=doubled,
                 missing=missing, refused=wire.refused(), left=wire.left, rest_calls=len([c for c in wire.calls if not c.exempt]),
                 limited=wire.limited, span=max(c.done for c in wire.calls) - t0, setup=setup,
-                transactions=+tx)
+                transactions=+tx, cpu=cpu, wall=wall)
         finally:
             await env.shutdown()
             await bot.store.close()
@@ -601,6 +605,8 @@ async def _load_row(b: Rows, make_bot: Callable[[Path], Any], title: str) -> Non
           f"from the press (the command reaches the bot half a round trip later) to its first response reaching Discord; "
           f"p50 {_percentile(ms, 50):.0f} ms, p90 {_percentile(ms, 90):.0f} ms, max {ms[-1] if ms else math.nan:.0f} ms; "
           f"p99 by command: {', '.join(f'/{k} {_percentile([v * 1000 for v in vs], 99):.0f} ms' for k, vs in r.by_kind.items())}; "
+          f"CPU of the whole process during the run {r.cpu:.1f} s in {r.wall:.0f} s of wall clock ({r.cpu / r.commands * 1000:.1f} ms "
+          f"a command, deliveries included; the machine's 2 cores are shared, so the tail moves with its load); "
           f"{r.deferred} deferred; to the answer itself p50 {_percentile(answer, 50):.0f} ms, p99 {_percentile(answer, 99):.0f} ms; "
           f"lost {r.lost} (unanswered {r.unanswered}, first response after 3 s {r.late}, posts undelivered after 150 s {r.left}); of {r.pms_accepted} accepted PMs "
           f"posted twice {len(r.doubled)}, never {len(r.missing)}; Discord refused {len(r.refused)}; {r.rest_calls} REST calls "
