@@ -452,7 +452,7 @@ def build_parser() -> argparse.ArgumentParser:
     be = sub.add_parser("bench", help="measure the engine, scale, storage (and the Discord command path when built)")
     be.add_argument("--json", action="store_true", help="machine-readable rows on stdout")
     be.add_argument("--quick", action="store_true", help="tiny sizes (for tests): the shape, not the figures")
-    be.add_argument("--only", action="append", choices=["engine", "peer", "scale", "storage", "discord", "postgres"], help="run only these sections")
+    be.add_argument("--only", action="append", choices=["engine", "peer", "scale", "storage", "discord", "postgres", "load"], help="run only these sections")
     be.set_defaults(func=cmd_bench)
     bk = sub.add_parser("backup", help="copy a database, even while the bot runs, with SQLite's backup API")
     bk.add_argument("db", help="the database file (ALTMAFIA_DB)")

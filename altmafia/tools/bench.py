@@ -37,6 +37,7 @@ from storage.backend import Step
 from storage.store import GAME_COLUMNS, destinations
 
 from . import bench_restart, peer
+from .bench_load import bench_load
 from .bench_postgres import bench_postgres
 from .simulate.table import Table, play_game
 
@@ -44,7 +45,7 @@ if TYPE_CHECKING:  # the tree's type only: discord.py loads only for the bench's
     from discord import Client
     from discord.app_commands import CommandTree
 
-SECTIONS = ("engine", "peer", "scale", "storage", "discord", "postgres")
+SECTIONS = ("engine", "peer", "scale", "storage", "discord", "postgres", "load")
 # the tools never import the bot: ``altmafia bench`` (the command line, above both) hands
 # the Discord section a factory of the real bot
 
@@ -1094,7 +1095,8 @@ def run_bench(quick: bool = False, only: list[str] | None = None, progress: bool
             bench_discord(b, say, make_bot)
         else:
             {"engine": bench_engine, "peer": bench_peer, "scale": bench_scale, "postgres": bench_postgres,
-             "storage": lambda b, say: bench_storage(b, say, make_bot)}[s](b, say)
+             "storage": lambda b, say: bench_storage(b, say, make_bot),
+             "load": lambda b, say: bench_load(b, say, make_bot, discord_status(make_bot))}[s](b, say)
     return b
 
 
