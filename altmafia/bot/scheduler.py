@@ -7,7 +7,10 @@ with the game (:meth:`storage.Store.resolve` commits the next one with each reso
 restart loses none: a deadline that passed while the bot was down resolves at once, and a
 resolve cut short is redone (``StartReport.due``).
 
-One loop for all games: it resolves every game whose deadline has passed, ends early the
+One loop for all games: it resolves every game whose deadline has passed (all at once: each
+commits its resolve as soon as the database lets it, and the deliveries of different games run
+side by side, :data:`altmafia.bot.delivery.GAMES_AT_ONCE` at a time, paced by discord.py's rate
+limiter; no game waits for another's delivery), ends early the
 phases the engine says wait for nobody (:meth:`engine.phase_end.PhaseEnd.may_end_early`), sends
 reminders a configurable time before a deadline that ends a turn to everyone the engine says
 owes an action or a vote (:meth:`engine.phase_end.PhaseEnd.owed`; a missed action costs the
@@ -37,6 +40,7 @@ from engine import ActionError, Game
 from storage import Command
 
 from .deadlines import min_minutes, now, period_end, period_length
+from .delivery import GAMES_AT_ONCE
 from .living import announce_phase
 from .lobbies import post_briefing, post_cards, settle_seats
 from .notice import dead_intro
@@ -53,6 +57,9 @@ class Scheduler:
     def __init__(self, bot: Any) -> None:
         self.bot = bot
         self.locks: dict[str, asyncio.Lock] = {}
+        #: the deliveries of resolves running at the same time (``after_resolve``: the channel
+        #: sync, the flush, the panels): bounded, and paced by discord.py's rate limiter alone
+        self.delivering = asyncio.Semaphore(GAMES_AT_ONCE)
         self.loop = tasks.loop(seconds=bot.settings.scheduler_seconds)(self._iteration)
         self.loop.error(self._loop_error)
         self.loop.before_loop(self._before)
@@ -132,8 +139,9 @@ class Scheduler:
                 if res.over or not store.game(game_id).end_now_requested():
                     break
                 expect_tick = tick + 1
-            if done:
-                await self.after_resolve(game_id)
+            if done:  # the commit is in; its delivery waits for a slot, never for another game's commit
+                async with self.delivering:
+                    await self.after_resolve(game_id)
         return done
 
     async def stage_delivery(self, game_id: str, tick: int) -> None:
@@ -289,11 +297,21 @@ class Scheduler:
             log.exception("scheduler iteration failed; trying again at the next one")
         self.loop.change_interval(seconds=self.sleep_for())
 
+    async def resolve_due(self, due: list[Any]) -> None:
+        """Resolve every game due, all at once: each commits as soon as the database lets it
+        (in the order of their deadlines), then delivers when a delivery slot is free
+        (:attr:`delivering`), so no game's commit waits for another game's delivery. A game
+        that fails is logged; the others go on."""
+        tasks = [self.resolve(d.game_id, expect_tick=d.tick) for d in due]
+        for d, result in zip(due, await asyncio.gather(*tasks, return_exceptions=True), strict=True):
+            if isinstance(result, BaseException):
+                if not isinstance(result, Exception):
+                    raise result
+                log.error("game %s: the resolve of tick %d failed", d.game_id, d.tick, exc_info=result)
+
     async def tick(self) -> None:
         store = self.bot.store
-        for due in store.due(now()):
-            if not self.paused(due.game_id):
-                await self.resolve(due.game_id, expect_tick=due.tick)
+        await self.resolve_due([d for d in store.due(now()) if not self.paused(d.game_id)])
         for info in list(store.games()):
             if info.status != "running":
                 continue
@@ -310,6 +328,7 @@ class Scheduler:
         # finished games leave memory once their end is shown and delivered (the database keeps them)
         for gid in await store.release_finished(older_than=RELEASE_AFTER):
             self.locks.pop(gid, None)
+            self.bot.deliverer.locks.pop(gid, None)
             log.info("game %s: finished and delivered; released from memory", gid)
 
     def sleep_for(self) -> float:
