@@ -23,6 +23,7 @@ EXPECTED = {
     "storage.resolve_500_day7", "storage.tx_per_resolve_delivered", "storage.memory_finished",
     "discord.command_path", "discord.command_path_day7", "discord.command_floor", "discord.command_floor_day7",
     "discord.rest_create_13", "discord.rest_resolve",
+    "deadline.commit_ratio", "deadline.delivered_ratio",
 }
 
 
@@ -41,7 +42,7 @@ def test_every_row_has_a_number_or_a_reason(quick):
     assert len(ids) == len(set(ids))
     assert set(ids) >= EXPECTED
     for r in quick["rows"]:
-        assert r["section"] in ("engine", "peer", "scale", "storage", "discord")
+        assert r["section"] in ("engine", "peer", "scale", "storage", "discord", "deadline")
         if r["not_measured"] is None:
             assert isinstance(r["value"], int | float) and math.isfinite(r["value"]), r
             assert r["value"] >= 0, r
