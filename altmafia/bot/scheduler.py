@@ -270,6 +270,7 @@ class Scheduler:
             if info.status == "running" and "channels" in info.meta:
                 await settle_seats(self.bot, info.game_id)  # a substitution cut short
                 await settle_undo(self.bot, info.game_id)  # an undo's corrections cut short
+        redo: list[tuple[Any, str | None]] = []
         for due in store.due(now()):
             log.info("game %s: %s resolve of tick %d at start", due.game_id, due.reason, due.tick)
             line = None
@@ -281,7 +282,8 @@ class Scheduler:
                 name = safe.name(member.display_name) if member else f"<@{due.user_id}>"
                 game = store.game(due.game_id)
                 line = text(glang, "gm.log", gm=name, action=text(glang, "gm.act_resolve", phase=Renderer(game, glang).label(game.info.label)))
-            await self.resolve(due.game_id, expect_tick=due.tick, user_id=due.user_id, gm_line=line)
+            redo.append((due, line))
+        await self.resolve_due([d for d, _ in redo], [line for _, line in redo])
         for info in store.games():
             if info.status == "over" and not info.meta.get("revealed"):
                 await self.bot.finish(info.game_id)
@@ -297,12 +299,15 @@ class Scheduler:
             log.exception("scheduler iteration failed; trying again at the next one")
         self.loop.change_interval(seconds=self.sleep_for())
 
-    async def resolve_due(self, due: list[Any]) -> None:
+    async def resolve_due(self, due: list[Any], lines: list[str | None] | None = None) -> None:
         """Resolve every game due, all at once: each commits as soon as the database lets it
         (in the order of their deadlines), then delivers when a delivery slot is free
         (:attr:`delivering`), so no game's commit waits for another game's delivery. A game
-        that fails is logged; the others go on."""
-        tasks = [self.resolve(d.game_id, expect_tick=d.tick) for d in due]
+        that fails is logged; the others go on. ``lines``: the GM's log line of each (a forced
+        resolve cut short, redone at start, with the GM who forced it)."""
+        lines = lines or [None] * len(due)
+        tasks = [self.resolve(d.game_id, expect_tick=d.tick, user_id=d.user_id, gm_line=line)
+                 for d, line in zip(due, lines, strict=True)]
         for d, result in zip(due, await asyncio.gather(*tasks, return_exceptions=True), strict=True):
             if isinstance(result, BaseException):
                 if not isinstance(result, Exception):

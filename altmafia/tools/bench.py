@@ -53,7 +53,7 @@ NO_BOT = "not measured: no Discord bot was given to the bench (run it as `altmaf
 # The goal: `altmafia simulate` 3× faster on one core than build 77bbb8a (Godfather's Legacy,
 # 13 players). 6.6 games/s is that build's wall-clock rate on a loaded machine. This row
 # times CPU, and 77bbb8a, timed the way this row times, plays
-# 13.0 games/s of CPU on this machine (docs/benchmarks.md, "The simulator"): the baseline the
+# 13.0 games/s of CPU on this machine (docs/benchmarks.md, "Engine"): the baseline the
 # goal is measured against, so that a CPU figure is never set against a wall-clock one.
 SIM_ISSUE_WALL = 6.6
 SIM_BASELINE = 13.0
