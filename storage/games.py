@@ -102,6 +102,7 @@ class Games:
         self._games.clear()
         self._channels.clear()
         self._held.clear()
+        self._untried.clear()
 
     async def _backfill_v4(self) -> None:
         """Fill what migration 0004 added from the JSON kept so far: each lobby's channel (the

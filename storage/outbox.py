@@ -339,12 +339,16 @@ class Outbox:
 
     def _mark_held(self, parts: list[Part]) -> list[Part]:
         """``held`` on the parts whose claim this store took at staging and still holds."""
-        if not self._held:
+        if not self._held and not self._untried:
             return parts
         now = self._clock()
+        alone = self.backend.exclusive or self.shards is not None  # no other process sends these parts
         for k in [k for k, until in self._held.items() if until <= now]:
             del self._held[k]  # the claim is about to expire: claim it again before sending
-        return [replace(p, held=True) if (p.batch_id, p.part_idx) in self._held else p for p in parts]
+            if alone:
+                self._untried.add(k)
+        return [replace(p, held=True) if (p.batch_id, p.part_idx) in self._held
+                else replace(p, untried=True) if (p.batch_id, p.part_idx) in self._untried else p for p in parts]
 
     async def parts(self, batch_id: str) -> list[Part]:
         """Every part of a batch, sent or not (tests, diagnostics)."""
@@ -366,6 +370,7 @@ class Outbox:
         holds the part's claim for the next ``CLAIM_SECONDS``; False when it was sent, or
         another process holds a claim that has not expired (send nothing then)."""
         self._held.pop((part.batch_id, part.part_idx), None)
+        self._untried.discard((part.batch_id, part.part_idx))  # tried from now on
         now = self._clock()
         stamp, until = to_ts(now), to_ts(now + timedelta(seconds=CLAIM_SECONDS))
         async with self.db.tx("part.claim") as db:
@@ -380,6 +385,7 @@ class Outbox:
 
     async def mark_part_failed(self, part: Part, error: str) -> bool:
         self._held.pop((part.batch_id, part.part_idx), None)  # tried: the next try looks for it first
+        self._untried.discard((part.batch_id, part.part_idx))
         return await self._part_update("part.failed", "last_error = ?", (error[:1000],), part)
 
     async def mark_part_sent(self, part: Part, message_id: int | None) -> bool:

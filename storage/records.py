@@ -185,6 +185,10 @@ class Part:
     #: claimed by this store when it was staged (a resolve's batches) and not tried yet: send it
     #: without claiming it again or looking for it first (``attempts`` counts that claim)
     held: bool = False
+    #: claimed by this store when it was staged and never tried, its claim since expired (a long
+    #: deadline's deliveries), in a database no other process sends from: no message of it can
+    #: exist, so it is claimed again and sent without being looked for in its channel first
+    untried: bool = False
 
     @property
     def key(self) -> str:

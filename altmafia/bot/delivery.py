@@ -490,7 +490,7 @@ class Deliverer:
         info = store.info(part.game_id) if store.has(part.game_id) else await store.find(part.game_id)
         channel = self.bot.get_partial_messageable(part.channel_id, guild_id=info.guild_id if info else None)
         try:
-            if part.attempts and not part.held:
+            if part.attempts and not part.held and not part.untried:
                 found = await self._find(channel, part, done)
                 if found is not None:
                     done.append((part, found))
