@@ -383,6 +383,34 @@ class Outbox:
             self.db.point("part.claim.before_commit")
         return n == 1
 
+    async def hold_again(self, parts: list[Part]) -> list[Part]:
+        """Claim again, in one transaction, the ``untried`` ones of these parts (claimed by this
+        store at staging, the claim expired before they were tried): those it gets are held as
+        at staging (``Part.held``: sent without a claim of their own) and returned so; a part
+        sent meanwhile, or whose claim another process holds, is left out. One transaction for
+        a flush's parts instead of one a part."""
+        want = [p for p in parts if p.untried and (p.batch_id, p.part_idx) in self._untried]
+        if not want:
+            return []
+        now = self._clock()
+        stamp, until = to_ts(now), to_ts(now + timedelta(seconds=CLAIM_SECONDS))
+        got: list[Part] = []
+        async with self.db.tx("part.claim") as db:
+            for p in want:
+                n = await db.execute(
+                    db.sql("UPDATE outbox_parts SET attempts = attempts + 1, last_attempt_at = ?, claim_owner = ?, "
+                           "claim_until = ? WHERE batch_id = ? AND part_idx = ? AND sent_at IS NULL "
+                           "AND (claim_owner IS NULL OR claim_owner = ? OR claim_until < ?)"),
+                    (stamp, self.owner, until, p.batch_id, p.part_idx, self.owner, stamp),
+                )
+                if n == 1:
+                    got.append(replace(p, held=True, untried=False, attempts=p.attempts + 1, last_attempt_at=stamp))
+        held_until = now + timedelta(seconds=CLAIM_SECONDS - CLAIM_MARGIN)
+        for p in want:
+            self._untried.discard((p.batch_id, p.part_idx))
+        self._held.update({(p.batch_id, p.part_idx): held_until for p in got})
+        return got
+
     async def mark_part_failed(self, part: Part, error: str) -> bool:
         self._held.pop((part.batch_id, part.part_idx), None)  # tried: the next try looks for it first
         self._untried.discard((part.batch_id, part.part_idx))

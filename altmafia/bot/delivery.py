@@ -459,6 +459,9 @@ class Deliverer:
         when there is one (a crash before it commits neither)."""
         sent = 0
         done: list[tuple[Part, int | None]] = []  # sent (or found, or dropped): marked together at the end
+        if any(p.untried for p in parts):  # staged claims that expired untried: taken again, in one transaction
+            again = {p.key: p for p in await self.bot.store.hold_again(parts)}
+            parts = [again.get(p.key, p) for p in parts]
         try:
             for part in parts:
                 where = (part.game_id, part.channel_key)
