@@ -8,8 +8,8 @@ restart loses none: a deadline that passed while the bot was down resolves at on
 resolve cut short is redone (``StartReport.due``).
 
 One loop for all games: it resolves every game whose deadline has passed (all at once: each
-commits its resolve as soon as the database lets it, and the deliveries of different games run
-side by side, :data:`altmafia.bot.delivery.GAMES_AT_ONCE` at a time, paced by discord.py's rate
+commits its resolve as soon as the database lets it, and once all have, the deliveries of
+different games run side by side, :data:`altmafia.bot.delivery.GAMES_AT_ONCE` at a time, paced by discord.py's rate
 limiter; no game waits for another's delivery), ends early the
 phases the engine says wait for nobody (:meth:`engine.phase_end.PhaseEnd.may_end_early`), sends
 reminders a configurable time before a deadline that ends a turn to everyone the engine says
@@ -51,6 +51,23 @@ log = logging.getLogger(__name__)
 #: how long a finished game, its end shown and delivered, stays in memory before the loop
 #: releases it (the GM's last clicks — publish, archive — find it at hand; they work without too)
 RELEASE_AFTER = timedelta(minutes=10)
+
+
+class Commits:
+    """The resolves of one deadline (:meth:`Scheduler.resolve_due`): their deliveries begin
+    once every one of them has committed (or failed), so that no commit shares the process with
+    the deliveries of the games before it."""
+
+    def __init__(self, n: int) -> None:
+        self.left = n
+        self.all = asyncio.Event()
+        if n <= 0:
+            self.all.set()
+
+    def arrive(self) -> None:
+        self.left -= 1
+        if self.left <= 0:
+            self.all.set()
 
 
 class Scheduler:
@@ -115,33 +132,46 @@ class Scheduler:
 
     # ---- resolving ----------------------------------------------------------------------
     async def resolve(self, game_id: str, *, expect_tick: int | None = None, user_id: int | None = None,
-                      gm_line: str | None = None) -> list[Any]:
+                      gm_line: str | None = None, commits: Commits | None = None) -> list[Any]:
         """Resolve the current tick (and, after a riot that ended the turn early, the rest of
-        that turn); deliver; finish the game when it is over. Returns the resolves done."""
-        store = self.bot.store
-        done = []
+        that turn); deliver; finish the game when it is over. Returns the resolves done.
+        ``commits``: the resolves of one deadline, whose deliveries begin once all committed."""
+        done: list[Any] = []
         async with self.lock(game_id):
-            while store.has(game_id) and store.info(game_id).status == "running":
-                tick = store.info(game_id).tick
-                if expect_tick is not None and tick != expect_tick:
-                    break
-                dl = store.info(game_id).deadline
-                hurried = dl is None or now() < dl  # an early end, a forced resolve, a riot
-                nxt = None if self.paused(game_id) else self.next_deadline(game_id, tick + 1, hurried=hurried)
-                # the GM's log line is staged with the resolve's mark (never lost to a crash)
-                posts = [self.bot.deliverer.outgoing(game_id, "gm", gm_line)] if gm_line and not done else []
-                res = await store.resolve(game_id, expect_tick=tick, next_deadline=nxt, user_id=user_id, posts=posts)
-                if res is None:
-                    break
-                await self.stage_delivery(game_id, res.tick)
-                done.append(res)
-                user_id = None  # the rest of a cut turn is the rules' doing, not the GM's
-                if res.over or not store.game(game_id).end_now_requested():
-                    break
-                expect_tick = tick + 1
+            try:
+                done = await self._commit(game_id, expect_tick, user_id, gm_line)
+            finally:
+                if commits is not None:
+                    commits.arrive()
             if done:  # the commit is in; its delivery waits for a slot, never for another game's commit
+                if commits is not None:
+                    await commits.all.wait()
                 async with self.delivering:
                     await self.after_resolve(game_id)
+        return done
+
+    async def _commit(self, game_id: str, expect_tick: int | None, user_id: int | None, gm_line: str | None) -> list[Any]:
+        """The resolves of :meth:`resolve`, committed and their delivery staged (no REST call)."""
+        store = self.bot.store
+        done: list[Any] = []
+        while store.has(game_id) and store.info(game_id).status == "running":
+            tick = store.info(game_id).tick
+            if expect_tick is not None and tick != expect_tick:
+                break
+            dl = store.info(game_id).deadline
+            hurried = dl is None or now() < dl  # an early end, a forced resolve, a riot
+            nxt = None if self.paused(game_id) else self.next_deadline(game_id, tick + 1, hurried=hurried)
+            # the GM's log line is staged with the resolve's mark (never lost to a crash)
+            posts = [self.bot.deliverer.outgoing(game_id, "gm", gm_line)] if gm_line and not done else []
+            res = await store.resolve(game_id, expect_tick=tick, next_deadline=nxt, user_id=user_id, posts=posts)
+            if res is None:
+                break
+            await self.stage_delivery(game_id, res.tick)
+            done.append(res)
+            user_id = None  # the rest of a cut turn is the rules' doing, not the GM's
+            if res.over or not store.game(game_id).end_now_requested():
+                break
+            expect_tick = tick + 1
         return done
 
     async def stage_delivery(self, game_id: str, tick: int) -> None:
@@ -306,7 +336,8 @@ class Scheduler:
         that fails is logged; the others go on. ``lines``: the GM's log line of each (a forced
         resolve cut short, redone at start, with the GM who forced it)."""
         lines = lines or [None] * len(due)
-        tasks = [self.resolve(d.game_id, expect_tick=d.tick, user_id=d.user_id, gm_line=line)
+        commits = Commits(len(due))
+        tasks = [self.resolve(d.game_id, expect_tick=d.tick, user_id=d.user_id, gm_line=line, commits=commits)
                  for d, line in zip(due, lines, strict=True)]
         for d, result in zip(due, await asyncio.gather(*tasks, return_exceptions=True), strict=True):
             if isinstance(result, BaseException):
