@@ -104,8 +104,8 @@ def bench_deadline(b: Any, say: Callable[[str], None], make_bot: Any, quick: boo
     b.add("deadline", "deadline.commit_ratio", commit_title, ratio, "×", goal="≤ 1.2", ratio=ratio, ok=ratio <= 1.2,
           note=f"the last commit {commit:.2f} s after the deadline (median of {runs} runs: "
           f"{', '.join(f'{x:.2f}' for x in result['commit'])} s); one resolve and commit alone {alone * 1000:.1f} ms "
-          f"(median of {len(result['alone'])}: {ALONE} before each run); the commits go in the order of the deadlines while the "
-          f"deliveries run beside them, SimCord's work included (it runs in the bot's process)")
+          f"(median of {len(result['alone'])}: {ALONE} before each run); the commits go in the order of the deadlines, "
+          f"the deliveries after them")
     took = statistics.median(result["delivered"])
     floor = statistics.median(result["floor"])
     dratio = took / floor
