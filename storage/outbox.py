@@ -7,7 +7,7 @@ import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from engine.state import Event
@@ -244,7 +244,14 @@ class Outbox:
         """Remember the parts this store claimed as it staged them, until shortly before the
         claim expires (:meth:`_mark_held`)."""
         until = self._clock() + timedelta(seconds=CLAIM_SECONDS - CLAIM_MARGIN)
-        self._held.update({(p.batch_id, p.part_idx): until for p in parts})
+        self._hold_until([(p.batch_id, p.part_idx) for p in parts], until)
+
+    def _hold_until(self, keys: list[tuple[str, int]], until: datetime) -> None:
+        """Hold ``keys`` until ``until``, each moved to the end: ``_held`` stays in the order
+        its holds expire (all last the same time), so the expired are found at its front."""
+        for k in keys:
+            self._held.pop(k, None)
+            self._held[k] = until
 
     async def _write_posts(self, db: Backend, game_id: str, key: str, posts: list[Post], stamp: str, *,
                            claim: bool = False) -> list[Part]:
@@ -343,7 +350,12 @@ class Outbox:
             return parts
         now = self._clock()
         alone = self.backend.exclusive or self.shards is not None  # no other process sends these parts
-        for k in [k for k, until in self._held.items() if until <= now]:
+        expired = []
+        for k, until in self._held.items():  # in the order they expire: the expired come first
+            if until > now:
+                break
+            expired.append(k)
+        for k in expired:
             del self._held[k]  # the claim is about to expire: claim it again before sending
             if alone:
                 self._untried.add(k)
@@ -408,7 +420,7 @@ class Outbox:
         held_until = now + timedelta(seconds=CLAIM_SECONDS - CLAIM_MARGIN)
         for p in want:
             self._untried.discard((p.batch_id, p.part_idx))
-        self._held.update({(p.batch_id, p.part_idx): held_until for p in got})
+        self._hold_until([(p.batch_id, p.part_idx) for p in got], held_until)
         return got
 
     async def mark_part_failed(self, part: Part, error: str) -> bool:
