@@ -13,7 +13,6 @@ import pytest
 
 from altmafia.bot.deadlines import now
 
-from . import strict_discord
 from .helpers import act, gather
 
 GAMES = 500 if os.environ.get("ALTMAFIA_LONG") == "1" else 30
@@ -84,6 +83,7 @@ async def test_a_deadline_of_many_games_commits_all_first_and_delivers_each_once
     assert ends[0] >= start_at  # (each game's last post is its resolve's)
     last_commit = max(committed)
     assert last_commit <= statistics.median(ends), (last_commit - start_at, [e - start_at for e in ends])
-    # … and they ran side by side, at Discord's pace: within twice the floor of its global limit
-    floor = (len(env.http_requests) - n0) / strict_discord.GLOBAL_LIMIT
-    assert ends[-1] - start_at <= 2 * floor, (ends[-1] - start_at, floor)
+    # … and they ran side by side: in well under the calls' round trips one after another (how
+    # close they come to Discord's pace is the bench's deadline.delivered_ratio, not a test's)
+    calls = len(env.http_requests) - n0
+    assert ends[-1] - start_at < 0.75 * calls * strict.round_trip, (ends[-1] - start_at, calls)
