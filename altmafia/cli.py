@@ -351,7 +351,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     # imported here: start-up time (the module's docstring)
     from .tools.bench import format_rows, run_bench
 
-    rows = run_bench(quick=args.quick, only=args.only, progress=not args.json, make_bot=bench_bot)
+    rows = run_bench(quick=args.quick, only=args.only, progress=not args.json, make_bot=bench_bot,
+                     round_trip=args.round_trip_ms / 1000)
     if args.json:
         print(json.dumps({"quick": args.quick, "machine": rows.machine, "rows": rows.rows}, ensure_ascii=False, indent=2))
     else:
@@ -452,7 +453,10 @@ def build_parser() -> argparse.ArgumentParser:
     be = sub.add_parser("bench", help="measure the engine, scale, storage (and the Discord command path when built)")
     be.add_argument("--json", action="store_true", help="machine-readable rows on stdout")
     be.add_argument("--quick", action="store_true", help="tiny sizes (for tests): the shape, not the figures")
-    be.add_argument("--only", action="append", choices=["engine", "peer", "scale", "storage", "discord", "postgres", "load"], help="run only these sections")
+    be.add_argument("--only", action="append", choices=["engine", "peer", "scale", "storage", "discord", "postgres", "load", "deadline"],
+                    help="run only these sections")
+    be.add_argument("--round-trip-ms", type=float, default=100.0, metavar="MS",
+                    help="the round trip of each REST call in the deadline section (default 100)")
     be.set_defaults(func=cmd_bench)
     bk = sub.add_parser("backup", help="copy a database, even while the bot runs, with SQLite's backup API")
     bk.add_argument("db", help="the database file (ALTMAFIA_DB)")

@@ -101,6 +101,7 @@ class Games:
         self._games.clear()
         self._channels.clear()
         self._held.clear()
+        self._untried.clear()
 
     def _mine(self) -> str:
         """An SQL condition on ``games.guild_id``: the game is on one of this store's shards (a

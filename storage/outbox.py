@@ -7,7 +7,7 @@ import hashlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from engine.state import Event
@@ -244,7 +244,14 @@ class Outbox:
         """Remember the parts this store claimed as it staged them, until shortly before the
         claim expires (:meth:`_mark_held`)."""
         until = self._clock() + timedelta(seconds=CLAIM_SECONDS - CLAIM_MARGIN)
-        self._held.update({(p.batch_id, p.part_idx): until for p in parts})
+        self._hold_until([(p.batch_id, p.part_idx) for p in parts], until)
+
+    def _hold_until(self, keys: list[tuple[str, int]], until: datetime) -> None:
+        """Hold ``keys`` until ``until``, each moved to the end: ``_held`` stays in the order
+        its holds expire (all last the same time), so the expired are found at its front."""
+        for k in keys:
+            self._held.pop(k, None)
+            self._held[k] = until
 
     async def _write_posts(self, db: Backend, game_id: str, key: str, posts: list[Post], stamp: str, *,
                            claim: bool = False) -> list[Part]:
@@ -339,12 +346,21 @@ class Outbox:
 
     def _mark_held(self, parts: list[Part]) -> list[Part]:
         """``held`` on the parts whose claim this store took at staging and still holds."""
-        if not self._held:
+        if not self._held and not self._untried:
             return parts
         now = self._clock()
-        for k in [k for k, until in self._held.items() if until <= now]:
+        alone = self.backend.exclusive or self.shards is not None  # no other process sends these parts
+        expired = []
+        for k, until in self._held.items():  # in the order they expire: the expired come first
+            if until > now:
+                break
+            expired.append(k)
+        for k in expired:
             del self._held[k]  # the claim is about to expire: claim it again before sending
-        return [replace(p, held=True) if (p.batch_id, p.part_idx) in self._held else p for p in parts]
+            if alone:
+                self._untried.add(k)
+        return [replace(p, held=True) if (p.batch_id, p.part_idx) in self._held
+                else replace(p, untried=True) if (p.batch_id, p.part_idx) in self._untried else p for p in parts]
 
     async def parts(self, batch_id: str) -> list[Part]:
         """Every part of a batch, sent or not (tests, diagnostics)."""
@@ -366,6 +382,7 @@ class Outbox:
         holds the part's claim for the next ``CLAIM_SECONDS``; False when it was sent, or
         another process holds a claim that has not expired (send nothing then)."""
         self._held.pop((part.batch_id, part.part_idx), None)
+        self._untried.discard((part.batch_id, part.part_idx))  # tried from now on
         now = self._clock()
         stamp, until = to_ts(now), to_ts(now + timedelta(seconds=CLAIM_SECONDS))
         async with self.db.tx("part.claim") as db:
@@ -378,8 +395,37 @@ class Outbox:
             self.db.point("part.claim.before_commit")
         return n == 1
 
+    async def hold_again(self, parts: list[Part]) -> list[Part]:
+        """Claim again, in one transaction, the ``untried`` ones of these parts (claimed by this
+        store at staging, the claim expired before they were tried): those it gets are held as
+        at staging (``Part.held``: sent without a claim of their own) and returned so; a part
+        sent meanwhile, or whose claim another process holds, is left out. One transaction for
+        a flush's parts instead of one a part."""
+        want = [p for p in parts if p.untried and (p.batch_id, p.part_idx) in self._untried]
+        if not want:
+            return []
+        now = self._clock()
+        stamp, until = to_ts(now), to_ts(now + timedelta(seconds=CLAIM_SECONDS))
+        got: list[Part] = []
+        async with self.db.tx("part.claim") as db:
+            for p in want:
+                n = await db.execute(
+                    db.sql("UPDATE outbox_parts SET attempts = attempts + 1, last_attempt_at = ?, claim_owner = ?, "
+                           "claim_until = ? WHERE batch_id = ? AND part_idx = ? AND sent_at IS NULL "
+                           "AND (claim_owner IS NULL OR claim_owner = ? OR claim_until < ?)"),
+                    (stamp, self.owner, until, p.batch_id, p.part_idx, self.owner, stamp),
+                )
+                if n == 1:
+                    got.append(replace(p, held=True, untried=False, attempts=p.attempts + 1, last_attempt_at=stamp))
+        held_until = now + timedelta(seconds=CLAIM_SECONDS - CLAIM_MARGIN)
+        for p in want:
+            self._untried.discard((p.batch_id, p.part_idx))
+        self._hold_until([(p.batch_id, p.part_idx) for p in got], held_until)
+        return got
+
     async def mark_part_failed(self, part: Part, error: str) -> bool:
         self._held.pop((part.batch_id, part.part_idx), None)  # tried: the next try looks for it first
+        self._untried.discard((part.batch_id, part.part_idx))
         return await self._part_update("part.failed", "last_error = ?", (error[:1000],), part)
 
     async def mark_part_sent(self, part: Part, message_id: int | None) -> bool:

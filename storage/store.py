@@ -111,6 +111,9 @@ class Store(Games, Turns, Meta, Outbox, Lobbies, Rulesets):
         #: parts this store claimed when it staged them and has not tried to send yet (Part.held),
         #: with when that claim expires: past it (less a margin) the part is claimed again normally
         self._held: dict[tuple[str, int], datetime] = {}
+        #: parts whose claim at staging expired before they were tried, in a database no other
+        #: process sends from (``Part.untried``): claimed again, but nothing to look for first
+        self._untried: set[tuple[str, int]] = set()
         self.report: StartReport | None = None
         #: games reloaded because another process had written them (``_reload``)
         self.reloads = 0

@@ -152,6 +152,24 @@ def file_spec(f: Any) -> dict[str, str]:
     return {"name": name, "data": base64.b64encode(data).decode("ascii")}
 
 
+#: how many games deliver at the same time: enough REST calls in flight to reach Discord's 50
+#: requests a second at a round trip of 100 ms and more, few enough not to run into that limit
+#: again and again (each 429 counts against the token's invalid requests)
+GAMES_AT_ONCE = 8
+
+
+async def at_once(items: list[Any], fn: Any, limit: int) -> list[Any]:
+    """``fn(item)`` for every item, at most ``limit`` running at a time, started in order; the
+    results (or the exception each raised) in the items' order."""
+    slots = asyncio.Semaphore(limit)
+
+    async def one(item: Any) -> Any:
+        async with slots:
+            return await fn(item)
+
+    return await asyncio.gather(*(one(i) for i in items), return_exceptions=True)
+
+
 def _committed(fn: Any) -> None:
     """Tell a meta change it is committed (``channels.Unsaved``), if it wants to know."""
     done = getattr(fn, "committed", None)
@@ -162,7 +180,9 @@ def _committed(fn: Any) -> None:
 class Deliverer:
     def __init__(self, bot: Services) -> None:
         self.bot = bot
-        self.lock = asyncio.Lock()
+        #: one lock a game: a game's parts go out one after another (each channel in order), while
+        #: different games deliver at the same time (:meth:`flush` of all games, the scheduler)
+        self.locks: dict[str, asyncio.Lock] = {}
         #: messages sent, by (game id, channel key): what tests count
         self.sent: Counter[tuple[str, str]] = Counter()
         #: test hook: called with a part's key after its send, before it is marked
@@ -180,15 +200,41 @@ class Deliverer:
         ``committed()`` is called once it is committed."""
         if meta is not None and game_id is None:
             raise ValueError("a meta change rides only on the flush of its own game")
-        carry: list[tuple[str, Any]] = [(game_id, meta)] if meta is not None and game_id is not None else []
+        if game_id is None:
+            return await self._flush_all()
+        carry: list[tuple[str, Any]] = [(game_id, meta)] if meta is not None else []
         try:
-            async with self.lock:
+            async with self.lock(game_id):
                 return await self._flush(game_id, extra, carry)
         finally:
             if carry:  # nothing was marked (or the flush failed before): the record alone
                 gid, fn = carry.pop()
                 await self.bot.store.update_meta(gid, fn)
                 _committed(fn)
+
+    def lock(self, game_id: str) -> asyncio.Lock:
+        """The lock of one game's delivery (an undo takes it: no batch is half-way out)."""
+        return self.locks.setdefault(game_id, asyncio.Lock())
+
+    async def _flush_all(self) -> int:
+        """Every game with something pending, :data:`GAMES_AT_ONCE` at a time, each under its
+        own lock: one game's sends never wait for another's (discord.py's rate limiter paces
+        them all); a game whose flush fails is logged and retried at the next flush."""
+        store = self.bot.store
+        ids = list(dict.fromkeys([p.game_id for p in await store.pending_parts(None)]
+                                 + [d.game_id for d in await store.pending_deliveries(None)]))
+        sent = 0
+
+        async def one(gid: str) -> int:
+            async with self.lock(gid):
+                return await self._flush(gid)
+
+        for gid, result in zip(ids, await at_once(ids, one, GAMES_AT_ONCE), strict=True):
+            if isinstance(result, BaseException):
+                log.error("game %s: delivery failed; retried at the next flush", gid, exc_info=result)
+            else:
+                sent += result
+        return sent
 
     async def _flush(self, game_id: str | None, extra: dict[str, list[str]] | None = None,
                      carry: list[tuple[str, Any]] | None = None) -> int:
@@ -450,6 +496,9 @@ class Deliverer:
         when there is one (a crash before it commits neither)."""
         sent = 0
         done: list[tuple[Part, int | None]] = []  # sent (or found, or dropped): marked together at the end
+        if any(p.untried for p in parts):  # staged claims that expired untried: taken again, in one transaction
+            again = {p.key: p for p in await self.bot.store.hold_again(parts)}
+            parts = [again.get(p.key, p) for p in parts]
         try:
             for part in parts:
                 where = (part.game_id, part.channel_key)
@@ -481,7 +530,7 @@ class Deliverer:
         info = store.info(part.game_id) if store.has(part.game_id) else await store.find(part.game_id)
         channel = self.bot.get_partial_messageable(part.channel_id, guild_id=info.guild_id if info else None)
         try:
-            if part.attempts and not part.held:
+            if part.attempts and not part.held and not part.untried:
                 found = await self._find(channel, part, done)
                 if found is not None:
                     done.append((part, found))
@@ -608,7 +657,7 @@ class Deliverer:
         specs = [{"content": c, "nonce": nonce(batch_id, i), "mention": mention or 0,
                   "view": view if i == len(parts) - 1 else None,
                   "files": [file_spec(f) for f in files] if files and i == 0 else None} for i, c in enumerate(parts)]
-        async with self.lock:
+        async with self.lock(game_id):
             # whatever the game committed before goes out first (its events after a restart,
             # before the reveal), in commit order
             sent = await self._flush(game_id) if store.has(game_id) else 0

@@ -7,7 +7,10 @@ with the game (:meth:`storage.Store.resolve` commits the next one with each reso
 restart loses none: a deadline that passed while the bot was down resolves at once, and a
 resolve cut short is redone (``StartReport.due``).
 
-One loop for all games: it resolves every game whose deadline has passed, ends early the
+One loop for all games: it resolves every game whose deadline has passed (all at once: each
+commits its resolve as soon as the database lets it, and once all have, the deliveries of
+different games run side by side, :data:`altmafia.bot.delivery.GAMES_AT_ONCE` at a time, paced by discord.py's rate
+limiter; no game waits for another's delivery), ends early the
 phases the engine says wait for nobody (:meth:`engine.phase_end.PhaseEnd.may_end_early`), sends
 reminders a configurable time before a deadline that ends a turn to everyone the engine says
 owes an action or a vote (:meth:`engine.phase_end.PhaseEnd.owed`; a missed action costs the
@@ -37,6 +40,7 @@ from storage import Command
 from storage.commands import effective
 
 from .deadlines import min_minutes, now, period_end, period_length
+from .delivery import GAMES_AT_ONCE
 from .failures import FAILED
 from .living import announce_phase
 from .lobbies import post_briefing, post_cards, settle_seats
@@ -51,10 +55,30 @@ log = logging.getLogger(__name__)
 RELEASE_AFTER = timedelta(minutes=10)
 
 
+class Commits:
+    """The resolves of one deadline (:meth:`Scheduler.resolve_due`): their deliveries begin
+    once every one of them has committed (or failed), so that no commit shares the process with
+    the deliveries of the games before it."""
+
+    def __init__(self, n: int) -> None:
+        self.left = n
+        self.all = asyncio.Event()
+        if n <= 0:
+            self.all.set()
+
+    def arrive(self) -> None:
+        self.left -= 1
+        if self.left <= 0:
+            self.all.set()
+
+
 class Scheduler:
     def __init__(self, bot: Services) -> None:
         self.bot = bot
         self.locks: dict[str, asyncio.Lock] = {}
+        #: the deliveries of resolves running at the same time (``after_resolve``: the channel
+        #: sync, the flush, the panels): bounded, and paced by discord.py's rate limiter alone
+        self.delivering = asyncio.Semaphore(GAMES_AT_ONCE)
         self.loop = tasks.loop(seconds=bot.settings.scheduler_seconds)(self._iteration)
         # discord.py types a handler as the method of a class (self, exception); the loop calls
         # this bound one with the exception alone, as it does any handler of a loop of a bound method
@@ -125,32 +149,46 @@ class Scheduler:
 
     # ---- resolving ----------------------------------------------------------------------
     async def resolve(self, game_id: str, *, expect_tick: int | None = None, user_id: int | None = None,
-                      gm_line: str | None = None) -> list[Any]:
+                      gm_line: str | None = None, commits: Commits | None = None) -> list[Any]:
         """Resolve the current tick (and, after a riot that ended the turn early, the rest of
-        that turn); deliver; finish the game when it is over. Returns the resolves done."""
-        store = self.bot.store
+        that turn); deliver; finish the game when it is over. Returns the resolves done.
+        ``commits``: the resolves of one deadline, whose deliveries begin once all committed."""
         done: list[Any] = []
         async with self.lock(game_id):
-            while store.has(game_id) and store.info(game_id).status == "running":
-                tick = store.info(game_id).tick
-                if expect_tick is not None and tick != expect_tick:
-                    break
-                dl = store.info(game_id).deadline
-                hurried = dl is None or now() < dl  # an early end, a forced resolve, a riot
-                nxt = None if self.paused(game_id) else self.next_deadline(game_id, tick + 1, hurried=hurried)
-                # the GM's log line is staged with the resolve's mark (never lost to a crash)
-                posts = [self.bot.deliverer.outgoing(game_id, "gm", gm_line)] if gm_line and not done else []
-                res = await store.resolve(game_id, expect_tick=tick, next_deadline=nxt, user_id=user_id, posts=posts)
-                if res is None:
-                    break
-                await self.stage_delivery(game_id, res.tick)
-                done.append(res)
-                user_id = None  # the rest of a cut turn is the rules' doing, not the GM's
-                if res.over or not store.game(game_id).end_now_requested():
-                    break
-                expect_tick = tick + 1
-            if done:
-                await self.after_resolve(game_id)
+            try:
+                done = await self._commit(game_id, expect_tick, user_id, gm_line)
+            finally:
+                if commits is not None:
+                    commits.arrive()
+            if done:  # the commit is in; its delivery waits for a slot, never for another game's commit
+                if commits is not None:
+                    await commits.all.wait()
+                async with self.delivering:
+                    await self.after_resolve(game_id)
+        return done
+
+    async def _commit(self, game_id: str, expect_tick: int | None, user_id: int | None, gm_line: str | None) -> list[Any]:
+        """The resolves of :meth:`resolve`, committed and their delivery staged (no REST call)."""
+        store = self.bot.store
+        done: list[Any] = []
+        while store.has(game_id) and store.info(game_id).status == "running":
+            tick = store.info(game_id).tick
+            if expect_tick is not None and tick != expect_tick:
+                break
+            dl = store.info(game_id).deadline
+            hurried = dl is None or now() < dl  # an early end, a forced resolve, a riot
+            nxt = None if self.paused(game_id) else self.next_deadline(game_id, tick + 1, hurried=hurried)
+            # the GM's log line is staged with the resolve's mark (never lost to a crash)
+            posts = [self.bot.deliverer.outgoing(game_id, "gm", gm_line)] if gm_line and not done else []
+            res = await store.resolve(game_id, expect_tick=tick, next_deadline=nxt, user_id=user_id, posts=posts)
+            if res is None:
+                break
+            await self.stage_delivery(game_id, res.tick)
+            done.append(res)
+            user_id = None  # the rest of a cut turn is the rules' doing, not the GM's
+            if res.over or not store.game(game_id).end_now_requested():
+                break
+            expect_tick = tick + 1
         return done
 
     async def stage_delivery(self, game_id: str, tick: int) -> None:
@@ -279,6 +317,7 @@ class Scheduler:
             if info.status == "running" and "channels" in info.meta:
                 await settle_seats(self.bot, info.game_id)  # a substitution cut short
                 await settle_undo(self.bot, info.game_id)  # an undo's corrections cut short
+        redo: list[tuple[Any, str | None]] = []
         for due in store.due(now()):
             log.info("game %s: %s resolve of tick %d at start", due.game_id, due.reason, due.tick)
             line = None
@@ -290,7 +329,8 @@ class Scheduler:
                 name = safe.name(member.display_name) if member else f"<@{due.user_id}>"
                 game = store.game(due.game_id)
                 line = text(glang, "gm.log", gm=name, action=text(glang, "gm.act_resolve", phase=Renderer(game, glang).label(game.info.label)))
-            await self.resolve(due.game_id, expect_tick=due.tick, user_id=due.user_id, gm_line=line)
+            redo.append((due, line))
+        await self.resolve_due([d for d, _ in redo], [line for _, line in redo])
         for info in store.games():
             if info.status == "over" and not info.meta.get("revealed"):
                 try:  # the last resolve's channel sync, which a crash may have cut short
@@ -310,11 +350,25 @@ class Scheduler:
             log.exception("scheduler iteration failed; trying again at the next one")
         self.loop.change_interval(seconds=self.sleep_for())
 
+    async def resolve_due(self, due: list[Any], lines: list[str | None] | None = None) -> None:
+        """Resolve every game due, all at once: each commits as soon as the database lets it
+        (in the order of their deadlines), then delivers when a delivery slot is free
+        (:attr:`delivering`), so no game's commit waits for another game's delivery. A game
+        that fails is logged; the others go on. ``lines``: the GM's log line of each (a forced
+        resolve cut short, redone at start, with the GM who forced it)."""
+        lines = lines or [None] * len(due)
+        commits = Commits(len(due))
+        tasks = [self.resolve(d.game_id, expect_tick=d.tick, user_id=d.user_id, gm_line=line, commits=commits)
+                 for d, line in zip(due, lines, strict=True)]
+        for d, result in zip(due, await asyncio.gather(*tasks, return_exceptions=True), strict=True):
+            if isinstance(result, BaseException):
+                if not isinstance(result, Exception):
+                    raise result
+                log.error("game %s: the resolve of tick %d failed", d.game_id, d.tick, exc_info=result)
+
     async def tick(self) -> None:
         store = self.bot.store
-        for due in store.due(now()):
-            if not self.paused(due.game_id):
-                await self.resolve(due.game_id, expect_tick=due.tick)
+        await self.resolve_due([d for d in store.due(now()) if not self.paused(d.game_id)])
         for info in list(store.games()):
             if info.status != "running":
                 continue
@@ -332,6 +386,7 @@ class Scheduler:
         # finished games leave memory once their end is shown and delivered (the database keeps them)
         for gid in await store.release_finished(older_than=RELEASE_AFTER):
             self.locks.pop(gid, None)
+            self.bot.deliverer.locks.pop(gid, None)
             log.info("game %s: finished and delivered; released from memory", gid)
 
     def sleep_for(self) -> float:

@@ -60,7 +60,7 @@ async def confirm_undo(bot: Services, interaction: discord.Interaction, game_id:
             # mention: announced again (redone), they do not ping it a second time
             meta["pinged_upto"] = max(int(meta.get("pinged_upto", -1)), target["tick"] + 1)
 
-        async with bot.deliverer.lock:  # no batch of the resolve is half-way out while it is taken back
+        async with bot.deliverer.lock(game_id):  # no batch of the resolve is half-way out while it is taken back
             key = f"undo@{interaction.message.id}" if interaction.message else None
             try:
                 await store.undo_resolve(game_id, user_id=interaction.user.id, meta_fn=record, key=key)

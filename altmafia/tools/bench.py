@@ -39,13 +39,17 @@ from storage.store import GAME_COLUMNS, destinations
 from . import bench_restart, peer
 from .bench_load import bench_load
 from .bench_postgres import bench_postgres
+from .deadline import ROUND_TRIP, bench_deadline
 from .simulate.table import Table, play_game
 
 if TYPE_CHECKING:  # the tree's type only: discord.py loads only for the bench's Discord section
     from discord import Client
     from discord.app_commands import CommandTree
 
-SECTIONS = ("engine", "peer", "scale", "storage", "discord", "postgres", "load")
+#: the note of a row kept for information: what users feel is measured elsewhere (the deadline
+#: rows, the round trips), and a goal on this figure would only push complexity into the code
+INFORMATION = "information only: no goal"
+SECTIONS = ("engine", "peer", "scale", "storage", "discord", "postgres", "load", "deadline")
 # the tools never import the bot: ``altmafia bench`` (the command line, above both) hands
 # the Discord section a factory of the real bot
 
@@ -82,7 +86,7 @@ NO_BOT = "not measured: no Discord bot was given to the bench (run it as `altmaf
 # The goal: `altmafia simulate` 3× faster on one core than build 77bbb8a (Godfather's Legacy,
 # 13 players). 6.6 games/s is that build's wall-clock rate on a loaded machine. This row
 # times CPU, and 77bbb8a, timed the way this row times, plays
-# 13.0 games/s of CPU on this machine (docs/benchmarks.md, "The simulator"): the baseline the
+# 13.0 games/s of CPU on this machine (docs/benchmarks.md, "Engine"): the baseline the
 # goal is measured against, so that a CPU figure is never set against a wall-clock one.
 SIM_ISSUE_WALL = 6.6
 SIM_BASELINE = 13.0
@@ -305,13 +309,14 @@ def bench_peer(b: Bench, say: Callable[[str], None]) -> None:
         b.add("peer", f"peer.ours_{n}", f"our classic night, {n} players, every player acting (median of {n_games} fresh games)",
               m * 1000, "ms", note="resolution only; ruleset classic with action_order: dependencies (the peer's rule)")
         if not have:
-            b.add("peer", f"peer.ratio_{n}", f"ours ÷ calder/mafia, {n} players", None, "", goal="≤ 0.1",
+            b.add("peer", f"peer.ratio_{n}", f"ours ÷ calder/mafia, {n} players (information, no goal)", None, "",
                   not_measured="not measured: the peer is not installed (pip install -e '.[bench]')")
             continue
         t = statistics.median(theirs)
         b.add("peer", f"peer.theirs_{n}", f"calder/mafia's night, {n} players (median of {n_games} fresh games)", t * 1000, "ms",
               note="Game.resolve(night) only")
-        b.add("peer", f"peer.ratio_{n}", f"ours ÷ calder/mafia, {n} players", m / t, "×", goal="≤ 0.1", ratio=m / t, ok=m / t <= 0.1)
+        b.add("peer", f"peer.ratio_{n}", f"ours ÷ calder/mafia, {n} players (information, no goal)", m / t, "×",
+              note=INFORMATION)
 
 
 def bench_scale(b: Bench, say: Callable[[str], None]) -> None:
@@ -387,11 +392,6 @@ def bench_scale(b: Bench, say: Callable[[str], None]) -> None:
     b.add("scale", "scale.resolve_one", "resolve one of those games alone (median)", statistics.median(ones) * 1000, "ms")
 
 
-#: a resolve through the bot: the mark, the resolve, its delivery staged from what it committed,
-#: the marks of its sends; and when the new phase began, where the ruleset gives phases a minimum
-TX_PER_RESOLVE = 5
-
-
 def bench_storage(b: Bench, say: Callable[[str], None], make_bot: BotFactory | None = None) -> None:
     say("storage: transactions on a real SQLite file")
     asyncio.run(_storage(b, size("storage_ticks", b.quick)))
@@ -401,7 +401,7 @@ def bench_storage(b: Bench, say: Callable[[str], None], make_bot: BotFactory | N
     asyncio.run(_finished(b, size("finished_days", b.quick), size("finished_games", b.quick)))
     bench_restart.bench_restart(b, say, _play_tick, _clone)  # a start with 6000 games; memory by RSS
     say("storage: the transactions of a resolve and its delivery through the bot")
-    title = "transactions per resolve including its delivery (the real bot under SimCord, 13 players)"
+    title = "transactions per resolve including its delivery (the real bot under SimCord, 13 players; information, no goal)"
     reason = discord_status(make_bot)
     if reason is None:
         try:
@@ -410,7 +410,7 @@ def bench_storage(b: Bench, say: Callable[[str], None], make_bot: BotFactory | N
             return
         except Exception as exc:  # noqa: BLE001 - a bot that fails here is reported, not fatal
             reason = f"not measured: the bot failed under SimCord ({type(exc).__name__}: {str(exc)[:200]})"
-    b.add("storage", "storage.tx_per_resolve_delivered", title, None, "tx", goal=f"≤ {TX_PER_RESOLVE}", not_measured=reason)
+    b.add("storage", "storage.tx_per_resolve_delivered", title, None, "tx", not_measured=reason)
 
 
 async def _finish_one(store: Store, gid: str, days: int, rnd: random.Random, n: int) -> None:
@@ -517,10 +517,9 @@ async def _delivered(b: Bench, title: str, resolves: int, make_bot: BotFactory) 
         raise RuntimeError("the bench's game ended before its first resolve: a bench bug")
     worst = max(per)
     labels = ", ".join(f"{k} {v}" for k, v in sorted(spent.items()) if k != "total")
-    b.add("storage", "storage.tx_per_resolve_delivered", title, float(statistics.mean(per)), "tx", goal=f"≤ {TX_PER_RESOLVE}",
-          ratio=worst / TX_PER_RESOLVE, ok=worst <= TX_PER_RESOLVE,
-          note=f"{len(per)} resolves, the most {worst} ({'; '.join(detail)}; {messages} messages in all); by label: {labels}; "
-          f"the ratio: the most ÷ {TX_PER_RESOLVE}")
+    b.add("storage", "storage.tx_per_resolve_delivered", title, float(statistics.mean(per)), "tx",
+          note=f"{INFORMATION}; {len(per)} resolves, the most {worst} ({'; '.join(detail)}; {messages} messages in all); "
+          f"by label: {labels}")
 
 
 SAVE_DAYS = (1, 7)
@@ -742,9 +741,8 @@ async def _storage(b: Bench, ticks: int) -> None:
           goal="1", ratio=per_apply, ok=per_apply <= 1, note=f"{applied} commands: {labels(tx_apply)}")
     b.add("storage", "storage.tx_per_refused", "transactions per refused command", refused_tx, "tx", goal="0",
           ok=refused_tx == 0, note=f"{refused} refused")
-    b.add("storage", "storage.tx_per_resolve", "transactions per resolve (Store.resolve)", per_resolve, "tx", goal="1",
-          ratio=per_resolve, ok=per_resolve <= 1,
-          note=f"{resolves} resolves: {labels(tx_resolve)}; the store first commits a mark (resolving_tick, for crash "
+    b.add("storage", "storage.tx_per_resolve", "transactions per resolve (Store.resolve; information, no goal)", per_resolve, "tx",
+          note=f"{INFORMATION}; {resolves} resolves: {labels(tx_resolve)}; the store first commits a mark (resolving_tick, for crash "
           "recovery), then the resolve itself: 2 per resolve today (docs/storage.md)")
     b.add("storage", "storage.apply_ms", "Store.apply of an accepted action, commit included (median)", median_ms(t_apply), "ms",
           note="synchronous=FULL: every commit waits for the disk")
@@ -820,10 +818,9 @@ def bench_discord(b: Bench, say: Callable[[str], None], make_bot: BotFactory | N
     if measured:
         return
     floor, how = resolve_floor()
-    b.add("discord", "discord.command_path", "an action through SimCord (validation, SQLite commit, ephemeral reply) against a no-op slash command",
-          None, "×", goal="≤ 1.5× the no-op", not_measured=reason)
-    b.add("discord", "discord.command_path_day7", "an action through SimCord on day 7 against a no-op slash command",
-          None, "×", goal="≤ 1.5× the no-op", not_measured=reason)
+    for key, day in (("discord.command_path", 1), ("discord.command_path_day7", COMMAND_DAYS[1])):
+        b.add("discord", key, f"an action through SimCord on day {day} (validation, SQLite commit, ephemeral reply) against a "
+              "no-op slash command (CPU; information, no goal)", None, "×", not_measured=reason)
     for key, day in (("discord.command_floor", 1), ("discord.command_floor_day7", COMMAND_DAYS[1])):
         b.add("discord", key, f"the durable floor on day {day}: a command that commits one short row and replies, against the same no-op",
               None, "×", not_measured=reason)
@@ -1043,9 +1040,9 @@ async def _command_path(env: Any, store: Store, gid: str, members: list[Any], ch
 def _command_path_row(b: Bench, key: str, day: int, repeats: int, path: dict[str, Any]) -> None:
     cpu, wall, rest = path["cpu"], path["wall"], path["rest"]
     ratio = statistics.median(cpu["action"]) / statistics.median(cpu["noop"])
-    b.add("discord", key, f"an action through SimCord on day {day} (validation, SQLite commit, ephemeral reply) against a no-op slash command",
-          ratio, "×", goal="≤ 1.5× the no-op", ratio=ratio, ok=ratio <= 1.5,
-          note=f"{path['label']}; CPU time of the whole process (bot, store thread, SimCord), medians of {repeats} alternating calls: "
+    b.add("discord", key, f"an action through SimCord on day {day} (validation, SQLite commit, ephemeral reply) against a "
+          "no-op slash command (CPU; information, no goal)", ratio, "×",
+          note=f"{INFORMATION}; {path['label']}; CPU time of the whole process (bot, store thread, SimCord), medians of {repeats} alternating calls: "
           f"/action submit {median_ms(cpu['action']):.2f} ms ({path['accepted']} accepted and committed, each replacing the last; "
           f"synchronous=FULL; snapshot {path['snapshot'] / 1024:.1f} KiB), /bench-noop {median_ms(cpu['noop']):.2f} ms; "
           f"REST calls a command: {rest['action'] / repeats:g} vs {rest['noop'] / repeats:g}; "
@@ -1082,7 +1079,8 @@ def _command_path_split(path: dict[str, Any]) -> str:
     return out
 
 
-def run_bench(quick: bool = False, only: list[str] | None = None, progress: bool = True, make_bot: BotFactory | None = None) -> Bench:
+def run_bench(quick: bool = False, only: list[str] | None = None, progress: bool = True, make_bot: BotFactory | None = None,
+              round_trip: float = ROUND_TRIP) -> Bench:
     b = Bench(machine=machine(), quick=quick)
     chosen = [s for s in SECTIONS if not only or s in only]
 
@@ -1093,6 +1091,8 @@ def run_bench(quick: bool = False, only: list[str] | None = None, progress: bool
     for s in chosen:
         if s == "discord":
             bench_discord(b, say, make_bot)
+        elif s == "deadline":
+            bench_deadline(b, say, make_bot, quick, round_trip)
         else:
             {"engine": bench_engine, "peer": bench_peer, "scale": bench_scale, "postgres": bench_postgres,
              "storage": lambda b, say: bench_storage(b, say, make_bot),

@@ -9,7 +9,8 @@ SimCord replaces discord.py's ``HTTPClient.request`` and forgives much of what D
   Limits"): 5 messages per 5 s a channel, 2 name or topic edits per 10 minutes a channel,
   50 requests a second globally (interaction callbacks exempt). discord.py's rate-limit sleeps
   pass virtual time only, so the suite does not wait for them;
-* a round trip per REST call charged to SimCord's virtual clock (``ROUND_TRIP_SECONDS``), so
+* a round trip per REST call charged to SimCord's virtual clock (``ROUND_TRIP_SECONDS``;
+  requests sent within a few loop turns of each other, ``OVERLAP_TURNS``, overlap), so
   work before an interaction's defer counts against its 3-second deadline and the 15-minute
   token (Interactions, "Receiving and Responding"), which SimCord checks in virtual time;
 * ``nonce`` + ``enforce_nonce`` as in Channel resource, "Create Message";
@@ -56,6 +57,9 @@ from .discord_limits import Refusal
 
 #: virtual seconds each REST call takes (half out, half back)
 ROUND_TRIP_SECONDS = 0.05
+#: loop turns a request waits before its time passes: the requests other tasks send meanwhile
+#: start at the same virtual instant and overlap it
+OVERLAP_TURNS = 10
 #: Rate Limits: per-route buckets as (method, path pattern, limit, period seconds, when)
 MESSAGE_BUCKET = (5, 5.0)
 CHANNEL_RENAME_BUCKET = (2, 600.0)
@@ -136,7 +140,8 @@ class StrictDiscord:
         if seconds <= 0:
             return
         target = self.now + seconds
-        await asyncio.sleep(0)
+        for _ in range(OVERLAP_TURNS):
+            await asyncio.sleep(0)
         if self.now < target:
             self.env._move_clock(target)
 

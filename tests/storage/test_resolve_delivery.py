@@ -186,3 +186,45 @@ async def test_a_claim_at_staging_is_used_only_while_it_lasts(db):
         assert await s.claim_part(left[0])  # still this store's own claim: renewed
     finally:
         await s.close()
+
+
+async def test_a_claim_at_staging_that_expired_untried_needs_no_search(db):
+    """Past its claim a part staged and never tried is claimed again; where no other process
+    sends this database's parts (SQLite) nothing of it can be in its channel (``untried``)."""
+    now = [game_script.BASE]
+    s = Store(db, clock=lambda: now[0])
+    await s.open(now=game_script.BASE)
+    try:
+        gid = await new_game(s)
+        await resolve_and_stage(s, gid)
+        now[0] = game_script.BASE + timedelta(seconds=CLAIM_SECONDS + 60)
+        left = await s.pending_parts(gid)
+        alone = s.backend.exclusive or s.shards is not None
+        assert left and all(p.untried == alone and not p.held for p in left)
+        assert await s.claim_part(left[0])
+        again = await s.pending_parts(gid)
+        assert not again[0].untried  # tried from its claim on: a retry looks for it first
+        assert all(p.untried == alone for p in again[1:])
+    finally:
+        await s.close()
+
+
+async def test_parts_untried_are_held_again_in_one_transaction(db):
+    now = [game_script.BASE]
+    s = Store(db, clock=lambda: now[0])
+    await s.open(now=game_script.BASE)
+    try:
+        gid = await new_game(s)
+        await resolve_and_stage(s, gid)
+        now[0] = game_script.BASE + timedelta(seconds=CLAIM_SECONDS + 60)
+        left = await s.pending_parts(gid)
+        if not (s.backend.exclusive or s.shards is not None):
+            assert await s.hold_again(left) == []  # another process may send them: each is claimed on its own
+            return
+        before = s.transactions["part.claim"]
+        again = await s.hold_again(left)
+        assert s.transactions["part.claim"] == before + 1
+        assert [p.key for p in again] == [p.key for p in left] and all(p.held and not p.untried for p in again)
+        assert all(p.held for p in await s.pending_parts(gid))
+    finally:
+        await s.close()

@@ -25,6 +25,7 @@ EXPECTED = {
     "discord.rest_create_13", "discord.rest_resolve",
     "postgres.round_trips_per_command", "postgres.round_trips_per_resolve", "shards.deadline_speedup",
     "load.reply_p99_ms", "lobby.start_20_first_response_s", "lobby.start_20_done_ratio",
+    "deadline.commit_ratio", "deadline.delivered_ratio",
 }
 EXPECTED |= {"store.open_5000_s", "memory.rss_per_game_kib", "pm.transactions", "pm.cpu_vs_noop"}  # bench_restart.py
 
@@ -44,7 +45,7 @@ def test_every_row_has_a_number_or_a_reason(quick):
     assert len(ids) == len(set(ids))
     assert set(ids) >= EXPECTED
     for r in quick["rows"]:
-        assert r["section"] in ("engine", "peer", "scale", "storage", "discord", "postgres", "load")
+        assert r["section"] in ("engine", "peer", "scale", "storage", "discord", "postgres", "load", "deadline")
         if r["not_measured"] is None:
             assert isinstance(r["value"], int | float) and math.isfinite(r["value"]), r
             assert r["value"] >= 0, r

@@ -514,7 +514,7 @@ async def undo(bot: Any, clock: Clock) -> None:
         def record(meta: dict[str, Any], posted: list[dict[str, Any]]) -> None:
             meta["undo_notices"] = {"resolve_seq": target["seq"], "tick": target["tick"], "posted": posted, "gm": "Ведущий"}
 
-        async with bot.deliverer.lock:
+        async with bot.deliverer.lock(GAME):
             with contextlib.suppress(UndoRefused):
                 await store.undo_resolve(GAME, user_id=GM, meta_fn=record, key=f"undo@{target['seq']}")
         await settle_undo(bot, GAME)
