@@ -61,6 +61,8 @@ def test_every_emit_names_an_audience_of_the_set():
             for n in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
                 if not (isinstance(n, ast.Call) and getattr(n.func, "attr", None) == "emit"):
                     continue
+                if isinstance(n.func, ast.Attribute) and getattr(n.func.value, "attr", None) == "backend":
+                    continue  # SimCord's gateway dispatch (``env.backend.emit``) in the bench: no event
                 calls += 1
                 aud = n.args[1] if len(n.args) > 1 else next((k.value for k in n.keywords if k.arg == "audience"), None)
                 if rel == "engine/resolve/context.py" and isinstance(aud, ast.Name) and aud.id == "audience":

@@ -23,7 +23,7 @@ async def test_a_start_on_the_wire_defers_first_and_counts_its_calls():
     (run,), wire = await run_starts(bench_bot, seats=18, runs=1, round_trip=0.01)
     assert run.answer and not run.answer.startswith("⛔"), run.answer
     assert 0 < run.first < run.done
-    counted = [c for c in run.calls if not c.exempt]
+    counted = [c for c in run.calls if not c.exempt and c.status != 429]  # a 429's retry is the call
     assert len(counted) >= 18, "a channel for each seat at least"
     assert run.floor >= len(counted) / 50
     assert wire.refused() == []
