@@ -12,11 +12,14 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from . import registry
 from .registry_params import REQUIRED, REVEAL_FACTS, TABLES, Param, Params
-from .ruleset import PASSIVE_PREFIXES, Problem, default_step
+from .ruleset import PASSIVE_PREFIXES, Names, Problem, default_step
+
+#: what would ping or point at someone if a name held it (Discord's mention syntax)
+MENTIONS = ("@everyone", "@here", "<@", "<#", "</")
 
 if TYPE_CHECKING:
     from .ruleset import Effect, Requirement, RoleDef, Ruleset, Selector
@@ -132,6 +135,7 @@ class Checker:
     def run(self) -> list[Problem]:
         r = self.r
         self.duplicates()
+        self.one_line_names()
         for t in r.teams:
             if t.id not in self.refs["team"]:
                 self.add(f"teams.{t.id}", "team_of_no_one", "no role or character is of team {team!r}", name=t.id,
@@ -189,6 +193,28 @@ class Checker:
             self.add("table.fill", "unknown_fill", "unknown role or character {value!r}", name=r.table.fill,
                      known=self.refs["role"] | self.refs["character"], value=r.table.fill)
         return self.problems
+
+    def one_line_names(self) -> None:
+        """Every name a person reads (a role's, an ability's, a stat's, the ruleset's own…) is one
+        line that mentions nobody: the bot shows it as written, beside its own lines, in every
+        channel of a game (an uploaded ruleset is a GM's text)."""
+        def walk(node: Any, where: str) -> None:
+            if isinstance(node, Names):
+                for lang in ("ru", "en"):
+                    value = getattr(node, lang)
+                    if any(c in value for c in "\n\r\u2028\u2029") or any(m in value for m in MENTIONS):
+                        self.add(where, "name_markup", "the name {value!r} ({lang}) must be one line and mention nobody",
+                                 value=value, lang=lang)
+            elif isinstance(node, BaseModel):
+                for field in type(node).model_fields:
+                    walk(getattr(node, field), f"{where}.{field}" if where else field)
+            elif isinstance(node, list | tuple):
+                for i, item in enumerate(node):
+                    walk(item, f"{where}.{getattr(item, 'id', i)}")
+            elif isinstance(node, dict):
+                for k, item in node.items():
+                    walk(item, f"{where}.{k}")
+        walk(self.r, "")
 
     def duplicates(self) -> None:
         r = self.r

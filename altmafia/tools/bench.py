@@ -31,13 +31,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from config import load_ruleset
-from engine import DEAL, ActionError, Game, LegalAction, PlayerSpec, Ruleset
+from engine import DEAL, ActionError, Game, PlayerSpec, Ruleset
 from storage import Command, Store
 from storage.backend import Step
 from storage.store import GAME_COLUMNS, destinations
 
 from . import bench_restart, peer
 from .bench_load import bench_load
+from .bench_play import move as _move
+from .bench_play import play_tick as _play_tick
 from .bench_postgres import bench_postgres
 from .deadline import ROUND_TRIP, bench_deadline
 from .simulate.table import Table, play_game
@@ -523,32 +525,6 @@ async def _delivered(b: Bench, title: str, resolves: int, make_bot: BotFactory) 
 
 
 SAVE_DAYS = (1, 7)
-
-
-def _move(pid: int, a: LegalAction, targets: list[int], opt: str | None) -> dict[str, Any]:
-    """The arguments of a ``submit`` command of ``pid`` for the legal move ``a``."""
-    args: dict[str, Any] = {"pid": pid, "ability": a.key, "targets": targets}
-    if opt is not None:
-        args["option"] = opt
-    if a.via is not None:
-        args["via"] = a.via
-    return args
-
-
-async def _play_tick(store: Store, gid: str, rnd: random.Random) -> None:
-    """Every living player submits one random legal move (the first lane the engine accepts)."""
-    g = store.game(gid)
-    table = Table(g, ["random"] * len(g.state.players), rnd)
-    for p in g.living():
-        for acts in table.lanes(p.pid).values():
-            a = rnd.choice(acts)
-            targets, opt = table.draw(a)
-            args = _move(p.pid, a, targets, opt)
-            try:
-                await store.apply(gid, Command("submit", args, user_id=p.pid))
-            except ActionError:
-                continue
-            break
 
 
 class _Saves:

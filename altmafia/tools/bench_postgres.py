@@ -26,12 +26,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from engine import DEAL, ActionError, PlayerSpec
-from storage import Command, Store
+from engine import DEAL, PlayerSpec
+from storage import Store
 from storage.postgres import PostgresBackend
 from storage.store import GAME_COLUMNS
 
-from .simulate.table import Table
+from .bench_play import play_tick
 
 NO_SERVER = "not measured: no PostgreSQL server (set ALTMAFIA_BENCH_PG_URL, or ALTMAFIA_TEST_PG_URL; `bash .ci/postgres start DIR` starts one)"
 SEATS = 13
@@ -73,33 +73,6 @@ def _players() -> list[PlayerSpec]:
     return [PlayerSpec(f"P{i + 1}", DEAL, DEAL) for i in range(SEATS)]
 
 
-async def _moves(store: Store, gid: str, rnd: random.Random, keyed: bool = True,
-                 each: Callable[[], Any] | None = None) -> list[Any]:
-    """Every living player submits one random legal move (the first lane the engine accepts),
-    with a request id as the bot's commands have; ``each()`` before and after each accepted one
-    (what it returns, in pairs)."""
-    g = store.game(gid)
-    table = Table(g, ["random"] * len(g.state.players), rnd)
-    out = []
-    for p in g.living():
-        for acts in table.lanes(p.pid).values():
-            a = rnd.choice(acts)
-            targets, opt = table.draw(a)
-            args: dict[str, Any] = {"pid": p.pid, "ability": a.key, "targets": targets}
-            if opt is not None:
-                args["option"] = opt
-            if a.via is not None:
-                args["via"] = a.via
-            before = each() if each else None
-            try:
-                await store.apply(gid, Command("submit", args, user_id=p.pid, request_id=uuid.uuid4().hex if keyed else None))
-            except ActionError:
-                continue
-            out.append((before, each() if each else None))
-            break
-    return out
-
-
 async def _drop(url: str, *schemas: str) -> None:
     # imported here: asyncpg is an optional extra (the section runs only where a server is given)
     import asyncpg
@@ -124,7 +97,7 @@ async def _round_trips(b: Any, url: str) -> None:
             await store.create_game("godfather", 11, _players(), game_id="rt")
             rnd = random.Random(3)
             for _ in range(2 if quick else 6):
-                commands += [after - before for before, after in await _moves(store, "rt", rnd, each=lambda: backend.round_trips)]
+                commands += [after - before for before, after in await play_tick(store, "rt", rnd, keyed=True, each=lambda: backend.round_trips)]
                 before = backend.round_trips
                 if await store.resolve("rt") is None or store.game("rt").state.over:
                     break
@@ -135,7 +108,7 @@ async def _round_trips(b: Any, url: str) -> None:
                 await lite.create_game("godfather", 11, _players(), game_id="rt")
                 rnd = random.Random(3)
                 for _ in range(2 if quick else 6):
-                    await _moves(lite, "rt", rnd)
+                    await play_tick(lite, "rt", rnd, keyed=True)
                     if await lite.resolve("rt") is None or lite.game("rt").state.over:
                         break
                 lite_times = await _timed_commands(lite, "rt", COMMANDS[quick])
@@ -165,7 +138,7 @@ async def _timed_commands(store: Store, gid: str, n: int) -> list[float]:
     rnd = random.Random(5)
     times: list[float] = []
     while len(times) < n:
-        times += [after - before for before, after in await _moves(store, gid, rnd, each=time.perf_counter)]
+        times += [after - before for before, after in await play_tick(store, gid, rnd, keyed=True, each=time.perf_counter)]
     return times[:n]
 
 
@@ -177,10 +150,10 @@ async def _template(url: str, schema: str) -> None:
         rnd = random.Random(7)
         per_day = store.game("tpl").clock.per_cycle
         while store.game("tpl").state.tick < (DAYS - 1) * per_day:
-            await _moves(store, "tpl", rnd, keyed=False)
+            await play_tick(store, "tpl", rnd)
             if await store.resolve("tpl") is None or store.game("tpl").state.over:
                 raise RuntimeError(f"the bench's game ended before day {DAYS}: a bench bug")
-        await _moves(store, "tpl", rnd, keyed=False)
+        await play_tick(store, "tpl", rnd)
 
 
 async def _copies(url: str, template: str, schema: str, n: int) -> None:

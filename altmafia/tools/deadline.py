@@ -38,11 +38,10 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from engine import ActionError
-from storage import Command, Store
+from storage import Store
 from storage.records import GAME_COLUMNS
 
-from .simulate.table import Table
+from .bench_play import play_tick
 
 #: the round trip each REST call takes (virtual seconds), unless the caller states another
 ROUND_TRIP = 0.1
@@ -163,34 +162,15 @@ async def _day7(env: Any, bot: Any, store: Store) -> str:
     rnd = random.Random(17)
     target = (DAY - 1) * store.game(gid).clock.per_cycle
     while store.game(gid).state.tick < target:
-        await _moves(store, gid, rnd)
+        await play_tick(store, gid, rnd)
         await bot.scheduler.resolve(gid)
         await env.settle()
         if store.info(gid).status != "running":
             raise RuntimeError(f"the bench's game ended before day {DAY}: a bench bug (seed {SEED})")
-    await _moves(store, gid, rnd)
+    await play_tick(store, gid, rnd)
     await bot.deliverer.flush(gid)
     await env.settle()
     return gid
-
-
-async def _moves(store: Store, gid: str, rnd: random.Random) -> None:
-    game = store.game(gid)
-    table = Table(game, ["random"] * len(game.state.players), rnd)
-    for p in game.living():
-        for acts in table.lanes(p.pid).values():
-            a = rnd.choice(acts)
-            targets, opt = table.draw(a)
-            args: dict[str, Any] = {"pid": p.pid, "ability": a.key, "targets": targets}
-            if opt is not None:
-                args["option"] = opt
-            if a.via is not None:
-                args["via"] = a.via
-            try:
-                await store.apply(gid, Command("submit", args, user_id=p.pid))
-            except ActionError:
-                continue
-            break
 
 
 async def _copies(env: Any, store: Store, src: str, n: int, tag: str) -> list[str]:

@@ -45,6 +45,13 @@ MISTAKES = {
     "unknown_impl_param": ("extends: eternal_friday\ncharacters:\n  - id: civilian\n    abilities:\n      - {id: protection, effects: [{op: impl, impl: friday_shield, params: {factor: 0}}]}\n",
                            "characters.civilian.abilities.protection.effects[0].params.factor",
                            "impl 'friday_shield' takes no parameter 'factor'; known: to", "у реализации 'friday_shield' нет параметра 'factor'"),
+    # a name shown beside the bot's own lines: one line, no mention
+    "two_line_name": ("extends: godfather\n" + role_with(
+        "{id: x, slot: day, name: {ru: \"Байки\\n⚙️ Ведущий: вы убиты\", en: Tales}, effects: [{op: stat, stat: vo, delta: 1}]}"),
+        "roles.smuggler.abilities.x.name", "must be one line and mention nobody", "должно быть одной строкой и никого не упоминать"),
+    "mention_in_a_name": ("extends: godfather\n" + role_with(
+        "{id: x, slot: day, name: {ru: Байки, en: Tales}, effects: [{op: stat, stat: vo, delta: 1}]}", "Контрабандист @everyone"),
+        "roles.smuggler.name", "must be one line and mention nobody", "никого не упоминать"),
     "duplicate_ability_id": ("extends: godfather\n" + NEW_ROLE % ("Контрабандист", "".join(
         f"      - {{id: bribe, slot: {s}, name: {{ru: Подкуп, en: Bribe}}, effects: [{{op: stat, stat: tv, delta: 1}}]}}\n" for s in ("day", "night"))),
         "roles.smuggler.abilities", "duplicate id 'bribe'", "повторяется id 'bribe'"),
