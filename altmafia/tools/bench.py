@@ -37,6 +37,7 @@ from storage.backend import Step
 from storage.store import GAME_COLUMNS, destinations
 
 from . import bench_restart, peer
+from .bench_bot import add_noop
 from .bench_load import bench_load
 from .bench_play import move as _move
 from .bench_play import play_tick as _play_tick
@@ -818,11 +819,7 @@ async def _discord(b: Bench, repeats: int, make_bot: BotFactory) -> None:
     with tempfile.TemporaryDirectory(prefix="altmafia-bench-") as d:
         bot = make_bot(Path(d) / "bench.sqlite3")
 
-        @app_commands.command(name="bench-noop", description="does nothing (altmafia bench's yardstick)")
-        async def noop(interaction: discord.Interaction) -> None:
-            await interaction.response.send_message("ok", ephemeral=True)
-
-        bot.tree.add_command(noop)
+        add_noop(bot)
         # an extra yardstick (not the goal's): a subcommand with the action's options that replies
         # with the action's last reply, and does nothing else: what discord.py and SimCord cost
         # for such a command; the difference to /action submit is the bot's own work

@@ -28,6 +28,8 @@ from config import load_ruleset
 from engine import DEAL, PlayerSpec
 from storage import Command, Store
 
+from .bench_bot import add_noop
+
 #: the games of the full run: (ruleset, seats, copies, seed); quick: a handful of each
 RESTART_GAMES = (("godfather", 13, 5000, 11), ("eternal_friday", 20, 1000, 11))
 QUICK_GAMES = (("godfather", 13, 20, 11), ("eternal_friday", 20, 5, 11))
@@ -153,18 +155,12 @@ async def pm_path(make_bot: Callable[[Path], Any], repeats: int) -> dict[str, An
     """``/pm send`` through SimCord against a no-op slash command, alternated: the
     transactions of each PM (``Store.transactions``, by label), its REST calls and CPU."""
     # imported here: SimCord is a test extra, and the bench without a bot needs no Discord
-    import discord
     import simcord
-    from discord import app_commands
 
     with tempfile.TemporaryDirectory(prefix="altmafia-bench-") as d:
         bot = make_bot(Path(d) / "bench.sqlite3")
 
-        @app_commands.command(name="bench-noop", description="does nothing (altmafia bench's yardstick)")
-        async def noop(interaction: discord.Interaction) -> None:
-            await interaction.response.send_message("ok", ephemeral=True)
-
-        bot.tree.add_command(noop)
+        add_noop(bot)
         env = simcord.Env(bot, settle_timeout=60.0)
         await env.start()
         try:
