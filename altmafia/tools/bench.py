@@ -108,6 +108,7 @@ SIZES = {
     "save_samples": (41, 5),  # accepted commands timed at day 1 and at day 7 (a player replacing their move)
     "save_games": (500, 10),  # copies of the day-7 game in one store, resolved at one deadline
     "save_alone": (15, 3),  # resolves of one copy alone in its store (the linear yardstick)
+    "long_days": (14, 3),  # the day the Eternal Friday game of the long snapshot row is played to
     "discord_repeats": (40, 3),
     "peer_games": (300, 3),  # fresh games per table size, in each engine
 }
@@ -400,6 +401,8 @@ def bench_storage(b: Bench, say: Callable[[str], None], make_bot: BotFactory | N
     asyncio.run(_storage(b, size("storage_ticks", b.quick)))
     say("storage: the cost of a save on day 1 and day 7")
     asyncio.run(_save(b))
+    say("storage: the snapshot of a long Eternal Friday game")
+    asyncio.run(_snapshot_long(b, size("long_days", b.quick)))
     say("storage: the memory a finished game still holds in the store")
     asyncio.run(_finished(b, size("finished_days", b.quick), size("finished_games", b.quick)))
     bench_restart.bench_restart(b, say, _play_tick, _clone)  # a start with 6000 games; memory by RSS
@@ -572,6 +575,41 @@ async def _clone(store: Store, src: str, n: int) -> list[str]:
             await db.execute(db.sql("INSERT INTO history (game_id, idx, seq, tick, record) "
                                     "SELECT ?, idx, seq, tick, record FROM history WHERE game_id = ?"), (gid, src))
     return ids
+
+
+LONG_SEATS = 20
+
+
+async def _snapshot_long(b: Bench, days: int) -> None:
+    """A 20-seat Eternal Friday game (the book's longest) played with every player acting; its
+    stored snapshot once the first day's moves are in, and once day ``days``'s are (a seed whose
+    game ends sooner is skipped for the next)."""
+    with tempfile.TemporaryDirectory(prefix="altmafia-bench-") as d:
+        async with Store(Path(d) / "long.sqlite3", synchronous="OFF") as store:
+            for seed in range(11, 61):
+                gid = f"ef-{seed}"
+                await store.create_game("eternal_friday", seed, [PlayerSpec(f"P{i + 1}", DEAL, DEAL) for i in range(LONG_SEATS)],
+                                        game_id=gid)
+                clock, rnd, first = store.game(gid).clock, random.Random(seed), 0
+                day1, last_day = clock.parse("day 1"), clock.parse(f"day {days}")
+                while not store.game(gid).state.over:
+                    await _play_tick(store, gid, rnd)
+                    tick = store.game(gid).state.tick
+                    if tick == day1:
+                        first = len(store._live(gid).text.encode("utf-8"))
+                    if tick == last_day:
+                        break
+                    await store.resolve(gid)
+                if not store.game(gid).state.over:
+                    break
+            else:
+                raise RuntimeError(f"no Eternal Friday game of {LONG_SEATS} seats reached day {days}: a bench bug")
+            last = len(store._live(gid).text.encode("utf-8"))
+    ratio = last / first
+    b.add("storage", "storage.snapshot_long", f"the stored snapshot of a {LONG_SEATS}-seat Eternal Friday game on day {days}, "
+          "against day 1", last / 1024, "KiB", goal="≤ 1.5× day 1", ratio=ratio, ok=ratio <= 1.5,
+          note=f"seed {seed}, every living player acting each phase; day 1 {first / 1024:.1f} KiB, both taken once that "
+          "day's moves are in")
 
 
 async def _save(b: Bench) -> None:
