@@ -71,6 +71,11 @@ def _spend(game: World, intent: Intent, turn: str | None = None, ab: Any = None)
         turn = game.info.turn
     lanes = p.spent.get(turn)
     if lanes is None:
+        # only the current turn's lanes are ever asked; the one before is kept for a caller that
+        # spends the closing turn's intents after the next turn began, older ones are dropped so
+        # that a snapshot does not grow with the game
+        while len(p.spent) > 1:
+            del p.spent[next(iter(p.spent))]
         lanes = p.spent[turn] = []
     if intent.lane not in lanes:
         lanes.append(intent.lane)
