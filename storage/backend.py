@@ -10,11 +10,12 @@ same methods (see ``docs/storage.md``).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 Row = tuple[Any, ...]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -143,6 +144,23 @@ class Backend:
             await self.rollback()
             raise
         return None
+
+    async def transact(self, body: Callable[[Backend], Awaitable[T]], before_commit: Callable[[], None] | None = None) -> T:
+        """One write transaction of ``body`` (``async def body(db)`` that awaits nothing but
+        ``db``'s statements: reads, writes, decisions between them), then ``before_commit``
+        inside it, then the commit; ``body``'s result. What raises rolls back and propagates.
+        This generic form awaits each statement; a backend may run it all in one trip to its
+        driver (SQLite: the whole body in its thread)."""
+        await self.begin()
+        try:
+            out = await body(self)
+            if before_commit is not None:
+                before_commit()
+            await self.commit()
+        except BaseException:
+            await self.rollback()
+            raise
+        return out
 
     async def fetchone(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
         rows = await self.fetchall(sql, params)

@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from .backend import Backend, Step
 from .errors import StorageError
 from .postgres import PostgresBackend, is_postgres_url
 from .records import to_ts
 from .sqlite import SqliteBackend
+
+T = TypeVar("T")
 
 
 def _check_shards(shards: tuple[int, tuple[int, ...]] | None) -> tuple[int, tuple[int, ...]] | None:
@@ -89,6 +91,22 @@ class Database:
         if stopped is None:
             self.count(label)
         return stopped
+
+    async def run(self, label: str, body: Callable[[Backend], Awaitable[T]], point: str | None = None) -> T:
+        """One write transaction of ``body`` (``async def body(db)`` awaiting nothing but ``db``'s
+        statements), the fault point ``point`` (if any) inside it before its commit; counted as
+        ``label`` when committed. :meth:`tx`'s outcome in one trip where the backend can
+        (:meth:`Backend.transact`; SQLite: the body runs in its thread): the lock is held for
+        the transaction's own work, not for a turn of the event loop per statement."""
+        db = self.backend
+        async with self.lock:
+            try:
+                out = await db.transact(body, (lambda: self.point(point)) if point else None)
+            except Exception as exc:
+                self.raise_unwritten(label, exc)
+                raise
+        self.count(label)
+        return out
 
     def raise_unwritten(self, label: str, exc: Exception) -> None:
         """A database driver's error of a write transaction as a :class:`StorageError` (nothing

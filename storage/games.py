@@ -16,7 +16,7 @@ from engine import ActionError, Game, PlayerSpec, Ruleset
 from engine.state import Event
 
 from . import upgrade, writes
-from .backend import Step
+from .backend import Backend, Step
 from .commands import Command, effective, jsonable, replay_entries
 from .errors import ShardInUse, StaleGame, StorageError
 from .records import (
@@ -32,6 +32,7 @@ from .records import (
     Delivery,
     Due,
     GameInfo,
+    Part,
     StartReport,
     _event_rows,
     _history_rows,
@@ -51,6 +52,12 @@ from .schema import migrate
 log = logging.getLogger(__name__)
 
 
+class _Repeated(Exception):
+    """A command's request found applied already, inside its transaction: rolled back."""
+
+    def __init__(self, row: tuple[Any, ...]) -> None:
+        super().__init__("applied before")
+        self.row = row
 
 
 class Games:
@@ -536,16 +543,20 @@ class Games:
     async def _apply_tx(self, live: _Live, game_id: str, command: Command, result: Any, tick: int, seq: int, stamp: str,
                         info: GameInfo, text: str, events: list[Event], history: list[dict[str, Any]], bot_posts: list[Any],
                         deliver: Any = None) -> Applied:
-        """An accepted command with the bot's posts: one transaction, statement by statement."""
+        """An accepted command with the bot's posts: one transaction of many statements (staging
+        reads the outbox), in one trip where the backend can (:meth:`Database.run`)."""
         command_row, ev_rows, outbox, deliveries, hist_rows = self._command_rows(live, game_id, command, result, tick, seq,
                                                                                  stamp, events, history)
         if deliver is not None:  # the command's own rows, rendered from the game as it commits it
             bot_posts = bot_posts + list(deliver(live.game, info, deliveries))
-        if command.request_id is not None:
-            dup = await self._duplicate(game_id, command.request_id)
-            if dup is not None:
-                return dup
-        async with self.db.tx("apply") as db:
+        claim = self._claim_window() if deliver is not None else False  # read here: the body runs in the database's thread
+
+        async def body(db: Backend) -> list[Part]:
+            if command.request_id is not None:
+                rows = await db.fetchall(db.sql("SELECT seq, tick, result FROM commands WHERE game_id = ? AND request_id = ?"),
+                                         (game_id, command.request_id))
+                if rows:  # this request was applied before: nothing is written
+                    raise _Repeated(rows[0])
             await writes.update_game(db, live.info, info, text)  # first write: a stale copy writes nothing
             await db.execute(db.sql(INSERT_COMMAND), command_row)
             await db.executemany(db.sql(INSERT_EVENT), ev_rows)
@@ -553,8 +564,13 @@ class Games:
             await db.executemany(db.sql(INSERT_HISTORY), hist_rows)
             if command.is_gm:
                 await writes.gm_action(db, game_id, seq, tick, command.user_id, command.kind, command.args, stamp)
-            staged = await self._write_posts(db, game_id, f"cmd:{seq}", bot_posts, stamp, claim=deliver is not None)
-            self.db.point("apply.before_commit")
+            return await self._write_posts(db, game_id, f"cmd:{seq}", bot_posts, stamp, claim=claim)
+
+        try:
+            staged = await self.db.run("apply", body, "apply.before_commit")
+        except _Repeated as found:
+            dup_seq, dup_tick, dup = found.row
+            return Applied(game_id, dup_seq, dup_tick, json.loads(dup) if dup else None, [], [], duplicate=True)
         if deliver is not None:
             self._hold(staged)
         return Applied(game_id, seq, tick, result, list(events), deliveries)

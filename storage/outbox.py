@@ -253,13 +253,19 @@ class Outbox:
             self._held.pop(k, None)
             self._held[k] = until
 
+    def _claim_window(self) -> tuple[str, str]:
+        """A claim taken now: (now, until), as stored."""
+        return self.db.stamp(), to_ts(self._clock() + timedelta(seconds=CLAIM_SECONDS))
+
     async def _write_posts(self, db: Backend, game_id: str, key: str, posts: list[Post], stamp: str, *,
-                           claim: bool = False) -> list[Part]:
+                           claim: bool | tuple[str, str] = False) -> list[Part]:
         """Stage ``posts`` inside a transaction (the command's own): batch ``<game>/<key>:<n>>…``
         (or the post's own ``batch`` id); a post's ``keys`` (outbox rows) are staged with it.
-        ``claim``: the parts are claimed by this store at once (it sends them next)."""
+        ``claim``: the parts are claimed by this store at once (it sends them next); a
+        :meth:`_claim_window` taken before the transaction, for a body run in the database's
+        thread (the clock is read on the event loop's)."""
         out: list[Part] = []
-        claimed = (self.db.stamp(), to_ts(self._clock() + timedelta(seconds=CLAIM_SECONDS))) if claim else None
+        claimed = claim if isinstance(claim, tuple) else self._claim_window() if claim else None
         for n, post in enumerate(posts):
             batch_id = post.batch or f"{game_id}/{key}:{n}>{post.channel_key}"
             rows = await db.fetchall(db.sql("SELECT COUNT(*) FROM outbox_parts WHERE batch_id = ?"), (batch_id,))
@@ -465,9 +471,10 @@ class Outbox:
             return n
 
     async def _mark_parts_sent(self, sent: list[tuple[Part, int | None]], meta: tuple[str, Any, dict[str, Any]] | None) -> int:
-        n = 0
         stamp = self.db.stamp()
-        async with self.db.tx("part.sent") as db:
+
+        async def body(db: Backend) -> int:
+            n = 0
             batches: dict[str, None] = {}
             for part, message_id in sent:
                 n += await db.execute(
@@ -486,7 +493,9 @@ class Outbox:
                 new, version = await self._meta_change(db, game_id, fn, stamp)
                 if new is not None:
                     changed.update(meta=new, version=version + 1, stamp=stamp)
-            self.db.point("part.sent.before_commit")
+            return n
+
+        n = await self.db.run("part.sent", body, "part.sent.before_commit")  # one trip: the lock held for its work only
         for p, _ in sent:
             self._held.pop((p.batch_id, p.part_idx), None)
         return n

@@ -10,7 +10,16 @@ from typing import Any
 
 import discord
 
-from altmafia.bot.interact import as_player, defer, lang, parse_player, refuse, refuse_engine, reply
+from altmafia.bot.interact import (
+    answering,
+    as_player,
+    defer,
+    lang,
+    parse_player,
+    refuse,
+    refuse_engine,
+    reply,
+)
 from altmafia.text import safe
 from altmafia.text.i18n import Renderer, text
 from engine import ActionError, Game
@@ -40,30 +49,30 @@ async def send_pm(bot: Services, interaction: discord.Interaction, to: str, mess
     if game.pm_already_sent(p.pid, recipient, message):
         await refuse(interaction, "pm.already_sent", to=Renderer(game, lang(interaction)).player(recipient))
         return False
-    await defer(interaction)
-    relayed = len(game.state.pms)
-    plang = bot.store.info(gid).meta.get("langs", {}).get(str(p.pid)) or lang(interaction)
-    # the sender's copy and the PM itself are staged in the PM's own transaction, claimed by
-    # this process: never one without the other, and the flush sends both with one mark
-    copy = bot.deliverer.outgoing(gid, f"player:{p.pid}", text(plang, "pm.copy", to=Renderer(game, plang).player(recipient),
-                                                                text=safe.said(message)))
-    try:
-        await bot.store.apply(gid, Command.send_pm(p.pid, recipient, message, user_id=interaction.user.id,
-                                                   request_id=str(interaction.id)), posts=[copy],
-                              deliver=lambda g, info, rows: bot.deliverer.command_posts(gid, g, info, rows))
-    except ActionError as err:
-        await refuse_engine(interaction, game, err)
-        return False
-    game = bot.store.game(gid)
-    me = game.player(p.pid)
-    left = game.pm_left(me)
-    lng = lang(interaction)
-    r = Renderer(game, lng)
-    if game.rules.mail and len(game.state.pms) == relayed:  # the ruleset's mail: a letter, read next phase
-        await reply(interaction, text(lng, "pm.letter", to=r.player(recipient)))
-    else:
-        await reply(interaction, text(lng, "pm.sent", to=r.player(recipient), left="∞" if left is None else left))
-    await bot.deliverer.flush(gid)
+    async with answering(interaction):  # no deferral unless the work takes long: the reply is the first response
+        relayed = len(game.state.pms)
+        plang = bot.store.info(gid).meta.get("langs", {}).get(str(p.pid)) or lang(interaction)
+        # the sender's copy and the PM itself are staged in the PM's own transaction, claimed by
+        # this process: never one without the other, and the flush sends both with one mark
+        copy = bot.deliverer.outgoing(gid, f"player:{p.pid}", text(plang, "pm.copy", to=Renderer(game, plang).player(recipient),
+                                                                    text=safe.said(message)))
+        try:
+            await bot.store.apply(gid, Command.send_pm(p.pid, recipient, message, user_id=interaction.user.id,
+                                                       request_id=str(interaction.id)), posts=[copy],
+                                  deliver=lambda g, info, rows: bot.deliverer.command_posts(gid, g, info, rows))
+        except ActionError as err:
+            await refuse_engine(interaction, game, err)
+            return False
+        game = bot.store.game(gid)
+        me = game.player(p.pid)
+        left = game.pm_left(me)
+        lng = lang(interaction)
+        r = Renderer(game, lng)
+        if game.rules.mail and len(game.state.pms) == relayed:  # the ruleset's mail: a letter, read next phase
+            await reply(interaction, text(lng, "pm.letter", to=r.player(recipient)))
+        else:
+            await reply(interaction, text(lng, "pm.sent", to=r.player(recipient), left="∞" if left is None else left))
+    await bot.deliverer.flush(gid)  # after the answer: the copy and the PM, staged and claimed with the command
     return True
 
 

@@ -1,10 +1,17 @@
-"""The bench's yardstick on the real bot: ``/bench-noop``, a slash command that only replies
-ephemerally, added to the bot's tree before it starts. What a command costs beyond it is the
-bot's own work (the Discord rows, the PM rows)."""
+"""The bench's yardsticks on the real bot: ``/bench-noop``, a slash command that only replies
+ephemerally, and ``/bench-pm-floor``, the floor of a PM (one short row committed, the reply,
+two posts), both added to the bot's tree before it starts. What a command costs beyond them
+is the bot's own work (the Discord rows, the PM rows)."""
 
 from __future__ import annotations
 
 from typing import Any
+
+from storage.backend import Step
+
+#: the PM floor's rows, in the bench's database only
+PM_FLOOR_TABLE = "CREATE TABLE IF NOT EXISTS bench_pm_floor (request_id TEXT NOT NULL)"
+PM_FLOOR_INSERT = "INSERT INTO bench_pm_floor (request_id) VALUES (?)"
 
 
 def add_noop(bot: Any) -> None:
@@ -18,3 +25,23 @@ def add_noop(bot: Any) -> None:
         await interaction.response.send_message("ok", ephemeral=True)
 
     bot.tree.add_command(noop)
+
+
+def add_pm_floor(bot: Any) -> None:
+    """Add ``/bench-pm-floor`` (before SimCord starts the bot): the REST calls a PM makes and
+    one commit, nothing else — one short row committed as the store commits a command (one
+    trip to aiosqlite's thread, ``synchronous=FULL``; its table made by :data:`PM_FLOOR_TABLE`),
+    the reply as the first response, a post in the sender's channel and one in the recipient's
+    (``mine``, ``theirs``: channel ids)."""
+    # imported here: discord.py is for the Discord rows only; the engine sections need none
+    import discord
+    from discord import app_commands
+
+    @app_commands.command(name="bench-pm-floor", description="a PM's REST calls and one commit (altmafia bench's floor)")
+    async def pm_floor(interaction: discord.Interaction, mine: str, theirs: str, message: str) -> None:
+        await bot.store.backend.batch([Step(PM_FLOOR_INSERT, (str(interaction.id),))])
+        await interaction.response.send_message("ok", ephemeral=True)
+        for cid in (mine, theirs):
+            await bot.get_partial_messageable(int(cid)).send(message)
+
+    bot.tree.add_command(pm_floor)

@@ -27,8 +27,9 @@ from typing import Any
 from config import load_ruleset
 from engine import DEAL, PlayerSpec
 from storage import Command, Store
+from storage.backend import Step
 
-from .bench_bot import add_noop
+from .bench_bot import PM_FLOOR_TABLE, add_noop, add_pm_floor
 
 #: the games of the full run: (ruleset, seats, copies, seed); quick: a handful of each
 RESTART_GAMES = (("godfather", 13, 5000, 11), ("eternal_friday", 20, 1000, 11))
@@ -152,8 +153,9 @@ def bench_restart(b: Any, say: Callable[[str], None], play: Callable[..., Any], 
 
 
 async def pm_path(make_bot: Callable[[Path], Any], repeats: int) -> dict[str, Any]:
-    """``/pm send`` through SimCord against a no-op slash command, alternated: the
-    transactions of each PM (``Store.transactions``, by label), its REST calls and CPU."""
+    """``/pm send`` through SimCord against a no-op slash command and against the PM's floor
+    (``/bench-pm-floor``: its REST calls and one commit), alternated: the transactions of each
+    PM (``Store.transactions``, by label), its REST calls and CPU."""
     # imported here: SimCord is a test extra, and the bench without a bot needs no Discord
     import simcord
 
@@ -161,9 +163,11 @@ async def pm_path(make_bot: Callable[[Path], Any], repeats: int) -> dict[str, An
         bot = make_bot(Path(d) / "bench.sqlite3")
 
         add_noop(bot)
+        add_pm_floor(bot)
         env = simcord.Env(bot, settle_timeout=60.0)
         await env.start()
         try:
+            await bot.store.backend.batch([Step(PM_FLOOR_TABLE, ())])
             guild = env.create_guild("bench")
             lobby = guild.create_text_channel("lobby")
             gm = guild.add_member(env.create_user("gm"))
@@ -180,7 +184,7 @@ async def pm_path(make_bot: Callable[[Path], Any], repeats: int) -> dict[str, An
             by_id = {c.id: c for c in guild.channels.values()}
             by_user = {m.id: m for m in members}
             seats = [p for p in game.living() if p.user_id in by_user]
-            cpu: dict[str, list[float]] = {"pm": [], "noop": []}
+            cpu: dict[str, list[float]] = {"pm": [], "noop": [], "floor": [], "floor_noop": []}
             spent: list[Any] = []
             rest = 0
             for i in range(repeats):
@@ -197,6 +201,16 @@ async def pm_path(make_bot: Callable[[Path], Any], repeats: int) -> dict[str, An
                 cpu["pm"].append(time.process_time() - c0)
                 spent.append(store.transactions - before)
                 rest += len(env.http_requests) - n0
+                # the floor in rounds of its own, alternated with the same no-op
+                c0 = time.process_time()
+                await member.slash(hidden, "bench-noop")
+                await env.settle()
+                cpu["floor_noop"].append(time.process_time() - c0)
+                c0 = time.process_time()
+                await member.slash(hidden, "bench-pm-floor", mine=str(hidden.id), theirs=str(channels[f"player:{q.pid}"]),
+                                   message=f"письмо {i}")
+                await env.settle()
+                cpu["floor"].append(time.process_time() - c0)
         finally:
             await env.shutdown()
             await bot.store.close()
@@ -208,6 +222,7 @@ def bench_pm(b: Any, say: Callable[[str], None], make_bot: Callable[[Path], Any]
     say("discord: a PM's transactions and CPU through SimCord")
     title_tx = "transactions of one /pm send through the real bot under SimCord, its delivery included"
     title_cpu = "CPU of one /pm send (the command, its commit, both messages sent) against a no-op slash command"
+    title_floor = "CPU of the PM's floor (its REST calls and one commit) against the same no-op (information, no goal)"
     if reason is None and make_bot is not None:
         try:
             got = asyncio.run(pm_path(make_bot, PM_REPEATS[1] if b.quick else PM_REPEATS[0]))
@@ -216,18 +231,26 @@ def bench_pm(b: Any, say: Callable[[str], None], make_bot: Callable[[Path], Any]
     if reason is not None:
         b.add("discord", "pm.transactions", title_tx, None, "tx", goal=f"≤ {PM_GOAL_TX}", not_measured=reason)
         b.add("discord", "pm.cpu_vs_noop", title_cpu, None, "×", goal=f"≤ {PM_GOAL_CPU:g}× the no-op", not_measured=reason)
+        b.add("discord", "pm.floor_vs_noop", title_floor, None, "×", not_measured=reason)
         return
     worst = max(s["total"] for s in got["spent"])
     labels = sorted({f"{k} {v}" for s in got["spent"] for k, v in s.items() if k != "total"})
     b.add("discord", "pm.transactions", title_tx, worst, "tx", goal=f"≤ {PM_GOAL_TX}", ratio=worst / PM_GOAL_TX,
           ok=worst <= PM_GOAL_TX, note=f"the most of {len(got['spent'])} PMs (by label: {', '.join(labels)}); "
-          f"{got['rest']:g} REST calls a PM (the deferral, the reply, the sender's copy, the PM)")
+          f"{got['rest']:g} REST calls a PM (the reply, the sender's copy, the PM)")
     pm, noop = statistics.median(got["cpu"]["pm"]), statistics.median(got["cpu"]["noop"])
+    floor, floor_noop = statistics.median(got["cpu"]["floor"]), statistics.median(got["cpu"]["floor_noop"])
     ratio = pm / noop
     b.add("discord", "pm.cpu_vs_noop", title_cpu, ratio, "×", goal=f"≤ {PM_GOAL_CPU:g}× the no-op", ratio=ratio / PM_GOAL_CPU,
           ok=ratio <= PM_GOAL_CPU, note=f"CPU time of the whole process (bot, store thread, SimCord), medians of "
           f"{len(got['cpu']['pm'])} alternating calls, each settled: /pm send {pm * 1000:.2f} ms, /bench-noop {noop * 1000:.2f} ms; "
+          f"the PM ÷ its floor (/bench-pm-floor, the row below) {pm / floor:.2f}×; "
           "13-player Godfather's Legacy on day 1, the senders in turn")
+    b.add("discord", "pm.floor_vs_noop", title_floor, floor / floor_noop, "×",
+          note=f"information, no goal: the least a PM can cost against the same no-op; /bench-pm-floor (one short row "
+          f"committed as the store commits a command, the reply as the first response, a post in the sender's channel and "
+          f"one in the recipient's) {floor * 1000:.2f} ms against /bench-noop {floor_noop * 1000:.2f} ms, medians of "
+          f"{len(got['cpu']['floor'])} alternating calls in rounds of their own")
 
 
 if __name__ == "__main__":
