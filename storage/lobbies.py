@@ -9,10 +9,15 @@ from collections.abc import Callable
 from typing import Any
 
 from .records import _int, dumps
+from .state import StoreState
 
 
 class Lobbies:
     """Lobbies: create, change, save, list, delete."""
+
+    def __init__(self, state: StoreState) -> None:
+        self.state = state
+        self.db = state.db
 
     async def create_lobby(self, lobby_id: str, data: dict[str, Any], *, guild_id: int | None, channel_id: int) -> str | None:
         """Open a lobby in a channel; one transaction. None when done; the id of the lobby
