@@ -68,7 +68,8 @@ class Lobbies:
 
     async def lobbies(self, guild_id: int | None = None) -> dict[str, dict[str, Any]]:
         """Open lobbies by id (of one guild, or all), oldest first."""
-        sql, params = "SELECT lobby_id, data FROM lobbies", ()
+        sql = "SELECT lobby_id, data FROM lobbies"
+        params: tuple[Any, ...] = ()
         if guild_id is not None:
             sql, params = sql + " WHERE guild_id = ?", (guild_id,)
         rows = await self.db.read(sql + " ORDER BY created_at, lobby_id", params)

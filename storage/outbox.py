@@ -197,7 +197,7 @@ class Outbox:
 
     # ---- message parts (v5): render once, store, send and mark each part on its own ---------
     async def stage(self, game_id: str, batch_id: str, channel_key: str, channel_id: int | None,
-                    parts: list[dict[str, Any]], keys: list[str] = (), *, absorb: Sequence[Part] = ()) -> list[Part]:
+                    parts: list[dict[str, Any]], keys: Sequence[str] = (), *, absorb: Sequence[Part] = ()) -> list[Part]:
         """Store a batch rendered into its final parts, claiming its outbox rows ``keys`` in the
         same transaction; each part: ``content``, ``nonce``, optional ``mention``, ``view``,
         ``files``, ``uncertain`` (it may have been sent already). A batch already staged is not staged again: its stored parts are returned
