@@ -51,7 +51,7 @@ class Actions(commands.GroupCog, group_name=N("action"), group_description=D("ac
         gids = games_here(self.bot, interaction)
         if len(gids) != 1:
             return None
-        game = self.bot.store.game(gids[0])
+        game = self.bot.store.games.game(gids[0])
         p = player_of(game, interaction.user.id)
         return (game, p.pid) if p else None
 
@@ -173,7 +173,7 @@ class Actions(commands.GroupCog, group_name=N("action"), group_description=D("ac
         if found is None:
             return
         gid, game, p = found
-        await reply(interaction, me_text(game, p.pid, lang(interaction), self.bot.store.info(gid)))
+        await reply(interaction, me_text(game, p.pid, lang(interaction), self.bot.store.games.info(gid)))
 
 
 def me_text(game: Game, pid: int, lng: str, info: Any) -> str:

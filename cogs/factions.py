@@ -49,12 +49,12 @@ class Factions(commands.GroupCog, group_name=N("faction"), group_description=D("
                 return
         await defer(interaction)
         try:
-            await self.bot.store.apply(gid, Command.faction_op(p.pid, op, target, fid, user_id=interaction.user.id,
+            await self.bot.store.games.apply(gid, Command.faction_op(p.pid, op, target, fid, user_id=interaction.user.id,
                                                                request_id=str(interaction.id)))
         except ActionError as err:
             await refuse_engine(interaction, game, err)
             return
-        r = Renderer(self.bot.store.game(gid), lang(interaction))
+        r = Renderer(self.bot.store.games.game(gid), lang(interaction))
         await reply(interaction, text(lang(interaction), f"faction.{op}", target=r.player(target) if target is not None else ""))
         await self.bot.deliverer.flush(gid)
 
@@ -62,7 +62,7 @@ class Factions(commands.GroupCog, group_name=N("faction"), group_description=D("
         gids = games_here(self.bot, interaction)
         if len(gids) != 1:
             return None
-        game = self.bot.store.game(gids[0])
+        game = self.bot.store.games.game(gids[0])
         p = player_of(game, interaction.user.id)
         return (game, p.pid) if p else None
 

@@ -103,13 +103,13 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
 
     def log_post(self, gid: str, interaction: discord.Interaction, key: str, **args: Any) -> Post:
         """The GM channel's log line of this action (staged with the action it belongs to)."""
-        glang = self.bot.store.info(gid).meta.get("lang", "ru")
+        glang = self.bot.store.games.info(gid).meta.get("lang", "ru")
         return self.bot.deliverer.gm_line(gid, safe.name(interaction.user.display_name), text(glang, key, **args))
 
     async def log(self, gid: str, interaction: discord.Interaction, key: str, *more: Post, **args: Any) -> None:
         """A GM action that is no engine command: its posts and log line staged together in one
         transaction, keyed by the interaction, then delivered."""
-        await self.bot.store.stage_posts(gid, f"ia:{interaction.id}", [*more, self.log_post(gid, interaction, key, **args)])
+        await self.bot.store.outbox.stage_posts(gid, f"ia:{interaction.id}", [*more, self.log_post(gid, interaction, key, **args)])
         await self.bot.deliverer.flush(gid)
 
     async def apply(self, interaction: discord.Interaction, gid: str, game: Game, cmd: Command, log: Any = None) -> bool:
@@ -119,7 +119,7 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
             return [log(g) if callable(log) else log] if log is not None else []
 
         try:
-            await self.bot.store.apply(gid, cmd, posts=posts)
+            await self.bot.store.games.apply(gid, cmd, posts=posts)
         except ActionError as err:
             await refuse_engine(interaction, game, err)
             return False
@@ -134,7 +134,7 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
             return
         gid, game = found
         lng = lang(interaction)
-        info = self.bot.store.info(gid)
+        info = self.bot.store.games.info(gid)
         r = Renderer(game, lng)
         phase = r.label(game.info.label)
         lines = [text(lng, "gm.confirm_resolve", phase=phase)]
@@ -189,7 +189,7 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
             return max(dl + timedelta(minutes=minutes), now() + timedelta(minutes=1)), None
 
         uid = interaction.user.id
-        glang = self.bot.store.info(gid).meta.get("lang", "ru")
+        glang = self.bot.store.games.info(gid).meta.get("lang", "ru")
 
         def notices(info: Any) -> list[Post]:
             stamp = int(info.deadline.timestamp())
@@ -211,10 +211,10 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
 
     async def deadline_change(self, interaction: discord.Interaction, gid: str, fn: Any, *, key: str | None = None,
                               posts: Any = ()) -> Any:
-        """``Store.change_deadline`` (one transaction, under the game's lock, from the game as
+        """``Store.turns.change_deadline`` (one transaction, under the game's lock, from the game as
         it is then, with its notices ``posts``); None after the ephemeral refusal ``fn`` raised."""
         try:
-            return await self.bot.store.change_deadline(gid, fn, user_id=interaction.user.id, key=key, posts=posts)
+            return await self.bot.store.turns.change_deadline(gid, fn, user_id=interaction.user.id, key=key, posts=posts)
         except Refused as exc:
             await refuse(interaction, exc.key)
             return None
@@ -285,7 +285,7 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
         gid, game = found
         lng = lang(interaction)
         r = Renderer(game, lng)
-        info = self.bot.store.info(gid)
+        info = self.bot.store.games.info(gid)
         roll = game.phase_roll()  # the engine's answer: every living player in exactly one group
         names = lambda pids: ", ".join(r.player(p) for p in pids) or "—"  # noqa: E731
         lines = [
@@ -333,7 +333,7 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
             return
         gid, game = found
         await defer(interaction)
-        body = preview_text(await self.bot.store.preview(gid), lang(interaction))  # with the log its rules read
+        body = preview_text(await self.bot.store.games.preview(gid), lang(interaction))  # with the log its rules read
         if len(body) > 1900:
             await reply(interaction, text(lang(interaction), "gm.preview_file"),
                         file=discord.File(io.BytesIO(body.encode("utf-8")), filename="preview.txt"))
@@ -352,7 +352,7 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
         gid, game, pid, sid = found
         await defer(interaction)
         r = Renderer(game, lang(interaction))
-        glang = self.bot.store.info(gid).meta.get("lang", "ru")
+        glang = self.bot.store.games.info(gid).meta.get("lang", "ru")
         line = self.log_post(gid, interaction, "gm.act_setstat", player=r.player(pid), stat=Renderer(game, glang).stat(sid), value=value)
         if not await self.apply(interaction, gid, game, Command.gm("set_stat", pid=pid, stat=sid, value=value, user_id=interaction.user.id,
                                                                    request_id=str(interaction.id)), log=line):
@@ -402,7 +402,7 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
         await defer(interaction)
         cmd = (Command.gm("set_status", pid=pid, status=sid, cycles=cycles, user_id=interaction.user.id, request_id=str(interaction.id))
                if on else Command.gm("clear_status", pid=pid, status=sid, user_id=interaction.user.id, request_id=str(interaction.id)))
-        glang = self.bot.store.info(gid).meta.get("lang", "ru")
+        glang = self.bot.store.games.info(gid).meta.get("lang", "ru")
         r = Renderer(game, glang)
         line = self.log_post(gid, interaction, "gm.act_setstatus" if on else "gm.act_clearstatus", player=r.player(pid), status=r.status(sid))
         if not await self.apply(interaction, gid, game, cmd, log=line):
@@ -528,7 +528,7 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
             return
         gid, _game = found
         await defer(interaction)
-        glang = self.bot.store.info(gid).meta.get("lang", "ru")
+        glang = self.bot.store.games.info(gid).meta.get("lang", "ru")
         # the announcement and its log line staged together, keyed by the interaction
         await self.log(gid, interaction, "gm.act_say", self.bot.deliverer.outgoing(gid, where.value, text(glang, "public.gm_says", text=safe.said(message))),
                        where=text(glang, f"gm.where_{where.value}"), text=safe.said(message))
@@ -549,7 +549,7 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
         if pid is None:
             await refuse(interaction, "err.unknown_player", name=player)
             return
-        info = self.bot.store.info(gid)
+        info = self.bot.store.games.info(gid)
         if member.bot:
             await refuse(interaction, "err.substitute_bot")
             return
@@ -599,7 +599,7 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
             await refuse(interaction, "err.unknown_player", name=player)
             return
         await defer(interaction)
-        glang = self.bot.store.info(gid).meta.get("lang", "ru")
+        glang = self.bot.store.games.info(gid).meta.get("lang", "ru")
         line = self.log_post(gid, interaction, "gm.act_remove", player=safe.name(game.player(pid).name), mode=text(glang, f"gm.mode_{mode.value}"))
         if not await self.apply(interaction, gid, game, Command.gm("remove", pid=pid, mode=mode.value, user_id=interaction.user.id,
                                                                    request_id=str(interaction.id)), log=line):
@@ -612,8 +612,8 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
     async def removed_notice(self, gid: str, pid: int, mode: str) -> None:
         """The removed player reads, in their hidden channel (they keep it, as the dead do), that
         the GM took them out and where the dead talk; the channel of the dead its intro."""
-        info = self.bot.store.info(gid)
-        game = self.bot.store.game(gid)
+        info = self.bot.store.games.info(gid)
+        game = self.bot.store.games.game(gid)
         plang = info.meta.get("langs", {}).get(str(pid)) or info.meta.get("lang", "ru")
         dead = info.meta.get("channels", {}).get("dead")
         lines = [text(plang, f"notice.removed_{mode}")]
@@ -633,7 +633,7 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
         if found is None:
             return
         gid, game = found
-        info = self.bot.store.info(gid)
+        info = self.bot.store.games.info(gid)
         if member.bot:
             await refuse(interaction, "err.spectate_bot")
             return
@@ -644,13 +644,13 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
             await refuse(interaction, "err.already_spectator", name=member.display_name)
             return
         await defer(interaction)
-        await self.bot.store.update_meta(gid, lambda m: m.update(
+        await self.bot.store.meta.update_meta(gid, lambda m: m.update(
             pending_spectators=[u for u in m.get("pending_spectators", []) if u != member.id]))
         await self.bot.channel_manager.add_spectator(gid, member.id)
         await reply(interaction, text(lang(interaction), "gm.done"))
         await self.log(gid, interaction, "gm.act_spectate", name=member.display_name)
         glang = info.meta.get("lang", "ru")
-        chans = self.bot.store.info(gid).meta.get("channels", {})
+        chans = self.bot.store.games.info(gid).meta.get("channels", {})
         await tell_privately(self.bot, gid, member.id, text(glang, "notice.spectating", title=info.meta.get("title", gid),
                                                             public=f"<#{chans.get('public')}>"), once=f"spectate:{interaction.id}")
         await dead_intro(self.bot.store, self.bot.deliverer, gid)
@@ -664,14 +664,14 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
         if found is None:
             return
         gid, _game = found
-        if member.id not in self.bot.store.info(gid).meta.get("spectators", []):
+        if member.id not in self.bot.store.games.info(gid).meta.get("spectators", []):
             await refuse(interaction, "err.not_spectator", name=safe.name(member.display_name))
             return
         await defer(interaction)
         await self.bot.channel_manager.remove_spectator(gid, member.id)
         await reply(interaction, text(lang(interaction), "gm.done"))
         await self.log(gid, interaction, "gm.act_unspectate", name=safe.name(member.display_name))
-        info = self.bot.store.info(gid)
+        info = self.bot.store.games.info(gid)
         await tell_privately(self.bot, gid, member.id, text(info.meta.get("lang", "ru"), "notice.unspectated",
                                                             title=info.meta.get("title", gid)), once=f"unspectate:{interaction.id}")
 
@@ -682,7 +682,7 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
         one step back: after an undo, the refusal says which resolve it took back."""
         here = channel_game(self.bot, interaction)
         if here is not None and not games_here(self.bot, interaction):  # this channel's game is over
-            info = self.bot.store.info(here) if self.bot.store.has(here) else await self.bot.store.find(here)
+            info = self.bot.store.games.info(here) if self.bot.store.games.has(here) else await self.bot.store.games.find(here)
             if info is not None and is_gm(self.bot, interaction, info.gm_user_ids, info.players):
                 await refuse(interaction, "err.undo_over")
                 return
@@ -692,7 +692,7 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
         gid, game = found
         lng = lang(interaction)
         try:
-            target = await self.bot.store.undo_target(gid)
+            target = await self.bot.store.turns.undo_target(gid)
         except UndoRefused as exc:
             undone = await self.last_undone(gid) if exc.key in ("err.undo_nothing", "err.undo_moved_on") else None
             if undone is not None:
@@ -700,7 +700,7 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
                 return
             await refuse(interaction, exc.key)
             return
-        info = self.bot.store.info(gid)
+        info = self.bot.store.games.info(gid)
         view = discord.ui.View(timeout=600)
         view.add_item(GameButton("undo", gid, info.tick, text(lng, "btn.undo"), discord.ButtonStyle.danger))
         view.add_item(GameButton("cancel", gid, info.tick, text(lng, "btn.cancel")))
@@ -711,7 +711,7 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
     async def last_undone(self, gid: str) -> int | None:
         """The tick of the resolve the last undo took back, when nothing but deadline moves
         came after that undo (a second undo in a row); None otherwise."""
-        journal = await self.bot.store.journal(gid)
+        journal = await self.bot.store.games.journal(gid)
         last = next((e for e in reversed(journal) if e["kind"] != "deadline"), None)
         if last is None or last["kind"] != "undo":
             return None
@@ -722,7 +722,7 @@ class Gm(commands.GroupCog, group_name=N("gm"), group_description=D("gm")):
     # ---- autocomplete ---------------------------------------------------------------------------
     def _game(self, interaction: discord.Interaction) -> Game | None:
         gids = games_here(self.bot, interaction)
-        return self.bot.store.game(gids[0]) if len(gids) == 1 else None
+        return self.bot.store.games.game(gids[0]) if len(gids) == 1 else None
 
     async def any_player(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
         game = self._game(interaction)

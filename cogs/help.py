@@ -58,7 +58,7 @@ class Help(commands.Cog):
         gids = games_here(self.bot, interaction)
         if len(gids) == 1:
             gid = gids[0]
-            game, info = store.game(gid), store.info(gid)
+            game, info = store.games.game(gid), store.games.info(gid)
             p = player_of(game, interaction.user.id)
             if p is not None:  # a player is never a GM of their game
                 await remember_lang(self.bot, gid, p.pid, interaction)
@@ -70,7 +70,7 @@ class Help(commands.Cog):
             return outside_help(lng)
         here = channel_game(self.bot, interaction)
         if not gids and here is not None:  # a finished game's channel
-            over = store.info(here) if store.has(here) else await store.find(here)
+            over = store.games.info(here) if store.games.has(here) else await store.games.find(here)
             if over is not None and is_gm(self.bot, interaction, over.gm_user_ids, over.players):
                 return over_gm_help(lng, bool(over.meta.get("review_published")), bool(over.meta.get("archived")))
             return "\n".join([text(lng, "help.over"), outside_help(lng)])
@@ -88,7 +88,7 @@ class Help(commands.Cog):
 
     async def lobby_here(self, interaction: discord.Interaction) -> tuple[str, dict[str, Any]] | None:
         """The lobby open in this channel, if one (and only one) is."""
-        found = await self.bot.store.lobbies(interaction.guild_id)
+        found = await self.bot.store.lobbies.lobbies(interaction.guild_id)
         here = [(k, v) for k, v in found.items() if v["channel_id"] == interaction.channel_id]
         return here[0] if len(here) == 1 else None
 
@@ -96,11 +96,11 @@ class Help(commands.Cog):
         """/help in a DM: the games are in the server; the asker's running games, linked."""
         uid = interaction.user.id
         lines = [text(lng, "help.dm", help=slash(lng, "help"))]
-        for info in self.bot.store.games():
+        for info in self.bot.store.games.games():
             if info.status != "running":
                 continue
             chans = info.meta.get("channels", {})
-            game = self.bot.store.game(info.game_id)
+            game = self.bot.store.games.game(info.game_id)
             p = player_of(game, uid)
             if p is not None and f"player:{p.pid}" in chans:
                 lines.append(text(lng, "help.dm_game", title=info.meta.get("title", info.game_id), channel=f"<#{chans[f'player:{p.pid}']}>"))

@@ -45,7 +45,7 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
         """The lobby of this channel; in a channel of no lobby and no game, the server's only
         lobby. ``mine``: among several of one channel (opened before the one-per-channel rule),
         the newest of the user's own (so that its GM can always end it)."""
-        found = await self.bot.store.lobbies(interaction.guild_id)
+        found = await self.bot.store.lobbies.lobbies(interaction.guild_id)
         here = [(k, v) for k, v in found.items() if v["channel_id"] == interaction.channel_id]
         if not here and len(found) == 1 and channel_game(self.bot, interaction) is None:
             here = list(found.items())
@@ -62,22 +62,22 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
         (or whose channel this is) is running (``running_key``, naming it), else no lobby here."""
         store = self.bot.store
         here = channel_game(self.bot, interaction)
-        running = [i for i in store.games() if i.status == "running" and i.guild_id == interaction.guild_id
+        running = [i for i in store.games.games() if i.status == "running" and i.guild_id == interaction.guild_id
                    and (i.game_id == here or i.meta.get("lobby_channel") == interaction.channel_id)]
         if len(running) == 1:
             await refuse(interaction, running_key, title=running[0].meta.get("title", running[0].game_id),
                          spectate=slash(lang(interaction), "lobby", "spectate"))
             return None
-        found = await store.lobbies(interaction.guild_id)
+        found = await store.lobbies.lobbies(interaction.guild_id)
         await refuse(interaction, "err.many_lobbies" if found else "err.no_lobby")
         return None
 
     async def change(self, interaction: discord.Interaction, lobby_id: str, fn: Any) -> tuple[dict[str, Any], Any] | None:
-        """``fn`` applied to the lobby as committed, in one transaction (``Store.update_lobby``):
+        """``fn`` applied to the lobby as committed, in one transaction (``Store.lobbies.update_lobby``):
         ``(lobby, result)``, or None after an ephemeral refusal (``fn`` refused, or the lobby is
         gone: started or ended meanwhile)."""
         try:
-            done = await self.bot.store.update_lobby(lobby_id, fn)
+            done = await self.bot.store.lobbies.update_lobby(lobby_id, fn)
         except lobbies.LobbyError as exc:
             await refuse(interaction, exc.key, **exc.args_)
             return None
@@ -119,7 +119,7 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
                                             practice, fingerprint)
         # one open lobby per channel: decided by the database in one transaction (two creates
         # at the same instant: one opens, the other is told which one is open)
-        other = await self.bot.store.create_lobby(lobby_id, lobby, guild_id=interaction.guild_id, channel_id=interaction.channel_id)
+        other = await self.bot.store.lobbies.create_lobby(lobby_id, lobby, guild_id=interaction.guild_id, channel_id=interaction.channel_id)
         if other is not None:
             await refuse(interaction, "err.lobby_exists", id=other)
             return
@@ -256,9 +256,9 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
             if len(gids) != 1:
                 await refuse_here(self.bot, interaction, gids, "err.no_lobby")
                 return
-            game = self.bot.store.game(gids[0])
+            game = self.bot.store.games.game(gids[0])
             names = [safe.name(p.name) + ("" if game.alive(p) else " †") for p in game.state.players]
-            specs = len(self.bot.store.info(gids[0]).meta.get("spectators", []))
+            specs = len(self.bot.store.games.info(gids[0]).meta.get("spectators", []))
         body = "\n".join(f"{i + 1}. {n}" for i, n in enumerate(names)) or "—"
         listing = text(lng, "lobby.list", count=count(len(names), "player", lng), names=body, spectators=count(specs, "spectator", lng))
         await reply(interaction, listing + (f"\n{note}" if note else ""))
@@ -402,13 +402,13 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
                 return
             await reply(interaction, text(lang(interaction), "lobby.spectating"))
             return
-        infos = [i for i in self.bot.store.games() if i.status == "running" and i.guild_id == interaction.guild_id]
+        infos = [i for i in self.bot.store.games.games() if i.status == "running" and i.guild_id == interaction.guild_id]
         here = games_here(self.bot, interaction)
         gids = here if len(here) == 1 or channel_game(self.bot, interaction) else [i.game_id for i in infos]
         if len(gids) != 1:
             await refuse_here(self.bot, interaction, gids, "err.no_lobby")
             return
-        info = self.bot.store.info(gids[0])
+        info = self.bot.store.games.info(gids[0])
         if uid in info.gm_user_ids or seated(self.bot, info.game_id, uid):
             await refuse(interaction, "err.player_cannot_spectate")
             return
@@ -462,7 +462,7 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
             except lobbies.LobbyError as exc:  # nothing of it left: the lobby is open again
                 await refuse(interaction, exc.key, **exc.args_)
                 return
-        channels = self.bot.store.info(gid).meta["channels"]
+        channels = self.bot.store.games.info(gid).meta["channels"]
         await reply(interaction, text(lang(interaction), "start.done_gm", gm=f"<#{channels['gm']}>"))
         await reply(interaction, text(lobby["lang"], "lobby.started", channel=f"<#{channels['public']}>"), ephemeral=False)
 
@@ -492,7 +492,7 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
             if not is_gm(self.bot, interaction, lobby["gms"], lobby["players"]):
                 await refuse(interaction, "err.not_gm")
                 return
-            await self.bot.store.delete_lobby(lobby_id)
+            await self.bot.store.lobbies.delete_lobby(lobby_id)
             await reply(interaction, text(lobby["lang"], "lobby.cancelled"), ephemeral=False)
             return
         gids = games_here(self.bot, interaction)
@@ -503,7 +503,7 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
 
 
 async def ask_end(bot: AltMafiaBot, interaction: discord.Interaction, gid: str, lng: str) -> None:
-    info = bot.store.info(gid)
+    info = bot.store.games.info(gid)
     if not is_gm(bot, interaction, info.gm_user_ids, info.players):
         await refuse(interaction, "err.not_gm")
         return

@@ -36,7 +36,7 @@ class Pms(commands.GroupCog, group_name=N("pm"), group_description=D("pm")):
         gids = games_here(self.bot, interaction)
         if len(gids) != 1:
             return []
-        game = self.bot.store.game(gids[0])
+        game = self.bot.store.games.game(gids[0])
         p = player_of(game, interaction.user.id)
         if p is None:
             return []

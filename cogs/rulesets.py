@@ -84,11 +84,11 @@ class RulesetCommands(app_commands.Group):
             await refuse(interaction, "err.guild_only")
             return
         lng = lang(interaction)
-        found = await self.bot.store.guild_rulesets(interaction.guild_id)
+        found = await self.bot.store.rulesets.guild_rulesets(interaction.guild_id)
         if not found:
             await reply(interaction, text(lng, "gm.ruleset_none", **commands_named(lng)))
             return
-        kept = await self.bot.store.stored_rulesets(u.fingerprint for u in found)
+        kept = await self.bot.store.rulesets.stored_rulesets(u.fingerprint for u in found)
         lines = [text(lng, "gm.ruleset_list", count=count(len(found), "ruleset", lng), max=rulesets.MAX_PER_GUILD)]
         for u in found:
             r = kept[u.fingerprint]
@@ -106,7 +106,7 @@ class RulesetCommands(app_commands.Group):
         if guild_id is None:
             return
         lng = lang(interaction)
-        gone = await self.bot.store.remove_ruleset(guild_id, ruleset)
+        gone = await self.bot.store.rulesets.remove_ruleset(guild_id, ruleset)
         if gone is None:
             await refuse(interaction, "err.ruleset_no_upload", id=safe.name(ruleset))
             return
@@ -119,7 +119,7 @@ class RulesetCommands(app_commands.Group):
             return []
         lng, cur = lang(interaction), current.casefold()
         return [app_commands.Choice(name=f"{u.names.get(lng) or u.ruleset_id} ({u.ruleset_id})"[:100], value=u.ruleset_id)
-                for u in await self.bot.store.guild_rulesets(interaction.guild_id)
+                for u in await self.bot.store.rulesets.guild_rulesets(interaction.guild_id)
                 if cur in f"{u.ruleset_id} {u.names.get(lng)}".casefold()][:25]
 
 

@@ -60,7 +60,7 @@ class Votes(commands.GroupCog, group_name=N("vote"), group_description=D("vote")
         gids = games_here(self.bot, interaction)
         if len(gids) != 1:
             return []
-        game = self.bot.store.game(gids[0])
+        game = self.bot.store.games.game(gids[0])
         p = player_of(game, interaction.user.id)
         if p is None:
             return []
@@ -77,7 +77,7 @@ class Votes(commands.GroupCog, group_name=N("vote"), group_description=D("vote")
         gids = games_here(self.bot, interaction)
         if len(gids) != 1:
             return []
-        game = self.bot.store.game(gids[0])
+        game = self.bot.store.games.game(gids[0])
         lng = lang(interaction)
         return [app_commands.Choice(name=getattr(v.names, lng)[:100], value=v.id) for v in game.open_votes()][:25]
 

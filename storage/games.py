@@ -19,6 +19,7 @@ from . import upgrade, writes
 from .backend import Backend, Step
 from .commands import Command, effective, jsonable, replay_entries
 from .errors import ShardInUse, StaleGame, StorageError
+from .outbox import Outbox
 from .records import (
     GAME_COLUMNS,
     INSERT_COMMAND,
@@ -47,7 +48,9 @@ from .records import (
     to_ts,
     utc,
 )
+from .rulesets import Rulesets
 from .schema import migrate
+from .state import StoreState
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +66,18 @@ class _Repeated(Exception):
 class Games:
     """Games in memory and in the database: opening, reading, creating, applying a command."""
 
+    def __init__(self, state: StoreState, rulesets: Rulesets, outbox: Outbox, load_ruleset: Callable[[str], Ruleset]) -> None:
+        self.state = state
+        self.db = state.db
+        #: the uploaded rulesets a game began with; the outbox its commands stage their posts in
+        self.rulesets = rulesets
+        self.outbox = outbox
+        #: a shipped ruleset by its id (``config.loader.load_ruleset``)
+        self.load_ruleset = load_ruleset
+        self.report: StartReport | None = None
+        #: games reloaded because another process had written them (``_reload``)
+        self.reloads = 0
+
     # ---- opening and recovery ---------------------------------------------------------
     async def open(self, now: datetime | None = None) -> StartReport:
         """Open, migrate, load every running game; report what must happen first.
@@ -70,26 +85,26 @@ class Games:
         The caller resolves every game in ``report.due`` at once (``resolve(game_id,
         expect_tick=due.tick)``) and delivers ``report.pending`` before taking new commands.
         """
-        created = not await self.backend.connect()
+        created = not await self.db.backend.connect()
         try:
             await self._own_shards()
-            start, to = await migrate(self.backend, on_transaction=self.db.count, hook=self.db.point)
+            start, to = await migrate(self.db.backend, on_transaction=self.db.count, hook=self.db.point)
             if start < 4 <= to:
                 await upgrade.backfill_channels(self.db)
             await upgrade.split_logs(self.db)
             changed = await self._load_games()
-            self._channels = {int(r[0]): r[1] for r in await self.db.read("SELECT channel_id, game_id FROM game_channels")}
-            await self._release_dead_claims()
-            pending = await self.pending_deliveries()
+            self.state.channels = {int(r[0]): r[1] for r in await self.db.read("SELECT channel_id, game_id FROM game_channels")}
+            await self.outbox.release_dead_claims()
+            pending = await self.outbox.pending_deliveries()
         except BaseException:
-            await self.backend.close()
+            await self.db.backend.close()
             raise
         self.report = StartReport(
-            location=self.location,
+            location=self.db.location,
             created=created,
             schema_from=start,
             schema_to=to,
-            games=[g.info for g in self._games.values()],
+            games=[g.info for g in self.state.games.values()],
             due=self.due(now),
             pending=pending,
             ruleset_changed=changed,
@@ -100,39 +115,30 @@ class Games:
         """Take the database for this process now (``open`` does it too): a second bot
         process on the same database gets :class:`storage.errors.DatabaseInUse` before it does
         anything else (the CLI calls this before connecting to Discord)."""
-        self.backend.acquire()
+        self.db.backend.acquire()
 
     async def close(self) -> None:
         async with self.db.lock:
-            await self.backend.close()
-        self._games.clear()
-        self._channels.clear()
-        self._held.clear()
-        self._untried.clear()
-
-    def _mine(self) -> str:
-        """An SQL condition on ``games.guild_id``: the game is on one of this store's shards (a
-        game of no guild — tests, the bench — is on shard 0, as Discord puts DMs)."""
-        if self.shards is None:
-            return "1 = 1"
-        count, ids = self.shards
-        shard = f"(CASE WHEN guild_id IS NULL THEN 0 ELSE (guild_id / {1 << 22}) % {count} END)"
-        return f"{shard} IN ({', '.join(str(i) for i in ids)})"
+            await self.db.backend.close()
+        self.state.games.clear()
+        self.state.channels.clear()
+        self.state.held.clear()
+        self.state.untried.clear()
 
     async def _own_shards(self) -> None:
         """Take this process's shards for its life: a second owner of a shard refuses to start."""
-        if self.shards is None:
+        if self.state.shards is None:
             return
-        count, ids = self.shards
+        count, ids = self.state.shards
         for i in ids:
-            if not await self.backend.try_lock_key(count * 1000 + i):
-                raise ShardInUse(self.location, i, count)
+            if not await self.db.backend.try_lock_key(count * 1000 + i):
+                raise ShardInUse(self.db.location, i, count)
 
     async def _load_games(self) -> list[str]:
         """Load every game this store keeps; the ids of those whose ruleset changed since they
         began. One read for the games and one for the lengths of all their logs: a start with
         thousands of games makes no round trip per game."""
-        mine = f"{self._mine()} AND {KEPT}"
+        mine = f"{self.state.mine()} AND {KEPT}"
         rows = await self.db.read(f"SELECT {GAME_COLUMNS}, state FROM games WHERE {mine} ORDER BY game_id")
         stored = await self._rows_rules(rows)
         lengths: dict[str, dict[str, int]] = {"events": {}, "history": {}}
@@ -151,29 +157,29 @@ class Games:
                 prints[id(live.rules)] = fingerprint(live.rules)
             if prints[id(live.rules)] != live.info.ruleset_fingerprint:
                 changed.append(gid)
-            self._games[gid] = live
+            self.state.games[gid] = live
         return changed
 
     async def _rows_rules(self, rows: list[tuple[Any, ...]]) -> dict[str, Ruleset]:
         """The uploaded rulesets the games of these rows began with, by fingerprint."""
-        return await self.stored_rulesets(row[3] for row in rows)  # GAME_COLUMNS: ruleset_fingerprint
+        return await self.rulesets.stored_rulesets(row[3] for row in rows)  # GAME_COLUMNS: ruleset_fingerprint
 
     def _live_from_row(self, row: tuple[Any, ...], stored: dict[str, Ruleset]) -> _Live:
         """A kept game from its row (``GAME_COLUMNS`` then ``state``): with the uploaded
         ruleset it began with (``stored``, by fingerprint: the exact rules, whatever was
         uploaded since), else the shipped ruleset of its id. Its snapshot is read into the
         engine's game on first use (``_Live.game``)."""
-        info = writes.game_info(row[:-1], self.location)
+        info = writes.game_info(row[:-1], self.db.location)
         try:
-            rules = stored.get(info.ruleset_fingerprint) or self._rulesets(info.ruleset)
+            rules = stored.get(info.ruleset_fingerprint) or self.load_ruleset(info.ruleset)
         except RulesetFileError as exc:
             # the database is fine: the ruleset file went missing or became invalid
             raise StorageError(
-                f"{self.location}: game {info.game_id!r} cannot be loaded because its ruleset "
+                f"{self.db.location}: game {info.game_id!r} cannot be loaded because its ruleset "
                 f"{info.ruleset!r} cannot: {exc}. The bot stops rather than lose the game; the "
                 "database is not damaged: put the ruleset file back or fix it."
             ) from exc
-        return _Live(info=info, rules=rules, text=row[-1], location=self.location)
+        return _Live(info=info, rules=rules, text=row[-1], location=self.db.location)
 
     async def _load_live(self, row: tuple[Any, ...], stored: dict[str, Ruleset] | None = None) -> _Live:
         """A loaded game: its snapshot, and how long its log is (the log stays in its tables)."""
@@ -183,7 +189,7 @@ class Games:
         live.hist_count = (await self.db.read("SELECT COUNT(*) FROM history WHERE game_id = ?", (gid,)))[0][0]
         return live
 
-    async def _recall(self, live: _Live) -> tuple[list[Event], list[dict[str, Any]]]:
+    async def recall(self, live: _Live) -> tuple[list[Event], list[dict[str, Any]]]:
         """The part of the log a resolve may read (``Game.recall_from()`` on), from the tables:
         the events from the first of that tick on, the history records likewise."""
         gid, recall = live.info.game_id, live.game.recall_from()
@@ -196,7 +202,7 @@ class Games:
         events = [Event(tick=r[2], key=r[3], args=json.loads(r[4]), audience=r[5], ids=json.loads(r[6])) for r in rows if r[0] == 0]
         return events, [json.loads(r[4]) for r in rows if r[0] == 1]
 
-    async def _retry_stale(self, live: _Live, step: Callable[[], Any]) -> Any:
+    async def retry_stale(self, live: _Live, step: Callable[[], Any]) -> Any:
         """Run ``step`` (a command, a resolve, a deadline on ``live``, its lock held); when the
         game turns out to have been written by another process meanwhile (nothing was written
         then), reload it and run ``step`` again on the stored game rather than failing this and
@@ -214,20 +220,20 @@ class Games:
         gid = live.info.game_id
         rows = await self.db.read(f"SELECT {GAME_COLUMNS}, state FROM games WHERE game_id = ?", (gid,))
         if not rows:
-            raise StorageError(f"{self.location}: game {gid!r} is gone from the database.")
+            raise StorageError(f"{self.db.location}: game {gid!r} is gone from the database.")
         fresh = await self._load_live(rows[0])
         log.warning("%s: game %r was written by another process (version %s → %s); reloaded",
-                    self.location, gid, live.info.version, fresh.info.version)
+                    self.db.location, gid, live.info.version, fresh.info.version)
         live.info, live.rules, live.game, live.text = fresh.info, fresh.rules, fresh.game, fresh.text
         live.ev_count, live.hist_count = fresh.ev_count, fresh.hist_count
         self.reloads += 1
 
     def due(self, now: datetime | None = None) -> list[Due]:
         """Games to resolve now: an unfinished resolve, or a deadline at or before ``now``."""
-        now = now or self._clock()
+        now = now or self.state.clock()
         out = []
-        for gid in sorted(self._games):
-            info = self._games[gid].info
+        for gid in sorted(self.state.games):
+            info = self.state.games[gid].info
             if info.status != "running":
                 continue
             if info.resolving_tick == info.tick:
@@ -243,47 +249,47 @@ class Games:
         stays in the database: :meth:`find`, :meth:`snapshot`, :meth:`journal`,
         :meth:`events`, :meth:`game_of_channel`, :meth:`update_meta` and :meth:`load` read it
         on demand. Returns the ids released. Reads only: no transaction."""
-        limit = to_ts((now or self._clock()) - older_than)
-        done = [gid for gid, live in self._games.items() if live.info.status == "over" and live.info.updated_at <= limit]
+        limit = to_ts((now or self.state.clock()) - older_than)
+        done = [gid for gid, live in self.state.games.items() if live.info.status == "over" and live.info.updated_at <= limit]
         out = []
         for gid in done:
-            live = self._games[gid]
+            live = self.state.games[gid]
             if live.lock.locked():
                 continue  # something is being written: the next sweep
             if await self.db.read(f"SELECT 1 FROM games WHERE game_id = ? AND {KEPT}", (gid,)):
                 continue
-            if self._games.get(gid) is live and not live.lock.locked():
-                del self._games[gid]
-                for k in [k for k in self._held if k[0].startswith(f"{gid}/")]:
-                    del self._held[k]
+            if self.state.games.get(gid) is live and not live.lock.locked():
+                del self.state.games[gid]
+                for k in [k for k in self.state.held if k[0].startswith(f"{gid}/")]:
+                    del self.state.held[k]
                 out.append(gid)
         return out
 
     async def load(self, game_id: str) -> Game | None:
         """The game as last committed, loaded or not (a finished game released from memory is
         read from the database, without its log, and not kept); None if there is none."""
-        if game_id in self._games:
-            return self._games[game_id].game
+        if game_id in self.state.games:
+            return self.state.games[game_id].game
         rows = await self.db.read(f"SELECT {GAME_COLUMNS}, state FROM games WHERE game_id = ?", (game_id,))
         return self._live_from_row(rows[0], await self._rows_rules(rows)).game if rows else None
 
     # ---- reading ----------------------------------------------------------------------
     def has(self, game_id: str) -> bool:
-        return game_id in self._games
+        return game_id in self.state.games
 
     def game(self, game_id: str) -> Game:
         """The game as last committed. Read it (legal actions, rendering); never change it."""
-        return self._live(game_id).game
+        return self.live(game_id).game
 
     def info(self, game_id: str) -> GameInfo:
-        return self._live(game_id).info
+        return self.live(game_id).info
 
     async def preview(self, game_id: str) -> Game:
         """A private copy of the game holding the part of its log a resolve may read: a dry
         run of the resolve (the GM's preview) goes exactly as the real one would."""
-        live = self._live(game_id)
+        live = self.live(game_id)
         game = Game.from_dict(live.rules, json.loads(live.text))
-        game.state.events, game.state.history = await self._recall(live)
+        game.state.events, game.state.history = await self.recall(live)
         return game
 
     async def event(self, game_id: str, idx: int) -> Event | None:
@@ -292,17 +298,17 @@ class Games:
         return Event(tick=rows[0][0], key=rows[0][1], args=json.loads(rows[0][2]), audience=rows[0][3], ids=json.loads(rows[0][4])) if rows else None
 
     def games(self) -> list[GameInfo]:
-        return [g.info for g in self._games.values()]
+        return [g.info for g in self.state.games.values()]
 
     async def find(self, game_id: str) -> GameInfo | None:
         """A game's row, loaded or not (finished games are not kept in memory)."""
-        if game_id in self._games:
-            return self._games[game_id].info
+        if game_id in self.state.games:
+            return self.state.games[game_id].info
         rows = await self.db.read(f"SELECT {GAME_COLUMNS} FROM games WHERE game_id = ?", (game_id,))
-        return writes.game_info(rows[0], self.location) if rows else None
+        return writes.game_info(rows[0], self.db.location) if rows else None
 
     def deadline(self, game_id: str) -> datetime | None:
-        return self._live(game_id).info.deadline
+        return self.live(game_id).info.deadline
 
     async def journal(self, game_id: str) -> list[dict[str, Any]]:
         """The command journal in order: seq, tick, kind, args, result, user_id, request_id."""
@@ -333,9 +339,9 @@ class Games:
         from their tables (``Game.to_dict()`` of the game with its whole log)."""
         rows = await self.db.read("SELECT state, ruleset_fingerprint FROM games WHERE game_id = ?", (game_id,))
         if not rows:
-            raise StorageError(f"{self.location}: no game {game_id!r}")
+            raise StorageError(f"{self.db.location}: no game {game_id!r}")
         data = json.loads(rows[0][0])
-        rules = await self.stored_ruleset(rows[0][1]) or self._rulesets(data["ruleset"])
+        rules = await self.rulesets.stored_ruleset(rows[0][1]) or self.load_ruleset(data["ruleset"])
         data["events"] = [
             {"tick": r[0], "key": r[1], "args": json.loads(r[2]), "audience": r[3], "ids": json.loads(r[4])}
             for r in await self.db.read("SELECT tick, msg_key, args, audience, ids FROM events WHERE game_id = ? ORDER BY idx", (game_id,))
@@ -348,7 +354,7 @@ class Games:
         log, as the store holds it in memory (it compares equal with :meth:`game`); ``whole``:
         with all of it (it compares equal with :meth:`snapshot`). A finished game released
         from memory is read from the database for it."""
-        live = self._games.get(game_id)
+        live = self.state.games.get(game_id)
         if live is None:
             rows = await self.db.read(f"SELECT {GAME_COLUMNS}, state FROM games WHERE game_id = ?", (game_id,))
             if not rows:
@@ -379,7 +385,7 @@ class Games:
         ``ruleset``: a shipped ruleset's id, or a ruleset itself (a server's upload): that one
         is kept with the game (by its fingerprint), so the game plays it to its end."""
         deadline = utc(deadline)
-        rules = ruleset if isinstance(ruleset, Ruleset) else self._rulesets(ruleset)
+        rules = ruleset if isinstance(ruleset, Ruleset) else self.load_ruleset(ruleset)
         game = Game.new(rules, seed, list(players), settings)
         return await _uncancellable(
             self._create(rules, game, seed, list(players), game_id or uuid.uuid4().hex, guild_id, gm_user_ids, settings, meta, deadline,
@@ -389,8 +395,8 @@ class Games:
     async def _create(self, rules: Ruleset, game: Game, seed: int, players: list[PlayerSpec], game_id: str, guild_id: int | None,
                       gm_user_ids: Any, settings: dict[str, Any] | None, meta: dict[str, Any] | None,
                       deadline: datetime | None, keep: bool = False) -> GameInfo:
-        if game_id in self._games or await self.db.read("SELECT 1 FROM games WHERE game_id = ?", (game_id,)):
-            raise StorageError(f"{self.location}: a game {game_id!r} exists already")
+        if game_id in self.state.games or await self.db.read("SELECT 1 FROM games WHERE game_id = ?", (game_id,)):
+            raise StorageError(f"{self.db.location}: a game {game_id!r} exists already")
         stamp = self.db.stamp()
         info = GameInfo(
             game_id=game_id, guild_id=guild_id, ruleset=rules.id, ruleset_fingerprint=fingerprint(rules), seed=seed,
@@ -411,15 +417,15 @@ class Games:
                 ),
             )
             if keep:
-                await self._keep_rules(db, rules)
+                await self.rulesets.keep_rules(db, rules)
             added = await writes.write_channels(db, game_id, {}, info.meta)
             await writes.write_events(db, game_id, 0, 0, events, stamp)
             await writes.write_history(db, game_id, 0, 0, history)
             self.db.point("create.before_commit")
-        self._channels.update(added)
+        self.state.channels.update(added)
         # the live game is read back from the stored text, exactly as after a restart
-        self._games[game_id] = _Live(info=info, rules=rules, game=_lean(Game.from_dict(rules, json.loads(text))), text=text,
-                                     ev_count=len(events), hist_count=len(history), location=self.location)
+        self.state.games[game_id] = _Live(info=info, rules=rules, game=_lean(Game.from_dict(rules, json.loads(text))), text=text,
+                                     ev_count=len(events), hist_count=len(history), location=self.db.location)
         return info
 
     # ---- commands -----------------------------------------------------------------------
@@ -440,16 +446,16 @@ class Games:
         Raises :class:`engine.ActionError` when the engine refuses (nothing is written), and
         :class:`StorageError` when the database cannot take it (nothing changes either).
         """
-        if not posts and deliver is None and self.backend.batch_outlives_cancel():
+        if not posts and deliver is None and self.db.backend.batch_outlives_cancel():
             # one batch, whose outcome a cancelled caller still gets: the command's
             # transaction and the swap of the game in memory happen together without a task
             return await self._apply(game_id, command, posts)
         return await _uncancellable(self._apply(game_id, command, posts, deliver))
 
     async def _apply(self, game_id: str, command: Command, posts: Any = (), deliver: Any = None) -> Applied:
-        live = self._live(game_id)
+        live = self.live(game_id)
         async with live.lock:
-            return await self._retry_stale(live, lambda: self._apply_locked(live, game_id, command, posts, deliver))
+            return await self.retry_stale(live, lambda: self._apply_locked(live, game_id, command, posts, deliver))
 
     async def _apply_locked(self, live: _Live, game_id: str, command: Command, posts: Any = (), deliver: Any = None) -> Applied:
         # the engine runs on the live game itself (no copy: a command is short and never reads
@@ -515,7 +521,7 @@ class Games:
                            info: GameInfo, text: str, events: list[Event], history: list[dict[str, Any]]) -> Applied:
         """An accepted command without posts: its whole transaction as one :meth:`Backend.batch`
         (SQLite: one trip to the database's thread instead of one per statement)."""
-        db = self.backend
+        db = self.db.backend
         command_row, ev_rows, outbox, deliveries, hist_rows = self._command_rows(live, game_id, command, result, tick, seq,
                                                                                  stamp, events, history)
         steps = []
@@ -537,7 +543,7 @@ class Games:
             if steps[stopped.index].expect == "absent":  # this request was applied before
                 dup_seq, dup_tick, dup = stopped.rows[0]
                 return Applied(game_id, dup_seq, dup_tick, json.loads(dup) if dup else None, [], [], duplicate=True)
-            raise writes.stale(self.location, live.info)
+            raise writes.stale(self.db.location, live.info)
         return Applied(game_id, seq, tick, result, list(events), deliveries)
 
     async def _apply_tx(self, live: _Live, game_id: str, command: Command, result: Any, tick: int, seq: int, stamp: str,
@@ -549,7 +555,7 @@ class Games:
                                                                                  stamp, events, history)
         if deliver is not None:  # the command's own rows, rendered from the game as it commits it
             bot_posts = bot_posts + list(deliver(live.game, info, deliveries))
-        claim = self._claim_window() if deliver is not None else False  # read here: the body runs in the database's thread
+        claim = self.outbox.claim_window() if deliver is not None else False  # read here: the body runs in the database's thread
 
         async def body(db: Backend) -> list[Part]:
             if command.request_id is not None:
@@ -564,7 +570,7 @@ class Games:
             await db.executemany(db.sql(INSERT_HISTORY), hist_rows)
             if command.is_gm:
                 await writes.gm_action(db, game_id, seq, tick, command.user_id, command.kind, command.args, stamp)
-            return await self._write_posts(db, game_id, f"cmd:{seq}", bot_posts, stamp, claim=claim)
+            return await self.outbox.write_posts(db, game_id, f"cmd:{seq}", bot_posts, stamp, claim=claim)
 
         try:
             staged = await self.db.run("apply", body, "apply.before_commit")
@@ -572,13 +578,13 @@ class Games:
             dup_seq, dup_tick, dup = found.row
             return Applied(game_id, dup_seq, dup_tick, json.loads(dup) if dup else None, [], [], duplicate=True)
         if deliver is not None:
-            self._hold(staged)
+            self.outbox.hold(staged)
         return Applied(game_id, seq, tick, result, list(events), deliveries)
 
     # ---- internals --------------------------------------------------------------------------
-    def _live(self, game_id: str) -> _Live:
+    def live(self, game_id: str) -> _Live:
         try:
-            return self._games[game_id]
+            return self.state.games[game_id]
         except KeyError:
             raise KeyError(f"no loaded game {game_id!r}") from None
 

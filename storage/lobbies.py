@@ -9,10 +9,15 @@ from collections.abc import Callable
 from typing import Any
 
 from .records import _int, dumps
+from .state import StoreState
 
 
 class Lobbies:
     """Lobbies: create, change, save, list, delete."""
+
+    def __init__(self, state: StoreState) -> None:
+        self.state = state
+        self.db = state.db
 
     async def create_lobby(self, lobby_id: str, data: dict[str, Any], *, guild_id: int | None, channel_id: int) -> str | None:
         """Open a lobby in a channel; one transaction. None when done; the id of the lobby
@@ -63,7 +68,8 @@ class Lobbies:
 
     async def lobbies(self, guild_id: int | None = None) -> dict[str, dict[str, Any]]:
         """Open lobbies by id (of one guild, or all), oldest first."""
-        sql, params = "SELECT lobby_id, data FROM lobbies", ()
+        sql = "SELECT lobby_id, data FROM lobbies"
+        params: tuple[Any, ...] = ()
         if guild_id is not None:
             sql, params = sql + " WHERE guild_id = ?", (guild_id,)
         rows = await self.db.read(sql + " ORDER BY created_at, lobby_id", params)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -20,10 +20,10 @@ from .records import (
     Delivery,
     Part,
     Post,
-    _uncancellable,
     dumps,
     to_ts,
 )
+from .state import StoreState
 
 
 def part_nonce(batch_id: str, idx: int, generation: int = 0) -> str:
@@ -80,6 +80,10 @@ def _part(r: tuple[Any, ...]) -> Part:
 class Outbox:
     """The outbox: rows derived from events, channel intents, message parts and their claims."""
 
+    def __init__(self, state: StoreState) -> None:
+        self.state = state
+        self.db = state.db
+
     # ---- the outbox -----------------------------------------------------------------------
     async def pending_deliveries(self, game_id: str | None = None, limit: int | None = None) -> list[Delivery]:
         """Undelivered messages in order (per game: event order, then destination order)."""
@@ -89,8 +93,8 @@ class Outbox:
             "FROM outbox o JOIN events e ON e.game_id = o.game_id AND e.idx = o.event_idx "
             "WHERE o.delivered_at IS NULL AND o.batch_id IS NULL"  # a staged row is sent by its parts
         )
-        if self.shards is not None:
-            sql += f" AND o.game_id IN (SELECT game_id FROM games WHERE {self._mine()})"
+        if self.state.shards is not None:
+            sql += f" AND o.game_id IN (SELECT game_id FROM games WHERE {self.state.mine()})"
         params: list[Any] = []
         if game_id is not None:
             sql += " AND o.game_id = ?"
@@ -193,7 +197,7 @@ class Outbox:
 
     # ---- message parts (v5): render once, store, send and mark each part on its own ---------
     async def stage(self, game_id: str, batch_id: str, channel_key: str, channel_id: int | None,
-                    parts: list[dict[str, Any]], keys: list[str] = (), *, absorb: Sequence[Part] = ()) -> list[Part]:
+                    parts: list[dict[str, Any]], keys: Sequence[str] = (), *, absorb: Sequence[Part] = ()) -> list[Part]:
         """Store a batch rendered into its final parts, claiming its outbox rows ``keys`` in the
         same transaction; each part: ``content``, ``nonce``, optional ``mention``, ``view``,
         ``files``, ``uncertain`` (it may have been sent already). A batch already staged is not staged again: its stored parts are returned
@@ -233,39 +237,39 @@ class Outbox:
         again. ``claim``: the parts are claimed by this store in the same transaction
         (``Part.held``: the next flush sends them with no claim of its own)."""
         async with self.db.tx("stage") as db:
-            out = await self._write_posts(db, game_id, key, posts, self.db.stamp(), claim=claim)
+            out = await self.write_posts(db, game_id, key, posts, self.db.stamp(), claim=claim)
             self.db.point("stage.before_commit")
         if claim:
-            self._hold(out)
+            self.hold(out)
         self.db.point("stage.after_commit")
         return out
 
-    def _hold(self, parts: list[Part]) -> None:
+    def hold(self, parts: list[Part]) -> None:
         """Remember the parts this store claimed as it staged them, until shortly before the
         claim expires (:meth:`_mark_held`)."""
-        until = self._clock() + timedelta(seconds=CLAIM_SECONDS - CLAIM_MARGIN)
+        until = self.state.clock() + timedelta(seconds=CLAIM_SECONDS - CLAIM_MARGIN)
         self._hold_until([(p.batch_id, p.part_idx) for p in parts], until)
 
     def _hold_until(self, keys: list[tuple[str, int]], until: datetime) -> None:
         """Hold ``keys`` until ``until``, each moved to the end: ``_held`` stays in the order
         its holds expire (all last the same time), so the expired are found at its front."""
         for k in keys:
-            self._held.pop(k, None)
-            self._held[k] = until
+            self.state.held.pop(k, None)
+            self.state.held[k] = until
 
-    def _claim_window(self) -> tuple[str, str]:
+    def claim_window(self) -> tuple[str, str]:
         """A claim taken now: (now, until), as stored."""
-        return self.db.stamp(), to_ts(self._clock() + timedelta(seconds=CLAIM_SECONDS))
+        return self.db.stamp(), to_ts(self.state.clock() + timedelta(seconds=CLAIM_SECONDS))
 
-    async def _write_posts(self, db: Backend, game_id: str, key: str, posts: list[Post], stamp: str, *,
-                           claim: bool | tuple[str, str] = False) -> list[Part]:
+    async def write_posts(self, db: Backend, game_id: str, key: str, posts: list[Post], stamp: str, *,
+                          claim: bool | tuple[str, str] = False) -> list[Part]:
         """Stage ``posts`` inside a transaction (the command's own): batch ``<game>/<key>:<n>>…``
         (or the post's own ``batch`` id); a post's ``keys`` (outbox rows) are staged with it.
         ``claim``: the parts are claimed by this store at once (it sends them next); a
-        :meth:`_claim_window` taken before the transaction, for a body run in the database's
+        :meth:`claim_window` taken before the transaction, for a body run in the database's
         thread (the clock is read on the event loop's)."""
         out: list[Part] = []
-        claimed = claim if isinstance(claim, tuple) else self._claim_window() if claim else None
+        claimed = claim if isinstance(claim, tuple) else self.claim_window() if claim else None
         for n, post in enumerate(posts):
             batch_id = post.batch or f"{game_id}/{key}:{n}>{post.channel_key}"
             rows = await db.fetchall(db.sql("SELECT COUNT(*) FROM outbox_parts WHERE batch_id = ?"), (batch_id,))
@@ -309,7 +313,7 @@ class Outbox:
                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
                 (batch_id, i, order, game_id, channel_key, channel_id, p["content"], p["nonce"], p.get("mention"),
                  p.get("view"), dumps(files) if files else None, stamp, attempts,
-                 attempted, self.owner if claimed else None, claimed[1] if claimed else None),
+                 attempted, self.state.owner if claimed else None, claimed[1] if claimed else None),
             )
             out.append(Part(batch_id, i, game_id, channel_key, channel_id, p["content"], p["nonce"], p.get("mention"),
                             p.get("view"), files, attempts, attempted,
@@ -318,30 +322,30 @@ class Outbox:
 
     def _my_parts(self) -> str:
         """An SQL condition on ``outbox_parts``: the part is this store's to send."""
-        if self.shards is None:
+        if self.state.shards is None:
             return "1 = 1"
         # the bot's posts of no game ("-") go with shard 0
-        return (f"(game_id IN (SELECT game_id FROM games WHERE {self._mine()}) OR "
-                f"(game_id NOT IN (SELECT game_id FROM games) AND {int(0 in self.shards[1])} = 1))")
+        return (f"(game_id IN (SELECT game_id FROM games WHERE {self.state.mine()}) OR "
+                f"(game_id NOT IN (SELECT game_id FROM games) AND {int(0 in self.state.shards[1])} = 1))")
 
-    async def _release_dead_claims(self) -> None:
+    async def release_dead_claims(self) -> None:
         """At start, the claims of this store's unsent parts held by another owner were made by
         a process that is gone when no other can be running: the database is this process's
         alone (SQLite's lock) or the parts are of the shards it holds the locks of. They are
         released (the parts keep their ``attempts``: each is looked for in its channel before it
         is sent), instead of waiting for the claims to expire. Shared otherwise: they expire."""
-        if not self.backend.exclusive and self.shards is None:
+        if not self.db.backend.exclusive and self.state.shards is None:
             return
         where = f"sent_at IS NULL AND claim_owner IS NOT NULL AND claim_owner <> ? AND {self._my_parts()}"
-        if not (await self.db.read(f"SELECT COUNT(*) FROM outbox_parts WHERE {where}", (self.owner,)))[0][0]:
+        if not (await self.db.read(f"SELECT COUNT(*) FROM outbox_parts WHERE {where}", (self.state.owner,)))[0][0]:
             return
         async with self.db.tx("part.release") as db:
-            await db.execute(db.sql(f"UPDATE outbox_parts SET claim_owner = NULL, claim_until = NULL WHERE {where}"), (self.owner,))
+            await db.execute(db.sql(f"UPDATE outbox_parts SET claim_owner = NULL, claim_until = NULL WHERE {where}"), (self.state.owner,))
 
     async def pending_parts(self, game_id: str | None = None) -> list[Part]:
         """Parts not yet sent, in the order they were staged."""
         sql = f"SELECT {PARTS_COLS} FROM outbox_parts WHERE sent_at IS NULL"
-        if self.shards is not None:
+        if self.state.shards is not None:
             sql += f" AND {self._my_parts()}"
         params: list[Any] = []
         if game_id is not None:
@@ -352,21 +356,21 @@ class Outbox:
 
     def _mark_held(self, parts: list[Part]) -> list[Part]:
         """``held`` on the parts whose claim this store took at staging and still holds."""
-        if not self._held and not self._untried:
+        if not self.state.held and not self.state.untried:
             return parts
-        now = self._clock()
-        alone = self.backend.exclusive or self.shards is not None  # no other process sends these parts
+        now = self.state.clock()
+        alone = self.db.backend.exclusive or self.state.shards is not None  # no other process sends these parts
         expired = []
-        for k, until in self._held.items():  # in the order they expire: the expired come first
+        for k, until in self.state.held.items():  # in the order they expire: the expired come first
             if until > now:
                 break
             expired.append(k)
         for k in expired:
-            del self._held[k]  # the claim is about to expire: claim it again before sending
+            del self.state.held[k]  # the claim is about to expire: claim it again before sending
             if alone:
-                self._untried.add(k)
-        return [replace(p, held=True) if (p.batch_id, p.part_idx) in self._held
-                else replace(p, untried=True) if (p.batch_id, p.part_idx) in self._untried else p for p in parts]
+                self.state.untried.add(k)
+        return [replace(p, held=True) if (p.batch_id, p.part_idx) in self.state.held
+                else replace(p, untried=True) if (p.batch_id, p.part_idx) in self.state.untried else p for p in parts]
 
     async def parts(self, batch_id: str) -> list[Part]:
         """Every part of a batch, sent or not (tests, diagnostics)."""
@@ -387,16 +391,16 @@ class Outbox:
         """A send of this part starts now (committed before the send): True when this store
         holds the part's claim for the next ``CLAIM_SECONDS``; False when it was sent, or
         another process holds a claim that has not expired (send nothing then)."""
-        self._held.pop((part.batch_id, part.part_idx), None)
-        self._untried.discard((part.batch_id, part.part_idx))  # tried from now on
-        now = self._clock()
+        self.state.held.pop((part.batch_id, part.part_idx), None)
+        self.state.untried.discard((part.batch_id, part.part_idx))  # tried from now on
+        now = self.state.clock()
         stamp, until = to_ts(now), to_ts(now + timedelta(seconds=CLAIM_SECONDS))
         async with self.db.tx("part.claim") as db:
             n = await db.execute(
                 db.sql("UPDATE outbox_parts SET attempts = attempts + 1, last_attempt_at = ?, claim_owner = ?, claim_until = ? "
                        "WHERE batch_id = ? AND part_idx = ? AND sent_at IS NULL "
                        "AND (claim_owner IS NULL OR claim_owner = ? OR claim_until < ?)"),
-                (stamp, self.owner, until, part.batch_id, part.part_idx, self.owner, stamp),
+                (stamp, self.state.owner, until, part.batch_id, part.part_idx, self.state.owner, stamp),
             )
             self.db.point("part.claim.before_commit")
         return n == 1
@@ -407,10 +411,10 @@ class Outbox:
         at staging (``Part.held``: sent without a claim of their own) and returned so; a part
         sent meanwhile, or whose claim another process holds, is left out. One transaction for
         a flush's parts instead of one a part."""
-        want = [p for p in parts if p.untried and (p.batch_id, p.part_idx) in self._untried]
+        want = [p for p in parts if p.untried and (p.batch_id, p.part_idx) in self.state.untried]
         if not want:
             return []
-        now = self._clock()
+        now = self.state.clock()
         stamp, until = to_ts(now), to_ts(now + timedelta(seconds=CLAIM_SECONDS))
         got: list[Part] = []
         async with self.db.tx("part.claim") as db:
@@ -419,19 +423,19 @@ class Outbox:
                     db.sql("UPDATE outbox_parts SET attempts = attempts + 1, last_attempt_at = ?, claim_owner = ?, "
                            "claim_until = ? WHERE batch_id = ? AND part_idx = ? AND sent_at IS NULL "
                            "AND (claim_owner IS NULL OR claim_owner = ? OR claim_until < ?)"),
-                    (stamp, self.owner, until, p.batch_id, p.part_idx, self.owner, stamp),
+                    (stamp, self.state.owner, until, p.batch_id, p.part_idx, self.state.owner, stamp),
                 )
                 if n == 1:
                     got.append(replace(p, held=True, untried=False, attempts=p.attempts + 1, last_attempt_at=stamp))
         held_until = now + timedelta(seconds=CLAIM_SECONDS - CLAIM_MARGIN)
         for p in want:
-            self._untried.discard((p.batch_id, p.part_idx))
+            self.state.untried.discard((p.batch_id, p.part_idx))
         self._hold_until([(p.batch_id, p.part_idx) for p in got], held_until)
         return got
 
     async def mark_part_failed(self, part: Part, error: str) -> bool:
-        self._held.pop((part.batch_id, part.part_idx), None)  # tried: the next try looks for it first
-        self._untried.discard((part.batch_id, part.part_idx))
+        self.state.held.pop((part.batch_id, part.part_idx), None)  # tried: the next try looks for it first
+        self.state.untried.discard((part.batch_id, part.part_idx))
         return await self._part_update("part.failed", "last_error = ?", (error[:1000],), part)
 
     async def mark_part_sent(self, part: Part, message_id: int | None) -> bool:
@@ -440,37 +444,19 @@ class Outbox:
         return await self.mark_parts_sent([(part, message_id)]) == 1
 
     async def mark_parts_sent(self, sent: list[tuple[Part, int | None]], *,
-                              meta: tuple[str, Callable[[dict[str, Any]], dict[str, Any] | None]] | None = None) -> int:
+                              within: Callable[[Backend, str], Awaitable[None]] | None = None) -> int:
         """:meth:`mark_part_sent` for every part of a flush, in one transaction (a crash before
         it leaves them claimed and unsent: the next start looks for each in its channel before
         sending it). Returns how many were still unsent.
 
-        ``meta`` (``(game_id, fn)``): a change of that game's meta committed in the same
-        transaction, exactly as :meth:`update_meta` would (the fresh meta read, ``fn`` run on a
-        copy, compare-and-set on ``meta_version``, under the game's lock); the bot's record of
-        the overwrites its channel sync applied rides here. With nothing to mark it is
-        committed on its own (:meth:`update_meta`)."""
-        if meta is not None:
-            if not sent:
-                await self.update_meta(*meta)
-                return 0
-            return await _uncancellable(self._mark_parts_sent_with_meta(sent, *meta))
+        ``within(db, stamp)``: another room's write committed in the same transaction, after the
+        marks (a game's meta change: :meth:`storage.meta.Meta.mark_parts_sent`)."""
         if not sent:
             return 0
-        return await self._mark_parts_sent(sent, None)
+        return await self._mark_parts_sent(sent, within)
 
-    async def _mark_parts_sent_with_meta(self, sent: list[tuple[Part, int | None]], game_id: str,
-                                         fn: Callable[[dict[str, Any]], dict[str, Any] | None]) -> int:
-        async with self._meta_lock(game_id):
-            changed: dict[str, Any] = {}
-            n = await self._mark_parts_sent(sent, (game_id, fn, changed))
-            live = self._games.get(game_id)
-            if live is not None and changed:
-                live.info = replace(live.info, meta=changed["meta"], meta_version=changed["version"],
-                                    updated_at=changed["stamp"])
-            return n
-
-    async def _mark_parts_sent(self, sent: list[tuple[Part, int | None]], meta: tuple[str, Any, dict[str, Any]] | None) -> int:
+    async def _mark_parts_sent(self, sent: list[tuple[Part, int | None]],
+                               within: Callable[[Backend, str], Awaitable[None]] | None) -> int:
         stamp = self.db.stamp()
 
         async def body(db: Backend) -> int:
@@ -488,16 +474,13 @@ class Outbox:
                 if not left[0][0]:
                     await db.execute(db.sql("UPDATE outbox SET delivered_at = ? WHERE batch_id = ? AND delivered_at IS NULL"),
                                      (stamp, batch_id))
-            if meta is not None:  # the caller's meta change, as update_meta writes it (compare-and-set)
-                game_id, fn, changed = meta
-                new, version = await self._meta_change(db, game_id, fn, stamp)
-                if new is not None:
-                    changed.update(meta=new, version=version + 1, stamp=stamp)
+            if within is not None:  # the caller's meta change, as update_meta writes it (compare-and-set)
+                await within(db, stamp)
             return n
 
         n = await self.db.run("part.sent", body, "part.sent.before_commit")  # one trip: the lock held for its work only
         for p, _ in sent:
-            self._held.pop((p.batch_id, p.part_idx), None)
+            self.state.held.pop((p.batch_id, p.part_idx), None)
         return n
 
     async def _part_update(self, label: str, assignments: str, params: tuple[Any, ...], part: Part) -> bool:

@@ -215,7 +215,7 @@ class ChannelIntent:
 
 @dataclass(frozen=True)
 class Upload:
-    """A ruleset a server's GM uploaded (``Store.upload_ruleset``): the current one of its id in
+    """A ruleset a server's GM uploaded (``Store.rulesets.upload_ruleset``): the current one of its id in
     that server. ``fingerprint`` is the hash of the rules as the engine reads them
     (:func:`fingerprint`), the one a game started with them keeps."""
 
@@ -231,8 +231,8 @@ class Upload:
 @dataclass(frozen=True)
 class Post:
     """A message of the bot itself, rendered by the caller, to stage in the transaction of the
-    command it belongs to (``Store.apply(…, posts=…)``): nothing can commit the command and
-    lose its message. ``parts``: the part specs of :meth:`Store.stage` (``content`` and
+    command it belongs to (``Store.games.apply(…, posts=…)``): nothing can commit the command and
+    lose its message. ``parts``: the part specs of :meth:`Store.outbox.stage` (``content`` and
     optional ``mention``, ``view``, ``files``; the nonce is derived from the batch id)."""
 
     channel_key: str
@@ -272,7 +272,7 @@ class Resolved:
 
 @dataclass(frozen=True)
 class DeadlineChange:
-    """What :meth:`Store.change_deadline` did: the game as it is now, whether anything was
+    """What :meth:`Store.turns.change_deadline` did: the game as it is now, whether anything was
     written, and for a repeat of a recent change (``duplicate``) when that one was made."""
 
     info: GameInfo
@@ -283,7 +283,7 @@ class DeadlineChange:
 
 @dataclass(frozen=True)
 class Undone:
-    """What :meth:`Store.undo_resolve` did: the game now, the undo's journal entry, the resolve
+    """What :meth:`Store.turns.undo_resolve` did: the game now, the undo's journal entry, the resolve
     it took back and the tick open again, and where that resolve's messages had been posted."""
 
     info: GameInfo

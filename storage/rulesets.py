@@ -17,6 +17,7 @@ from engine import Ruleset
 
 from .backend import Backend
 from .records import Upload, fingerprint
+from .state import StoreState
 
 #: parsed rulesets kept in memory by fingerprint (the games in memory hold their own)
 CACHED_RULESETS = 64
@@ -33,7 +34,10 @@ def _upload(row: tuple[Any, ...]) -> Upload:
 class Rulesets:
     """Uploaded rulesets: store one for a server, list, remove; read one back by fingerprint."""
 
-    _rules_cache: OrderedDict[str, Ruleset]
+    def __init__(self, state: StoreState) -> None:
+        self.state = state
+        self.db = state.db
+        self._rules_cache: OrderedDict[str, Ruleset] = OrderedDict()  # uploaded rulesets by fingerprint (v9)
 
     async def upload_ruleset(self, guild_id: int, rules: Ruleset, *, source: str, file_name: str, uploader: int,
                              limit: int) -> tuple[Upload, Upload | None] | None:
@@ -47,7 +51,7 @@ class Rulesets:
             old = next((u for u in have if u.ruleset_id == rules.id), None)
             if old is None and len(have) >= limit:
                 return None
-            await self._keep_rules(db, rules)
+            await self.keep_rules(db, rules)
             row = (fp, rules.names.ru, rules.names.en, file_name, source, uploader, stamp)
             if old is None:
                 await db.execute(
@@ -109,7 +113,7 @@ class Rulesets:
         return (await self.stored_rulesets([fp])).get(fp)
 
     # ---- inside a transaction -------------------------------------------------------------
-    async def _keep_rules(self, db: Backend, rules: Ruleset) -> str:
+    async def keep_rules(self, db: Backend, rules: Ruleset) -> str:
         """The rules kept under their fingerprint (once: the same rules are the same row)."""
         fp = fingerprint(rules)
         if not await db.fetchall(db.sql("SELECT 1 FROM ruleset_texts WHERE fingerprint = ?"), (fp,)):

@@ -380,7 +380,7 @@ def _finish(work: Awaitable[T]) -> T:
     try:
         next(steps)
     except StopIteration as done:
-        return done.value  # type: ignore[no-any-return]
+        return done.value
     steps.close()
     raise RuntimeError("a transaction's body waited for something besides its database")
 

@@ -3,11 +3,11 @@
 One :class:`Store` per bot process owns the database. It keeps every running game in memory
 (the last *committed* state) and changes a game only through:
 
-* :meth:`Store.apply` — a player's or GM's command: the engine validates it on a copy of the
+* :meth:`Store.games.apply` — a player's or GM's command: the engine validates it on a copy of the
   game; a refusal (:class:`engine.ActionError`) writes nothing; an accepted command, the new
   snapshot, its events and their outbox rows are committed in one transaction, and only then
   does the in-memory game change and the call return;
-* :meth:`Store.resolve` — a phase end: a small transaction marks the resolve as started, then
+* :meth:`Store.turns.resolve` — a phase end: a small transaction marks the resolve as started, then
   one transaction writes the new snapshot, its events, the outbox rows and the next deadline;
   a resolve cut short is found on the next start (:attr:`StartReport.due`) and redone from the
   same stored state and random generator, so it gives the identical result.
@@ -22,11 +22,10 @@ backend (:mod:`storage.sqlite`) holds what is specific to SQLite. See ``docs/sto
 
 from __future__ import annotations
 
-import asyncio
 import os
 import socket
 import uuid
-from collections import Counter, OrderedDict
+from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -58,7 +57,6 @@ from .records import (
     StartReport,
     Undone,
     Upload,
-    _Live,
     decode_snapshot,
     default_db_path,
     delivery_key,
@@ -69,6 +67,7 @@ from .records import (
     fingerprint,
 )
 from .rulesets import Rulesets
+from .state import StoreState
 from .turns import Turns
 
 #: what callers import from here (the rooms' records and helpers, for one import path)
@@ -81,8 +80,14 @@ __all__ = [
 
 
 # ---- the store ----------------------------------------------------------------------------
-class Store(Games, Turns, Meta, Outbox, Lobbies, Rulesets):
-    """All games of one bot process. ``async with Store() as store: ...`` or open()/close()."""
+class Store:
+    """All games of one bot process. ``async with Store() as store: ...`` or open()/close().
+
+    Its rooms are parts it holds, each of one concern, sharing one :class:`StoreState`:
+    ``store.games`` (opening, reading, creating, commands), ``store.turns`` (resolves,
+    deadlines, undo), ``store.meta`` (the bot's data of a game, its channels),
+    ``store.outbox`` (deliveries, channel intents, message parts), ``store.lobbies``,
+    ``store.rulesets`` (uploads)."""
 
     def __init__(
         self,
@@ -94,31 +99,38 @@ class Store(Games, Turns, Meta, Outbox, Lobbies, Rulesets):
         clock: Callable[[], datetime] | None = None,
         shards: tuple[int, tuple[int, ...]] | None = None,
     ) -> None:
-        #: ``(shard_count, shard_ids)``: this process loads, resolves and delivers only the games
-        #: of the guilds on these shards (Discord: ``(guild_id >> 22) % shard_count``); None: all
-        self.shards = _check_shards(shards)
-        if rulesets is None:
-            rulesets = load_ruleset
-        self._rulesets = rulesets
-        self._clock = clock or (lambda: datetime.now(UTC))
+        now = clock or (lambda: datetime.now(UTC))
         #: the connection, its lock, transactions (counted by label) and the fault points
-        self.db = Database(backend or make_backend(path if path is not None else default_db_path(), synchronous),
-                           self._clock)
-        self._games: dict[str, _Live] = {}
-        self._meta_locks: dict[str, asyncio.Lock] = {}  # for games not loaded (finished)
-        self._channels: dict[int, str] = {}  # Discord channel id -> game id (v4)
-        self._rules_cache: OrderedDict[str, Ruleset] = OrderedDict()  # uploaded rulesets by fingerprint (v9)
-        #: parts this store claimed when it staged them and has not tried to send yet (Part.held),
-        #: with when that claim expires: past it (less a margin) the part is claimed again normally
-        self._held: dict[tuple[str, int], datetime] = {}
-        #: parts whose claim at staging expired before they were tried, in a database no other
-        #: process sends from (``Part.untried``): claimed again, but nothing to look for first
-        self._untried: set[tuple[str, int]] = set()
-        self.report: StartReport | None = None
-        #: games reloaded because another process had written them (``_reload``)
-        self.reloads = 0
-        #: who this store is when it claims a message part (several processes may share a database)
-        self.owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self.db = Database(backend or make_backend(path if path is not None else default_db_path(), synchronous), now)
+        #: what the rooms share: the games in memory, their channels, the clock, the shards, the owner
+        self.state = StoreState(self.db, now, _check_shards(shards),
+                                f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}")
+        self.rulesets = Rulesets(self.state)
+        self.lobbies = Lobbies(self.state)
+        self.outbox = Outbox(self.state)
+        self.games = Games(self.state, self.rulesets, self.outbox, rulesets or load_ruleset)
+        self.meta = Meta(self.state, self.games, self.outbox)
+        self.turns = Turns(self.state, self.games, self.outbox, self.meta)
+
+    @property
+    def shards(self) -> tuple[int, tuple[int, ...]] | None:
+        """``(shard_count, shard_ids)`` this process runs; None: all (:attr:`StoreState.shards`)."""
+        return self.state.shards
+
+    @property
+    def owner(self) -> str:
+        """Who this store is when it claims a message part (several processes may share a database)."""
+        return self.state.owner
+
+    @property
+    def report(self) -> StartReport | None:
+        """What :meth:`open` found (None before it)."""
+        return self.games.report
+
+    @property
+    def reloads(self) -> int:
+        """Games reloaded because another process had written them."""
+        return self.games.reloads
 
     @property
     def backend(self) -> Backend:
@@ -141,6 +153,18 @@ class Store(Games, Turns, Meta, Outbox, Lobbies, Rulesets):
     @fault.setter
     def fault(self, hook: Callable[[str], None] | None) -> None:
         self.db.fault = hook
+
+    async def open(self, now: datetime | None = None) -> StartReport:
+        """Open, migrate, load every running game; report what must happen first
+        (:meth:`storage.games.Games.open`)."""
+        return await self.games.open(now)
+
+    def acquire(self) -> None:
+        """Take the database for this process now (:meth:`storage.games.Games.acquire`)."""
+        self.games.acquire()
+
+    async def close(self) -> None:
+        await self.games.close()
 
     async def __aenter__(self) -> Store:
         await self.open()

@@ -17,6 +17,9 @@ from . import writes
 from .backend import Backend, Step
 from .commands import effective, replay_entries
 from .errors import StorageError, UndoRefused
+from .games import Games
+from .meta import Meta
+from .outbox import Outbox
 from .records import (
     INSERT_COMMAND,
     INSERT_EVENT,
@@ -41,6 +44,7 @@ from .records import (
     to_ts,
     utc,
 )
+from .state import StoreState
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +76,14 @@ async def _staged_since(db: Backend, game_id: str, batches: list[str], mark: str
 class Turns:
     """Resolving, deadlines and undo of a loaded game."""
 
+    def __init__(self, state: StoreState, games: Games, outbox: Outbox, meta: Meta) -> None:
+        self.state = state
+        self.db = state.db
+        #: the loaded games; the outbox a resolve's posts are staged in; the meta an undo or a deadline changes
+        self.games = games
+        self.outbox = outbox
+        self.meta = meta
+
     async def resolve(
         self,
         game_id: str,
@@ -101,9 +113,9 @@ class Turns:
 
     async def _resolve(self, game_id: str, expect_tick: int | None, next_deadline: datetime | None, user_id: int | None,
                        posts: Any = ()) -> Resolved | None:
-        live = self._live(game_id)
+        live = self.games.live(game_id)
         async with live.lock:
-            return await self._retry_stale(
+            return await self.games.retry_stale(
                 live, lambda: self._resolve_locked(live, game_id, expect_tick, next_deadline, user_id, posts))
 
     async def _resolve_locked(self, live: _Live, game_id: str, expect_tick: int | None, next_deadline: datetime | None,
@@ -117,7 +129,7 @@ class Turns:
             user_id = live.info.resolving_user  # a forced resolve cut short is redone as forced, by its GM
         if live.info.resolving_tick != tick:
             await self._mark_resolving(live, game_id, tick, user_id, list(posts))
-        events, history = await self._recall(live)
+        events, history = await self.games.recall(live)
         run = await asyncio.to_thread(_run_on_copy, live, Game.resolve, events, history)
         game, text, events = run.game, run.text, run.events
         over = game.state.over
@@ -135,7 +147,7 @@ class Turns:
                   "deadline_was": to_ts(live.info.deadline) if live.info.deadline else None}
         args = {"tick": tick}
         # one batch (PostgreSQL: one round trip; SQLite: one trip to its thread)
-        db = self.backend
+        db = self.db.backend
         ev_rows, outbox, deliveries = _event_rows(game_id, seq, live.ev_count, events, stamp)
         sql, params = writes.game_update(live.info, info, text)
         steps = [
@@ -148,7 +160,7 @@ class Turns:
         if user_id is not None:
             steps.append(Step(db.sql(INSERT_GM_ACTION), (game_id, seq, tick, user_id, "resolve", dumps(args), stamp)))
         if await self.db.batch("resolve", steps, "resolve.before_commit") is not None:
-            raise writes.stale(self.location, live.info)
+            raise writes.stale(self.db.location, live.info)
         self.db.point("resolve.after_commit")
         live.game, live.text, live.info = game, text, info
         live.ev_count, live.hist_count = live.ev_count + len(events), live.hist_count + len(run.history)
@@ -162,11 +174,11 @@ class Turns:
         if posts:
             async with self.db.tx("resolve.mark") as db:
                 await writes.update_game(db, live.info, marked, None, bump=False)
-                await self._write_posts(db, game_id, f"resolve:{tick}", posts, self.db.stamp())
+                await self.outbox.write_posts(db, game_id, f"resolve:{tick}", posts, self.db.stamp())
         else:  # the row alone: one batch
             sql, params = writes.game_update(live.info, marked, None, bump=False)
-            if await self.db.batch("resolve.mark", [Step(self.backend.sql(sql), params, expect="one")]) is not None:
-                raise writes.stale(self.location, live.info)
+            if await self.db.batch("resolve.mark", [Step(self.db.backend.sql(sql), params, expect="one")]) is not None:
+                raise writes.stale(self.db.location, live.info)
         live.info = marked
         self.db.point("resolve.marked")
 
@@ -175,9 +187,9 @@ class Turns:
         return await _uncancellable(self._set_deadline(game_id, utc(at), user_id))
 
     async def _set_deadline(self, game_id: str, at: datetime | None, user_id: int | None) -> bool:
-        live = self._live(game_id)
+        live = self.games.live(game_id)
         async with live.lock:
-            return await self._retry_stale(live, lambda: self._set_deadline_locked(live, game_id, at, user_id))
+            return await self.games.retry_stale(live, lambda: self._set_deadline_locked(live, game_id, at, user_id))
 
     async def _set_deadline_locked(self, live: _Live, game_id: str, at: datetime | None, user_id: int | None) -> bool:
         info = live.info
@@ -206,8 +218,8 @@ class Turns:
     async def undo_target(self, game_id: str) -> dict[str, Any]:
         """The resolve a GM's undo would take back now (its journal entry), or
         :class:`UndoRefused` with the reason's message key."""
-        live = self._live(game_id)
-        return _undo_target(live.info, await self.journal(game_id))
+        live = self.games.live(game_id)
+        return _undo_target(live.info, await self.games.journal(game_id))
 
     async def undo_resolve(self, game_id: str, *, user_id: int | None = None,
                            meta_fn: Callable[[dict[str, Any], list[dict[str, Any]]], Any] | None = None,
@@ -226,9 +238,9 @@ class Turns:
         return await _uncancellable(self._undo(game_id, user_id, meta_fn, key))
 
     async def _undo(self, game_id: str, user_id: int | None, meta_fn: Any, key: str | None) -> Undone:
-        live = self._live(game_id)
+        live = self.games.live(game_id)
         async with live.lock:
-            journal = await self.journal(game_id)
+            journal = await self.games.journal(game_id)
             if key is not None:
                 done = [e for e in journal if e["kind"] == "undo" and e["request_id"] == key]
                 if done:
@@ -246,13 +258,13 @@ class Turns:
 
             game, text = await asyncio.to_thread(rebuild)
             if game.state.tick != target["tick"]:
-                raise StorageError(f"{self.location}: game {game_id!r}: the journal does not rebuild tick {target['tick']}")
+                raise StorageError(f"{self.db.location}: game {game_id!r}: the journal does not rebuild tick {target['tick']}")
             first, hfirst = len(game.state.events), len(game.state.history)
             stamp = self.db.stamp()
             seq = info.version + 1
             mark = f"~u{seq}"
             was = from_ts((target["result"] or {}).get("deadline_was"))
-            back = was if was is not None and was > self._clock() else None
+            back = was if was is not None and was > self.state.clock() else None
             new = replace(info, tick=game.state.tick, status="running", version=seq, updated_at=stamp, resolving_tick=None,
                           resolving_user=None, deadline_tick=game.state.tick if back else None, deadline_at=back)
             async with self.db.tx("undo") as db:
@@ -285,7 +297,7 @@ class Turns:
                 await writes.update_game(db, info, new, text)
                 meta = None
                 if meta_fn is not None:
-                    meta = await self._meta_write(db, game_id, info.meta, info.meta_version,
+                    meta = await self.meta.meta_write(db, game_id, info.meta, info.meta_version,
                                                   lambda m: meta_fn(m, posted), stamp)
                 self.db.point("undo.before_commit")
             if meta is not None:
@@ -320,11 +332,11 @@ class Turns:
 
     async def _change_deadline(self, game_id: str, fn: Any, user_id: int | None, key: str | None, window: timedelta,
                                posts: Any = ()) -> DeadlineChange:
-        live = self._live(game_id)
+        live = self.games.live(game_id)
         async with live.lock:
             info = live.info
             if key is not None:
-                since = to_ts(self._clock() - window)
+                since = to_ts(self.state.clock() - window)
                 rows = await self.db.read(
                     "SELECT created_at FROM commands WHERE game_id = ? AND kind = 'deadline' AND request_id >= ? "
                     "AND request_id < ? AND tick = ? AND created_at >= ? ORDER BY seq DESC LIMIT 1",
@@ -344,7 +356,7 @@ class Turns:
             async with self.db.tx("deadline") as db:
                 meta = None
                 if meta_fn is not None:
-                    meta = await self._meta_write(db, game_id, info.meta, info.meta_version, meta_fn, stamp)
+                    meta = await self.meta.meta_write(db, game_id, info.meta, info.meta_version, meta_fn, stamp)
                 if moves:
                     await db.execute(
                         db.sql(
@@ -358,7 +370,7 @@ class Turns:
                     await writes.update_game(db, info, new, None)
                 if posts and (moves or meta is not None):
                     after = replace(new, meta=meta, meta_version=info.meta_version + 1) if meta is not None else new
-                    await self._write_posts(db, game_id, f"deadline:{seq}:{info.meta_version + 1}",
+                    await self.outbox.write_posts(db, game_id, f"deadline:{seq}:{info.meta_version + 1}",
                                             list(posts(after) if callable(posts) else posts), stamp)
                 self.db.point("deadline.before_commit")
             if meta is not None:

@@ -1,7 +1,7 @@
 """The rows every room writes inside its transactions: a game row read and written
 compare-and-set, its events with their outbox rows, its history, the GM's audit line and the
-game's channels. Plain functions over the transaction's :class:`Backend`, so that no room
-calls another room's methods to write what both write.
+game's channels. Plain functions over the transaction's :class:`Backend`: what rooms that do
+not hold one another both write.
 """
 
 from __future__ import annotations

@@ -85,11 +85,11 @@ async def cast_vote(bot: Services, interaction: discord.Interaction, target: str
     changed = mine is not None
     same = mine is not None and mine.choice == choice  # the same ballot again: not a change (nothing spent)
     try:
-        await bot.store.apply(gid, Command.vote(p.pid, vote, choice, user_id=interaction.user.id, request_id=str(interaction.id)))
+        await bot.store.games.apply(gid, Command.vote(p.pid, vote, choice, user_id=interaction.user.id, request_id=str(interaction.id)))
     except ActionError as err:
         await refuse_engine(interaction, game, err)
         return False
-    game = bot.store.game(gid)
+    game = bot.store.games.game(gid)
     r = Renderer(game, lng)
     if same:
         await reply(interaction, text(lng, "vote.same", target=r.player(choice)))
@@ -125,11 +125,11 @@ async def withdraw_vote(bot: Services, interaction: discord.Interaction, vote: s
         vote = known
     await defer(interaction)
     try:
-        await bot.store.apply(gid, Command.unvote(p.pid, vote, user_id=interaction.user.id, request_id=str(interaction.id)))
+        await bot.store.games.apply(gid, Command.unvote(p.pid, vote, user_id=interaction.user.id, request_id=str(interaction.id)))
     except ActionError as err:
         await refuse_engine(interaction, game, err)
         return False
-    game = bot.store.game(gid)
+    game = bot.store.games.game(gid)
     await reply(interaction, text(lng, "vote.withdrawn"))
     await bot.deliverer.flush(gid)  # the public line: the engine's vote.withdrawn, through the outbox
     return True

@@ -144,9 +144,9 @@ class AltMafiaBot(commands.AutoShardedBot):
     async def gm_log(self, game_id: str, interaction: discord.Interaction, action: str) -> None:
         """Every GM action is written in the GM channel. A GM action that is no engine command
         stages its line keyed by the interaction (a command stages it in its own transaction:
-        ``Store.apply(…, posts=[deliverer.gm_line(…)])``)."""
+        ``Store.games.games.apply(…, posts=[deliverer.gm_line(…)])``)."""
         line = self.deliverer.gm_line(game_id, safe.name(interaction.user.display_name), action)
-        await self.store.stage_posts(game_id, f"ia:{interaction.id}", [line])
+        await self.store.outbox.stage_posts(game_id, f"ia:{interaction.id}", [line])
         await self.deliverer.flush(game_id)
 
     async def post_panels(self, game_id: str) -> None:
@@ -159,9 +159,9 @@ class AltMafiaBot(commands.AutoShardedBot):
         resolve's news, its last events after a restart) goes out first, before the reveal.
         Called after the resolve that ends the game (``Scheduler.after_resolve``) and at start
         for a finished game not yet revealed."""
-        if not self.store.has(game_id) or self.store.info(game_id).meta.get("revealed"):
+        if not self.store.games.has(game_id) or self.store.games.info(game_id).meta.get("revealed"):
             return
-        if await self.store.pending_deliveries(game_id):
+        if await self.store.outbox.pending_deliveries(game_id):
             await self.deliverer.flush(game_id)
         if await self.stage_end(game_id):
             await self.deliverer.flush(game_id)
@@ -177,22 +177,22 @@ class AltMafiaBot(commands.AutoShardedBot):
 
         The three posts (keyed ``reveal``, ``reveal:report``, ``cleanup``, as
         :meth:`Deliverer.post` would key them) and the flags ``revealed`` and
-        ``cleanup_offered`` are ONE transaction (``Store.update_meta(posts=…, claim=True)``):
+        ``cleanup_offered`` are ONE transaction (``Store.meta.update_meta(posts=…, claim=True)``):
         the game never counts as revealed without its posts staged, a crash before the commit
         leaves neither (the next start stages both), and a key already staged is never staged
         again. The parts are claimed with it: the next flush sends them with no claim of its
         own and marks them with everything else it sent. False when there was nothing to stage
         (not loaded, or revealed already)."""
         store = self.store
-        if not store.has(game_id):
+        if not store.games.has(game_id):
             return False
-        info = store.info(game_id)
+        info = store.games.info(game_id)
         if info.meta.get("revealed"):
             return False
-        events = await store.events(game_id)
-        journal = await store.journal(game_id)
-        posts, ended = await self.end_posts(game_id, store.game(game_id), info, events, journal)
-        await store.update_meta(game_id, ended, posts=posts, key="end", claim=True)
+        events = await store.games.events(game_id)
+        journal = await store.games.journal(game_id)
+        posts, ended = await self.end_posts(game_id, store.games.game(game_id), info, events, journal)
+        await store.meta.update_meta(game_id, ended, posts=posts, key="end", claim=True)
         return True
 
     async def end_posts(self, game_id: str, game: Game, info: GameInfo, events: list[Event],
@@ -263,14 +263,14 @@ class AltMafiaBot(commands.AutoShardedBot):
     async def offer_cleanup(self, game_id: str) -> None:
         """At the end, the GM chooses to archive the channels or to delete them (staged with
         the reveal by :meth:`stage_end`; this offers it to a game that ended without it)."""
-        info = self.store.info(game_id) if self.store.has(game_id) else await self.store.find(game_id)
+        info = self.store.games.info(game_id) if self.store.games.has(game_id) else await self.store.games.find(game_id)
         if info is None or info.meta.get("cleanup_offered"):
             return
         lang = info.meta.get("lang", "ru")
         if info.meta.get("channels", {}).get("gm") is None:
             return
         await self.deliverer.post(game_id, "gm", text(lang, "cleanup.ask"), view=f"cleanup:{lang}", once="cleanup")
-        await self.store.update_meta(game_id, lambda meta: meta.update(cleanup_offered=True))
+        await self.store.meta.update_meta(game_id, lambda meta: meta.update(cleanup_offered=True))
 
 
 def create_bot(settings: Settings | None = None) -> AltMafiaBot:

@@ -68,8 +68,8 @@ class GameButton(discord.ui.DynamicItem[discord.ui.Button], template=r"am:(?P<ac
             else:
                 m.pop("resolve_full", None)
 
-        await bot.store.update_meta(self.game_id, choose)
-        game = bot.store.game(self.game_id)
+        await bot.store.meta.update_meta(self.game_id, choose)
+        game = bot.store.games.game(self.game_id)
         glang = info.meta.get("lang", "ru")
         label = Renderer(game, glang).label(game.info.label)
         line = text(glang, "gm.log", gm=safe.name(interaction.user.display_name), action=text(glang, "gm.act_resolve", phase=label))
@@ -77,9 +77,9 @@ class GameButton(discord.ui.DynamicItem[discord.ui.Button], template=r"am:(?P<ac
         if not done:
             return text(lng, "gm.resolve_stale")
         result = text(lng, "gm.resolved", count=len(done))
-        now_info = bot.store.info(self.game_id)
+        now_info = bot.store.games.info(self.game_id)
         if now_info.status == "running" and now_info.deadline is not None:
-            game = bot.store.game(self.game_id)
+            game = bot.store.games.game(self.game_id)
             at = int(now_info.deadline.timestamp())
             result += "\n" + text(lng, "gm.resolved_deadline", phase=Renderer(game, lng).label(game.info.label),
                                    deadline=f"<t:{at}:f> (<t:{at}:R>)")
@@ -97,7 +97,7 @@ class GameButton(discord.ui.DynamicItem[discord.ui.Button], template=r"am:(?P<ac
         return text(lng, "gm.ended")
 
     async def _archive(self, bot: Services, interaction: discord.Interaction, info: Any, lng: str) -> str:
-        await bot.store.update_meta(self.game_id, lambda m: m.update(archived=True))
+        await bot.store.meta.update_meta(self.game_id, lambda m: m.update(archived=True))
         n = await bot.channel_manager.archive(await _info(bot, self.game_id))
         done = text(lng, "cleanup.archived", n=n)
         return done if info.meta.get("review_published") else done + "\n" + text(lng, "cleanup.archived_unpublished")
@@ -112,14 +112,14 @@ class GameButton(discord.ui.DynamicItem[discord.ui.Button], template=r"am:(?P<ac
 
 async def _info(bot: Services, game_id: str) -> Any:
     store = bot.store
-    return store.info(game_id) if store.has(game_id) else await store.find(game_id)
+    return store.games.info(game_id) if store.games.has(game_id) else await store.games.find(game_id)
 
 
 async def gm_info(bot: Services, interaction: discord.Interaction, game_id: str, *, loaded: bool = False) -> Any:
     """The game of a GM's button, or None after refusing: no such game (``loaded``: not in
     memory either), or the one who pressed it is not its GM."""
     info = await _info(bot, game_id)
-    if info is None or (loaded and not bot.store.has(game_id)):
+    if info is None or (loaded and not bot.store.games.has(game_id)):
         await refuse(interaction, "err.no_game")
         return None
     if not is_gm(bot, interaction, info.gm_user_ids, info.players):
@@ -146,16 +146,16 @@ class BonusButton(discord.ui.DynamicItem[discord.ui.Button], template=r"amb:(?P<
     async def callback(self, interaction: discord.Interaction) -> None:
         bot = services(interaction)
         info = await _info(bot, self.game_id)
-        if info is None or not bot.store.has(self.game_id):
+        if info is None or not bot.store.games.has(self.game_id):
             await refuse(interaction, "err.no_game")
             return
-        game = bot.store.game(self.game_id)
+        game = bot.store.games.game(self.game_id)
         if not 0 <= self.pid < len(game.state.players) or game.player(self.pid).user_id != interaction.user.id:
             await refuse(interaction, "err.not_your_button")
             return
         await interaction.response.defer()  # the answer is the news in the player's hidden channel
         try:
-            await bot.store.apply(self.game_id, Command.choose_bonus(self.pid, self.stat, user_id=interaction.user.id,
+            await bot.store.games.apply(self.game_id, Command.choose_bonus(self.pid, self.stat, user_id=interaction.user.id,
                                                                     request_id=str(interaction.id)))
         except ActionError as err:
             await refuse_engine(interaction, game, err)
@@ -182,12 +182,12 @@ class AnonRefuseButton(discord.ui.DynamicItem[discord.ui.Button], template=r"amr
         info = await gm_info(bot, interaction, self.game_id, loaded=True)
         if info is None:
             return
-        game = bot.store.game(self.game_id)
+        game = bot.store.games.game(self.game_id)
         await interaction.response.defer()
         try:
             glang = info.meta.get("lang", "ru")
             # the GM's log line is staged in the command's own transaction
-            applied = await bot.store.apply(self.game_id, Command.gm("refuse_anon", seq=self.seq, user_id=interaction.user.id,
+            applied = await bot.store.games.apply(self.game_id, Command.gm("refuse_anon", seq=self.seq, user_id=interaction.user.id,
                                                                      request_id=str(interaction.id)),
                                             posts=lambda g, res: [bot.deliverer.gm_line(self.game_id, safe.name(interaction.user.display_name), text(
                                                 glang, "gm.act_refuse_anon", player=Renderer(g, glang).player((res or {}).get("pid"))))])
@@ -245,19 +245,19 @@ class PublishButton(discord.ui.DynamicItem[discord.ui.Button], template=r"amp:(?
             def mark(m: dict[str, Any]) -> None:
                 m["review_published"] = uid
 
-            await bot.store.update_meta(self.game_id, mark)
+            await bot.store.meta.update_meta(self.game_id, mark)
             glang = info.meta.get("lang", "ru")
             # staged once (the key "publish"): a second press, or a retry, never posts it twice
             await bot.deliverer.post(self.game_id, "public", text(glang, "reveal.published", gm=safe.name(interaction.user.display_name)),
                                      files=files, once="publish")
             # delivered: every part has its Discord message (a part to a deleted channel is dropped)
-            parts = await bot.store.parts(f"{self.game_id}/publish>public")
+            parts = await bot.store.outbox.parts(f"{self.game_id}/publish>public")
             if not parts or any(q.message_id is None for q in parts):
                 # the public channel is gone or refused it: not published; the GM may try again
                 def unmark(m: dict[str, Any]) -> None:
                     m.pop("review_published", None)
 
-                await bot.store.update_meta(self.game_id, unmark)
+                await bot.store.meta.update_meta(self.game_id, unmark)
                 await refuse(interaction, "err.publish_failed")
                 return
         finally:

@@ -264,7 +264,7 @@ async def create(http: Any, guild_id: int, plan: list[ChannelSpec], known: dict[
 # ---- creating channels exactly once (the intent, then the channel, then its id) ---------------
 def carries(channel: Mapping[str, Any], intent: Any) -> bool:
     """Whether a channel of the guild's listing is an intent's: by the id recorded as soon as
-    Discord answered the create (``Store.channel_made``); an intent whose answer never came is
+    Discord answered the create (``Store.outbox.channel_made``); an intent whose answer never came is
     matched by its marker: its type, its name as Discord keeps it (:func:`discord_name`) and
     parent (a game's category has the game's unique id in its name; every other channel of
     the game is under one of its categories)."""
@@ -278,7 +278,7 @@ def carries(channel: Mapping[str, Any], intent: Any) -> bool:
 
 async def create_intended(store: Store, http: HTTPClient, owner: str, guild_id: int, plan: list[ChannelSpec],
                           known: dict[str, int], on_created: Any = None) -> dict[str, int]:
-    """:func:`create` with the intent recorded first (``Store.intend_channel``), so that a crash
+    """:func:`create` with the intent recorded first (``Store.outbox.intend_channel``), so that a crash
     between creating a channel and saving its id never leaves a second one: a key whose intent
     was already recorded (an attempt cut short) is first looked for in the guild's channels and
     the one found is adopted (any further copy deleted; its overwrites past the first 100 put
@@ -290,7 +290,7 @@ async def create_intended(store: Store, http: HTTPClient, owner: str, guild_id: 
     listing: list[Mapping[str, Any]] | None = None
 
     async def made(key: str, cid: int) -> None:
-        await store.channel_made(owner, key, cid)
+        await store.outbox.channel_made(owner, key, cid)
 
     for spec in plan:
         if spec.key in ids:
@@ -298,14 +298,14 @@ async def create_intended(store: Store, http: HTTPClient, owner: str, guild_id: 
             continue
         parent = ids[spec.parent] if spec.parent else None
         name = spec.name[:100]
-        before = await store.intend_channel(owner, spec.key, guild_id=guild_id, kind=spec.type, name=name, parent_id=parent)
+        before = await store.outbox.intend_channel(owner, spec.key, guild_id=guild_id, kind=spec.type, name=name, parent_id=parent)
         cid = None
         if before is not None:
             if listing is None:
                 listing = list(await http.get_all_guild_channels(guild_id))
             mine = set(ids.values())
             found = [int(c["id"]) for c in listing if carries(c, before) and int(c["id"]) not in mine
-                     and store.game_of_channel(int(c["id"])) is None]
+                     and store.meta.game_of_channel(int(c["id"])) is None]
             if found:
                 cid = found[0]
                 for extra in found[1:]:
@@ -321,7 +321,7 @@ async def create_intended(store: Store, http: HTTPClient, owner: str, guild_id: 
         ids[spec.key] = cid
         if on_created is not None:
             await on_created(spec.key, cid)
-        await store.settle_channel(owner, spec.key, cid)
+        await store.outbox.settle_channel(owner, spec.key, cid)
     return ids
 
 
@@ -331,14 +331,14 @@ async def reconcile(store: Store, http: HTTPClient) -> dict[str, int]:
     to a saved one, or a channel whose game and lobby are both gone, is deleted. Returns the
     counts (``adopted``, ``deleted``, ``settled``)."""
     counts = {"adopted": 0, "deleted": 0, "settled": 0}
-    intents = await store.channel_intents()
+    intents = await store.outbox.channel_intents()
     if not intents:
         return counts
-    lobbies = await store.lobbies()
+    lobbies = await store.lobbies.lobbies()
     listings: dict[int, list[Mapping[str, Any]]] = {}
     for intent in intents:
         owner, key = intent.owner_id, intent.channel_key
-        info = store.info(owner) if store.has(owner) else await store.find(owner)
+        info = store.games.info(owner) if store.games.has(owner) else await store.games.find(owner)
         lobby = lobbies.get(owner)
         saved = info.meta.get("channels", {}) if info is not None else (lobby.get("channels", {}) if lobby is not None else None)
         if intent.guild_id not in listings:
@@ -348,7 +348,7 @@ async def reconcile(store: Store, http: HTTPClient) -> dict[str, int]:
                 log.warning("guild %s: channels not listed (%s); intents left for the next start", intent.guild_id, exc)
                 listings[intent.guild_id] = []
                 continue
-        matches = [int(c["id"]) for c in listings[intent.guild_id] if carries(c, intent) and store.game_of_channel(int(c["id"])) is None]
+        matches = [int(c["id"]) for c in listings[intent.guild_id] if carries(c, intent) and store.meta.game_of_channel(int(c["id"])) is None]
         keep = saved.get(key) if saved is not None else None
         try:
             if saved is not None and keep is None and matches:
@@ -365,7 +365,7 @@ async def reconcile(store: Store, http: HTTPClient) -> dict[str, int]:
             log.warning("%s: channel %s not reconciled (%s); left for the next start", owner, key, exc)
             continue
         if keep is not None or saved is None:
-            await store.settle_channel(owner, key, int(keep) if keep is not None else None)
+            await store.outbox.settle_channel(owner, key, int(keep) if keep is not None else None)
             counts["settled"] += 1
     return counts
 
@@ -373,7 +373,7 @@ async def reconcile(store: Store, http: HTTPClient) -> dict[str, int]:
 async def adopt(store: Store, owner: str, key: str, cid: int, parent_id: int | None, *, is_game: bool) -> None:
     """Save a channel found by its intent as the owner's (the game's meta, or the lobby's)."""
     if not is_game:
-        await store.update_lobby(owner, lambda data: data.setdefault("channels", {}).update({key: cid}))
+        await store.lobbies.update_lobby(owner, lambda data: data.setdefault("channels", {}).update({key: cid}))
         return
 
     def record(m: dict[str, Any]) -> None:
@@ -384,7 +384,7 @@ async def adopt(store: Store, owner: str, key: str, cid: int, parent_id: int | N
         if key.startswith("category") and key not in m.get("categories", ["category"]):
             m["categories"] = [*m.get("categories", ["category"]), key]
 
-    await store.update_meta(owner, record)
+    await store.meta.update_meta(owner, record)
 
 
 def free_category(parents: dict[str, str], order: list[str]) -> str | None:
@@ -418,7 +418,7 @@ def opened_at_start(game: Any, aud: Audience, plan: list[ChannelSpec]) -> int:
 
 class Unsaved:
     """A sync's record of the overwrites it applied, not committed yet: a meta change function
-    (for ``Store.update_meta`` or ``Store.mark_parts_sent(meta=…)``). Whoever commits it calls
+    (for ``Store.meta.update_meta`` or ``Store.meta.mark_parts_sent(meta=…)``). Whoever commits it calls
     :meth:`committed`; from then on it changes nothing (a later sync's record may have replaced
     what it wrote)."""
 
@@ -472,7 +472,7 @@ class ChannelManager:
 
     def lock(self, game_id: str) -> asyncio.Lock:
         """One channel change of a game at a time (held across its REST calls; the game's meta
-        itself is only ever changed by ``Store.update_meta``, briefly, at the end)."""
+        itself is only ever changed by ``Store.meta.update_meta``, briefly, at the end)."""
         return self._locks.setdefault(game_id, asyncio.Lock())
 
     async def sync(self, game_id: str, *, commit: bool = True) -> Unsaved | None:
@@ -498,7 +498,7 @@ class ChannelManager:
                 await sync_living_role(self.store, self.deliverer, self.http, game_id, None if commit else changes)
             except BaseException:
                 if changes:  # what was put is recorded as before, whatever failed after it
-                    await self.store.update_meta(game_id, unsaved)
+                    await self.store.meta.update_meta(game_id, unsaved)
                     unsaved.committed()
                 raise
             if not changes:
@@ -511,17 +511,17 @@ class ChannelManager:
         channel change of the game comes first: it must diff against what Discord has)."""
         record = self._unsaved.pop(game_id, None)
         if record is not None and not record.saved:
-            await self.store.update_meta(game_id, record)
+            await self.store.meta.update_meta(game_id, record)
             record.committed()
 
     async def _sync(self, game_id: str, commit: bool = True) -> Any:
         """The overwrites put; their record committed, or (``commit=False``, no channel
         created) returned as a meta change for the caller to commit; None: nothing to record."""
         store = self.store
-        if not store.has(game_id):
+        if not store.games.has(game_id):
             return None
         await self._save_unsaved(game_id)
-        info, game = store.info(game_id), store.game(game_id)
+        info, game = store.games.info(game_id), store.games.game(game_id)
         meta = info.meta
         if "channels" not in meta:
             return None
@@ -598,7 +598,7 @@ class ChannelManager:
                 m["access"] = {**m.get("access", {}), **done}
 
             if commit or created:
-                await store.update_meta(game_id, record)
+                await store.meta.update_meta(game_id, record)
                 return None
             return record
         return None
@@ -607,12 +607,12 @@ class ChannelManager:
         async with self.lock(game_id):
             store = self.store
             await self._save_unsaved(game_id)
-            meta = store.info(game_id).meta
+            meta = store.games.info(game_id).meta
             if user_id in meta.get("spectators", []):
                 return
             # the channels spectators read, as the engine has them (public, votes, spectators; the
             # channel of the dead, where they write too)
-            found = [v for v in visibility.channels(store.game(game_id)) if v.spectators and v.key in meta["channels"]]
+            found = [v for v in visibility.channels(store.games.game(game_id)) if v.spectators and v.key in meta["channels"]]
             keys = {v.key: RW if v.spectators_write else RO for v in found}
             for key, a in keys.items():
                 ow = access_overwrite(user_id, a)
@@ -624,18 +624,18 @@ class ChannelManager:
                 for key, a in keys.items():
                     m.setdefault("access", {}).setdefault(key, {})[str(user_id)] = a
 
-            await store.update_meta(game_id, record)
+            await store.meta.update_meta(game_id, record)
 
     async def remove_spectator(self, game_id: str, user_id: int) -> bool:
         """The GM takes a spectator away: they read none of the game's channels any more."""
         store = self.store
-        if user_id not in store.info(game_id).meta.get("spectators", []):
+        if user_id not in store.games.info(game_id).meta.get("spectators", []):
             return False
 
         def drop(m: dict[str, Any]) -> None:
             m["spectators"] = [u for u in m.get("spectators", []) if u != user_id]
 
-        await store.update_meta(game_id, drop)
+        await store.meta.update_meta(game_id, drop)
         await self.sync(game_id)
         return True
 
@@ -648,7 +648,7 @@ class ChannelManager:
         """Every channel becomes read-only, writable by the GMs only; who reads it follows the
         GM's choice at the end (:func:`archive_access`)."""
         store = self.store
-        aud = self.audience(info, store.game(info.game_id) if store.has(info.game_id) else None)
+        aud = self.audience(info, store.games.game(info.game_id) if store.games.has(info.game_id) else None)
         n = 0
         for key, cid in self.all_ids(info.meta):
             ows = aud.with_access(archive_access(info.meta, key, aud))

@@ -16,8 +16,8 @@ anonymous post the GM may refuse) goes out as a batch of its own, the buttons un
 
 Exactly once, part by part (docs/storage.md, "Delivery: exactly once"): a batch is rendered
 ONCE into its final parts, and the parts (text, nonce, channel, buttons spec, files) are stored
-by :meth:`storage.Store.stage` in the transaction that claims the batch's outbox rows. Each
-part is then claimed, sent and marked on its own (:meth:`storage.Store.mark_part_sent`, with
+by :meth:`storage.Store.outbox.stage` in the transaction that claims the batch's outbox rows. Each
+part is then claimed, sent and marked on its own (:meth:`storage.Store.outbox.mark_part_sent`, with
 the message id); the rows are delivered with the last part. A retry sends the stored text of
 the unsent parts only; a part claimed before a crash or a failure is first looked for in its
 channel (:meth:`Deliverer._find`: only a message of that very attempt counts, never an older
@@ -196,7 +196,7 @@ class Deliverer:
 
         ``meta``: a change of ``game_id``'s meta (the channel sync's record of what it applied,
         ``channels.Unsaved``) committed in the first transaction that marks parts sent; when
-        the flush marks none, on its own at the end (``Store.update_meta``). Its
+        the flush marks none, on its own at the end (``Store.meta.update_meta``). Its
         ``committed()`` is called once it is committed."""
         if meta is not None and game_id is None:
             raise ValueError("a meta change rides only on the flush of its own game")
@@ -209,7 +209,7 @@ class Deliverer:
         finally:
             if carry:  # nothing was marked (or the flush failed before): the record alone
                 gid, fn = carry.pop()
-                await self.bot.store.update_meta(gid, fn)
+                await self.bot.store.meta.update_meta(gid, fn)
                 _committed(fn)
 
     def lock(self, game_id: str) -> asyncio.Lock:
@@ -221,8 +221,8 @@ class Deliverer:
         own lock: one game's sends never wait for another's (discord.py's rate limiter paces
         them all); a game whose flush fails is logged and retried at the next flush."""
         store = self.bot.store
-        ids = list(dict.fromkeys([p.game_id for p in await store.pending_parts(None)]
-                                 + [d.game_id for d in await store.pending_deliveries(None)]))
+        ids = list(dict.fromkeys([p.game_id for p in await store.outbox.pending_parts(None)]
+                                 + [d.game_id for d in await store.outbox.pending_deliveries(None)]))
         sent = 0
 
         async def one(gid: str) -> int:
@@ -240,8 +240,8 @@ class Deliverer:
                      carry: list[tuple[str, Any]] | None = None) -> int:
         store = self.bot.store
         blocked: set[tuple[str, str]] = set()
-        parts = await store.pending_parts(game_id)
-        pending = await store.pending_deliveries(game_id)
+        parts = await store.outbox.pending_parts(game_id)
+        pending = await store.outbox.pending_deliveries(game_id)
         # a resolve's own line (the GM's log line of a forced resolve, staged with it) joins
         # the batch of that channel's events instead of going out alone: one message a resolve
         rows_at = {(d.game_id, route(d)) for d in pending}
@@ -260,10 +260,10 @@ class Deliverer:
     async def _game(self, gid: str, items: list[Delivery], extra: dict[str, list[str]] | None,
                     blocked: set[tuple[str, str]], merge: Sequence[Part] = (), carry: list[tuple[str, Any]] | None = None) -> int:
         store = self.bot.store
-        if not store.has(gid):
+        if not store.games.has(gid):
             log.warning("game %s has pending messages but is not loaded", gid)
             return 0
-        info = store.info(gid)
+        info = store.games.info(gid)
         if "channels" not in info.meta:
             return 0  # the game's channels are being created: its messages wait for them
         batches: dict[str, list[Delivery]] = {}
@@ -276,9 +276,9 @@ class Deliverer:
                 await self.bot.channel_manager.sync(gid)
             except FAILED as exc:  # the channel may not be made yet: its rows wait for the next flush
                 log.warning("game %s: faction channels not synced (%s); their messages wait", gid, reason(exc))
-                for key in [k for k in batches if k.startswith("faction:") and k not in store.info(gid).meta["channels"]]:
+                for key in [k for k in batches if k.startswith("faction:") and k not in store.games.info(gid).meta["channels"]]:
                     del batches[key]
-            info = store.info(gid)
+            info = store.games.info(gid)
         staged: list[Part] = []
         for key, batch in batches.items():
             lang = reader_lang(info.meta, key)
@@ -345,7 +345,7 @@ class Deliverer:
 
     def command_posts(self, gid: str, game: Any, info: GameInfo, deliveries: list[Delivery]) -> list[Post]:
         """A command's own rows rendered from the game as the command commits it, for the store
-        to stage and claim in the command's transaction (``Store.apply(…, deliver=…)``): one
+        to stage and claim in the command's transaction (``Store.games.apply(…, deliver=…)``): one
         batch a channel (and one an event with buttons), under the ids :meth:`flush` would give
         them. Rows of a channel the game has not got yet, and a batch something would ride on
         (news of a past tick, the phase's own line: :meth:`_rider`), are left to :meth:`flush`."""
@@ -379,7 +379,7 @@ class Deliverer:
         staged (posted alone, or with an earlier batch: never twice)."""
         if info.status != "running" or not info.meta.get("cards"):
             return None  # before the role cards: the first panels come after them (lobbies.start)
-        game = self.bot.store.game(gid)
+        game = self.bot.store.games.game(gid)
         rider: tuple[str, str | None, str, int] | None
         if key == "public":
             if not any(d.event.key == "notice.phase" and d.event.args.get("tick") == info.tick for d in plain):
@@ -391,7 +391,7 @@ class Deliverer:
             rider = (seat[1], seat[2], seat[3], PANEL_ROOM) if seat is not None else None
         else:
             return None
-        if rider is None or await self.bot.store.parts(f"{gid}/{rider[2]}>{key}"):
+        if rider is None or await self.bot.store.outbox.parts(f"{gid}/{rider[2]}>{key}"):
             return None
         return rider
 
@@ -427,7 +427,7 @@ class Deliverer:
                game: Any = None, deadline: Any = ...) -> list[str]:
         """A batch's lines cut into messages; ``game`` and ``deadline``: the game to render from
         (default: the store's) and its deadline (a resolve's batch, before its commit)."""
-        game = game if game is not None else self.bot.store.game(gid)
+        game = game if game is not None else self.bot.store.games.game(gid)
         lang = reader_lang(meta, key)
         r = Renderer(game, lang)
         lines = list(extra)
@@ -457,7 +457,7 @@ class Deliverer:
         the phase in words and its deadline in the game's time zone (none while paused)."""
         phase = r.label(r.game.info.label)
         if deadline is ...:
-            deadline = self.bot.store.deadline(gid)
+            deadline = self.bot.store.games.deadline(gid)
         if deadline is None or meta.get("paused"):
             return text(r.lang, "notice.next_phase_open", phase=phase)
         tz = meta.get("tz") or self.bot.settings.tz
@@ -487,7 +487,7 @@ class Deliverer:
         if cid is None:
             log.warning("game %s: no channel %s; %d messages dropped", gid, key, len(keys))
             specs = [{"content": "", "nonce": nonce(batch_id, 0), "dropped": True}]
-        return await self.bot.store.stage(gid, batch_id, key, int(cid) if cid is not None else None, specs, keys, absorb=absorb)
+        return await self.bot.store.outbox.stage(gid, batch_id, key, int(cid) if cid is not None else None, specs, keys, absorb=absorb)
 
     async def _send_parts(self, parts: list[Part], blocked: set[tuple[str, str]],
                           carry: list[tuple[str, Any]] | None = None) -> int:
@@ -497,7 +497,7 @@ class Deliverer:
         sent = 0
         done: list[tuple[Part, int | None]] = []  # sent (or found, or dropped): marked together at the end
         if any(p.untried for p in parts):  # staged claims that expired untried: taken again, in one transaction
-            again = {p.key: p for p in await self.bot.store.hold_again(parts)}
+            again = {p.key: p for p in await self.bot.store.outbox.hold_again(parts)}
             parts = [again.get(p.key, p) for p in parts]
         try:
             for part in parts:
@@ -514,10 +514,10 @@ class Deliverer:
             # and unsent, and the next start looks for each in its channel before sending it
             if done and carry:
                 gid, fn = carry.pop()
-                await self.bot.store.mark_parts_sent(done, meta=(gid, fn))
+                await self.bot.store.meta.mark_parts_sent(done, meta=(gid, fn))
                 _committed(fn)
             else:
-                await self.bot.store.mark_parts_sent(done)
+                await self.bot.store.outbox.mark_parts_sent(done)
         return sent
 
     async def _send_part(self, part: Part, done: list[tuple[Part, int | None]]) -> int | None:
@@ -527,7 +527,7 @@ class Deliverer:
         if part.channel_id is None:
             done.append((part, None))
             return 0
-        info = store.info(part.game_id) if store.has(part.game_id) else await store.find(part.game_id)
+        info = store.games.info(part.game_id) if store.games.has(part.game_id) else await store.games.find(part.game_id)
         channel = self.bot.get_partial_messageable(part.channel_id, guild_id=info.guild_id if info else None)
         try:
             if part.attempts and not part.held and not part.untried:
@@ -536,7 +536,7 @@ class Deliverer:
                     done.append((part, found))
                     return 0
             # a held part was claimed by this store when the resolve staged it, and not tried yet
-            if not part.held and not await store.claim_part(part):
+            if not part.held and not await store.outbox.claim_part(part):
                 return 0  # sent meanwhile, or another process is sending it
             kw: dict[str, Any] = {}
             view = await self.build_view(part) if part.view else None
@@ -551,12 +551,12 @@ class Deliverer:
                 self.fault(part.key)
         except (discord.NotFound, discord.Forbidden) as exc:
             log.error("game %s: cannot post in %s (%s): message dropped", part.game_id, part.channel_key, exc)
-            await store.mark_part_failed(part, str(exc))
+            await store.outbox.mark_part_failed(part, str(exc))
             done.append((part, None))
             return 0
         except FAILED as exc:  # a 5xx, a 429 past discord.py's tries, a dropped connection: maybe sent
             log.warning("game %s: posting in %s failed (%s); will retry", part.game_id, part.channel_key, reason(exc))
-            await store.mark_part_failed(part, reason(exc))
+            await store.outbox.mark_part_failed(part, reason(exc))
             return None
         done.append((part, msg.id))
         return 1
@@ -579,7 +579,7 @@ class Deliverer:
         if not found:
             return None
         taken = {mid for _, mid in done if mid is not None}
-        taken |= await self.bot.store.held_messages(part.channel_id, [i for i in found if i not in taken])
+        taken |= await self.bot.store.outbox.held_messages(part.channel_id, [i for i in found if i not in taken])
         free = sorted(i for i in found if i not in taken)
         return free[0] if free else None
 
@@ -604,12 +604,12 @@ class Deliverer:
             return view
         if kind == "panel":  # a seat's action panel (altmafia/bot/panel.py)
             return panel.build(self.bot, gid, rest)
-        if not self.bot.store.has(gid):
+        if not self.bot.store.games.has(gid):
             return None
-        game = self.bot.store.game(gid)
+        game = self.bot.store.games.game(gid)
         ident, _, lang = rest.partition(":")
         if kind == "event":
-            ev = await self.bot.store.event(gid, int(ident))  # the log is in the store's tables
+            ev = await self.bot.store.games.event(gid, int(ident))  # the log is in the store's tables
             return None if ev is None else event_view(gid, ev, lang)
         if kind == "bonus":
             return bonus_view(gid, game, int(ident), lang)
@@ -618,14 +618,14 @@ class Deliverer:
     def outgoing(self, game_id: str, key: str, content: str, *, files: list[Any] | None = None,
                  mention: int | None = None, view: str | None = None, once: str | None = None) -> Post:
         """A message of the bot itself, rendered into its parts now, to be staged by the store in
-        the transaction of the command it belongs to (``Store.apply(…, posts=[…])``,
+        the transaction of the command it belongs to (``Store.games.apply(…, posts=[…])``,
         ``change_deadline``, ``update_meta``, ``stage_posts``) and sent by the next flush. A
         channel the game has not got (yet) gives a post that is dropped (logged at the send).
         ``once``: its idempotency key, as :meth:`post`'s — the post carries the batch id and
         nonces :meth:`post` would give it (``<game>/<once>><channel>``), so it is staged once
         whichever of the two stages it (the end of a game: ``bot.stage_end``)."""
         store = self.bot.store
-        info = store.info(game_id)
+        info = store.games.info(game_id)
         cid = info.meta.get("channels", {}).get(key)
         parts = split(content, LIMIT)
         batch_id = f"{game_id}/{once}>{key}" if once else None
@@ -636,7 +636,7 @@ class Deliverer:
 
     def gm_line(self, game_id: str, gm: str, action: str) -> Post:
         """The GM channel's log line of a GM's action (``gm.log``), as a :class:`storage.Post`."""
-        lang = self.bot.store.info(game_id).meta.get("lang", "ru")
+        lang = self.bot.store.games.info(game_id).meta.get("lang", "ru")
         return self.outgoing(game_id, "gm", text(lang, "gm.log", gm=gm, action=action))
 
     async def post(self, game_id: str, key: str, content: str, *, files: list[Any] | None = None,
@@ -648,7 +648,7 @@ class Deliverer:
         A message that belongs to a command is staged in the command's own transaction
         instead (:meth:`outgoing`)."""
         store = self.bot.store
-        info = store.info(game_id) if store.has(game_id) else await store.find(game_id)
+        info = store.games.info(game_id) if store.games.has(game_id) else await store.games.find(game_id)
         cid = info.meta.get("channels", {}).get(key) if info else None
         if cid is None:
             return 0
@@ -660,6 +660,6 @@ class Deliverer:
         async with self.lock(game_id):
             # whatever the game committed before goes out first (its events after a restart,
             # before the reveal), in commit order
-            sent = await self._flush(game_id) if store.has(game_id) else 0
-            await store.stage(game_id, batch_id, key, int(cid), specs)
-            return sent + await self._send_parts(await store.pending_parts(game_id), set())
+            sent = await self._flush(game_id) if store.games.has(game_id) else 0
+            await store.outbox.stage(game_id, batch_id, key, int(cid), specs)
+            return sent + await self._send_parts(await store.outbox.pending_parts(game_id), set())

@@ -171,17 +171,17 @@ async def defer(interaction: discord.Interaction, *, ephemeral: bool = True) -> 
 # ---- which game, which player ----------------------------------------------------------------
 def channel_game(bot: Services, interaction: discord.Interaction) -> str | None:
     """The game whose channel (or category) this interaction was used in, running or
-    finished (``Store.game_of_channel``); None in a channel that belongs to no game."""
+    finished (``Store.meta.game_of_channel``); None in a channel that belongs to no game."""
     store = bot.store
-    gid = store.game_of_channel(interaction.channel_id)
+    gid = store.meta.game_of_channel(interaction.channel_id)
     if gid is None:
-        gid = store.game_of_channel(getattr(interaction.channel, "category_id", None))
+        gid = store.meta.game_of_channel(getattr(interaction.channel, "category_id", None))
     return gid
 
 
 def is_running(bot: Services, game_id: str) -> bool:
     store = bot.store
-    return store.has(game_id) and store.info(game_id).status == "running"
+    return store.games.has(game_id) and store.games.info(game_id).status == "running"
 
 
 def games_here(bot: Services, interaction: discord.Interaction) -> list[str]:
@@ -196,7 +196,7 @@ def games_here(bot: Services, interaction: discord.Interaction) -> list[str]:
         return [here] if is_running(bot, here) else []
     uid = interaction.user.id
     return [
-        i.game_id for i in bot.store.games()
+        i.game_id for i in bot.store.games.games()
         if i.status == "running" and i.guild_id == interaction.guild_id
         and (uid in i.gm_user_ids or seated(bot, i.game_id, uid))
     ]
@@ -214,7 +214,7 @@ async def refuse_here(bot: Services, interaction: discord.Interaction, gids: lis
 def seated(bot: Services, game_id: str, user_id: int) -> bool:
     """Whether the member holds a seat of the game now (the engine's holders: a substitution
     hands a seat over)."""
-    return player_of(bot.store.game(game_id), user_id) is not None
+    return player_of(bot.store.games.game(game_id), user_id) is not None
 
 
 def player_of(game: Game, user_id: int) -> Player | None:
@@ -254,7 +254,7 @@ async def as_player(bot: Services, interaction: discord.Interaction) -> tuple[st
     gid = await one_game(bot, interaction)
     if gid is None:
         return None
-    game = bot.store.game(gid)
+    game = bot.store.games.game(gid)
     p = player_of(game, interaction.user.id)
     if p is None:
         await refuse(interaction, "err.not_player")
@@ -265,21 +265,21 @@ async def as_player(bot: Services, interaction: discord.Interaction) -> tuple[st
 
 async def remember_lang(bot: Services, gid: str, pid: int, interaction: discord.Interaction) -> None:
     """A player's news are written in the language of their Discord client, as last seen."""
-    info = bot.store.info(gid)
+    info = bot.store.games.info(gid)
     now = lang_of(interaction.locale, info.meta.get("lang", "ru"))
     if info.meta.get("langs", {}).get(str(pid)) != now:
-        await bot.store.update_meta(gid, lambda meta: meta.setdefault("langs", {}).update({str(pid): now}))
+        await bot.store.meta.update_meta(gid, lambda meta: meta.setdefault("langs", {}).update({str(pid): now}))
 
 
 async def as_gm(bot: Services, interaction: discord.Interaction) -> tuple[str, Game] | None:
     gid = await one_game(bot, interaction)
     if gid is None:
         return None
-    info = bot.store.info(gid)
+    info = bot.store.games.info(gid)
     if not is_gm(bot, interaction, info.gm_user_ids, info.players):
         await refuse(interaction, "err.not_gm")
         return None
-    return gid, bot.store.game(gid)
+    return gid, bot.store.games.game(gid)
 
 
 def player_choices(game: Game, pids: list[int], current: str, *, limit: int = 25) -> list[app_commands.Choice[str]]:

@@ -36,9 +36,9 @@ async def sync_living_role(store: Store, deliverer: Delivering, http: HTTPClient
     """Give the living players the role and take it from the rest; ``living_holders`` records
     who has it, committed here or, with ``record`` (a list), appended to it as a meta change for
     the caller to commit (the channel sync of a resolve: with the delivery's marks)."""
-    if not store.has(game_id):
+    if not store.games.has(game_id):
         return
-    info = store.info(game_id)
+    info = store.games.info(game_id)
     meta = info.meta
     if not meta.get("options", {}).get("living_role") or info.guild_id is None:
         return
@@ -53,14 +53,14 @@ async def sync_living_role(store: Store, deliverer: Delivering, http: HTTPClient
         except discord.HTTPException as exc:
             log.warning("game %s: the role of the living cannot be made: %s", game_id, exc)
             if not meta.get("living_role_failed"):
-                await store.update_meta(game_id, lambda m: m.update(living_role_failed=True))
+                await store.meta.update_meta(game_id, lambda m: m.update(living_role_failed=True))
                 await deliverer.post(game_id, "gm", text(meta.get("lang", "ru"), "living.role_failed"), once="living:failed")
             return
         rid = int(made["id"])
-        await store.update_meta(game_id, lambda m: m.update(living_role=rid))
-    game = store.game(game_id)
+        await store.meta.update_meta(game_id, lambda m: m.update(living_role=rid))
+    game = store.games.game(game_id)
     want = sorted({int(p.user_id) for p in game.state.players if p.user_id and game.alive(p)})
-    have = [int(u) for u in store.info(game_id).meta.get("living_holders", [])]
+    have = [int(u) for u in store.games.info(game_id).meta.get("living_holders", [])]
     done = list(have)
     try:
         for uid in want:
@@ -75,7 +75,7 @@ async def sync_living_role(store: Store, deliverer: Delivering, http: HTTPClient
         if sorted(done) != sorted(have):
             holders = sorted(done)
             if record is None:
-                await store.update_meta(game_id, lambda m: m.update(living_holders=holders))
+                await store.meta.update_meta(game_id, lambda m: m.update(living_holders=holders))
             else:  # committed by the caller with its own record (the channel sync's)
                 record.append(lambda m: m.update(living_holders=holders))
 
@@ -83,7 +83,7 @@ async def sync_living_role(store: Store, deliverer: Delivering, http: HTTPClient
 async def announce_phase(store: Store, deliverer: Delivering, game_id: str) -> None:
     """«<@&role> Началась фаза …» in the public channel, once per phase begun (the key names
     the journal entry that began it, so a phase begun again after an undo is announced again)."""
-    found = phase_announcement(store.game(game_id), store.info(game_id))
+    found = phase_announcement(store.games.game(game_id), store.games.info(game_id))
     if found is not None:
         await deliverer.post(game_id, "public", found[0], once=found[1])
 

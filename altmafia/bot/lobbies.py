@@ -217,7 +217,7 @@ async def roll_back(bot: Services, lobby_id: str, guild_id: int, made: dict[str,
     next start (:func:`still_there`)."""
     store, http = bot.store, bot.http
     ids = dict(made)
-    intents = await store.channel_intents(lobby_id)
+    intents = await store.outbox.channel_intents(lobby_id)
     listed = True
     if any(i.channel_key not in ids for i in intents):
         try:
@@ -238,13 +238,13 @@ async def roll_back(bot: Services, lobby_id: str, guild_id: int, made: dict[str,
             log.warning("lobby %s: channel %s (%s) not deleted after a failed start: %s", lobby_id, key, cid, exc)
     for intent in intents:
         if listed or intent.channel_key in ids:
-            await store.settle_channel(lobby_id, intent.channel_key, None)
+            await store.outbox.settle_channel(lobby_id, intent.channel_key, None)
 
     def reopen(data: dict[str, Any]) -> None:
         data.pop("channels", None)
         data.pop("starting", None)
 
-    await store.update_lobby(lobby_id, reopen)
+    await store.lobbies.update_lobby(lobby_id, reopen)
 
 
 async def start(bot: Services, lobby_id: str, lobby: dict[str, Any]) -> str:
@@ -268,7 +268,7 @@ async def start(bot: Services, lobby_id: str, lobby: dict[str, Any]) -> str:
 
         async def keep(key: str, cid: int) -> None:
             known[key] = cid
-            await store.update_lobby(lobby_id, lambda data: data.setdefault("channels", {}).update({key: cid}))
+            await store.lobbies.update_lobby(lobby_id, lambda data: data.setdefault("channels", {}).update({key: cid}))
 
         channels = await create_intended(bot.store, bot.http, lobby_id, guild_id, plan, known, keep)
         await commit_game(bot, lobby_id, lobby, game, title, aud, plan, channels)
@@ -280,7 +280,7 @@ async def start(bot: Services, lobby_id: str, lobby: dict[str, Any]) -> str:
         await roll_back(bot, lobby_id, guild_id, known)
         raise StartFailed("start.failed" if isinstance(exc, discord.HTTPException) else "start.unreached",
                           why=reason(exc)) from exc
-    await store.delete_lobby(lobby_id)
+    await store.lobbies.delete_lobby(lobby_id)
     for tries in range(3):  # channels the ruleset opens from the start (the Mafia's first night)
         try:
             await bot.channel_manager.sync(lobby_id)
@@ -314,7 +314,7 @@ async def commit_game(bot: Services, lobby_id: str, lobby: dict[str, Any], game:
     if times:  # the game's own times (/lobby times): the scheduler reads them from the meta
         meta["times"], meta["min_phase_minutes"] = times, minutes
     first = first_deadline(game.rules, times, tz, now(), minutes)
-    await store.create_game(
+    await store.games.create_game(
         game.rules if lobby.get("fingerprint") else lobby["ruleset"], lobby["seed"], specs(lobby), game_id=lobby_id, guild_id=guild_id, gm_user_ids=lobby["gms"],
         settings=settings, meta=meta, deadline=first,
     )
@@ -324,10 +324,10 @@ async def post_cards(bot: Services, game_id: str) -> None:
     """Each player's role card in their hidden channel; the table in the GM channel; the start
     in the public and spectator channels."""
     store = bot.store
-    info = store.info(game_id)
+    info = store.games.info(game_id)
     if info.meta.get("cards"):
         return
-    game = store.game(game_id)
+    game = store.games.game(game_id)
     lang = info.meta.get("lang", "ru")
     for p in game.state.players:
         plang = info.meta.get("langs", {}).get(str(p.pid)) or lang
@@ -353,7 +353,7 @@ async def post_cards(bot: Services, game_id: str) -> None:
     await bot.deliverer.post(game_id, "public", intro, once="start:public")
     await bot.deliverer.post(game_id, "spectators", text(lang, "start.spectators", title=info.meta.get("title", "")),
                              once="start:spectators")
-    await store.update_meta(game_id, lambda meta: meta.update(cards=True))
+    await store.meta.update_meta(game_id, lambda meta: meta.update(cards=True))
     await bot.deliverer.flush(game_id)
     await bot.post_panels(game_id)  # the first phase's action panels (altmafia/bot/panel.py)
 
@@ -383,8 +383,8 @@ async def post_briefing(bot: Services, game_id: str) -> None:
     """The GM channel's briefing at the start (once): the schedule of phases in the game's time
     zone, the GM commands, what GM tasks are and how to settle them. A start cut short before
     it posts it at the next start of the bot (``meta.briefed``, still in the first phase)."""
-    info = bot.store.info(game_id)
-    game = bot.store.game(game_id)
+    info = bot.store.games.info(game_id)
+    game = bot.store.games.game(game_id)
     if info.meta.get("briefed") or info.deadline is None:
         return
     tz, lang = info.meta.get("tz", bot.settings.tz), info.meta.get("lang", "ru")
@@ -392,7 +392,7 @@ async def post_briefing(bot: Services, game_id: str) -> None:
     ends = schedule(game, tz, info.deadline, bot.settings.min_phase_minutes, count)
     body = briefing(game, lang, info.meta.get("title", game_id), tz, ends, gm_commands(bot))
     await bot.deliverer.post(game_id, "gm", body, once="start:briefing")
-    await bot.store.update_meta(game_id, lambda meta: meta.update(briefed=True))
+    await bot.store.meta.update_meta(game_id, lambda meta: meta.update(briefed=True))
     await dead_intro(bot.store, bot.deliverer, game_id)  # the channel of the dead, made at the start, says what it is
 
 
@@ -402,16 +402,16 @@ async def settle_seats(bot: Services, game_id: str) -> None:
     old member loses it in the same sync), and a seat whose holder has not had its role card
     (``meta.card_holders``) gets it again. Each step is idempotent."""
     store = bot.store
-    info = store.info(game_id)
+    info = store.games.info(game_id)
     if info.status != "running" or not info.meta.get("cards"):
         return
-    game = store.game(game_id)
+    game = store.games.game(game_id)
     seated = {p.user_id for p in game.state.players if p.user_id}
     if any(u in seated for u in info.meta.get("spectators", [])):
         def unspectate(m: dict[str, Any]) -> None:
             m["spectators"] = [u for u in m.get("spectators", []) if u not in seated]
 
-        await store.update_meta(game_id, unspectate)
+        await store.meta.update_meta(game_id, unspectate)
     try:
         await bot.channel_manager.sync(game_id)
     except FAILED as exc:  # the next sync (a resolve's, a start's) puts what this one did not
@@ -419,7 +419,7 @@ async def settle_seats(bot: Services, game_id: str) -> None:
     lang = info.meta.get("lang", "ru")
     start = {str(seat): p.get("user_id") for seat, p in enumerate(info.players)}
     for p in game.state.players:
-        holders = {**start, **store.info(game_id).meta.get("card_holders", {})}
+        holders = {**start, **store.games.info(game_id).meta.get("card_holders", {})}
         if holders.get(str(p.pid)) == p.user_id or not p.user_id:
             continue
         # the newcomer's language is not known: the seat now reads the game's
@@ -432,4 +432,4 @@ async def settle_seats(bot: Services, game_id: str) -> None:
             m["card_holders"] = {**m.get("card_holders", {}), str(p.pid): p.user_id}
             m["langs"] = {**m.get("langs", {}), str(p.pid): lang}
 
-        await store.update_meta(game_id, carded)
+        await store.meta.update_meta(game_id, carded)

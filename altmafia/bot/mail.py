@@ -51,19 +51,19 @@ async def send_pm(bot: Services, interaction: discord.Interaction, to: str, mess
         return False
     async with answering(interaction):  # no deferral unless the work takes long: the reply is the first response
         relayed = len(game.state.pms)
-        plang = bot.store.info(gid).meta.get("langs", {}).get(str(p.pid)) or lang(interaction)
+        plang = bot.store.games.info(gid).meta.get("langs", {}).get(str(p.pid)) or lang(interaction)
         # the sender's copy and the PM itself are staged in the PM's own transaction, claimed by
         # this process: never one without the other, and the flush sends both with one mark
         copy = bot.deliverer.outgoing(gid, f"player:{p.pid}", text(plang, "pm.copy", to=Renderer(game, plang).player(recipient),
                                                                     text=safe.said(message)))
         try:
-            await bot.store.apply(gid, Command.send_pm(p.pid, recipient, message, user_id=interaction.user.id,
+            await bot.store.games.apply(gid, Command.send_pm(p.pid, recipient, message, user_id=interaction.user.id,
                                                        request_id=str(interaction.id)), posts=[copy],
                                   deliver=lambda g, info, rows: bot.deliverer.command_posts(gid, g, info, rows))
         except ActionError as err:
             await refuse_engine(interaction, game, err)
             return False
-        game = bot.store.game(gid)
+        game = bot.store.games.game(gid)
         me = game.player(p.pid)
         left = game.pm_left(me)
         lng = lang(interaction)
@@ -121,7 +121,7 @@ async def post_anon(bot: Services, interaction: discord.Interaction, message: st
         return False
     await defer(interaction)
     try:
-        await bot.store.apply(gid, Command.post_anon(p.pid, message, user_id=interaction.user.id, request_id=str(interaction.id)))
+        await bot.store.games.apply(gid, Command.post_anon(p.pid, message, user_id=interaction.user.id, request_id=str(interaction.id)))
     except ActionError as err:
         await refuse_engine(interaction, game, err)
         return False

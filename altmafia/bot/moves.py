@@ -101,7 +101,7 @@ async def submit_action(bot: Services, interaction: discord.Interaction, ability
             # an ability that takes no target reads without «→ —»
             await reply(interaction, text(lng, "action.already" + ("" if targets else "_alone"), ability=r.ability(same.ability),
                                           targets=", ".join(r.player(t) for t in targets) or "—", option=opt)
-                        + "\n" + deadline_text(bot.store.info(gid), lng))
+                        + "\n" + deadline_text(bot.store.games.info(gid), lng))
             return True
         before = {i.lane for i in game.pending(actor)}
         args: dict[str, Any] = {"pid": actor, "ability": key, "targets": targets, "option": option, "via": via}
@@ -109,11 +109,11 @@ async def submit_action(bot: Services, interaction: discord.Interaction, ability
             args["by"] = by
         cmd = Command("submit", args, user_id=interaction.user.id, request_id=str(interaction.id))
         try:
-            applied = await bot.store.apply(gid, cmd)
+            applied = await bot.store.games.apply(gid, cmd)
         except ActionError as err:
             await refuse_engine(interaction, game, err)
             return False
-        game = bot.store.game(gid)
+        game = bot.store.games.game(gid)
         r = Renderer(game, lng)
         lane = (applied.result or {}).get("lane", "action")
         ability_key = (applied.result or {}).get("ability", key)
@@ -124,7 +124,7 @@ async def submit_action(bot: Services, interaction: discord.Interaction, ability
                         option=opt)
         if by is not None:
             key_text = text(lng, "action.for_teammate", player=r.player(actor)) + " " + key_text
-        await reply(interaction, key_text + "\n" + deadline_text(bot.store.info(gid), lng))
+        await reply(interaction, key_text + "\n" + deadline_text(bot.store.games.info(gid), lng))
         if applied.deliveries:  # what the command itself gave to tell (the scheduler's loop sends the rest)
             await bot.deliverer.flush(gid)
         if game.end_now_requested():  # a riot ends the turn at once
@@ -147,7 +147,7 @@ async def cancel_action(bot: Services, interaction: discord.Interaction, which: 
         return False
     async with answering(interaction):  # no deferral unless the work takes long
         try:
-            applied = await bot.store.apply(gid, Command.cancel(p.pid, lane, user_id=interaction.user.id, request_id=str(interaction.id)))
+            applied = await bot.store.games.apply(gid, Command.cancel(p.pid, lane, user_id=interaction.user.id, request_id=str(interaction.id)))
         except ActionError as err:
             await refuse_engine(interaction, game, err)
             return False

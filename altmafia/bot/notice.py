@@ -42,17 +42,17 @@ async def tell_privately(bot: Services, game_id: str, user_id: int, content: str
     store = bot.store
     key = f"dm:{user_id}"
     batch = f"{game_id}/{once}>{key}"
-    if not await store.parts(batch):
+    if not await store.outbox.parts(batch):
         cid = await dm_channel(bot, user_id)
         post = Post(key, cid, ({"content": content[:2000], "mention": 0, "nonce": part_nonce(batch, 0)},), batch=batch)
-        await store.stage_posts(game_id, once, [post])
+        await store.outbox.stage_posts(game_id, once, [post])
     await bot.deliverer.flush(game_id)
-    parts = await store.parts(batch)
+    parts = await store.outbox.parts(batch)
     if parts and all(p.message_id is not None for p in parts):
         return True
-    if any(p.batch_id == batch for p in await store.pending_parts(game_id)):
+    if any(p.batch_id == batch for p in await store.outbox.pending_parts(game_id)):
         return True  # not refused, only not sent yet (a connection that broke): the next flush sends it
-    glang = store.info(game_id).meta.get("lang", "ru")
+    glang = store.games.info(game_id).meta.get("lang", "ru")
     await bot.deliverer.post(game_id, "gm", text(glang, "notice.dm_failed", name=f"<@{user_id}>", text=content), mention=0,
                              once=f"{once}:failed")
     return False
@@ -60,9 +60,9 @@ async def tell_privately(bot: Services, game_id: str, user_id: int, content: str
 
 async def dead_intro(store: Store, deliverer: Delivering, game_id: str) -> None:
     """The channel of the dead says what it is, once, as soon as it exists."""
-    if not store.has(game_id):
+    if not store.games.has(game_id):
         return
-    info = store.info(game_id)
+    info = store.games.info(game_id)
     if "dead" not in info.meta.get("channels", {}):
         return
     await deliverer.post(game_id, "dead", text(info.meta.get("lang", "ru"), "notice.dead_intro"), once="dead:intro")

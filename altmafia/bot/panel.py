@@ -196,9 +196,9 @@ async def post_panels(bot: Services, game_id: str) -> None:
     """Each living seat's panel of the current phase, once (a restart or a second call posts
     nothing new)."""
     store = bot.store
-    if not store.has(game_id) or store.info(game_id).status != "running":
+    if not store.games.has(game_id) or store.games.info(game_id).status != "running":
         return
-    for key, content, view, once in panels(store.game(game_id), store.info(game_id)):
+    for key, content, view, once in panels(store.games.game(game_id), store.games.info(game_id)):
         await bot.deliverer.post(game_id, key, content, view=view, once=once)
 
 
@@ -225,13 +225,13 @@ async def _seat(interaction: discord.Interaction, game_id: str, pid: int, tick: 
     member (another player, a spectator), out of the game, or a panel of an old phase."""
     bot = services(interaction)
     store = bot.store
-    if not store.has(game_id):
+    if not store.games.has(game_id):
         await refuse(interaction, "err.no_game")
         return None
-    if store.info(game_id).status != "running":
+    if store.games.info(game_id).status != "running":
         await refuse(interaction, "err.game_over")
         return None
-    game = store.game(game_id)
+    game = store.games.game(game_id)
     if not 0 <= pid < len(game.state.players) or game.player(pid).user_id != interaction.user.id:
         await refuse(interaction, "panel.not_yours")
         return None
@@ -239,8 +239,8 @@ async def _seat(interaction: discord.Interaction, game_id: str, pid: int, tick: 
         await refuse_engine(interaction, game, ActionError("not_alive"))
         return None
     if tick != game.state.tick:
-        info = store.info(game_id)
-        now = await store.parts(panel_batch(game_id, game.state.tick, pid))
+        info = store.games.info(game_id)
+        now = await store.outbox.parts(panel_batch(game_id, game.state.tick, pid))
         mid = next((q.message_id for q in reversed(now) if q.message_id), None)
         cid = info.meta.get("channels", {}).get(f"player:{pid}")
         if mid and cid:
@@ -269,12 +269,12 @@ def news_above(old: str, content: str, limit: int = 2000) -> str:
 async def _redraw(interaction: discord.Interaction, game_id: str, pid: int, tick: int, draft: dict[str, Any]) -> None:
     """Show the panel as it is now (after a choice: its response; after a command: an edit)."""
     bot = services(interaction)
-    if not bot.store.has(game_id) or bot.store.info(game_id).status != "running" or bot.store.game(game_id).state.tick != tick:
+    if not bot.store.games.has(game_id) or bot.store.games.info(game_id).status != "running" or bot.store.games.game(game_id).state.tick != tick:
         return  # the phase ended meanwhile (an early end): the new phase has its own panel
-    game = bot.store.game(game_id)
+    game = bot.store.games.game(game_id)
     lng = lang(interaction)
     content = news_above(interaction.message.content if interaction.message else "", panel_content(
-        game, pid, lng, bot.store.info(game_id), draft))
+        game, pid, lng, bot.store.games.info(game_id), draft))
     view = panel_view(game_id, game, pid, tick, lng, draft)
     if not interaction.response.is_done():
         await interaction.response.edit_message(content=content, view=view)
@@ -291,7 +291,7 @@ async def _save(bot: Services, game_id: str, pid: int, draft: dict[str, Any] | N
         else:
             panels[str(pid)] = draft
 
-    await bot.store.update_meta(game_id, put)
+    await bot.store.meta.update_meta(game_id, put)
 
 
 class PanelSelect(discord.ui.DynamicItem[discord.ui.Select], template=r"amx:(?P<kind>ab|t[0-2]|op|v\d{1,2}):" + ID):
@@ -313,7 +313,7 @@ class PanelSelect(discord.ui.DynamicItem[discord.ui.Select], template=r"amx:(?P<
         if game is None:
             return
         value = next(iter(self.item.values), None)  # discord.py reads them from the interaction first
-        draft = draft_of(bot.store.info(self.game_id).meta, self.pid, self.tick)
+        draft = draft_of(bot.store.games.info(self.game_id).meta, self.pid, self.tick)
         if isinstance(value, str) and value.startswith(PAGE_VALUE) and self.kind != "ab":
             page = value[len(PAGE_VALUE):]
             if not page.isascii() or not page.isdigit():
@@ -378,7 +378,7 @@ class PanelButton(discord.ui.DynamicItem[discord.ui.Button], template=r"amy:(?P<
         if self.kind == "an":
             await open_anon_form(bot, interaction)
             return
-        draft = draft_of(bot.store.info(self.game_id).meta, self.pid, self.tick)
+        draft = draft_of(bot.store.games.info(self.game_id).meta, self.pid, self.tick)
         if self.kind.startswith("cx."):
             if await cancel_action(bot, interaction, self.kind[3:]):
                 await _redraw(interaction, self.game_id, self.pid, self.tick, draft)
@@ -402,11 +402,11 @@ class PanelButton(discord.ui.DynamicItem[discord.ui.Button], template=r"amy:(?P<
 
 def build(bot: Services, game_id: str, spec: str) -> discord.ui.View | None:
     """The panel view of a stored part's spec ``<seat>:<tick>:<lang>`` (delivery's build_view)."""
-    if not bot.store.has(game_id):
+    if not bot.store.games.has(game_id):
         return None
     pid, tick, lng = spec.split(":", 2)
-    game = bot.store.game(game_id)
-    draft = draft_of(bot.store.info(game_id).meta, int(pid), int(tick))
+    game = bot.store.games.game(game_id)
+    draft = draft_of(bot.store.games.info(game_id).meta, int(pid), int(tick))
     return panel_view(game_id, game, int(pid), int(tick), lng, draft)
 
 

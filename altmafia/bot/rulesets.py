@@ -4,7 +4,7 @@ uploaded (``/gm ruleset upload``, ``cogs/rulesets.py``).
 An upload is checked as ``altmafia rules <file>`` checks a file (``config.loader``: safe YAML,
 data only, the schema and every cross-check, ``extends:`` of a shipped ruleset by id), and its
 mistakes are the loader's own sentences in the GM's language. A good file is kept in the store
-for its server only (``Store.upload_ruleset``), under its fingerprint. A lobby opened with it
+for its server only (``Store.rulesets.upload_ruleset``), under its fingerprint. A lobby opened with it
 names that fingerprint, and so does the game it starts: a re-upload of the same id or its
 removal reaches new lobbies only, a running game plays the rules it began with to its end,
 across restarts. A shipped ruleset's id (or short name) is refused: the shipped rulesets stay
@@ -116,7 +116,7 @@ async def read_upload(attachment: discord.Attachment) -> tuple[Ruleset, str, lis
 async def upload(bot: Services, guild_id: int, uploader: int, attachment: discord.Attachment) -> Uploaded:
     """Check and keep an attached ruleset for one server."""
     rules, source, notes = await read_upload(attachment)
-    done = await bot.store.upload_ruleset(guild_id, rules, source=source, file_name=attachment.filename, uploader=uploader,
+    done = await bot.store.rulesets.upload_ruleset(guild_id, rules, source=source, file_name=attachment.filename, uploader=uploader,
                                           limit=MAX_PER_GUILD)
     if done is None:
         raise UploadRefused("err.ruleset_too_many", max=MAX_PER_GUILD)
@@ -127,9 +127,9 @@ async def for_lobby(bot: Services, guild_id: int, ref: str) -> tuple[Ruleset, st
     """The ruleset a new lobby of this server opens with (``/lobby create``): the server's
     upload of that id with its fingerprint, else a shipped one by id or short name (fingerprint
     None); the loader's :class:`RulesetFileError` when there is none or its file is broken."""
-    found = await bot.store.guild_ruleset(guild_id, ref)
+    found = await bot.store.rulesets.guild_ruleset(guild_id, ref)
     if found is not None:
-        rules = await bot.store.stored_ruleset(found.fingerprint)
+        rules = await bot.store.rulesets.stored_ruleset(found.fingerprint)
         if rules is not None:
             return rules, found.fingerprint
     return load_ruleset(ref), None
@@ -141,8 +141,8 @@ async def of_lobby(bot: Services, lobby: dict[str, Any]) -> Ruleset:
     fp = lobby.get("fingerprint")
     if not fp:
         return load_ruleset(lobby["ruleset"])
-    rules = await bot.store.stored_ruleset(fp)
-    if rules is None:  # kept while a lobby names it (Store._forget_unused): a damaged database
+    rules = await bot.store.rulesets.stored_ruleset(fp)
+    if rules is None:  # kept while a lobby names it (Store.rulesets._forget_unused): a damaged database
         raise RulesetFileError("loader.no_ruleset", ref=f"{lobby['ruleset']!r} ({fp})")
     return rules
 
@@ -168,7 +168,7 @@ async def choices(bot: Services, guild_id: int | None, current: str, lang: str) 
             label = text(lang, "gm.ruleset_broken_choice", id=rid)
         if cur in f"{rid} {label}".casefold():
             out.append(app_commands.Choice(name=label[:100], value=rid))
-    for u in await bot.store.guild_rulesets(guild_id) if guild_id is not None else []:
+    for u in await bot.store.rulesets.guild_rulesets(guild_id) if guild_id is not None else []:
         label = text(lang, "gm.ruleset_uploaded_choice", name=u.names.get(lang) or u.ruleset_id, id=u.ruleset_id)
         if cur in f"{u.ruleset_id} {label}".casefold():
             out.append(app_commands.Choice(name=label[:100], value=u.ruleset_id))

@@ -3,7 +3,7 @@
 A deadline is the end of the current period of the ruleset's calendar (``day1`` ends at
 15:00, the night at 09:00…) in the game's time zone (Europe/Moscow unless the game chose
 another), never sooner than ``min_phase_minutes`` from when it is set. Deadlines are stored
-with the game (:meth:`storage.Store.resolve` commits the next one with each resolve), so a
+with the game (:meth:`storage.Store.turns.resolve` commits the next one with each resolve), so a
 restart loses none: a deadline that passed while the bot was down resolves at once, and a
 resolve cut short is redone (``StartReport.due``).
 
@@ -96,8 +96,8 @@ class Scheduler:
         ``full``: the phase lasts its whole length from now (:func:`period_length`) instead of
         ending at its period's end in the calendar — the GM's choice at a forced resolve
         (``meta.resolve_full``: the tick it was chosen for; None: read it there)."""
-        info = self.bot.store.info(game_id)
-        game = self.bot.store.game(game_id)
+        info = self.bot.store.games.info(game_id)
+        game = self.bot.store.games.game(game_id)
         tz = info.meta.get("tz") or self.bot.settings.tz
         times = info.meta.get("times")  # the game's own times (/lobby times), else the calendar's
         minutes = int(info.meta.get("min_phase_minutes", min_minutes(times, self.bot.settings.min_phase_minutes)))
@@ -119,7 +119,7 @@ class Scheduler:
 
     def phase_started(self, game_id: str) -> datetime | None:
         """When the current tick began, if the bot saw it begin (``meta.phase_started``)."""
-        info = self.bot.store.info(game_id)
+        info = self.bot.store.games.info(game_id)
         rec = info.meta.get("phase_started") or {}
         if rec.get("tick") != info.tick:
             return None
@@ -131,7 +131,7 @@ class Scheduler:
         for the first tick. What a restart takes when the mark (``meta.phase_started``) was lost
         to a crash between the resolve's commit and the mark's, so that the phase's minimum
         counts from its real start, as it would have without the crash."""
-        journal = await self.bot.store.journal(game_id)
+        journal = await self.bot.store.games.journal(game_id)
         stamps = [e["created_at"] for e in effective(journal) if e["kind"] == "resolve"][-1:]
         stamps += [e["created_at"] for e in journal if e["kind"] == "undo"]
         if not stamps:
@@ -139,13 +139,13 @@ class Scheduler:
         return max(datetime.strptime(s, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC) for s in stamps)
 
     async def mark_phase_start(self, game_id: str, at: datetime | None = None) -> datetime:
-        tick = self.bot.store.info(game_id).tick
+        tick = self.bot.store.games.info(game_id).tick
         at = at or now()
-        await self.bot.store.update_meta(game_id, lambda meta: meta.update(phase_started={"tick": tick, "at": at.isoformat()}))
+        await self.bot.store.meta.update_meta(game_id, lambda meta: meta.update(phase_started={"tick": tick, "at": at.isoformat()}))
         return at
 
     def paused(self, game_id: str) -> bool:
-        return bool(self.bot.store.info(game_id).meta.get("paused"))
+        return bool(self.bot.store.games.info(game_id).meta.get("paused"))
 
     # ---- resolving ----------------------------------------------------------------------
     async def resolve(self, game_id: str, *, expect_tick: int | None = None, user_id: int | None = None,
@@ -171,22 +171,22 @@ class Scheduler:
         """The resolves of :meth:`resolve`, committed and their delivery staged (no REST call)."""
         store = self.bot.store
         done: list[Any] = []
-        while store.has(game_id) and store.info(game_id).status == "running":
-            tick = store.info(game_id).tick
+        while store.games.has(game_id) and store.games.info(game_id).status == "running":
+            tick = store.games.info(game_id).tick
             if expect_tick is not None and tick != expect_tick:
                 break
-            dl = store.info(game_id).deadline
+            dl = store.games.info(game_id).deadline
             hurried = dl is None or now() < dl  # an early end, a forced resolve, a riot
             nxt = None if self.paused(game_id) else self.next_deadline(game_id, tick + 1, hurried=hurried)
             # the GM's log line is staged with the resolve's mark (never lost to a crash)
             posts = [self.bot.deliverer.outgoing(game_id, "gm", gm_line)] if gm_line and not done else []
-            res = await store.resolve(game_id, expect_tick=tick, next_deadline=nxt, user_id=user_id, posts=posts)
+            res = await store.turns.resolve(game_id, expect_tick=tick, next_deadline=nxt, user_id=user_id, posts=posts)
             if res is None:
                 break
             await self.stage_delivery(game_id, res.tick)
             done.append(res)
             user_id = None  # the rest of a cut turn is the rules' doing, not the GM's
-            if res.over or not store.game(game_id).end_now_requested():
+            if res.over or not store.games.game(game_id).end_now_requested():
                 break
             expect_tick = tick + 1
         return done
@@ -199,33 +199,33 @@ class Scheduler:
         flush (at start, too) stages exactly those rows. A rendering that raises stages nothing
         (logged): the flush delivers the rows the usual way."""
         store = self.bot.store
-        rows = await store.pending_deliveries(game_id)  # those committed before, then the resolve's
-        own = [p for p in await store.pending_parts(game_id) if p.batch_id.startswith(f"{game_id}/resolve:{tick}:")]
+        rows = await store.outbox.pending_deliveries(game_id)  # those committed before, then the resolve's
+        own = [p for p in await store.outbox.pending_parts(game_id) if p.batch_id.startswith(f"{game_id}/resolve:{tick}:")]
         try:
-            posts = self.bot.deliverer.resolve_posts(game_id, store.game(game_id), store.info(game_id), rows, own)
+            posts = self.bot.deliverer.resolve_posts(game_id, store.games.game(game_id), store.games.info(game_id), rows, own)
         except Exception:  # a rendering bug must not hold up the game: its messages go the usual way
             log.exception("game %s: the delivery of the resolve of tick %d could not be staged", game_id, tick)
             return
         if posts:
-            await store.stage_posts(game_id, f"resolve:{tick}:d", posts, claim=True)
+            await store.outbox.stage_posts(game_id, f"resolve:{tick}:d", posts, claim=True)
 
     # ---- early ends -----------------------------------------------------------------------
     def waiting(self, game_id: str) -> list[int] | None:
         """Who the current phase still waits for (the engine's answer), when the ruleset lets a
         phase end early; None when it does not, the game is not running or it is paused."""
-        info = self.bot.store.info(game_id)
+        info = self.bot.store.games.info(game_id)
         if info.status != "running" or info.meta.get("paused"):
             return None
-        return self.bot.store.game(game_id).waiting_for()
+        return self.bot.store.games.game(game_id).waiting_for()
 
     async def end_early(self, game_id: str) -> list[Any]:
         """Resolve the current phase now if the engine says it waits for nobody and it has lasted
         the ruleset's minimum (``min_next_phase_minutes``); until then the GM is told once."""
         store = self.bot.store
-        if not store.has(game_id) or self.waiting(game_id) != []:
+        if not store.games.has(game_id) or self.waiting(game_id) != []:
             return []
-        info = store.info(game_id)
-        game = store.game(game_id)
+        info = store.games.info(game_id)
+        game = store.games.game(game_id)
         lang = info.meta.get("lang", "ru")
         phase = Renderer(game, lang).label(game.info.label)
         least = self.min_phase(game)
@@ -245,19 +245,19 @@ class Scheduler:
         """End the game today: its end day becomes the current day, then the rest of the day
         is resolved at once; the winners are who the rules say they are now."""
         store = self.bot.store
-        game = store.game(game_id)
-        lang = store.info(game_id).meta.get("lang", "ru")
+        game = store.games.game(game_id)
+        lang = store.games.info(game_id).meta.get("lang", "ru")
         day = game.info.day
         if game.state.end_day != day:
             # refused when the ruleset's shortest game is longer: the remaining ticks still resolve
             with contextlib.suppress(ActionError):
-                await store.apply(game_id, Command.gm("set_end_day", day=day, user_id=user_id))
+                await store.games.apply(game_id, Command.gm("set_end_day", day=day, user_id=user_id))
         first = True
         for _ in range(game.clock.per_cycle * 2):
-            if store.info(game_id).status != "running":
+            if store.games.info(game_id).status != "running":
                 break
             line = text(lang, "gm.log", gm=gm_name, action=text(lang, "gm.act_end")) if first else None
-            done = await self.resolve(game_id, expect_tick=store.info(game_id).tick, user_id=user_id if first else None, gm_line=line)
+            done = await self.resolve(game_id, expect_tick=store.games.info(game_id).tick, user_id=user_id if first else None, gm_line=line)
             first = False
             if not done:
                 break
@@ -272,11 +272,11 @@ class Scheduler:
             record = await bot.channel_manager.sync(game_id, commit=False)
         except FAILED as exc:
             log.warning("game %s: channel permissions not updated: %s", game_id, exc)
-        if (bot.store.info(game_id).status == "running" and self.min_phase(bot.store.game(game_id))
+        if (bot.store.games.info(game_id).status == "running" and self.min_phase(bot.store.games.game(game_id))
                 and self.phase_started(game_id) is None):  # when the new phase began
             await self.mark_phase_start(game_id)
         extra = {"gm": [gm_line]} if gm_line else None
-        over = bot.store.info(game_id).status == "over"
+        over = bot.store.games.info(game_id).status == "over"
         await bot.deliverer.flush(game_id, extra=extra, meta=record)
         await bot.post_panels(game_id)  # the new phase's panel in each hidden channel
         await announce_phase(bot.store, bot.deliverer, game_id)  # the living players' role, where the game has one
@@ -307,31 +307,31 @@ class Scheduler:
     async def recover(self) -> None:
         """At start: redo cut resolves and overdue deadlines, then deliver what is pending."""
         store = self.bot.store
-        for info in store.games():
+        for info in store.games.games():
             if info.status == "running" and "channels" in info.meta and not info.meta.get("cards"):
                 await post_cards(self.bot, info.game_id)  # a start cut short before the role cards
-            now_info = store.info(info.game_id)
+            now_info = store.games.info(info.game_id)
             if now_info.status == "running" and now_info.meta.get("cards") and not now_info.meta.get("briefed") and now_info.tick == 0:
                 await post_briefing(self.bot, info.game_id)  # … or before the GM's briefing
-        for info in store.games():
+        for info in store.games.games():
             if info.status == "running" and "channels" in info.meta:
                 await settle_seats(self.bot, info.game_id)  # a substitution cut short
                 await settle_undo(self.bot, info.game_id)  # an undo's corrections cut short
         redo: list[tuple[Any, str | None]] = []
-        for due in store.due(now()):
+        for due in store.games.due(now()):
             log.info("game %s: %s resolve of tick %d at start", due.game_id, due.reason, due.tick)
             line = None
             if due.user_id is not None:  # a GM's forced resolve cut short: redone as forced, with its log line
-                info = store.info(due.game_id)
+                info = store.games.info(due.game_id)
                 glang = info.meta.get("lang", "ru")
                 guild = self.bot.get_guild(info.guild_id) if info.guild_id else None
                 member = guild.get_member(due.user_id) if guild else None
                 name = safe.name(member.display_name) if member else f"<@{due.user_id}>"
-                game = store.game(due.game_id)
+                game = store.games.game(due.game_id)
                 line = text(glang, "gm.log", gm=name, action=text(glang, "gm.act_resolve", phase=Renderer(game, glang).label(game.info.label)))
             redo.append((due, line))
         await self.resolve_due([d for d, _ in redo], [line for _, line in redo])
-        for info in store.games():
+        for info in store.games.games():
             if info.status == "over" and not info.meta.get("revealed"):
                 try:  # the last resolve's channel sync, which a crash may have cut short
                     await self.bot.channel_manager.sync(info.game_id)
@@ -339,7 +339,7 @@ class Scheduler:
                     log.warning("game %s: channel permissions not updated at its end: %s", info.game_id, exc)
                 await self.bot.finish(info.game_id)
         await self.bot.deliverer.flush()
-        for info in store.games():
+        for info in store.games.games():
             if info.status == "running" and info.meta.get("cards"):
                 await self.bot.post_panels(info.game_id)  # a phase's panels cut short (each posted once)
 
@@ -368,15 +368,15 @@ class Scheduler:
 
     async def tick(self) -> None:
         store = self.bot.store
-        await self.resolve_due([d for d in store.due(now()) if not self.paused(d.game_id)])
-        for info in list(store.games()):
+        await self.resolve_due([d for d in store.games.due(now()) if not self.paused(d.game_id)])
+        for info in list(store.games.games()):
             if info.status != "running":
                 continue
-            if self.min_phase(store.game(info.game_id)) and self.phase_started(info.game_id) is None:
+            if self.min_phase(store.games.game(info.game_id)) and self.phase_started(info.game_id) is None:
                 # the game's start, or a restart that lost the mark: the tick's start as committed
                 await self.mark_phase_start(info.game_id, await self.tick_began(info.game_id))
             await self.end_early(info.game_id)
-        for info in list(store.games()):
+        for info in list(store.games.games()):
             if info.status == "running":
                 try:
                     await self.remind(info.game_id)
@@ -384,7 +384,7 @@ class Scheduler:
                     log.warning("game %s: reminders failed: %s", info.game_id, exc)
         await self.bot.deliverer.flush()
         # finished games leave memory once their end is shown and delivered (the database keeps them)
-        for gid in await store.release_finished(older_than=RELEASE_AFTER):
+        for gid in await store.games.release_finished(older_than=RELEASE_AFTER):
             self.locks.pop(gid, None)
             self.bot.deliverer.locks.pop(gid, None)
             log.info("game %s: finished and delivered; released from memory", gid)
@@ -395,14 +395,14 @@ class Scheduler:
         t = now()
         lead = timedelta(minutes=self.bot.settings.remind_minutes)
         best = cap
-        for info in self.bot.store.games():
+        for info in self.bot.store.games.games():
             dl = info.deadline
             if info.status != "running" or dl is None:
                 continue
             wake = [dl, dl - lead]
             started = self.phase_started(info.game_id)
             if started is not None:  # the end of a phase's minimum: it may end early then
-                wake.append(started + self.min_phase(self.bot.store.game(info.game_id)))
+                wake.append(started + self.min_phase(self.bot.store.games.game(info.game_id)))
             for at in wake:
                 secs = (at - t).total_seconds()
                 if secs > 0:
@@ -418,14 +418,14 @@ class Scheduler:
 
     async def remind(self, game_id: str) -> None:
         store = self.bot.store
-        info = store.info(game_id)
+        info = store.games.info(game_id)
         lead = self.bot.settings.remind_minutes
         dl = info.deadline
         if not lead or dl is None or info.meta.get("paused") or info.meta.get("reminded") == info.tick:
             return
         if now() < dl - timedelta(minutes=lead):
             return
-        game = store.game(game_id)
+        game = store.games.game(game_id)
         if not game.clock.is_turn_end(game.state.tick):
             return  # the turn goes on in the next period: nothing is lost yet
         acted, voted = self.missing(game)
@@ -445,4 +445,4 @@ class Scheduler:
             uid = game.player(pid).user_id
             await self.bot.deliverer.post(game_id, f"player:{pid}", (f"<@{uid}> " if uid else "") + "\n".join(lines), mention=uid,
                                           once=f"remind:{info.tick}:{pid}")
-        await store.update_meta(game_id, lambda meta: meta.update(reminded=info.tick))
+        await store.meta.update_meta(game_id, lambda meta: meta.update(reminded=info.tick))

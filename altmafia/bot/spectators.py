@@ -62,7 +62,7 @@ class SpectatorButton(discord.ui.DynamicItem[discord.ui.Button],
         _ = mark
 
     async def _lobby(self, bot: Services, interaction: discord.Interaction) -> tuple[bool, str] | None:
-        lobbies = await bot.store.lobbies()
+        lobbies = await bot.store.lobbies.lobbies()
         lobby = lobbies.get(self.ident)
         if lobby is None:
             await refuse(interaction, "err.no_lobby")
@@ -81,7 +81,7 @@ class SpectatorButton(discord.ui.DynamicItem[discord.ui.Button],
                 data["spectators"].append(uid)
             return True
 
-        done = await bot.store.update_lobby(self.ident, decide)
+        done = await bot.store.lobbies.update_lobby(self.ident, decide)
         if done is None or not done[1]:
             await refuse(interaction, "err.spectator_not_pending")
             return None
@@ -90,10 +90,10 @@ class SpectatorButton(discord.ui.DynamicItem[discord.ui.Button],
 
     async def _game(self, bot: Services, interaction: discord.Interaction) -> tuple[bool, str] | None:
         store = bot.store
-        if not store.has(self.ident):
+        if not store.games.has(self.ident):
             await refuse(interaction, "err.no_game")
             return None
-        info = store.info(self.ident)
+        info = store.games.info(self.ident)
         if not is_gm(bot, interaction, info.gm_user_ids, info.players):
             await refuse(interaction, "err.not_gm")
             return None
@@ -102,7 +102,7 @@ class SpectatorButton(discord.ui.DynamicItem[discord.ui.Button],
             await refuse(interaction, "err.spectator_not_pending")
             return None
         await interaction.response.defer()
-        await store.update_meta(self.ident, lambda m: m.update(
+        await store.meta.update_meta(self.ident, lambda m: m.update(
             pending_spectators=[u for u in m.get("pending_spectators", []) if u != uid]))
         glang = info.meta.get("lang", "ru")
         if self.yes:
@@ -126,7 +126,7 @@ async def ask_lobby(interaction: discord.Interaction, lobby_id: str, lobby: dict
 async def ask_game(store: Store, deliverer: Delivering, interaction: discord.Interaction, game_id: str) -> None:
     """Record the request in the game's meta and post it, with the GM's buttons, in the GM channel."""
     uid = interaction.user.id
-    info = await store.update_meta(game_id, lambda m: m.update(
+    info = await store.meta.update_meta(game_id, lambda m: m.update(
         pending_spectators=[*[u for u in m.get("pending_spectators", []) if u != uid], uid]))
     glang = info.meta.get("lang", "ru")
     # keyed by the meta's version the request was recorded at: a request after a refusal is new

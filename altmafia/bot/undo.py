@@ -1,6 +1,6 @@
 """``/gm undo``: the GM takes back the last resolve while nothing has happened since.
 
-The store does the taking back in one transaction (:meth:`storage.Store.undo_resolve`): the
+The store does the taking back in one transaction (:meth:`storage.Store.turns.undo_resolve`): the
 game exactly as before the resolve, the resolved phase open again with the deadline it had.
 In the same transaction the game's meta records the corrections still owed
 (``meta.undo_notices``): one notice in every channel where that resolve's messages were posted
@@ -45,11 +45,11 @@ async def confirm_undo(bot: Services, interaction: discord.Interaction, game_id:
     the answer that replaces the confirmation."""
     store = bot.store
     async with bot.scheduler.lock(game_id):
-        info = store.info(game_id)
+        info = store.games.info(game_id)
         if info.tick != tick:
             return text(lng, "err.undo_moved_on")
         try:
-            target = await store.undo_target(game_id)
+            target = await store.turns.undo_target(game_id)
         except UndoRefused as exc:
             return text(lng, exc.key)
         gm = safe.name(interaction.user.display_name)
@@ -63,27 +63,27 @@ async def confirm_undo(bot: Services, interaction: discord.Interaction, game_id:
         async with bot.deliverer.lock(game_id):  # no batch of the resolve is half-way out while it is taken back
             key = f"undo@{interaction.message.id}" if interaction.message else None
             try:
-                await store.undo_resolve(game_id, user_id=interaction.user.id, meta_fn=record, key=key)
+                await store.turns.undo_resolve(game_id, user_id=interaction.user.id, meta_fn=record, key=key)
             except UndoRefused as exc:
                 return text(lng, exc.key)
         await settle_undo(bot, game_id)
-    phase = phase_label(store.game(game_id), target["tick"], lng)
+    phase = phase_label(store.games.game(game_id), target["tick"], lng)
     return text(lng, "gm.undone", phase=phase)
 
 
 async def settle_undo(bot: Services, game_id: str) -> None:
     """Post the corrections an undo owes (each once), then forget them."""
     store = bot.store
-    info = store.info(game_id)
+    info = store.games.info(game_id)
     rec = info.meta.get("undo_notices")
     if not rec:
         return
-    game = store.game(game_id)
+    game = store.games.game(game_id)
     seq = rec["resolve_seq"]
     if info.status == "running" and info.tick == rec["tick"] and info.deadline is None and not info.meta.get("paused"):
         # the phase's own deadline passed meanwhile: it gets a fresh one, as after a forced end
-        await store.set_deadline(game_id, bot.scheduler.next_deadline(game_id, info.tick, hurried=True))
-        info = store.info(game_id)
+        await store.turns.set_deadline(game_id, bot.scheduler.next_deadline(game_id, info.tick, hurried=True))
+        info = store.games.info(game_id)
     try:
         await bot.channel_manager.sync(game_id)  # who was killed by the resolve may write again
     except FAILED as exc:
@@ -113,5 +113,5 @@ async def settle_undo(bot: Services, game_id: str) -> None:
         if (meta.get("undo_notices") or {}).get("resolve_seq") == seq:
             meta.pop("undo_notices", None)
 
-    await store.update_meta(game_id, clear)
+    await store.meta.update_meta(game_id, clear)
     bot.scheduler.poke()

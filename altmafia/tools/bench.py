@@ -426,15 +426,15 @@ async def _finish_one(store: Store, gid: str, days: int, rnd: random.Random, n: 
     keyed by role and character, fills with the first game and is the ruleset's, not a game's."""
     keys = ["category", "public", "votes", "gm", "spectators"] + [f"player:{p}" for p in range(13)]
     channels = {k: 10**17 + 100 * n + i for i, k in enumerate(keys)}
-    await store.create_game("godfather", 11, [PlayerSpec(f"P{i + 1}", DEAL, DEAL) for i in range(13)], game_id=gid,
+    await store.games.create_game("godfather", 11, [PlayerSpec(f"P{i + 1}", DEAL, DEAL) for i in range(13)], game_id=gid,
                             settings={"days": days}, meta={"channels": channels, "lang": "ru"})
-    while not store.game(gid).state.over:
+    while not store.games.game(gid).state.over:
         await _play_tick(store, gid, rnd)
-        await store.resolve(gid)
-    for d in await store.pending_deliveries(gid):
-        await store.claim(d.key)
-        await store.mark_delivered(d.key)
-    await store.update_meta(gid, lambda meta: meta.update(revealed=True))
+        await store.turns.resolve(gid)
+    for d in await store.outbox.pending_deliveries(gid):
+        await store.outbox.claim(d.key)
+        await store.outbox.mark_delivered(d.key)
+    await store.meta.update_meta(gid, lambda meta: meta.update(revealed=True))
 
 
 async def _finished(b: Bench, days: int, games: int) -> None:
@@ -456,12 +456,12 @@ async def _finished(b: Bench, days: int, games: int) -> None:
                     gc.collect()
                     if n == 0:
                         before = tracemalloc.get_traced_memory()[0]
-                    released = await store.release_finished()
+                    released = await store.games.release_finished()
                     gc.collect()
                     traced.append(tracemalloc.get_traced_memory()[0])
                     if n == 0:
                         held = before - traced[0]
-                    if released != [gid] or store.has(gid) or await store.load(gid) is None or await store.find(gid) is None:
+                    if released != [gid] or store.games.has(gid) or await store.games.load(gid) is None or await store.games.find(gid) is None:
                         raise RuntimeError(f"game {gid} was not released or cannot be read ({released}): a store bug")
             finally:
                 tracemalloc.stop()
@@ -469,7 +469,7 @@ async def _finished(b: Bench, days: int, games: int) -> None:
     b.add("storage", "storage.memory_finished", "memory a finished game still holds in the store (tracemalloc)",
           per / 1024, "KiB", goal="≈ 0 KiB (≤ 4 KiB)", ratio=per / 4096, ok=per <= 4096,
           note=f"{games} {days}-day 13-player games, each played to its end, delivered, revealed and released "
-          f"(Store.release_finished) in one store; (traced after the last − after the first) ÷ {games - 1}; a game "
+          f"(Store.games.release_finished) in one store; (traced after the last − after the first) ÷ {games - 1}; a game "
           f"releases {held / 1024:.1f} KiB; the ids of its 18 channels stay in the store's channel map (as for every "
           "game after a start) and count here; it stays readable from the database (find, load, snapshot)")
 
@@ -492,19 +492,19 @@ async def _delivered(b: Bench, title: str, resolves: int, make_bot: BotFactory) 
             await gm.slash(lobby, "lobby start")
             await env.settle()
             store = bot.store
-            gid = store.games()[0].game_id
+            gid = store.games.games()[0].game_id
             rnd = random.Random(17)
             per: list[int] = []
             spent: Counter[str] = Counter()
             messages = 0
             detail = []
             for _ in range(resolves):
-                if store.game(gid).state.over:
+                if store.games.game(gid).state.over:
                     break
                 await _play_tick(store, gid, rnd)
                 await bot.deliverer.flush(gid)
                 await env.settle()
-                label = store.game(gid).info.label
+                label = store.games.game(gid).info.label
                 before, n0 = store.transactions.copy(), len(env.http_requests)
                 await bot.scheduler.resolve(gid)
                 await env.settle()
@@ -538,7 +538,7 @@ class _Saves:
 
     def __init__(self, store: Store, gid: str, rnd: random.Random) -> None:
         self.store, self.gid, self.rnd = store, gid, rnd
-        g = store.game(gid)
+        g = store.games.game(gid)
         self.table = Table(g, ["random"] * len(g.state.players), rnd)
         self.moves = [(p.pid, a) for p in g.living() for acts in self.table.lanes(p.pid).values() for a in acts]
         self.times: list[float] = []
@@ -553,7 +553,7 @@ class _Saves:
             args = _move(pid, a, targets, opt)
             t0 = time.perf_counter()
             try:
-                await self.store.apply(self.gid, Command("submit", args, user_id=pid))
+                await self.store.games.apply(self.gid, Command("submit", args, user_id=pid))
             except ActionError:
                 continue
             self.times.append(time.perf_counter() - t0)
@@ -588,23 +588,23 @@ async def _snapshot_long(b: Bench, days: int) -> None:
         async with Store(Path(d) / "long.sqlite3", synchronous="OFF") as store:
             for seed in range(11, 61):
                 gid = f"ef-{seed}"
-                await store.create_game("eternal_friday", seed, [PlayerSpec(f"P{i + 1}", DEAL, DEAL) for i in range(LONG_SEATS)],
+                await store.games.create_game("eternal_friday", seed, [PlayerSpec(f"P{i + 1}", DEAL, DEAL) for i in range(LONG_SEATS)],
                                         game_id=gid)
-                clock, rnd, first = store.game(gid).clock, random.Random(seed), 0
+                clock, rnd, first = store.games.game(gid).clock, random.Random(seed), 0
                 day1, last_day = clock.parse("day 1"), clock.parse(f"day {days}")
-                while not store.game(gid).state.over:
+                while not store.games.game(gid).state.over:
                     await _play_tick(store, gid, rnd)
-                    tick = store.game(gid).state.tick
+                    tick = store.games.game(gid).state.tick
                     if tick == day1:
-                        first = len(store._live(gid).text.encode("utf-8"))
+                        first = len(store.games.live(gid).text.encode("utf-8"))
                     if tick == last_day:
                         break
-                    await store.resolve(gid)
-                if not store.game(gid).state.over:
+                    await store.turns.resolve(gid)
+                if not store.games.game(gid).state.over:
                     break
             else:
                 raise RuntimeError(f"no Eternal Friday game of {LONG_SEATS} seats reached day {days}: a bench bug")
-            last = len(store._live(gid).text.encode("utf-8"))
+            last = len(store.games.live(gid).text.encode("utf-8"))
     ratio = last / first
     b.add("storage", "storage.snapshot_long", f"the stored snapshot of a {LONG_SEATS}-seat Eternal Friday game on day {days}, "
           "against day 1", last / 1024, "KiB", goal="≤ 1.5× day 1", ratio=ratio, ok=ratio <= 1.5,
@@ -628,21 +628,21 @@ async def _save(b: Bench) -> None:
             # write-ahead log at the same point of its cycle (a log still growing costs a commit
             # more than one reusing its space) and the machine's drifting load alike
             specs = [PlayerSpec(f"P{i + 1}", DEAL, DEAL) for i in range(13)]
-            await store.create_game("godfather", 11, specs, game_id="d1")
-            await store.create_game("godfather", 11, specs, game_id="day")
-            per_day = store.game("day").clock.per_cycle
-            while store.game("day").state.tick < (SAVE_DAYS[-1] - 1) * per_day:
+            await store.games.create_game("godfather", 11, specs, game_id="d1")
+            await store.games.create_game("godfather", 11, specs, game_id="day")
+            per_day = store.games.game("day").clock.per_cycle
+            while store.games.game("day").state.tick < (SAVE_DAYS[-1] - 1) * per_day:
                 await _play_tick(store, "day", rnd)
-                if await store.resolve("day") is None or store.game("day").state.over:
+                if await store.turns.resolve("day") is None or store.games.game("day").state.over:
                     raise RuntimeError(f"the bench's game ended before day {SAVE_DAYS[-1]}: a bench bug")
             timers = {1: _Saves(store, "d1", random.Random(1)), SAVE_DAYS[-1]: _Saves(store, "day", random.Random(SAVE_DAYS[-1]))}
             for _ in range(n_samples):
                 for t in timers.values():
                     await t.one()
             saves = {day: t.times for day, t in timers.items()}
-            snap = {1: len(store._live("d1").text.encode("utf-8")), SAVE_DAYS[-1]: len(store._live("day").text.encode("utf-8"))}
-            day7 = store.game("day")
-            events = len(await store.events("day"))
+            snap = {1: len(store.games.live("d1").text.encode("utf-8")), SAVE_DAYS[-1]: len(store.games.live("day").text.encode("utf-8"))}
+            day7 = store.games.game("day")
+            events = len(await store.games.events("day"))
             log_mem = (len(day7.state.events), len(day7.state.history))
         solo = Path(d) / "solo.sqlite3"
         shutil.copyfile(path, solo)  # the game alone (the store is closed: the file is whole)
@@ -650,7 +650,7 @@ async def _save(b: Bench) -> None:
             ids = await _clone(store, "day", n_games)
         one, seven = (statistics.median(saves[d]) for d in SAVE_DAYS)
         ratio = seven / one
-        b.add("storage", "storage.save_day1_ms", "a save on day 1: Store.apply of an accepted action, commit included (median)",
+        b.add("storage", "storage.save_day1_ms", "a save on day 1: Store.games.apply of an accepted action, commit included (median)",
               one * 1000, "ms", note=f"{len(saves[1])} commands; synchronous=FULL")
         b.add("storage", "storage.save_day7_ms", "a save on day 7, against day 1", seven * 1000, "ms", goal="≤ 1.2× day 1",
               ratio=ratio, ok=ratio <= 1.2, note=f"{len(saves[7])} commands; the same game, seed and table as day 1; the two days' saves alternate in one store")
@@ -676,7 +676,7 @@ async def _save(b: Bench) -> None:
         try:
             t0 = time.perf_counter()
             for gid in ids:
-                await store.resolve(gid)
+                await store.turns.resolve(gid)
             among = (time.perf_counter() - t0) / n_games
         finally:
             await store.close()
@@ -688,9 +688,9 @@ async def _save(b: Bench) -> None:
             one_file = Path(d) / f"solo-{i}.sqlite3"
             shutil.copyfile(solo, one_file)
             async with Store(one_file) as s1:
-                await s1.resolve("d1")
+                await s1.turns.resolve("d1")
                 t0 = time.perf_counter()
-                await s1.resolve("day")
+                await s1.turns.resolve("day")
                 alone.append(time.perf_counter() - t0)
         ratio = among / statistics.median(alone)
         b.add("storage", "storage.resolve_500_day7", f"{n_games} games resolved at one deadline through the store on day 7",
@@ -705,13 +705,13 @@ async def _storage(b: Bench, ticks: int) -> None:
         await store.open()
         try:
             rnd = random.Random(5)
-            await store.create_game("godfather", 11, [PlayerSpec(f"P{i + 1}", DEAL, DEAL) for i in range(13)], game_id="bench")
+            await store.games.create_game("godfather", 11, [PlayerSpec(f"P{i + 1}", DEAL, DEAL) for i in range(13)], game_id="bench")
             applied = refused = resolves = 0
             tx_apply: Counter[str] = Counter()
             tx_resolve: Counter[str] = Counter()
             t_apply, t_resolve = [], []
             for _ in range(ticks):
-                g = store.game("bench")
+                g = store.games.game("bench")
                 if g.state.over:
                     break
                 table = Table(g, ["random"] * len(g.state.players), rnd)
@@ -727,7 +727,7 @@ async def _storage(b: Bench, ticks: int) -> None:
                         before = store.transactions.copy()
                         t0 = time.perf_counter()
                         try:
-                            await store.apply("bench", Command("submit", args, user_id=p.pid))
+                            await store.games.apply("bench", Command("submit", args, user_id=p.pid))
                         except ActionError:
                             continue
                         t_apply.append(time.perf_counter() - t0)
@@ -737,13 +737,13 @@ async def _storage(b: Bench, ticks: int) -> None:
                 # a refused command: the engine says no, nothing is written
                 before = store.transactions.copy()
                 try:
-                    await store.apply("bench", Command("submit", {"pid": 0, "ability": "no such ability", "targets": []}))
+                    await store.games.apply("bench", Command("submit", {"pid": 0, "ability": "no such ability", "targets": []}))
                 except ActionError:
                     refused += 1
                 refused_tx = sum((store.transactions - before).values())
                 before = store.transactions.copy()
                 t0 = time.perf_counter()
-                await store.resolve("bench")
+                await store.turns.resolve("bench")
                 t_resolve.append(time.perf_counter() - t0)
                 tx_resolve.update(store.transactions - before)
                 resolves += 1
@@ -752,16 +752,16 @@ async def _storage(b: Bench, ticks: int) -> None:
     per_apply = tx_apply["total"] / applied
     per_resolve = tx_resolve["total"] / resolves
     labels = lambda c: ", ".join(f"{k} {v}" for k, v in sorted(c.items()) if k != "total")  # noqa: E731
-    b.add("storage", "storage.tx_per_command", "transactions per accepted command (Store.apply, SQLite file)", per_apply, "tx",
+    b.add("storage", "storage.tx_per_command", "transactions per accepted command (Store.games.apply, SQLite file)", per_apply, "tx",
           goal="1", ratio=per_apply, ok=per_apply <= 1, note=f"{applied} commands: {labels(tx_apply)}")
     b.add("storage", "storage.tx_per_refused", "transactions per refused command", refused_tx, "tx", goal="0",
           ok=refused_tx == 0, note=f"{refused} refused")
-    b.add("storage", "storage.tx_per_resolve", "transactions per resolve (Store.resolve; information, no goal)", per_resolve, "tx",
+    b.add("storage", "storage.tx_per_resolve", "transactions per resolve (Store.turns.resolve; information, no goal)", per_resolve, "tx",
           note=f"{INFORMATION}; {resolves} resolves: {labels(tx_resolve)}; the store first commits a mark (resolving_tick, for crash "
           "recovery), then the resolve itself: 2 per resolve today (docs/storage.md)")
-    b.add("storage", "storage.apply_ms", "Store.apply of an accepted action, commit included (median)", median_ms(t_apply), "ms",
+    b.add("storage", "storage.apply_ms", "Store.games.apply of an accepted action, commit included (median)", median_ms(t_apply), "ms",
           note="synchronous=FULL: every commit waits for the disk")
-    b.add("storage", "storage.resolve_ms", "Store.resolve of a 13-player tick, both commits included (median)", median_ms(t_resolve), "ms")
+    b.add("storage", "storage.resolve_ms", "Store.turns.resolve of a 13-player tick, both commits included (median)", median_ms(t_resolve), "ms")
 
 
 FLOOR_RULE = ("one call per channel with something new: each seat with news or a new panel (the panel rides on "
@@ -885,16 +885,16 @@ async def _discord(b: Bench, repeats: int, make_bot: BotFactory) -> None:
             guild, lobby, gm, members = await _lobby_of_13(env)
             store = bot.store
             await store.backend.batch([Step(FLOOR_TABLE, ())])  # the floor's own table, in the bench's database only
-            for lid in await store.lobbies(guild.id):  # the same deal every run (the production seed is random)
-                await store.update_lobby(lid, lambda data: data.update(seed=BENCH_SEED))
+            for lid in await store.lobbies.lobbies(guild.id):  # the same deal every run (the production seed is random)
+                await store.lobbies.update_lobby(lid, lambda data: data.update(seed=BENCH_SEED))
             for m in members:
                 await m.slash(lobby, "lobby join")
             n0 = len(env.http_requests)
             await gm.slash(lobby, "lobby start")
             await env.settle()
             calls = env.http_requests[n0:]
-            gid = store.games()[0].game_id
-            channels = store.info(gid).meta["channels"]
+            gid = store.games.games()[0].game_id
+            channels = store.games.info(gid).meta["channels"]
             made = [c for c in calls if c.path.startswith(f"/guilds/{guild.id}/channels") or "/permissions/" in c.path
                     or (c.method == "PATCH" and c.path.startswith("/channels/"))]
             posts = [c for c in calls if c.method == "POST" and c.path.endswith("/messages")]
@@ -916,7 +916,7 @@ async def _discord(b: Bench, repeats: int, make_bot: BotFactory) -> None:
             for _ in range(3):  # day 1.1, day 1.2 (the turn's end, the prison vote), night 1
                 label, calls, done = await _bot_tick(bot, env, store, gid, rnd)
                 events = [e for res in done for e in res.events]
-                game, info = store.game(gid), store.info(gid)
+                game, info = store.games.game(gid), store.games.info(gid)
                 seats = {p.pid for p in game.state.players if p.user_id and game.alive(p)} if info.status == "running" else set()
                 fl, how = resolve_floor_of(events, seats, votes="votes" in channels,
                                            announcement=info.status == "running" and info.meta.get("living_role") is not None)
@@ -930,10 +930,10 @@ async def _discord(b: Bench, repeats: int, make_bot: BotFactory) -> None:
 
             # the same game on day 7 (every player acting each tick, resolved and delivered by the
             # scheduler as a deadline does), then the same command path again
-            day7 = (COMMAND_DAYS[1] - 1) * store.game(gid).clock.per_cycle
-            while store.game(gid).state.tick < day7:
+            day7 = (COMMAND_DAYS[1] - 1) * store.games.game(gid).clock.per_cycle
+            while store.games.game(gid).state.tick < day7:
                 await _bot_tick(bot, env, store, gid, rnd)
-                if store.info(gid).status != "running":
+                if store.games.info(gid).status != "running":
                     raise RuntimeError(f"the bench's game ended before day {COMMAND_DAYS[1]}: a bench bug (seed {BENCH_SEED})")
             path = await _command_path(env, store, gid, members, channels, by_id, repeats, said)
             _command_path_row(b, "discord.command_path_day7", COMMAND_DAYS[1], repeats, path)
@@ -962,7 +962,7 @@ async def _bot_tick(bot: BenchBot, env: Any, store: Store, gid: str, rnd: random
     """Every living player submits one random legal move through the store; the outbox is
     delivered; then the scheduler resolves the tick and delivers it (what a deadline does).
     The tick's label, the REST calls of the resolve and its delivery, the resolves done."""
-    game = store.game(gid)
+    game = store.games.game(gid)
     table = Table(game, ["random"] * len(game.state.players), rnd)
     for p in game.living():
         for acts in table.lanes(p.pid).values():
@@ -970,11 +970,11 @@ async def _bot_tick(bot: BenchBot, env: Any, store: Store, gid: str, rnd: random
             targets, opt = table.draw(a)
             cmd = _move(p.pid, a, targets, opt)
             with contextlib.suppress(ActionError):
-                await store.apply(gid, Command("submit", cmd))
+                await store.games.apply(gid, Command("submit", cmd))
             break
     await bot.deliverer.flush(gid)
     await env.settle()
-    label = store.game(gid).info.label
+    label = store.games.game(gid).info.label
     n0 = len(env.http_requests)
     done = await bot.scheduler.resolve(gid)
     await env.settle()
@@ -990,7 +990,7 @@ async def _command_path(env: Any, store: Store, gid: str, members: list[Any], ch
     answered as already recorded, without a write). With ``said`` (the ``/bench-echo submit``
     yardstick's reply), each round also times that like-for-like command (an extra figure);
     each call's CPU of the bot's own thread is kept apart (``time.thread_time``)."""
-    game = store.game(gid)
+    game = store.games.game(gid)
     by_user = {m.id: m for m in members}
     pick = None
     for p in game.living():
@@ -1045,7 +1045,7 @@ async def _command_path(env: Any, store: Store, gid: str, members: list[Any], ch
     if accepted != repeats:
         raise RuntimeError(f"the bench's action was accepted {accepted} times of {repeats}: a bench bug")
     return {"cpu": cpu, "main": main, "wall": wall, "rest": rest, "accepted": accepted, "ability": la.key,
-            "snapshot": len(store._live(gid).text.encode("utf-8")), "label": game.info.label}
+            "snapshot": len(store.games.live(gid).text.encode("utf-8")), "label": game.info.label}
 
 
 def _command_path_row(b: Bench, key: str, day: int, repeats: int, path: dict[str, Any]) -> None:

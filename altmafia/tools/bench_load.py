@@ -400,8 +400,8 @@ async def open_lobby(env: Any, store: Any, n: int, name: str, seed: int, **optio
     gm = guild.add_member(env.create_user(f"{name}-gm"))
     members = [guild.add_member(env.create_user(f"{name}-p{i}", global_name=f"Игрок{i + 1}")) for i in range(n)]
     await gm.slash(lobby, "lobby create", **options)
-    for lid in await store.lobbies(guild.id):  # the same deal every run (the production seed is random)
-        await store.update_lobby(lid, lambda data: data.update(seed=seed))
+    for lid in await store.lobbies.lobbies(guild.id):  # the same deal every run (the production seed is random)
+        await store.lobbies.update_lobby(lid, lambda data: data.update(seed=seed))
     for m in members:
         await m.slash(lobby, "lobby join")
     return guild, lobby, gm, members
@@ -418,7 +418,7 @@ def _player_commands(env: Any, store: Any, gid: str, guild: Any, members: list[A
     """For each seat with a member: the commands it may send, cycled through: its action with
     one target and then another (each accepted, replacing the last), a PM to the next seat (its
     text filled in later), ``/action me``."""
-    game, info = store.game(gid), store.info(gid)
+    game, info = store.games.game(gid), store.games.info(gid)
     by_user = {m.id: m for m in members}
     out = []
     living = [p for p in game.living() if p.user_id in by_user]
@@ -536,7 +536,7 @@ async def run_load(make_bot: Callable[[Path], Any], *, games: int, commands: int
             for g in range(games):
                 guild, lobby, gm, members = await open_lobby(env, store, seats, f"load{g}", BENCH_SEED + g)
                 await gm.slash(lobby, "lobby start")
-                (gid,) = {i.game_id for i in store.games() if i.guild_id == guild.id}
+                (gid,) = {i.game_id for i in store.games.games() if i.guild_id == guild.id}
                 tables.append(_player_commands(env, store, gid, guild, members))
             if mode is not None:
                 await store.backend.execute(f"PRAGMA synchronous={mode}")
@@ -692,7 +692,7 @@ async def run_starts(make_bot: Callable[[Path], Any], *, seats: int, runs: int,
                 iid, payload = interaction(env, gm, lobby, "lobby start", {})
                 t0 = await drive(env, wire, db, [(0.0, iid, payload)])
                 calls = wire.calls[n0:]
-                if not any(i.guild_id == guild.id for i in bot.store.games()):
+                if not any(i.guild_id == guild.id for i in bot.store.games.games()):
                     raise RuntimeError(f"the start did not start: {wire.answered.get(iid)!r}")
                 half = wire.round_trip / 2
                 floor, how = start_floor(calls, wire.round_trip)

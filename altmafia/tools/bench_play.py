@@ -30,7 +30,7 @@ async def play_tick(store: Store, gid: str, rnd: random.Random, *, keyed: bool =
     """Every living player submits one random legal move (the first lane the engine accepts);
     ``keyed``: with a request id, as the bot's commands have; ``each()`` before and after each
     accepted one (what it returns, in pairs)."""
-    g = store.game(gid)
+    g = store.games.game(gid)
     table = Table(g, ["random"] * len(g.state.players), rnd)
     out = []
     for p in g.living():
@@ -39,7 +39,7 @@ async def play_tick(store: Store, gid: str, rnd: random.Random, *, keyed: bool =
             targets, opt = table.draw(a)
             before = each() if each else None
             try:
-                await store.apply(gid, Command("submit", move(p.pid, a, targets, opt), user_id=p.pid,
+                await store.games.apply(gid, Command("submit", move(p.pid, a, targets, opt), user_id=p.pid,
                                                request_id=uuid.uuid4().hex if keyed else None))
             except ActionError:
                 continue

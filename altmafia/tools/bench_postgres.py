@@ -44,9 +44,9 @@ COMMANDS = (60, 13)  # commands timed on each database for the time row
 
 TITLES = {
     "postgres.round_trips_per_command": (
-        "round trips to PostgreSQL of a player's command (Store.apply of an accepted /action, request id and commit included)", "≤ 2"),
+        "round trips to PostgreSQL of a player's command (Store.games.apply of an accepted /action, request id and commit included)", "≤ 2"),
     "postgres.round_trips_per_resolve": (
-        "round trips to PostgreSQL of a resolve (Store.resolve: the log it reads, the mark, the resolve's commit)", "≤ 4"),
+        "round trips to PostgreSQL of a resolve (Store.turns.resolve: the log it reads, the mark, the resolve's commit)", "≤ 4"),
     "shards.deadline_speedup": (
         f"{{n}} {SEATS}-seat games on day {DAYS} due at one deadline on one PostgreSQL: one process ÷ two shard processes", "≥ 1.6"),
 }
@@ -94,22 +94,22 @@ async def _round_trips(b: Any, url: str) -> None:
     resolves: list[int] = []
     try:
         async with Store(backend=backend) as store:
-            await store.create_game("godfather", 11, _players(), game_id="rt")
+            await store.games.create_game("godfather", 11, _players(), game_id="rt")
             rnd = random.Random(3)
             for _ in range(2 if quick else 6):
                 commands += [after - before for before, after in await play_tick(store, "rt", rnd, keyed=True, each=lambda: backend.round_trips)]
                 before = backend.round_trips
-                if await store.resolve("rt") is None or store.game("rt").state.over:
+                if await store.turns.resolve("rt") is None or store.games.game("rt").state.over:
                     break
                 resolves.append(backend.round_trips - before)
             pg_times = await _timed_commands(store, "rt", COMMANDS[quick])
         with tempfile.TemporaryDirectory(prefix="altmafia-bench-") as d:
             async with Store(Path(d) / "rt.sqlite3") as lite:
-                await lite.create_game("godfather", 11, _players(), game_id="rt")
+                await lite.games.create_game("godfather", 11, _players(), game_id="rt")
                 rnd = random.Random(3)
                 for _ in range(2 if quick else 6):
                     await play_tick(lite, "rt", rnd, keyed=True)
-                    if await lite.resolve("rt") is None or lite.game("rt").state.over:
+                    if await lite.turns.resolve("rt") is None or lite.games.game("rt").state.over:
                         break
                 lite_times = await _timed_commands(lite, "rt", COMMANDS[quick])
     finally:
@@ -146,12 +146,12 @@ async def _timed_commands(store: Store, gid: str, n: int) -> list[float]:
 async def _template(url: str, schema: str) -> None:
     """One game played to day ``DAYS`` with every player's move in, in ``schema``."""
     async with Store(backend=PostgresBackend(url, schema=schema)) as store:
-        await store.create_game("godfather", 11, _players(), game_id="tpl")
+        await store.games.create_game("godfather", 11, _players(), game_id="tpl")
         rnd = random.Random(7)
-        per_day = store.game("tpl").clock.per_cycle
-        while store.game("tpl").state.tick < (DAYS - 1) * per_day:
+        per_day = store.games.game("tpl").clock.per_cycle
+        while store.games.game("tpl").state.tick < (DAYS - 1) * per_day:
             await play_tick(store, "tpl", rnd)
-            if await store.resolve("tpl") is None or store.game("tpl").state.over:
+            if await store.turns.resolve("tpl") is None or store.games.game("tpl").state.over:
                 raise RuntimeError(f"the bench's game ended before day {DAYS}: a bench bug")
         await play_tick(store, "tpl", rnd)
 
@@ -281,12 +281,12 @@ async def _child(url: str, schema: str, ids: str) -> None:
     say DONE."""
     shards = (2, tuple(int(i) for i in ids.split(",")))
     async with Store(backend=PostgresBackend(url, schema=schema), shards=shards) as store:
-        games = [(g.game_id, g.tick) for g in store.games() if g.status == "running"]
+        games = [(g.game_id, g.tick) for g in store.games.games() if g.status == "running"]
         print(f"READY {len(games)}", flush=True)
         loop = asyncio.get_running_loop()
         await loop.run_in_executor(None, sys.stdin.readline)
         cpu = time.process_time()
-        done = await asyncio.gather(*(store.resolve(gid, expect_tick=tick) for gid, tick in games))
+        done = await asyncio.gather(*(store.turns.resolve(gid, expect_tick=tick) for gid, tick in games))
         print(f"DONE {sum(1 for r in done if r is not None)} {time.process_time() - cpu:.4f}", flush=True)
 
 

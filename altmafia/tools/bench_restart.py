@@ -53,15 +53,15 @@ async def _day7(store: Store, ruleset: str, seats: int, seed: int, play: Callabl
     whose game ends earlier is shown as ended, left out of a start, and the next one tried)."""
     for s in range(seed, seed + 50):
         gid = f"{ruleset}-{s}"
-        await store.create_game(ruleset, s, [PlayerSpec(f"P{i + 1}", DEAL, DEAL) for i in range(seats)], game_id=gid)
-        per_day = store.game(gid).clock.per_cycle
+        await store.games.create_game(ruleset, s, [PlayerSpec(f"P{i + 1}", DEAL, DEAL) for i in range(seats)], game_id=gid)
+        per_day = store.games.game(gid).clock.per_cycle
         rnd = random.Random(s)
-        while not store.game(gid).state.over and store.game(gid).state.tick < (RESTART_DAY - 1) * per_day:
+        while not store.games.game(gid).state.over and store.games.game(gid).state.tick < (RESTART_DAY - 1) * per_day:
             await play(store, gid, rnd)
-            await store.resolve(gid)
-        if not store.game(gid).state.over:
+            await store.turns.resolve(gid)
+        if not store.games.game(gid).state.over:
             return gid
-        await store.update_meta(gid, lambda meta: meta.update(revealed=True))
+        await store.meta.update_meta(gid, lambda meta: meta.update(revealed=True))
     raise RuntimeError(f"no {ruleset} game of {seats} seats reached day {RESTART_DAY}: a bench bug")
 
 
@@ -94,9 +94,9 @@ async def _child(path: str) -> dict[str, Any]:
         report = await store.open()
         out["open_s"] = time.perf_counter() - t0
         gid = next(g.game_id for g in report.games if g.ruleset == "godfather" and g.status == "running")
-        g = store.game(gid)
+        g = store.games.game(gid)
         # a command the engine accepts on any day (a GM setting a stat), committed with its journal row
-        await store.apply(gid, Command("gm_set_stat", {"pid": g.living()[0].pid, "stat": g.rules.stats[0].id, "value": 1}))
+        await store.games.apply(gid, Command("gm_set_stat", {"pid": g.living()[0].pid, "stat": g.rules.stats[0].id, "value": 1}))
         out["first_s"], out["first_cpu_s"] = time.perf_counter() - t0, time.process_time() - c0
         gc.collect()
         out["rss_open"] = rss_kib()
@@ -105,7 +105,7 @@ async def _child(path: str) -> dict[str, Any]:
             ids = [i.game_id for i in report.games if i.ruleset == rid]
             t1 = time.perf_counter()
             for i in ids:
-                store.game(i)
+                store.games.game(i)
             gc.collect()
             out[rid] = {"games": len(ids), "rss": rss_kib(), "read_s": time.perf_counter() - t1}
     finally:
@@ -178,9 +178,9 @@ async def pm_path(make_bot: Callable[[Path], Any], repeats: int) -> dict[str, An
             await gm.slash(lobby, "lobby start")
             await env.settle()
             store = bot.store
-            gid = store.games()[0].game_id
-            game = store.game(gid)
-            channels = store.info(gid).meta["channels"]
+            gid = store.games.games()[0].game_id
+            game = store.games.game(gid)
+            channels = store.games.info(gid).meta["channels"]
             by_id = {c.id: c for c in guild.channels.values()}
             by_user = {m.id: m for m in members}
             seats = [p for p in game.living() if p.user_id in by_user]

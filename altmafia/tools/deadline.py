@@ -152,20 +152,20 @@ async def _day7(env: Any, bot: Any, store: Store) -> str:
     gm = guild.add_member(env.create_user("gm"))
     members = [guild.add_member(env.create_user(f"p{i}", global_name=f"Игрок{i + 1}")) for i in range(SEATS)]
     await gm.slash(lobby, "lobby create")
-    for lid in await store.lobbies(guild.id):  # the same deal every run
-        await store.update_lobby(lid, lambda data: data.update(seed=SEED))
+    for lid in await store.lobbies.lobbies(guild.id):  # the same deal every run
+        await store.lobbies.update_lobby(lid, lambda data: data.update(seed=SEED))
     for m in members:
         await m.slash(lobby, "lobby join")
     await gm.slash(lobby, "lobby start")
     await env.settle()
-    gid = store.games()[0].game_id
+    gid = store.games.games()[0].game_id
     rnd = random.Random(17)
-    target = (DAY - 1) * store.game(gid).clock.per_cycle
-    while store.game(gid).state.tick < target:
+    target = (DAY - 1) * store.games.game(gid).clock.per_cycle
+    while store.games.game(gid).state.tick < target:
         await play_tick(store, gid, rnd)
         await bot.scheduler.resolve(gid)
         await env.settle()
-        if store.info(gid).status != "running":
+        if store.games.info(gid).status != "running":
             raise RuntimeError(f"the bench's game ended before day {DAY}: a bench bug (seed {SEED})")
     await play_tick(store, gid, rnd)
     await bot.deliverer.flush(gid)
@@ -178,7 +178,7 @@ async def _copies(env: Any, store: Store, src: str, n: int, tag: str) -> list[st
     made in SimCord as the original's (names, overwrites, one category), in one transaction,
     then loaded as a start loads them."""
     backend = env.backend
-    info = store.info(src)
+    info = store.games.info(src)
     channels = info.meta["channels"]
     by_id = {int(v): k for k, v in channels.items()}
     cols = [c.strip() for c in GAME_COLUMNS.split(",")] + ["state", "log_apart"]
@@ -211,10 +211,10 @@ async def _copies(env: Any, store: Store, src: str, n: int, tag: str) -> list[st
     # loaded as Store.open loads a game (the store has no public way to load one more)
     marks = ", ".join("?" for _ in ids)
     for row in await store.db.read(f"SELECT {GAME_COLUMNS}, state FROM games WHERE game_id IN ({marks})", ids):
-        live = await store._load_live(row)
-        store._games[live.info.game_id] = live
+        live = await store.games._load_live(row)
+        store.state.games[live.info.game_id] = live
     for gid in ids:
-        store._channels.update({cid: gid for cid in maps[gid].values()})
+        store.state.channels.update({cid: gid for cid in maps[gid].values()})
     return ids
 
 
@@ -237,8 +237,8 @@ async def _rush(env: Any, bot: Any, store: Store, strict: Any, ids: list[str], o
 
     due = discord.utils.utcnow() - timedelta(seconds=1)  # the bot's clock (SimCord's, here)
     for gid in ids:
-        await store.set_deadline(gid, due)
-    ticks = {gid: store.info(gid).tick for gid in ids}
+        await store.turns.set_deadline(gid, due)
+    ticks = {gid: store.games.info(gid).tick for gid in ids}
     committed: list[float] = []
     store.db.fault = lambda point: committed.append(time.perf_counter()) if point == "resolve.after_commit" else None
     n0, v0, limited0 = len(env.http_requests), strict.now, len(strict.rate_limited)
@@ -250,7 +250,7 @@ async def _rush(env: Any, bot: Any, store: Store, strict: Any, ids: list[str], o
         store.db.fault = None
     took = strict.now - v0
     await env.settle()
-    if any(store.info(g).tick != ticks[g] + 1 for g in ids) or len(committed) < len(ids):
+    if any(store.games.info(g).tick != ticks[g] + 1 for g in ids) or len(committed) < len(ids):
         raise RuntimeError("not every game resolved at the deadline: a bench bug")
     calls = env.http_requests[n0:]
     posts = [c for c in calls if c.method == "POST" and c.path.endswith("/messages")]
@@ -264,6 +264,6 @@ async def _rush(env: Any, bot: Any, store: Store, strict: Any, ids: list[str], o
     out["calls"], out["posts"], out["busiest"] = len(calls), len(posts), busiest
     out["limited"] = len(strict.rate_limited) - limited0
     sent = sum(bot.deliverer.sent.values()) - sent0
-    left = [p for p in await store.pending_parts(None) if p.game_id in set(ids)]
+    left = [p for p in await store.outbox.pending_parts(None) if p.game_id in set(ids)]
     out["once"] = (f"{sent} sent, {len(posts)} POSTs, none pending" if not left and sent == len(posts)
                    else f"{sent} sent, {len(posts)} POSTs, {len(left)} parts pending")

@@ -32,11 +32,11 @@ class Table:
 
     @property
     def game(self) -> Any:
-        return self.store.game(self.game_id)
+        return self.store.games.game(self.game_id)
 
     @property
     def info(self) -> Any:
-        return self.store.info(self.game_id)
+        return self.store.games.info(self.game_id)
 
     def channel(self, key: str) -> Any:
         cid = int(self.info.meta["channels"][key])
@@ -83,7 +83,7 @@ async def gather(env: simcord.Env, n: int = 13, *, spectators: int = 1, others: 
 async def start(t: Table) -> Table:
     r = await t.gm.slash(t.lobby, "lobby start")
     assert r.response is not None and "<#" in r.response.content, r
-    games = t.store.games()
+    games = t.store.games.games()
     assert len(games) == 1, games
     t.game_id = games[0].game_id
     return t

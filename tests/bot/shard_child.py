@@ -48,8 +48,8 @@ async def play(settings: Settings, shard: int) -> dict:
             await p.slash(lobby, "lobby join")
         r = await gm.slash(lobby, "lobby start")
         assert r.response is not None and "<#" in r.response.content, r
-        mine = [g.game_id for g in bot.store.games() if g.guild_id == guild.id]
-        assert len(mine) == 1, bot.store.games()
+        mine = [g.game_id for g in bot.store.games.games() if g.guild_id == guild.id]
+        assert len(mine) == 1, bot.store.games.games()
         gid = mine[0]
 
         class T:  # what helpers.force_resolve reads
@@ -57,18 +57,18 @@ async def play(settings: Settings, shard: int) -> dict:
 
         t = T()
         t.gm = gm
-        t.channel = lambda key: next(c for c in guild.channels.values() if c.id == int(bot.store.info(gid).meta["channels"][key]))
+        t.channel = lambda key: next(c for c in guild.channels.values() if c.id == int(bot.store.games.info(gid).meta["channels"][key]))
         await force_resolve(t)
         for _ in range(2):  # two deadlines pass: the scheduler resolves them
-            info = bot.store.info(gid)
+            info = bot.store.games.info(gid)
             if info.status != "running" or info.deadline is None:
                 break
             await env.advance_time((info.deadline - env.now()).total_seconds() + 60)
         await bot.deliverer.flush()
-        channels = {int(cid): key for key, cid in bot.store.info(gid).meta["channels"].items()}
+        channels = {int(cid): key for key, cid in bot.store.games.info(gid).meta["channels"].items()}
         seen = [[channels[c.id], m.content] for c in guild.channels.values() if c.id in channels for m in c.history()]
-        return {"game": gid, "guild": guild.id, "at_start": at_start, "held": sorted(g.game_id for g in bot.store.games()),
-                "tick": bot.store.info(gid).tick, "messages": seen, "owner": bot.store.owner,
+        return {"game": gid, "guild": guild.id, "at_start": at_start, "held": sorted(g.game_id for g in bot.store.games.games()),
+                "tick": bot.store.games.info(gid).tick, "messages": seen, "owner": bot.store.owner,
                 "refused": strict.problems()}
     finally:
         await env.shutdown()

@@ -37,15 +37,15 @@ async def test_a_ballot_line_is_posted_once_after_a_restart_mid_delivery(env, se
     crashed = env.errors  # the "crash" reached the command's handler (acknowledged here)
     assert len(crashed) == 1 and "killed" in repr(crashed[0]), crashed
     # the ballot is journaled with the command, its event in the event log
-    events = await env.bot.store.events(t.game_id)
+    events = await env.bot.store.games.events(t.game_id)
     cast = [e for e in events if e.key == "vote.cast"]
     assert len(cast) == 1 and cast[0].args["voter"] == 0 and cast[0].args["target"] == 2 and cast[0].audience == "public"
     assert len(ballot_lines(votes, voter)) == 1
     await restart(env, settings)
     await env.bot.deliverer.flush(t.game_id)
     assert len(ballot_lines(votes, voter)) == 1, [m.content for m in votes.history()]  # found in the channel, not sent again
-    assert not await env.bot.store.pending_parts(t.game_id)
-    assert not [d for d in await env.bot.store.pending_deliveries(t.game_id) if d.event.key == "vote.cast"]
+    assert not await env.bot.store.outbox.pending_parts(t.game_id)
+    assert not [d for d in await env.bot.store.outbox.pending_deliveries(t.game_id) if d.event.key == "vote.cast"]
     # the next ballot goes out once too, with the live count of ballots
     await t.member(1).slash(t.hidden(1), "vote cast", candidate="2")
     name = t.game.player(2).name

@@ -54,10 +54,10 @@ async def gather_big(env, guild, lobby, n: int, spectators: int = 0, *, tag: str
 
 async def start_one(t: Table) -> Table:
     """``/lobby start`` of this table's lobby; its game found among the server's."""
-    before = {g.game_id for g in t.store.games()}
+    before = {g.game_id for g in t.store.games.games()}
     r = await t.gm.slash(t.lobby, "lobby start")
     assert r.response is not None and "<#" in r.response.content, r.response.content
-    new = [g.game_id for g in t.store.games() if g.game_id not in before]
+    new = [g.game_id for g in t.store.games.games() if g.game_id not in before]
     assert len(new) == 1, new
     t.game_id = new[0]
     return t
@@ -155,7 +155,7 @@ async def test_three_games_at_once_in_one_server(env):
         t = await gather_big(env, guild, lobby, n, 3, tag=tag, name=lambda i, tag=tag: f"{NAMES[i]}-{tag}")
         tables.append(await start_one(t))
     games = [t.game_id for t in tables]
-    assert len(set(games)) == 3 and len(t.store.games()) == 3
+    assert len(set(games)) == 3 and len(t.store.games.games()) == 3
     owned = [set(map(int, t.info.meta["channels"].values())) for t in tables]
     assert not (owned[0] & owned[1] or owned[0] & owned[2] or owned[1] & owned[2]), "each game its own channels"
     for t in tables:  # nobody of one game sees another game's hidden channels
@@ -226,7 +226,7 @@ async def test_a_server_near_500_channels(env):
     need = 2 + 4 + SEATS + 1  # two categories, the four shared channels, a hidden one a seat, the Mafia's
     assert r.response.content == "⛔ " + text("en", "start.too_many_channels", need=need, have=have, max=500,
                                               remove=have + need - 500), r.response.content
-    assert set(env.backend.channels) == before and not t.store.games()
+    assert set(env.backend.channels) == before and not t.store.games.games()
     for ch in filler[: have + need - 500]:
         env.backend.delete_channel(ch.id)
     await env.settle()

@@ -30,7 +30,7 @@ async def test_thirteen_joins_at_once_all_land(env):
                                    *((s, lobby, "lobby spectate", {}) for s in watchers)])
     for r in results:
         assert r.response is not None and not r.response.content.startswith("⛔"), r.response.content
-    (data,) = (await env.bot.store.lobbies()).values()
+    (data,) = (await env.bot.store.lobbies.lobbies()).values()
     assert sorted(p["user_id"] for p in data["players"]) == sorted(p.id for p in players)
     assert sorted(data["spectators"]) == sorted(s.id for s in watchers)
     assert len({p["name"] for p in data["players"]}) == 13
@@ -42,13 +42,13 @@ async def test_thirteen_joins_at_once_all_land(env):
     results = await burst(env, [*((p, lobby, "lobby leave", {}) for p in players[:6]),
                                    *((w, lobby, "lobby spectate", {}) for w in more)])
     assert all(not r.response.content.startswith("⛔") for r in results)
-    (data,) = (await env.bot.store.lobbies()).values()
+    (data,) = (await env.bot.store.lobbies.lobbies()).values()
     assert sorted(p["user_id"] for p in data["players"]) == sorted(p.id for p in players[6:])
     assert sorted(data["spectators"]) == sorted(s.id for s in [*watchers, *more])
     # the same player twice at once: one joins, the other is told so
     r1, r2 = await burst(env, [(players[0], lobby, "lobby join", {})] * 2)
     assert sorted(r.response.content.startswith("⛔") for r in (r1, r2)) == [False, True]
-    (data,) = (await env.bot.store.lobbies()).values()
+    (data,) = (await env.bot.store.lobbies.lobbies()).values()
     assert [p["user_id"] for p in data["players"]].count(players[0].id) == 1
 
 
@@ -61,13 +61,13 @@ async def test_one_open_lobby_per_channel_and_the_gm_can_always_end_it(env):
     opened = [r for r in (a, b) if not r.response.content.startswith("⛔")]
     refused = [r for r in (a, b) if r.response.content.startswith("⛔")]
     assert len(opened) == 1 and len(refused) == 1
-    (lobby_id,) = await env.bot.store.lobbies()
+    (lobby_id,) = await env.bot.store.lobbies.lobbies()
     ephemeral_refusal(refused[0], lobby_id)
     # a second one in another channel is fine; each channel's commands reach its own
     await gm2.slash(there, "lobby create")
     p = guild.add_member(env.create_user("p0", global_name="Аня"))
     await p.slash(there, "lobby join")
-    lobbies = await env.bot.store.lobbies()
+    lobbies = await env.bot.store.lobbies.lobbies()
     assert [len(d["players"]) for d in lobbies.values() if d["channel_id"] == there.id] == [1]
     assert [len(d["players"]) for d in lobbies.values() if d["channel_id"] == here.id] == [0]
     r = await p.slash(there, "lobby players")
@@ -75,7 +75,7 @@ async def test_one_open_lobby_per_channel_and_the_gm_can_always_end_it(env):
     owner = gm if a in opened else gm2
     r = await owner.slash(here, "lobby end")
     assert not r.response.content.startswith("⛔"), r.response.content
-    assert [d["channel_id"] for d in (await env.bot.store.lobbies()).values()] == [there.id]
+    assert [d["channel_id"] for d in (await env.bot.store.lobbies.lobbies()).values()] == [there.id]
 
 
 async def test_two_lobbies_left_in_one_channel_from_before_can_be_ended(env):
@@ -96,10 +96,10 @@ async def test_two_lobbies_left_in_one_channel_from_before_can_be_ended(env):
     con.close()
     r = await gm2.slash(here, "lobby end")
     assert not r.response.content.startswith("⛔"), r.response.content
-    assert list(await store.lobbies()) == ["aa0001"]
+    assert list(await store.lobbies.lobbies()) == ["aa0001"]
     r = await gm.slash(here, "lobby end")
     assert not r.response.content.startswith("⛔"), r.response.content
-    assert await store.lobbies() == {}
+    assert await store.lobbies.lobbies() == {}
 
 
 async def test_a_burst_of_actions_pms_and_votes_all_land(env):
@@ -116,10 +116,10 @@ async def test_a_burst_of_actions_pms_and_votes_all_land(env):
     results = await burst(env, calls)
     accepted = [r for r in results if not r.response.content.startswith("⛔")]
     assert len(accepted) >= 13
-    journal = await t.store.journal(t.game_id)
+    journal = await t.store.games.journal(t.game_id)
     assert len(journal) == version + len(accepted), "every accepted command is in the journal, once"
     assert len([e for e in journal if e["kind"] == "send_pm"]) == 13
-    assert (await t.store.rebuild(t.game_id)).to_dict() == t.game.to_dict()
+    assert (await t.store.games.rebuild(t.game_id)).to_dict() == t.game.to_dict()
 
 
 async def test_meta_changes_at_once_are_all_kept(env):
@@ -166,7 +166,7 @@ async def test_a_gm_command_repeated_after_a_lost_reply_moves_the_deadline_once(
     # two different changes at the same instant both count (computed from the fresh deadline)
     await burst(env, [(t.gm, gm, "gm extend", {"minutes": 15}), (t.gm, gm, "gm shorten", {"minutes": 5})])
     assert t.info.deadline == before + timedelta(minutes=100)
-    moves = [e for e in await t.store.journal(t.game_id) if e["kind"] == "deadline"]
+    moves = [e for e in await t.store.games.journal(t.game_id) if e["kind"] == "deadline"]
     assert len(moves) == 4
     # after the window the same change is a new one
     await env.advance_time(11 * 60)
@@ -194,10 +194,10 @@ async def build_two_games(env) -> tuple[Table, Table]:
         await gm.slash(ch, "lobby create")
         for p in players:
             await p.slash(ch, "lobby join")
-        before = {i.game_id for i in env.bot.store.games()}
+        before = {i.game_id for i in env.bot.store.games.games()}
         r = await gm.slash(ch, "lobby start")
         assert "<#" in r.response.content, r
-        (gid,) = {i.game_id for i in env.bot.store.games()} - before
+        (gid,) = {i.game_id for i in env.bot.store.games.games()} - before
         tables.append(Table(env, guild, ch, gm, players, game_id=gid))
     return tables[0], tables[1]
 
@@ -213,8 +213,8 @@ async def test_a_command_in_a_finished_games_channel_stays_with_that_game(env):
     assert not r.response.content.startswith("⛔")
     r = await one.gm.slash(gm1, "lobby end")
     await one.gm.click(r.response, label="Завершить игру")
-    assert (await one.store.find(one.game_id)).status == "over"
-    pms_before = len([e for e in await two.store.journal(two.game_id) if e["kind"] == "send_pm"])
+    assert (await one.store.games.find(one.game_id)).status == "over"
+    pms_before = len([e for e in await two.store.games.journal(two.game_id) if e["kind"] == "send_pm"])
     version2 = two.info.version
     # in game 1's channels every command now says the game is over, and none reaches game 2
     ephemeral_refusal(await p0.slash(hidden1, "action me"), "окончена")
@@ -225,7 +225,7 @@ async def test_a_command_in_a_finished_games_channel_stays_with_that_game(env):
     ephemeral_refusal(await one.gm.slash(gm1, "lobby end"), "окончена")
     assert await p0.autocomplete(hidden1, "pm send", "to", "") == []
     assert two.info.version == version2
-    assert len([e for e in await two.store.journal(two.game_id) if e["kind"] == "send_pm"]) == pms_before
+    assert len([e for e in await two.store.games.journal(two.game_id) if e["kind"] == "send_pm"]) == pms_before
     assert not any("первой игры" in m.content for m in two.hidden(1).history())
     # in game 2's channels and in a channel of no game, game 2 (the player's one running game)
     r = await p0.slash(two.hidden(0), "action me")
@@ -237,5 +237,5 @@ async def test_a_command_in_a_finished_games_channel_stays_with_that_game(env):
     from altmafia.bot.bot import create_bot
 
     await env.restart_bot(create_bot(env.bot.settings))
-    assert not env.bot.store.has(one.game_id)
+    assert not env.bot.store.games.has(one.game_id)
     ephemeral_refusal(await p0.slash(hidden1, "action me"), "окончена")

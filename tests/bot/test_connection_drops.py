@@ -27,14 +27,14 @@ async def test_a_pm_whose_connection_breaks_arrives_once(env, kind):
     r = await t.member(1).slash(t.hidden(1), "pm send", to=t.game.player(3).name, message="встреча в полночь")
     assert not r.response.content.startswith("⛔"), r.response.content  # recorded; the delivery is the bot's worry
     assert env.strict.dropped and env.strict.dropped[0][0] == kind
-    pending = await t.store.pending_parts(t.game_id)
+    pending = await t.store.outbox.pending_parts(t.game_id)
     assert [p.channel_key for p in pending] == ["player:3"] and pending[0].attempts >= 1
     await env.advance_time(LATER)
     await t.member(2).slash(t.hidden(2), "pm send", to=t.game.player(4).name, message="позже")  # its flush tries again
     received = [m for m in to.history() if "встреча в полночь" in m.content]
     copies = [m for m in t.hidden(1).history() if "встреча в полночь" in m.content]
     assert len(received) == 1 and len(copies) == 1, (kind, [m.content for m in to.history()])
-    assert not await t.store.pending_parts(t.game_id)
+    assert not await t.store.outbox.pending_parts(t.game_id)
 
 
 async def test_a_phase_report_whose_answer_is_lost_goes_out_once(env):
@@ -52,7 +52,7 @@ async def test_a_phase_report_whose_answer_is_lost_goes_out_once(env):
     await env.advance_time(LATER)
     env.strict.drops.remove(outage)
     await env.bot.scheduler._iteration()  # the loop's next look: it flushes what is pending
-    assert not await t.store.pending_parts(t.game_id)
+    assert not await t.store.outbox.pending_parts(t.game_id)
     new = [m.content for m in public.history()[before:]]  # oldest first
     twice = [c for c, n in collections.Counter(new).items() if n > 1]
     assert new and not twice, twice
@@ -68,12 +68,12 @@ async def test_a_start_whose_channel_creation_breaks_is_rolled_back_and_starts_a
     r = await t.gm.slash(t.lobby, "lobby start")
     said = r.response.content
     assert r.response.ephemeral and text("en", "start.unreached", why="\0").split("\0")[0] in said, said
-    assert not t.store.games()
+    assert not t.store.games.games()
     assert set(guild.channel_ids) == channels_before  # the channel made (and its answer lost) deleted
     await start(t)
     made = {int(c) for c in t.info.meta["channels"].values()}
     assert set(guild.channel_ids) == channels_before | made  # each channel once, none left over
-    assert not await t.store.channel_intents()
+    assert not await t.store.outbox.channel_intents()
 
 
 async def test_a_faction_whose_channel_cannot_be_made_yet_gets_its_news_later_once(env, caplog):
@@ -92,13 +92,13 @@ async def test_a_faction_whose_channel_cannot_be_made_yet_gets_its_news_later_on
     await force_resolve(t)
     key = f"faction:{next(iter(t.game.state.factions))}"
     assert key not in t.info.meta["channels"] and env.strict.dropped
-    pending = await t.store.pending_deliveries(t.game_id)
+    pending = await t.store.outbox.pending_deliveries(t.game_id)
     assert pending and {d.dest for d in pending} == {"faction"}  # waiting, not dropped; the rest went out
-    assert not await t.store.pending_parts(t.game_id)
+    assert not await t.store.outbox.pending_parts(t.game_id)
     assert not [r for r in caplog.records if r.levelname == "ERROR"], [r.getMessage() for r in caplog.records]
     env.strict.drops.remove(outage)
     await env.bot.scheduler._iteration()
-    assert not await t.store.pending_deliveries(t.game_id) and not await t.store.pending_parts(t.game_id)
+    assert not await t.store.outbox.pending_deliveries(t.game_id) and not await t.store.outbox.pending_parts(t.game_id)
     news = [m.content for m in t.channel(key).history()]
     joined = [c for c in news if "Во фракцию вступает" in c or "joined" in c]
     assert len(joined) == 1, news
@@ -117,7 +117,7 @@ async def test_a_dm_whose_answer_is_lost_arrives_once_and_the_gm_is_not_told_it_
     assert env.strict.dropped, "the DM was never sent"
     await env.advance_time(LATER)
     await env.bot.scheduler._iteration()
-    assert not await t.store.pending_parts(t.game_id)
+    assert not await t.store.outbox.pending_parts(t.game_id)
     told = text("ru", "notice.unspectated", title=t.info.meta["title"])
     dms = [m for cid, msgs in env.backend.messages.items() if str(cid) not in game_channels.split("|")
            for m in msgs.values() if m.content == told]

@@ -25,7 +25,7 @@ async def _tables(env, n: int) -> list:
         t = await gather(env, SEATS, spectators=0, others=0)
         r = await t.gm.slash(t.lobby, "lobby start")
         assert r.response is not None and "<#" in r.response.content, r
-        t.game_id = next(g.game_id for g in t.store.games() if g.guild_id == t.guild.id)
+        t.game_id = next(g.game_id for g in t.store.games.games() if g.guild_id == t.guild.id)
         tables.append(t)
     return tables
 
@@ -42,7 +42,7 @@ async def test_a_deadline_of_many_games_commits_all_first_and_delivers_each_once
     ticks = {t.game_id: t.info.tick for t in tables}
     deadline = now() + timedelta(minutes=1)
     for t in tables:
-        assert await store.set_deadline(t.game_id, deadline)
+        assert await store.turns.set_deadline(t.game_id, deadline)
     bot.scheduler.poke()
     committed: list[float] = []
     sent: dict[str, float] = {}

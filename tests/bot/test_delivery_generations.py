@@ -84,7 +84,7 @@ async def test_a_repeated_announcement_with_failed_sends_is_delivered_each_time(
     await env.bot.scheduler.tick()
     said = [m for m in public.history() if "Ночь близко: сдайте ходы" in m.content]
     assert len(said) == 3 and len(list(public.history())) == before + 3
-    assert not await t.store.pending_parts(t.game_id)
+    assert not await t.store.outbox.pending_parts(t.game_id)
     rows = await t.store.db.read("SELECT message_id FROM outbox_parts WHERE channel_key = 'public' AND content LIKE ?",
                                ("%Ночь близко: сдайте ходы%",))
     assert sorted(r[0] for r in rows) == sorted(m.id for m in said), "each part marked with its own message"
@@ -103,8 +103,8 @@ async def test_an_older_equal_text_no_part_holds_is_no_evidence(env):
     env.inject_error("POST", f"/channels/{public.id}/messages", status=503, times=1)
     await say(t, "Сбор в полночь")
     await env.advance_time(60)
-    (part,) = [p for p in await t.store.pending_parts(t.game_id) if p.channel_key == "public"]
+    (part,) = [p for p in await t.store.outbox.pending_parts(t.game_id) if p.channel_key == "public"]
     assert part.attempts == 1 and part.content == old.content
     await env.bot.scheduler.tick()
-    (sent,) = await t.store.parts(part.batch_id)
+    (sent,) = await t.store.outbox.parts(part.batch_id)
     assert sent.message_id not in (None, old.id)

@@ -37,13 +37,13 @@ async def test_an_http_500_after_part_one_loses_no_part(env, settings):
     sent = await deliverer.post(t.game_id, "gm", "\n".join(LINES), once="long")
     assert sent == 1
     deliverer.fault = None
-    left = await t.store.pending_parts(t.game_id)
+    left = await t.store.outbox.pending_parts(t.game_id)
     assert [p.part_idx for p in left] == [1, 2, 3] and left[0].attempts == 1
     env.backend.faults.remove(hooked[0])
     assert await deliverer.flush(t.game_id) == 3
     got = lines_in(gm)
     assert got == LINES  # every line once, in order
-    assert not await t.store.pending_parts(t.game_id)
+    assert not await t.store.outbox.pending_parts(t.game_id)
 
 
 async def test_a_restart_between_parts_sends_the_rest_once(env, settings):
@@ -60,12 +60,12 @@ async def test_a_restart_between_parts_sends_the_rest_once(env, settings):
     deliverer.fault = crash_after_part_two
     with contextlib.suppress(RuntimeError):
         await deliverer.post(t.game_id, "gm", "\n".join(LINES), once="long")
-    stored = [p.content for p in await t.store.parts(f"{t.game_id}/long>gm")]
+    stored = [p.content for p in await t.store.outbox.parts(f"{t.game_id}/long>gm")]
     assert len(stored) == 4
     await restart(env, settings)
     assert lines_in(gm) == LINES  # part 2 found in the channel, parts 3 and 4 sent, none twice
-    assert [p.content for p in await env.bot.store.parts(f"{t.game_id}/long>gm")] == stored
-    assert all(p.message_id for p in await env.bot.store.parts(f"{t.game_id}/long>gm"))
+    assert [p.content for p in await env.bot.store.outbox.parts(f"{t.game_id}/long>gm")] == stored
+    assert all(p.message_id for p in await env.bot.store.outbox.parts(f"{t.game_id}/long>gm"))
     # the same bot message asked for again (a restart redoing a step) is not posted again
     assert await env.bot.deliverer.post(t.game_id, "gm", "\n".join(LINES), once="long") == 0
     assert lines_in(gm) == LINES

@@ -73,7 +73,7 @@ async def test_full_godfather_game(env):
     # change of the game's log, every listing for the prison vote and every change of their
     # own stats (with its cause) has its line in that player's hidden channel, in their language
     checked = 0
-    log = await t.store.events(t.game_id)  # the whole log (memory holds only what the rules still read)
+    log = await t.store.games.events(t.game_id)  # the whole log (memory holds only what the rules still read)
     for p in game.state.players:
         lang = reader_lang(t.info.meta, f"player:{p.pid}")
         rd = Renderer(game, lang)

@@ -21,7 +21,7 @@ async def test_a_holder_of_the_gm_role_cannot_sign_up(env):
     helper = t.guild.add_member(env.create_user("помощник", global_name="Помощник"), roles=[role])
     r = await helper.slash(t.lobby, "lobby join")
     assert r.response.ephemeral and r.response.content == "⛔ " + text("en", "err.gm_role_cannot_play"), r.response.content
-    lobby = next(iter((await t.store.lobbies(t.guild.id)).values()))
+    lobby = next(iter((await t.store.lobbies.lobbies(t.guild.id)).values()))
     assert helper.id not in [p["user_id"] for p in lobby["players"]]
     # the game's own GM neither
     r = await t.gm.slash(t.lobby, "lobby join")
@@ -37,7 +37,7 @@ async def test_a_player_given_the_gm_role_is_not_a_gm_of_their_game(env):
     r = await t.gm.slash(t.lobby, "lobby start")
     assert r.response.ephemeral and r.response.content.startswith("⛔"), r.response.content
     assert r.response.content == "⛔ " + text("en", "err.gm_role_players", names="Борис"), r.response.content
-    assert not t.store.games()
+    assert not t.store.games.games()
     env.backend.remove_member_role(t.guild.id, late.id, role.id)
     await env.settle()
     await start(t)

@@ -25,7 +25,7 @@ async def test_the_everyone_role_as_the_gm_role_makes_no_gm_and_refuses_the_star
     r = await t.gm.slash(t.lobby, "lobby start")
     assert r.response.ephemeral and r.response.content == "⛔ " + text("en", "start.gm_role_everyone", value=everyone), \
         r.response.content
-    assert not t.store.games() and not await t.store.channel_intents()
+    assert not t.store.games.games() and not await t.store.outbox.channel_intents()
     env.bot.settings = dataclasses.replace(env.bot.settings, gm_role=None)  # the operator unsets it
     await start(t)
     r = await newcomer.slash(t.lobby, "gm status")  # nor a GM of the game

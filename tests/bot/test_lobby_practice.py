@@ -31,7 +31,7 @@ async def test_book_table_refuses_five(env):
     listing = await players[0].slash(ch, "lobby players")
     assert "Тренировочный" not in listing.response.content, listing.response.content
     refused(await gm.slash(ch, "lobby start"), "от 18 до 20", "5")
-    assert env.bot.store.games() == []
+    assert env.bot.store.games.games() == []
 
 
 async def test_practice_table_shown_and_started(env):
@@ -44,8 +44,8 @@ async def test_practice_table_shown_and_started(env):
     assert all(n in listing.response.content for n in NAMES)
     r = await gm.slash(ch, "lobby start")
     assert r.response is not None and "<#" in r.response.content, r.response.content
-    (info,) = env.bot.store.games()
-    game = env.bot.store.game(info.game_id)
+    (info,) = env.bot.store.games.games()
+    game = env.bot.store.games.game(info.game_id)
     assert game.state.settings.get("practice_table") is True
     assert len(game.state.players) == 5 and game.info.kind == "night"
     deck = {c.id for c in game.rules.characters}
@@ -58,4 +58,4 @@ async def test_practice_table_refused_where_the_rules_have_none(env):
     gm = guild.add_member(env.create_user("ведущий"))
     LOCALES[gm.id] = "ru"
     refused(await gm.slash(ch, "lobby create", practice=True), "нет тренировочного стола", "Наследие крестного отца")
-    assert await env.bot.store.lobbies(guild.id) == {}
+    assert await env.bot.store.lobbies.lobbies(guild.id) == {}

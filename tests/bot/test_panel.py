@@ -69,14 +69,14 @@ async def test_submit_through_the_panel_is_the_slash_command(env):
     msg = panel(t, 0)
     r = await m.click(msg, custom_id=cid(msg, "amy:go"))
     assert r.ephemeral and r.response.content.startswith("✅"), r.response
-    by_panel = (await t.store.journal(t.game_id))[-1]
+    by_panel = (await t.store.games.journal(t.game_id))[-1]
     assert "→" in panel(t, 0).content.split("\n")[1]  # the submission is shown on the panel
     # the same submission again would be taken for a retry (answered with what is recorded):
     # take it back first, then make it by the slash command
     await m.slash(t.hidden(0), "action cancel")
     r = await m.slash(t.hidden(0), "action submit", ability=la.key, target=target)
     assert r.response and r.response.content.startswith("✅"), r.response
-    by_slash = (await t.store.journal(t.game_id))[-1]
+    by_slash = (await t.store.games.journal(t.game_id))[-1]
     assert by_panel["seq"] != by_slash["seq"]
     assert (by_panel["kind"], by_panel["args"], by_panel["user_id"]) == (by_slash["kind"], by_slash["args"], by_slash["user_id"])
     assert by_panel["kind"] == "submit" and by_panel["args"]["targets"] == [int(target)]
@@ -84,7 +84,7 @@ async def test_submit_through_the_panel_is_the_slash_command(env):
     msg = panel(t, 0)
     r = await m.click(msg, custom_id=cid(msg, "amy:cx"))
     assert r.ephemeral and not t.game.pending(0), r.response.content
-    assert (await t.store.journal(t.game_id))[-1]["kind"] == "cancel"
+    assert (await t.store.games.journal(t.game_id))[-1]["kind"] == "cancel"
     assert not [i for i in ids(panel(t, 0)) if i.startswith("amy:cx")]
 
 
@@ -135,7 +135,7 @@ async def test_a_pm_in_a_form_keeps_its_lines(env):
     got = [m.content for m in t.hidden(2).history() if "встретимся ночью" in m.content]
     # its lines quoted, each on its own (altmafia.text.safe): readable, never the bot's
     assert len(got) == 1 and got[0].endswith(":\n> встретимся ночью\n> у старой мельницы"), got
-    cmd = (await t.store.journal(t.game_id))[-1]
+    cmd = (await t.store.games.journal(t.game_id))[-1]
     assert cmd["kind"] == "send_pm" and cmd["args"] == {"sender": 1, "recipient": 2, "text": "встретимся ночью\nу старой мельницы"}
     # the same form by the slash command
     r = await t.member(1).slash(t.hidden(1), "pm form")
@@ -181,7 +181,7 @@ async def test_vote_by_select_and_take_it_back(env):
     assert r.ephemeral and "taken back" in r.response.content, r.response.content
     assert t.game.state.votes == []
     assert "снимает голос" in t.channel("votes").history()[-1].content
-    assert (await t.store.journal(t.game_id))[-1]["kind"] == "unvote"
+    assert (await t.store.games.journal(t.game_id))[-1]["kind"] == "unvote"
     assert not [i for i in ids(panel(t, voter)) if i.startswith("amy:u")]  # nothing left to take back
     r = await t.member(voter).slash(t.hidden(voter), "vote remove")
     assert r.ephemeral and "not voted" in r.response.content, r.response.content

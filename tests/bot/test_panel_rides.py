@@ -57,7 +57,7 @@ async def test_each_seat_gets_one_message_with_its_news_and_its_panel(env):
             assert all(i.endswith(f":{p.pid}:{t.info.tick}") for i in ids(msg)), ids(msg)
             head, _, panel = msg.content.rpartition(TITLE)
             assert panel, msg.content  # the panel's text is the message's last lines
-            parts = await t.store.parts(panel_batch(t.game_id, t.info.tick, p.pid))
+            parts = await t.store.outbox.parts(panel_batch(t.game_id, t.info.tick, p.pid))
             assert parts and parts[-1].message_id == msg.id and parts[-1].view.startswith(f"panel:{p.pid}:{t.info.tick}:")
             if head:  # the seat's news, above its panel, in the same message
                 with_news += 1
@@ -78,7 +78,7 @@ async def test_the_announcement_rides_on_the_public_report(env, settings):
     report = new[0]
     assert report.startswith("**— день 1.1 —**") and report.rstrip().splitlines()[-1].startswith(f"<@&{rid}>"), report
     tick, version = t.info.tick, t.info.version
-    assert await t.store.parts(f"{t.game_id}/phase:{tick}:{version}>public")  # staged under the announcement's key
+    assert await t.store.outbox.parts(f"{t.game_id}/phase:{tick}:{version}>public")  # staged under the announcement's key
     # a restart, and the calls that post the announcement and the panels: nothing again
     await restart(env, settings)
     await env.settle()
@@ -127,13 +127,13 @@ async def test_a_crash_after_the_first_sends_posts_nothing_twice(env, settings):
     await env.settle()
     await env.bot.scheduler.tick()  # what the loop does: flush, the panels cut short
     await env.bot.post_panels(t.game_id)
-    assert not await env.bot.store.pending_parts(t.game_id) and not await env.bot.store.pending_deliveries(t.game_id)
-    tick = env.bot.store.info(t.game_id).tick
-    for p in env.bot.store.game(t.game_id).living():
+    assert not await env.bot.store.outbox.pending_parts(t.game_id) and not await env.bot.store.outbox.pending_deliveries(t.game_id)
+    tick = env.bot.store.games.info(t.game_id).tick
+    for p in env.bot.store.games.game(t.game_id).living():
         new = contents(t, f"player:{p.pid}")[before[f"player:{p.pid}"]:]
         assert sum(TITLE in c for c in new) == 1, (p.pid, new)  # its new panel, once
         assert len(new) == len(set(new)), new  # nothing twice
-        assert len(await env.bot.store.parts(panel_batch(t.game_id, tick, p.pid))) >= 1
+        assert len(await env.bot.store.outbox.parts(panel_batch(t.game_id, tick, p.pid))) >= 1
     for k in ["public", "gm"]:
         new = contents(t, k)[before[k]:]
         assert new and len(new) == len(set(new)), (k, new)

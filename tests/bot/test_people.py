@@ -96,7 +96,7 @@ async def test_a_restart_in_the_middle_of_a_substitution(env, settings):
     newcomer, _ = t.others
     old = t.member(1)
     # the engine took the substitution (journaled), then the bot died before the channels moved
-    await t.store.apply(t.game_id, Command("gm_substitute", {"pid": 1, "user_id": newcomer.id, "name": None}, user_id=t.gm.id))
+    await t.store.games.apply(t.game_id, Command("gm_substitute", {"pid": 1, "user_id": newcomer.id, "name": None}, user_id=t.gm.id))
     assert can(env, t.hidden(1), old) == (True, True), "nothing moved yet"
     await restart(env, settings)
     assert t.game.player(1).user_id == newcomer.id

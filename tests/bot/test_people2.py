@@ -38,7 +38,7 @@ async def test_the_channel_of_the_dead_and_the_spectators(env, settings):
     for p in t.players:
         assert can(env, dead, p) == (False, False), "the living do not see it"
     # a removal (journaled), then the bot dies before the channels moved; the next sync puts it right
-    await t.store.apply(t.game_id, Command.gm("remove", pid=3, mode="left", user_id=t.gm.id))
+    await t.store.games.apply(t.game_id, Command.gm("remove", pid=3, mode="left", user_id=t.gm.id))
     out = t.member(3)
     await restart(env, settings)
     await force_resolve(t, label="Подсчитать")
@@ -78,7 +78,7 @@ async def test_the_role_of_the_living(env, settings):
     gone = t.member(2)
     assert gone.id not in holders(env, t.guild, rid) and len(holders(env, t.guild, rid)) == 5
     # a removal journaled, the bot down before the role moved: put right at the next phase
-    await t.store.apply(t.game_id, Command.gm("remove", pid=4, mode="left", user_id=t.gm.id))
+    await t.store.games.apply(t.game_id, Command.gm("remove", pid=4, mode="left", user_id=t.gm.id))
     await restart(env, settings)
     await force_resolve(t, label="Подсчитать")
     assert t.member(4).id not in holders(env, t.guild, rid) and len(holders(env, t.guild, rid)) == 4
@@ -121,7 +121,7 @@ async def test_spectators_by_approval(env, settings):
     assert r.response is not None and r.response.content.startswith("⛔"), "a player cannot approve"
     await restart(env, settings)  # the request and its buttons survive
     await t.gm.click(request, label="Пустить")
-    lobby = next(iter((await t.store.lobbies()).values()))
+    lobby = next(iter((await t.store.lobbies.lobbies()).values()))
     assert a.id in lobby["spectators"] and not lobby.get("pending_spectators")
     await start(t)
     assert can(env, t.channel("public"), a) == (True, False)

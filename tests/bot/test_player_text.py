@@ -140,7 +140,7 @@ async def test_sign_up_names_are_normalised_and_never_ping(env):
         assert "@everyone" not in r.response.content and "<@&" not in r.response.content, r.response.content
         sent = reply_mentions(env, n0, "вступает в игру")
         assert sent and all(a is not None and a.get("parse") == [] and not a.get("roles") for a in sent), sent
-    lobby_row = next(iter((await env.bot.store.lobbies()).values()))
+    lobby_row = next(iter((await env.bot.store.lobbies.lobbies()).values()))
     names = [p["name"] for p in lobby_row["players"]]
     assert names[:3] == ["Аня", "Аня 2", "аня 3"], names
     assert names[3] == "everyone" and names[4] == "вереВ", names

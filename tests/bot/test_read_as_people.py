@@ -168,7 +168,7 @@ async def test_a_whole_game_reads_right(env, ruleset, n, days, lang):
     # the timelines and the report are history: no live «Сейчас: …» notice of each period
     assert {"timeline.txt", "timeline-full.txt"} <= set(files) and any(f.endswith(".html") for f in files), set(files)
     rd = Renderer(g, lang)
-    log = await t.store.events(t.game_id)  # the whole log: the tables keep it, not the game in memory
+    log = await t.store.games.events(t.game_id)  # the whole log: the tables keep it, not the game in memory
     live = {rd.event(ev) for ev in log if ev.key == "notice.phase"}
     assert live  # every resolve announced the period that came (posted live, with its deadline)
     for name, body in files.items():

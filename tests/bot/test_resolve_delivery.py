@@ -16,20 +16,20 @@ def posted(env, since: int) -> list[str]:
 async def test_a_resolve_and_its_delivery_take_four_transactions(env):
     t = await start(await gather(env, 6, spectators=0))
     store = t.store
-    tick = store.info(t.game_id).tick
+    tick = store.games.info(t.game_id).tick
     before, n0 = store.transactions.copy(), len(env.http_requests)
     done = await env.bot.scheduler.resolve(t.game_id, expect_tick=tick)  # what a deadline does
     await env.settle()
-    assert done and store.info(t.game_id).tick == tick + 1
+    assert done and store.games.info(t.game_id).tick == tick + 1
     # the mark, the resolve, its delivery staged from what it committed, the marks of the sends
     assert store.transactions - before == {"resolve.mark": 1, "resolve": 1, "stage": 1, "part.sent": 1, "total": 4}
     # every channel with news got its message, and every living seat the new phase's panel
     paths = posted(env, n0)
-    assert len(paths) >= 1 + len(store.game(t.game_id).living())
-    assert not await store.pending_parts(t.game_id) and not await store.pending_deliveries(t.game_id)
+    assert len(paths) >= 1 + len(store.games.game(t.game_id).living())
+    assert not await store.outbox.pending_parts(t.game_id) and not await store.outbox.pending_deliveries(t.game_id)
     label = "day 1.2"  # the phase the resolve began, as the panels name it (the players read English)
     assert all(any(m.content.startswith("🎛") and label in m.content for m in t.hidden(p.pid).history())
-               for p in store.game(t.game_id).living())
+               for p in store.games.game(t.game_id).living())
 
 
 async def test_a_crash_between_the_sends_and_their_mark_sends_nothing_twice(env, settings):
@@ -39,20 +39,20 @@ async def test_a_crash_between_the_sends_and_their_mark_sends_nothing_twice(env,
     async def dies(sent):  # the process dies after its sends, before the one transaction marking them
         raise RuntimeError("killed before the marks")
 
-    store.mark_parts_sent = dies
+    store.outbox.mark_parts_sent = dies
     n0 = len(env.http_requests)
     await force_resolve(t)  # the button's callback dies in the flush, after its sends (logged by discord.py)
     sent = posted(env, n0)
     assert sent  # the resolve's messages went out
-    left = await store.pending_parts(t.game_id)
+    left = await store.outbox.pending_parts(t.game_id)
     assert len(left) == len(sent) and all(p.attempts == 1 for p in left)  # claimed at staging, none marked
-    del store.mark_parts_sent
+    del store.outbox.mark_parts_sent
     keys = ["public", "gm"] + [f"player:{p}" for p in range(6)]
     seen = {k: [m.content for m in t.channel(k).history()] for k in keys}
     await restart(env, settings)
     await env.settle()
     # the next start looks for each claimed part in its channel and finds it: nothing is sent again
-    assert not await env.bot.store.pending_parts(t.game_id)
+    assert not await env.bot.store.outbox.pending_parts(t.game_id)
     assert {k: [m.content for m in t.channel(k).history()] for k in keys} == seen
     marked = await env.bot.store.db.read("SELECT COUNT(*) FROM outbox_parts WHERE game_id = ? AND message_id IS NOT NULL "
                                        "AND attempts = 1 AND sent_at IS NOT NULL", (t.game_id,))

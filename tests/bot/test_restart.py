@@ -36,7 +36,7 @@ async def test_restart_mid_phase_loses_nothing(env, settings):
     await t.member(1).slash(t.hidden(1), "pm send", to="2", message="встретимся ночью")
     await t.member(3).slash(t.hidden(3), "anon post", message="ветер меняется")
     deadline = t.info.deadline
-    before = t.store.game(t.game_id).state.intents
+    before = t.store.games.game(t.game_id).state.intents
 
     bot = await restart(env, settings)
     t2 = t  # the table reads through env.bot, now the new bot
@@ -66,11 +66,11 @@ async def test_deadline_passed_while_down_resolves_at_once(env, settings):
     down = (deadline - env.now()).total_seconds() + 3600
     bot = await restart(env, settings, down_for=down)
     # resolved during the new bot's start, before any command
-    assert bot.store.info(t.game_id).tick == 1
-    assert bot.store.info(t.game_id).deadline > env.now()
+    assert bot.store.games.info(t.game_id).tick == 1
+    assert bot.store.games.info(t.game_id).deadline > env.now()
     assert any("день 1.1" in m.content for m in t.channel("public").history())
     # and the next deadline is the end of the next period, not a cascade of missed ones
-    assert bot.store.info(t.game_id).deadline - env.now() < timedelta(hours=24)
+    assert bot.store.games.info(t.game_id).deadline - env.now() < timedelta(hours=24)
 
 
 async def test_a_message_sent_just_before_a_crash_is_not_sent_again(env, settings):
@@ -87,13 +87,13 @@ async def test_a_message_sent_just_before_a_crash_is_not_sent_again(env, setting
     await t.gm.slash(t.channel("gm"), "gm tell", player="1", message="тайное слово: маяк")
     assert any("killed" in str(e) for e in env.errors)  # the command failed after the send
     env.bot.deliverer.fault = None
-    pending = await store.pending_parts(t.game_id)
+    pending = await store.outbox.pending_parts(t.game_id)
     # the part that went out is claimed (it may have been sent); parts staged after it were not tried
     told = [p for p in pending if p.channel_key == "player:1"]
     assert len(told) == 1 and told[0].attempts == 1, pending
     assert all(p.attempts == 0 for p in pending if p is not told[0])
     await restart(env, settings)
-    assert not await t.store.pending_parts(t.game_id) and not await t.store.pending_deliveries(t.game_id)
+    assert not await t.store.outbox.pending_parts(t.game_id) and not await t.store.outbox.pending_deliveries(t.game_id)
     sent = [m for m in t.hidden(1).history() if "тайное слово: маяк" in m.content]
     assert len(sent) == 1, [m.content for m in sent]
 
@@ -109,13 +109,13 @@ async def test_a_crash_before_the_reveal_does_not_lose_it(env, settings):
 
     env.bot.end_posts = crash  # where the end begins (bot.finish → stage_end, its one path)
     for _ in range(3):
-        if t.store.info(t.game_id).status == "over":
+        if t.store.games.info(t.game_id).status == "over":
             break
         try:
             await force_resolve(t)
         except Exception:
             break
-    assert t.store.info(t.game_id).status == "over"
+    assert t.store.games.info(t.game_id).status == "over"
     public = t.channel("public")
     assert not any("Кто был кем" in m.content for m in public.history())
     await restart(env, settings)

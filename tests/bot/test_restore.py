@@ -22,11 +22,11 @@ async def test_a_restored_backup_posts_nothing_twice(env, settings, tmp_path, ca
     await t.member(1).slash(t.hidden(1), "pm send", to="2", message="встретимся у маяка")  # the copy staged, the PM a row
     await t.gm.slash(t.channel("gm"), "gm tell", player="3", message="тайное слово: чайка")
     env.bot.deliverer.flush = real
-    assert await t.store.pending_parts(t.game_id) and await t.store.pending_deliveries(t.game_id)
+    assert await t.store.outbox.pending_parts(t.game_id) and await t.store.outbox.pending_deliveries(t.game_id)
     copy = tmp_path / "nightly.sqlite3"
     backup(settings.db_path, copy)
     await env.bot.deliverer.flush()  # the bot plays on: everything goes out after the backup point
-    assert not await t.store.pending_parts(t.game_id)
+    assert not await t.store.outbox.pending_parts(t.game_id)
 
     def seen() -> dict[str, int]:
         where = {"copy": t.hidden(1), "received": t.hidden(2), "told": t.hidden(3), "logged": t.channel("gm")}
@@ -49,7 +49,7 @@ async def test_a_restored_backup_posts_nothing_twice(env, settings, tmp_path, ca
     assert "before-restore" in said and "lost" in said, said
     await env.restart_bot(create_bot(settings))
     store = env.bot.store
-    assert not await store.pending_parts(t.game_id) and not await store.pending_deliveries(t.game_id)
+    assert not await store.outbox.pending_parts(t.game_id) and not await store.outbox.pending_deliveries(t.game_id)
     assert seen() == before, seen()  # each found in its channel, none posted again
     # what the backup did not know is still there, as it was: the replaced database is kept
     assert settings.db_path.with_name(settings.db_path.name + ".before-restore").is_file()

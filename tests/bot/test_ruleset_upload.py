@@ -88,7 +88,7 @@ async def test_a_good_upload_is_kept_for_its_server_only(env):
     # a lobby opens with it here
     r = await gm.slash(ch, "lobby create", ruleset="quiet_town")
     assert r.response is not None and not r.response.ephemeral and "Тихий город" in r.response.content, r.response
-    (lobby,) = (await env.bot.store.lobbies(guild.id)).values()
+    (lobby,) = (await env.bot.store.lobbies.lobbies(guild.id)).values()
     assert (lobby["ruleset"], lobby["fingerprint"]) == ("quiet_town", expected)
 
 
@@ -116,7 +116,7 @@ async def test_mistakes_are_named_in_russian_and_nothing_is_kept(env):
     refused(await upload(gm, ch, "quiet_town.txt", QUIET), "расширением .yaml")
     refused(await upload(gm, ch, "quiet_town.yaml", QUIET + "#" * (300 * 1024)), "слишком велик", "256 КиБ")
     refused(await upload(player, ch, "quiet_town.yaml", QUIET), "Управлять сервером")
-    assert await env.bot.store.guild_rulesets(guild.id) == []
+    assert await env.bot.store.rulesets.guild_rulesets(guild.id) == []
     assert "нет загруженных" in answer(await gm.slash(ch, "gm ruleset list"))
 
 
@@ -159,7 +159,7 @@ async def test_a_game_keeps_its_rules_after_a_reupload_and_a_restart(env, settin
 
     said = ok(await upload(gm, ch, "quiet_town.yaml", QUIET_2))
     assert "заменил прежний" in said and first in said, said
-    assert t.store.info(t.game_id).ruleset_fingerprint == first and t.game.rules.calendar.days == 7
+    assert t.store.games.info(t.game_id).ruleset_fingerprint == first and t.game.rules.calendar.days == 7
     # a new lobby gets the new rules
     second_ch = guild.create_text_channel("второй-набор")
     r = await gm.slash(second_ch, "lobby create", ruleset="quiet_town")
@@ -170,10 +170,10 @@ async def test_a_game_keeps_its_rules_after_a_reupload_and_a_restart(env, settin
     env.bot.scheduler.stop()
     await env.bot.store.close()
     await env.restart_bot(create_bot(settings))
-    assert t.store.info(t.game_id).ruleset_fingerprint == first
+    assert t.store.games.info(t.game_id).ruleset_fingerprint == first
     assert t.game.rules.calendar.days == 7 and t.game.rules.names.ru == "Тихий город"
-    assert (await t.store.rebuild(t.game_id)).rules.calendar.days == 7
-    assert (await t.store.snapshot(t.game_id))["ruleset"] == "quiet_town"
+    assert (await t.store.games.rebuild(t.game_id)).rules.calendar.days == 7
+    assert (await t.store.games.snapshot(t.game_id))["ruleset"] == "quiet_town"
     # and its GM commands answer as before
     r = await gm.slash(t.channel("gm"), "gm status")
     assert r.response is not None and not r.response.content.startswith("⛔"), r.response.content
@@ -187,8 +187,8 @@ async def start_second(env, guild, lobby, gm) -> None:
         await p.slash(lobby, "lobby join")
     r = await gm.slash(lobby, "lobby start")
     assert r.response is not None and "<#" in r.response.content, r
-    second = next(i for i in env.bot.store.games() if i.meta.get("lobby_channel") == lobby.id)
-    assert env.bot.store.game(second.game_id).rules.calendar.days == 9
+    second = next(i for i in env.bot.store.games.games() if i.meta.get("lobby_channel") == lobby.id)
+    assert env.bot.store.games.game(second.game_id).rules.calendar.days == 9
 
 
 async def test_a_file_that_drops_most_of_its_base_is_kept_with_the_loader_s_note(env):

@@ -25,8 +25,8 @@ async def test_lobby_create_refuses_test_only_rulesets_and_files(env):
     for path in (TEST_RULESETS_DIR / "eternal_friday_mini.yaml", RULESETS_DIR / "godfather.yaml"):
         assert path.is_file()
         refused(await gm.slash(ch, "lobby create", ruleset=str(path)), str(path))
-    assert await env.bot.store.lobbies(guild.id) == {}
+    assert await env.bot.store.lobbies.lobbies(guild.id) == {}
     # a shipped one by id still opens a lobby
     r = await gm.slash(ch, "lobby create", ruleset="eternal_friday")
     assert r.response is not None and not r.response.ephemeral
-    assert [lobby["ruleset"] for lobby in (await env.bot.store.lobbies(guild.id)).values()] == ["eternal_friday"]
+    assert [lobby["ruleset"] for lobby in (await env.bot.store.lobbies.lobbies(guild.id)).values()] == ["eternal_friday"]

@@ -64,7 +64,7 @@ async def test_a_server_without_room_is_refused_before_anything_is_made(env):
     assert r.response.ephemeral, r.response
     assert r.response.content == "⛔ " + text("en", "start.too_many_channels", need=need, have=have, max=500,
                                               remove=have + need - 500), r.response.content
-    assert not creates(env) and not t.store.games()
+    assert not creates(env) and not t.store.games.games()
     # the lobby is open, not "starting": its sign-up goes on, and a start with room works
     r = await t.players[0].slash(t.lobby, "lobby leave")
     assert not r.response.content.startswith("⛔"), r.response.content
@@ -88,7 +88,7 @@ async def test_a_bot_lacking_an_invited_permission_is_told_which(env):
     env.http_requests.clear()
     r = await t.gm.slash(t.lobby, "lobby start")
     assert r.response.content == "⛔ " + text("en", "start.missing_permissions", names="Add Reactions, Create Public Threads")
-    assert not creates(env) and not t.store.games()
+    assert not creates(env) and not t.store.games.games()
     env.backend.edit_role(t.guild.id, role.id, {"permissions": permissions.INVITE.value})  # exactly the invite: enough
     await env.settle()
     await start(t)
@@ -122,8 +122,8 @@ async def test_a_refused_creation_rolls_the_start_back(env, monkeypatch):
     assert r.response.content == "⛔ " + text("en", "start.failed", why="Missing Permissions"), r.response.content
     assert not r.followups, "nothing public: the table was not told of a start that did not happen"
     assert set(env.backend.channels) == before, "every channel the start made is deleted"
-    assert not t.store.games() and not await t.store.channel_intents()
-    [(lobby_id, lobby)] = (await t.store.lobbies()).items()
+    assert not t.store.games.games() and not await t.store.outbox.channel_intents()
+    [(lobby_id, lobby)] = (await t.store.lobbies.lobbies()).items()
     assert not lobby.get("starting") and not lobby.get("channels"), lobby
     r = await t.players[0].slash(t.lobby, "lobby leave")  # the sign-up is open again
     assert not r.response.content.startswith("⛔"), r.response.content
@@ -154,7 +154,7 @@ async def test_a_channel_renamed_before_recovery_is_found_by_its_id(env, setting
     die_saving_the_votes_channel(store)
     await t.gm.slash(t.lobby, "lobby start")
     assert [e for e in env.errors if "before save" in str(e)]
-    [open_intent] = await store.channel_intents()
+    [open_intent] = await store.outbox.channel_intents()
     assert open_intent.channel_key == "votes" and open_intent.channel_id is not None
     env.backend.channels[open_intent.channel_id].name = "переименован"
     await restart(env, settings)

@@ -74,23 +74,23 @@ async def test_the_game_ending_resolve_and_the_end_take_six_transactions_and_arr
         await bot.scheduler.resolve(t.game_id)
         await env.settle()
         spent = store.transactions - tx
-        if store.info(t.game_id).status == "over":
+        if store.games.info(t.game_id).status == "over":
             break
         # a resolve that does not end the game: the mark, the resolve, its delivery, its marks
         assert spent == {"resolve.mark": 1, "resolve": 1, "stage": 1, "part.sent": 1, "total": 4}, spent
-    assert store.info(t.game_id).status == "over"
+    assert store.games.info(t.game_id).status == "over"
     # the resolve and its delivery as any other (4), then the end: its posts and both flags in
     # one transaction ("meta"), and the flush that marks them sent
     assert spent == {"resolve.mark": 1, "resolve": 1, "stage": 1, "meta": 1, "part.sent": 2, "total": 6}, spent
     news = bot.deliverer.sent - sent
     assert news[(t.game_id, "gm")] >= 2 and news[(t.game_id, "public")] >= 2, news  # its news, then the end
     meta = await stored_meta(store, t.game_id)
-    assert meta["revealed"] is True and meta["cleanup_offered"] is True and meta == store.info(t.game_id).meta
-    assert not await store.pending_parts(t.game_id) and not await store.pending_deliveries(t.game_id)
+    assert meta["revealed"] is True and meta["cleanup_offered"] is True and meta == store.games.info(t.game_id).meta
+    assert not await store.outbox.pending_parts(t.game_id) and not await store.outbox.pending_deliveries(t.game_id)
     for once in ("reveal>public", "reveal:report>gm", "cleanup>gm"):
-        parts = await store.parts(f"{t.game_id}/{once}")
+        parts = await store.outbox.parts(f"{t.game_id}/{once}")
         assert parts and all(p.attempts == 1 for p in parts), (once, parts)  # claimed at staging, never again
-    channels = dict(store.info(t.game_id).meta["channels"])
+    channels = dict(store.games.info(t.game_id).meta["channels"])
     assert_end_shown_once(env, t, channels)
     before = shown(env, t, channels)
 
@@ -108,11 +108,11 @@ async def test_a_crash_inside_the_game_ending_resolve_and_the_start_shows_it_onc
     t = await start(await gather(env, 4, spectators=0, days=1))
     await env.settle()
     store = t.store
-    while store.game(t.game_id).state.tick < 2:  # a 1-day game: the next resolve ends it
+    while store.games.game(t.game_id).state.tick < 2:  # a 1-day game: the next resolve ends it
         await t.bot.scheduler.resolve(t.game_id)
         await env.settle()
-        assert store.info(t.game_id).status == "running"
-    last_tick = store.info(t.game_id).tick
+        assert store.games.info(t.game_id).status == "running"
+    last_tick = store.games.info(t.game_id).tick
 
     def dies_in_the_resolve(point: str) -> None:
         """The process dies inside the game-ending resolve's transaction (its snapshot and
@@ -124,23 +124,23 @@ async def test_a_crash_inside_the_game_ending_resolve_and_the_start_shows_it_onc
     with pytest.raises(RuntimeError, match="killed in the resolve"):
         await t.bot.scheduler.resolve(t.game_id)
     store.fault = None
-    assert store.info(t.game_id).status == "running" and store.info(t.game_id).resolving_tick == last_tick
+    assert store.games.info(t.game_id).status == "running" and store.games.info(t.game_id).resolving_tick == last_tick
     meta = await stored_meta(store, t.game_id)
     assert not meta.get("revealed") and not meta.get("cleanup_offered"), "neither flag without the posts"
     for once in ("reveal>public", "reveal:report>gm", "cleanup>gm"):
-        assert not await store.parts(f"{t.game_id}/{once}"), once
-    channels = dict(store.info(t.game_id).meta["channels"])
+        assert not await store.outbox.parts(f"{t.game_id}/{once}"), once
+    channels = dict(store.games.info(t.game_id).meta["channels"])
     assert not any(REVEAL in m.content for m in history(env, t, channels, "public"))
 
     await restart(env, settings)  # the mark: the resolve is redone at start, and the end with it
     await env.settle()
-    assert t.store.info(t.game_id).status == "over"
-    assert [e["tick"] for e in await t.store.journal(t.game_id) if e["kind"] == "resolve"].count(last_tick) == 1
+    assert t.store.games.info(t.game_id).status == "over"
+    assert [e["tick"] for e in await t.store.games.journal(t.game_id) if e["kind"] == "resolve"].count(last_tick) == 1
     assert_end_shown_once(env, t, channels)
     for key in ("public", "gm"):  # the last resolve's news arrived, once, before the end
         news = [m.content for m in history(env, t, channels, key) if "**— " in m.content]
         assert news and len(news) == len(set(news)), news
-    assert not await t.store.pending_parts(t.game_id) and not await t.store.pending_deliveries(t.game_id)
+    assert not await t.store.outbox.pending_parts(t.game_id) and not await t.store.outbox.pending_deliveries(t.game_id)
     meta = await stored_meta(t.store, t.game_id)
     assert meta["revealed"] is True and meta["cleanup_offered"] is True
     before = shown(env, t, channels)
@@ -159,17 +159,17 @@ async def test_the_end_staged_is_what_end_posts_renders_from_the_committed_game(
     for _ in range(6):
         await bot.scheduler.resolve(t.game_id)
         await env.settle()
-        if store.info(t.game_id).status == "over":
+        if store.games.info(t.game_id).status == "over":
             break
-    info = store.info(t.game_id)
+    info = store.games.info(t.game_id)
     assert info.meta["revealed"] is True
     before = replace(info, meta={k: v for k, v in info.meta.items() if k not in ("revealed", "cleanup_offered")})
-    posts, ended = await bot.end_posts(t.game_id, store.game(t.game_id), before,
-                                       await store.events(t.game_id), await store.journal(t.game_id))
+    posts, ended = await bot.end_posts(t.game_id, store.games.game(t.game_id), before,
+                                       await store.games.events(t.game_id), await store.games.journal(t.game_id))
     assert [p.batch for p in posts] == [f"{t.game_id}/{k}" for k in ("reveal>public", "reveal:report>gm", "cleanup>gm")]
     channels = dict(info.meta["channels"])
     for post in posts:
-        stored = await store.parts(post.batch)
+        stored = await store.outbox.parts(post.batch)
         assert [(p.content, p.view, p.files) for p in stored] == [(s["content"], s["view"], s["files"]) for s in post.parts]
         shown_ = [m for m in history(env, t, channels, post.channel_key) if m.content == post.parts[0]["content"]]
         assert len(shown_) == 1, post.batch
@@ -187,10 +187,10 @@ async def test_rows_the_last_resolve_did_not_stage_go_out_before_the_end(env, mo
     t = await start(await gather(env, 4, spectators=0, days=1))
     await env.settle()
     store, bot = t.store, t.bot
-    while store.game(t.game_id).state.tick < 2:  # a 1-day game: the next resolve ends it
+    while store.games.game(t.game_id).state.tick < 2:  # a 1-day game: the next resolve ends it
         await bot.scheduler.resolve(t.game_id)
         await env.settle()
-        assert store.info(t.game_id).status == "running"
+        assert store.games.info(t.game_id).status == "running"
 
     def fails(*_args, **_kw):
         raise RuntimeError("the rendering failed")
@@ -200,11 +200,11 @@ async def test_rows_the_last_resolve_did_not_stage_go_out_before_the_end(env, mo
     await bot.scheduler.resolve(t.game_id)
     await env.settle()
     spent = store.transactions - tx
-    assert store.info(t.game_id).status == "over"
+    assert store.games.info(t.game_id).status == "over"
     assert spent["meta"] == 1 and spent["part.sent"] == 2, spent  # the news' flush, then the end's
-    channels = dict(store.info(t.game_id).meta["channels"])
+    channels = dict(store.games.info(t.game_id).meta["channels"])
     assert_end_shown_once(env, t, channels)
     gm = [m.content for m in history(env, t, channels, "gm")]
     report = next(i for i, c in enumerate(gm) if REPORT in c)
     assert any("**— " in c for c in gm[:report]) and not any("**— " in c for c in gm[report:])
-    assert not await store.pending_parts(t.game_id) and not await store.pending_deliveries(t.game_id)
+    assert not await store.outbox.pending_parts(t.game_id) and not await store.outbox.pending_deliveries(t.game_id)

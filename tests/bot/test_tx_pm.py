@@ -18,6 +18,6 @@ async def test_a_pm_commits_two_transactions_and_posts_each_message_once(env):
     assert t.store.transactions - before == {"apply": 1, "part.sent": 1, "total": 2}
     posts = [c for c in env.http_requests[n0:] if c.method == "POST" and c.path.endswith("/messages")]
     assert sorted(c.path for c in posts) == sorted(f"/channels/{t.hidden(p).id}/messages" for p in (sender, to))
-    assert await t.store.pending_parts(t.game_id) == [] and await t.store.pending_deliveries(t.game_id) == []
+    assert await t.store.outbox.pending_parts(t.game_id) == [] and await t.store.outbox.pending_deliveries(t.game_id) == []
     got = [msg.content for msg in t.hidden(to).history() if "привет" in msg.content]
     assert len(got) == 1, got

@@ -38,7 +38,7 @@ async def open_council(env):
     r = await gm.slash(lobby, "lobby start")
     assert r.response is not None and "<#" in r.response.content, r.response
     await env.settle()
-    return guild, env.bot.store.games()[0].game_id
+    return guild, env.bot.store.games.games()[0].game_id
 
 
 def can(env, guild_id: int, channel_id: int, user_id: int) -> tuple[bool, bool]:
@@ -58,7 +58,7 @@ async def stored_meta(store, gid: str) -> dict:
 
 
 def dead_users(store, gid: str) -> set[int]:
-    game = store.game(gid)
+    game = store.games.game(gid)
     return {int(p.user_id) for p in game.state.players if p.user_id and not game.alive(p)}
 
 
@@ -78,7 +78,7 @@ async def play_to_a_death(env, gid: str, rnd: random.Random, before_resolve=None
         await env.settle()
         spent = store.transactions - tx
         died = dead_users(store, gid) - dead
-        assert not store.game(gid).state.over, "the game ended before a death the test can look at"
+        assert not store.games.game(gid).state.over, "the game ended before a death the test can look at"
         if died:
             return spent, died
         assert spent["total"] <= 4, spent
@@ -114,9 +114,9 @@ async def test_a_resolve_that_kills_takes_four_transactions_with_its_delivery(en
     assert spent == {"resolve.mark": 1, "resolve": 1, "stage": 1, "part.sent": 1, "total": 4}, spent
     edits = [c for c in env.http_requests[requests:] if c.method == "PUT" and "/permissions/" in c.path]
     assert edits, "the death changed overwrites through REST"
-    living = dead_users(store, gid) ^ {int(p.user_id) for p in store.game(gid).state.players}
+    living = dead_users(store, gid) ^ {int(p.user_id) for p in store.games.game(gid).state.players}
     meta = await stored_meta(store, gid)
-    assert meta == store.info(gid).meta  # the committed record is what the bot holds
+    assert meta == store.games.info(gid).meta  # the committed record is what the bot holds
     assert_access(env, guild.id, meta, dead_users(store, gid), living)
     assert died <= dead_users(store, gid)
 
@@ -125,9 +125,9 @@ async def test_the_record_alone_when_the_flush_marks_nothing(env):
     """A sync's record with a delivery that has nothing to mark is committed on its own."""
     guild, gid = await open_council(env)
     store, bot = env.bot.store, env.bot
-    uid = int(store.game(gid).player(0).user_id)
+    uid = int(store.games.game(gid).player(0).user_id)
 
-    await store.apply(gid, Command.gm("remove", pid=0, mode="left", user_id=1))  # journaled, channels not moved
+    await store.games.apply(gid, Command.gm("remove", pid=0, mode="left", user_id=1))  # journaled, channels not moved
     await bot.deliverer.flush(gid)
     await env.settle()
     tx = store.transactions.copy()
@@ -138,7 +138,7 @@ async def test_the_record_alone_when_the_flush_marks_nothing(env):
     assert store.transactions - tx == {"meta": 1, "total": 1}
     meta = await stored_meta(store, gid)
     assert meta["access"]["public"][str(uid)] == RO and meta["access"]["dead"][str(uid)] == RW
-    assert meta == store.info(gid).meta
+    assert meta == store.games.info(gid).meta
 
 
 async def test_a_crash_before_the_marks_leaves_the_meta_and_the_start_puts_it_right(env, settings):
@@ -170,7 +170,7 @@ async def test_a_crash_before_the_marks_leaves_the_meta_and_the_start_puts_it_ri
     for uid in died:  # the overwrites were put; their record was not committed, nor the marks
         assert can(env, guild.id, public, uid) == (True, False)
         assert meta["access"]["public"][str(uid)] == RW
-    assert await store.pending_parts(gid), "the resolve's parts are sent and not marked"
+    assert await store.outbox.pending_parts(gid), "the resolve's parts are sent and not marked"
     keys = [k for k in meta["channels"] if not k.startswith("category")]
     shown = {k: [m.content for m in channel(env, guild, meta, k).history()] for k in keys}
     requests = len(env.http_requests)
@@ -181,9 +181,9 @@ async def test_a_crash_before_the_marks_leaves_the_meta_and_the_start_puts_it_ri
     assert len(redone) == 2 * len(died), redone  # the same edits again (public, the dead's channel), no others
     # the role was taken from the dead before the crash: nothing to do again, the holders recorded
     meta = await stored_meta(store, gid)
-    living = dead_users(store, gid) ^ {int(p.user_id) for p in store.game(gid).state.players}
+    living = dead_users(store, gid) ^ {int(p.user_id) for p in store.games.game(gid).state.players}
     assert_access(env, guild.id, meta, dead_users(store, gid), living)
-    assert not await store.pending_parts(gid)
+    assert not await store.outbox.pending_parts(gid)
     assert {k: [m.content for m in channel(env, guild, meta, k).history()] for k in keys} == shown, "nothing sent twice"
     # nothing left to put: a later sync changes nothing and commits nothing
     tx, requests = store.transactions.copy(), len(env.http_requests)
@@ -197,9 +197,9 @@ async def test_a_channel_change_before_the_delivery_commits_the_record_first(env
     commit of it then changes nothing (it would put back the spectator's old access)."""
     guild, gid = await open_council(env)
     store, bot = env.bot.store, env.bot
-    uid = int(store.game(gid).player(0).user_id)
-    spectator = int(store.info(gid).meta["spectators"][0])
-    await store.apply(gid, Command.gm("remove", pid=0, mode="left", user_id=1))
+    uid = int(store.games.game(gid).player(0).user_id)
+    spectator = int(store.games.info(gid).meta["spectators"][0])
+    await store.games.apply(gid, Command.gm("remove", pid=0, mode="left", user_id=1))
     await bot.deliverer.flush(gid)
     await env.settle()
     record = await bot.channel_manager.sync(gid, commit=False)
@@ -208,9 +208,9 @@ async def test_a_channel_change_before_the_delivery_commits_the_record_first(env
     meta = await stored_meta(store, gid)
     assert meta["access"]["public"][str(uid)] == RO, "the record went first"
     assert meta["access"]["public"].get(str(spectator), NONE) == NONE
-    version = store.info(gid).meta_version
+    version = store.games.info(gid).meta_version
     await bot.deliverer.flush(gid, meta=record)
-    assert store.info(gid).meta_version == version and await stored_meta(store, gid) == meta
+    assert store.games.info(gid).meta_version == version and await stored_meta(store, gid) == meta
     public = int(meta["channels"]["public"])
     assert can(env, guild.id, public, spectator) == (False, False)
     assert can(env, guild.id, public, uid) == (True, False)

@@ -57,13 +57,13 @@ async def test_a_forced_resolve_taken_back(env, settings):
     await t.gm.click(r.response, label="Отменить подсчёт")
     assert t.game.to_dict() == before, "the game exactly as before the resolve"
     assert t.info.tick == tick and t.info.deadline == deadline
-    assert (await t.store.rebuild(t.game_id)).to_dict() == before
+    assert (await t.store.games.rebuild(t.game_id)).to_dict() == before
     for k in grew:  # a correction where the resolve had posted, once
         assert len(notices(t.channel(k))) == 1, k
         assert "https://discord.com/channels/" in notices(t.channel(k))[0]
     assert any(m.content.startswith("↩️ Ведущий отменил подсчёт") for m in t.channel("public").history())
     assert any("подсчёт фазы" in m.content and "отменён" in m.content for m in t.channel("gm").history())
-    assert (await t.store.gm_actions(t.game_id))[-1]["action"] == "undo"
+    assert (await t.store.games.gm_actions(t.game_id))[-1]["action"] == "undo"
     # the phase goes on: the submissions stand, and a new resolve delivers afresh
     assert t.game.pending(0)
     public_before = len(list(t.channel("public").history()))
@@ -102,12 +102,12 @@ async def test_a_restart_after_the_undo_before_its_notices(env, settings):
     await force_resolve(t)
     grew = grown(t, counts)
     # the undo committed (with its record of the corrections owed), then the bot died
-    target = await t.store.undo_target(t.game_id)
+    target = await t.store.turns.undo_target(t.game_id)
 
     def record(meta, posted):
         meta["undo_notices"] = {"resolve_seq": target["seq"], "tick": target["tick"], "posted": posted, "gm": "ведущий"}
 
-    await t.store.undo_resolve(t.game_id, user_id=t.gm.id, meta_fn=record)
+    await t.store.turns.undo_resolve(t.game_id, user_id=t.gm.id, meta_fn=record)
     assert not notices(t.hidden(0)) and not reopened(t)
     await restart(env, settings)
     assert t.game.to_dict() == before

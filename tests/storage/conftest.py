@@ -118,7 +118,7 @@ async def store(db: Path):
 
 async def new_game(store: Store, game_id: str = "g1", players: list[PlayerSpec] | None = None, **kw) -> str:
     kw.setdefault("gm_user_ids", [game_script.GM])
-    await store.create_game("godfather", kw.pop("seed", 7), players or PLAYERS, game_id=game_id, **kw)
+    await store.games.create_game("godfather", kw.pop("seed", 7), players or PLAYERS, game_id=game_id, **kw)
     return game_id
 
 

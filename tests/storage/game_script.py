@@ -188,13 +188,13 @@ nobody acts and all stats are equal, so the final resolve picks the winner with 
 random generator.
 
 The fake deliverer: every pending message once, in order, to the log file."""
-    for d in await store.pending_deliveries():
+    for d in await store.outbox.pending_deliveries():
         if d.attempts and d.key in sent_keys(log):
-            await store.mark_delivered(d.key)  # it went out before the crash: only record it
+            await store.outbox.mark_delivered(d.key)  # it went out before the crash: only record it
             continue
-        await store.claim(d.key)
+        await store.outbox.claim(d.key)
         hook("deliver.claimed")
-        text = Renderer(store.game(d.game_id), "ru").event(d.event)
+        text = Renderer(store.games.game(d.game_id), "ru").event(d.event)
         line = json.dumps([d.key, d.dest, d.dest_id, text], ensure_ascii=False) + "\n"
         fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
@@ -202,7 +202,7 @@ The fake deliverer: every pending message once, in order, to the log file."""
         finally:
             os.close(fd)
         hook("deliver.sent")
-        await store.mark_delivered(d.key)
+        await store.outbox.mark_delivered(d.key)
         hook("deliver.marked")
 
 
@@ -216,26 +216,26 @@ async def run(db: Path, log: Path, kill: str | None = None, trace: str | None = 
     try:
         await deliver(store, log, hook)
         gid = sc.game_id
-        if not store.has(gid):
-            if await store.find(gid) is not None:
+        if not store.games.has(gid):
+            if await store.games.find(gid) is not None:
                 return store  # finished and fully delivered
-            await store.create_game(
+            await store.games.create_game(
                 "godfather", sc.seed, sc.players, game_id=gid, guild_id=77, gm_user_ids=[GM],
                 settings=sc.settings, deadline=deadline_for(0),
             )
-        rules = store.game(gid).rules
+        rules = store.games.game(gid).rules
         for due in report.due:  # a resolve cut short: redo it first, with the same arguments
-            await store.resolve(due.game_id, expect_tick=due.tick, next_deadline=deadline_for(due.tick + 1), user_id=forced_by(due.tick))
+            await store.turns.resolve(due.game_id, expect_tick=due.tick, next_deadline=deadline_for(due.tick + 1), user_id=forced_by(due.tick))
             await deliver(store, log, hook)
-        while not store.game(gid).state.over:
-            tick = store.game(gid).state.tick
+        while not store.games.game(gid).state.over:
+            tick = store.games.game(gid).state.tick
             for cmd in sc.plan(rules, tick):
                 with contextlib.suppress(ActionError):  # refused: nothing written (and order-independent)
-                    await store.apply(gid, cmd)
+                    await store.games.apply(gid, cmd)
                 await deliver(store, log, hook)
             if tick == 4:
-                await store.set_deadline(gid, deadline_for(4) + timedelta(hours=2), user_id=GM)
-            await store.resolve(gid, expect_tick=tick, next_deadline=deadline_for(tick + 1), user_id=forced_by(tick))
+                await store.turns.set_deadline(gid, deadline_for(4) + timedelta(hours=2), user_id=GM)
+            await store.turns.resolve(gid, expect_tick=tick, next_deadline=deadline_for(tick + 1), user_id=forced_by(tick))
             await deliver(store, log, hook)
         return store
     finally:

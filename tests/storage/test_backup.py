@@ -52,12 +52,12 @@ async def test_backups_taken_while_a_game_is_written_open_and_check(tmp_path: Pa
         assert con.execute("PRAGMA quick_check").fetchone()[0] == "ok"
         con.close()
         async with Store(out) as s:  # a copy is a database the bot opens as it is
-            if s.has(game_script.GAME_ID) or await s.find(game_script.GAME_ID):
-                info = await s.find(game_script.GAME_ID)
+            if s.games.has(game_script.GAME_ID) or await s.games.find(game_script.GAME_ID):
+                info = await s.games.find(game_script.GAME_ID)
                 versions.append(info.version)
-                rebuilt = await s.rebuild(game_script.GAME_ID)
-                if s.has(game_script.GAME_ID):
-                    assert rebuilt.to_dict() == s.game(game_script.GAME_ID).to_dict()
+                rebuilt = await s.games.rebuild(game_script.GAME_ID)
+                if s.games.has(game_script.GAME_ID):
+                    assert rebuilt.to_dict() == s.games.game(game_script.GAME_ID).to_dict()
     assert versions and versions == sorted(versions) and versions[-1] > 0, versions
 
 

@@ -22,37 +22,37 @@ async def stored_state(store: Store, gid: str) -> dict:
 
 
 def same_as_stored(store: Store, gid: str, stored: dict) -> bool:
-    return json.loads(dumps(store.game(gid).to_dict())) == stored
+    return json.loads(dumps(store.games.game(gid).to_dict())) == stored
 
 
 async def test_a_retried_command_the_game_now_refuses_is_recognised(store):
     """The engine runs before the journal is read: a retry of a cancel (nothing left to cancel
     now) is still answered as the duplicate it is, not refused."""
     gid = await new_game(store)
-    await store.apply(gid, Command.submit(0, "day", [1], request_id="s1"))
-    first = await store.apply(gid, Command.cancel(0, request_id="c1"))
-    again = await store.apply(gid, Command.cancel(0, request_id="c1"))
+    await store.games.apply(gid, Command.submit(0, "day", [1], request_id="s1"))
+    first = await store.games.apply(gid, Command.cancel(0, request_id="c1"))
+    again = await store.games.apply(gid, Command.cancel(0, request_id="c1"))
     assert again.duplicate and again.seq == first.seq and again.result == first.result
-    assert [e["kind"] for e in await store.journal(gid)] == ["submit", "cancel"]
+    assert [e["kind"] for e in await store.games.journal(gid)] == ["submit", "cancel"]
     assert same_as_stored(store, gid, await stored_state(store, gid))
 
 
 async def test_a_retried_accepted_command_writes_nothing_and_memory_stays(store):
     gid = await new_game(store)
-    await store.apply(gid, Command.submit(0, "day", [1], request_id="s1"))
-    await store.apply(gid, Command.submit(0, "day", [2], request_id="s2"))
-    again = await store.apply(gid, Command.submit(0, "day", [1], request_id="s1"))  # the engine would accept it
+    await store.games.apply(gid, Command.submit(0, "day", [1], request_id="s1"))
+    await store.games.apply(gid, Command.submit(0, "day", [2], request_id="s2"))
+    again = await store.games.apply(gid, Command.submit(0, "day", [1], request_id="s1"))  # the engine would accept it
     assert again.duplicate
-    assert [i.targets for i in store.game(gid).pending(0)] == [[2]]
-    assert store.info(gid).version == 2
+    assert [i.targets for i in store.games.game(gid).pending(0)] == [[2]]
+    assert store.games.info(gid).version == 2
     assert same_as_stored(store, gid, await stored_state(store, gid))
 
 
 async def test_a_refusal_and_a_failed_commit_leave_memory_as_stored(store, monkeypatch):
     gid = await new_game(store)
-    await store.apply(gid, Command.submit(0, "day", [1]))
+    await store.games.apply(gid, Command.submit(0, "day", [1]))
     with pytest.raises(ActionError):
-        await store.apply(gid, Command.submit(0, "day", [0]))
+        await store.games.apply(gid, Command.submit(0, "day", [0]))
     assert same_as_stored(store, gid, await stored_state(store, gid))
 
     async def broken_commit() -> None:
@@ -63,21 +63,21 @@ async def test_a_refusal_and_a_failed_commit_leave_memory_as_stored(store, monke
     if store.backend.paramstyle == "qmark":
         monkeypatch.setattr(store.backend, "commit", broken_commit)
         with pytest.raises(StorageError):
-            await store.apply(gid, Command.submit(0, "day", [2]))
+            await store.games.apply(gid, Command.submit(0, "day", [2]))
         monkeypatch.undo()
-        assert [i.targets for i in store.game(gid).pending(0)] == [[1]]
+        assert [i.targets for i in store.games.game(gid).pending(0)] == [[1]]
         assert same_as_stored(store, gid, await stored_state(store, gid))
-    await store.apply(gid, Command.submit(0, "day", [2]))
-    assert [i.targets for i in store.game(gid).pending(0)] == [[2]]
+    await store.games.apply(gid, Command.submit(0, "day", [2]))
+    assert [i.targets for i in store.games.game(gid).pending(0)] == [[2]]
     assert same_as_stored(store, gid, await stored_state(store, gid))
 
 
 async def test_one_transaction_per_accepted_command_none_per_refused(store):
     gid = await new_game(store)
     before = store.transactions.copy()
-    await store.apply(gid, Command.submit(0, "day", [1]))
+    await store.games.apply(gid, Command.submit(0, "day", [1]))
     with pytest.raises(ActionError):
-        await store.apply(gid, Command.submit(0, "day", [0]))
+        await store.games.apply(gid, Command.submit(0, "day", [0]))
     assert dict(store.transactions - before) == {"apply": 1, "total": 1}
 
 
@@ -85,8 +85,8 @@ async def test_the_snapshot_text_is_the_same_with_orjson_as_with_json(store):
     """orjson writes the very text json wrote (the store reads either), over a whole game."""
     gid = await new_game(store)
     rnd = random.Random(3)
-    while not store.game(gid).state.over and store.game(gid).state.tick < 12:
-        g = store.game(gid)
+    while not store.games.game(gid).state.over and store.games.game(gid).state.tick < 12:
+        g = store.games.game(gid)
         for p in g.living():
             las = [la for la in g.legal_actions(p.pid) if not la.ability.options and la.ability.number is None]
             if las:
@@ -95,9 +95,9 @@ async def test_the_snapshot_text_is_the_same_with_orjson_as_with_json(store):
                 if la.via:
                     args["via"] = la.via
                 with contextlib.suppress(ActionError):
-                    await store.apply(gid, Command("submit", args))
-        data = store.game(gid).to_dict()
+                    await store.games.apply(gid, Command("submit", args))
+        data = store.games.game(gid).to_dict()
         text = encode_snapshot(data)
         assert text == dumps(data)
         assert decode_snapshot(text) == json.loads(text)
-        await store.resolve(gid)
+        await store.turns.resolve(gid)

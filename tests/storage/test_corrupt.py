@@ -28,7 +28,7 @@ async def open_fails(path: Path, *words: str) -> str:
     assert str(path) in msg, msg
     for w in words:
         assert w in msg, msg
-    assert store.games() == []
+    assert store.games.games() == []
     return msg
 
 
@@ -37,8 +37,8 @@ async def make_db(path: Path, ticks: int = 3) -> None:
         await new_game(s)
         for t in range(ticks):
             for seat in range(8):
-                await s.apply("g1", Command.send_pm(seat, (seat + 1 + t) % 8, "x" * 300))
-            await s.resolve("g1")
+                await s.games.apply("g1", Command.send_pm(seat, (seat + 1 + t) % 8, "x" * 300))
+            await s.turns.resolve("g1")
 
 
 async def test_garbage_bytes(tmp_path):
@@ -119,11 +119,11 @@ async def test_an_unreadable_game_snapshot(tmp_path):
     # and that use fails with the sentence, the database left as it was
     before = path.read_bytes()
     async with Store(path) as store:
-        assert [g.game_id for g in store.games()] == ["g1"]
+        assert [g.game_id for g in store.games.games()] == ["g1"]
         with pytest.raises(StorageError) as err:
-            store.game("g1")
+            store.games.game("g1")
         with pytest.raises(StorageError):
-            await store.apply("g1", Command.send_pm(0, 1, "x"))
+            await store.games.apply("g1", Command.send_pm(0, 1, "x"))
     msg = str(err.value)
     assert str(path) in msg and "game 'g1'" in msg and "cannot be loaded" in msg and "restore the database" in msg, msg
     assert "JSONDecodeError" in msg or "JSONDecodeError" in repr(err.value.__cause__), msg
@@ -230,17 +230,17 @@ async def test_a_full_disk_says_so_and_keeps_the_game(tmp_path):
     async with Store(path) as s:
         pages = (await s.backend.fetchone("PRAGMA page_count"))[0]
         await s.backend.execute(f"PRAGMA max_page_count={pages}")
-        before = s.info("g1").version
+        before = s.games.info("g1").version
         with pytest.raises(StorageError) as err:
             for i in range(500):
-                await s.apply("g1", Command.send_pm(0, 1, "x" * 2000 + str(i)))
+                await s.games.apply("g1", Command.send_pm(0, 1, "x" * 2000 + str(i)))
         msg = str(err.value)
         assert msg.startswith(f"apply failed, nothing was written: {path}: the disk that holds the database is full"), msg
         assert "free some space" in msg
         no_backup_advice(msg)
-        assert s.info("g1").version >= before
+        assert s.games.info("g1").version >= before
     async with Store(path) as s:  # the file is good
-        assert s.has("g1")
+        assert s.games.has("g1")
 
 
 async def test_a_database_locked_by_another_process(tmp_path):

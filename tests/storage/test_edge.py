@@ -53,16 +53,16 @@ async def test_a_version_3_database_gains_lobby_channels_and_the_channel_map(tmp
     con.close()
     async with Store(path) as s:
         assert (s.report.schema_from, s.report.schema_to) == (3, latest_version())
-        assert set(await s.lobbies(77)) == {"first", "second", "third"}, "no sign-up is dropped"
+        assert set(await s.lobbies.lobbies(77)) == {"first", "second", "third"}, "no sign-up is dropped"
         # the finished game is not loaded, yet its channels still name it
-        assert not s.has("g-old")
-        assert [s.game_of_channel(c) for c in (500, 501, 502, 999)] == ["g-old", "g-old", "g-old", None]
-        info = await s.find("g-old")
+        assert not s.games.has("g-old")
+        assert [s.meta.game_of_channel(c) for c in (500, 501, 502, 999)] == ["g-old", "g-old", "g-old", None]
+        info = await s.games.find("g-old")
         assert info.meta == meta and info.meta_version == 0
         # the channel of the oldest lobby is now taken: a new lobby there is refused
-        assert await s.create_lobby("new", {"channel_id": 42}, guild_id=77, channel_id=42) == "first"
-        assert await s.create_lobby("new", {"channel_id": 44}, guild_id=77, channel_id=44) is None
-        await s.update_meta("g-old", lambda m: m["channels"].update({"faction:f1": 503}))
+        assert await s.lobbies.create_lobby("new", {"channel_id": 42}, guild_id=77, channel_id=42) == "first"
+        assert await s.lobbies.create_lobby("new", {"channel_id": 44}, guild_id=77, channel_id=44) is None
+        await s.meta.update_meta("g-old", lambda m: m["channels"].update({"faction:f1": 503}))
     con = sqlite3.connect(path)
     rows = dict(con.execute("SELECT lobby_id, channel_id FROM lobbies").fetchall())
     version = con.execute("SELECT meta_version FROM games").fetchone()[0]
@@ -70,65 +70,65 @@ async def test_a_version_3_database_gains_lobby_channels_and_the_channel_map(tmp
     assert rows == {"first": 42, "second": None, "third": 43, "new": 44}
     assert version == 1
     async with Store(path) as s:
-        assert s.game_of_channel(503) == "g-old"
+        assert s.meta.game_of_channel(503) == "g-old"
 
 
 async def test_meta_changes_at_once_are_all_kept(store):
-    await store.create_game("godfather", 3, PLAYERS, game_id="g1", meta={"lang": "ru"})
+    await store.games.create_game("godfather", 3, PLAYERS, game_id="g1", meta={"lang": "ru"})
 
     async def change(i: int) -> None:
         await asyncio.sleep(0)
-        await store.update_meta("g1", lambda m: m.setdefault("langs", {}).update({str(i): "en"}))
+        await store.meta.update_meta("g1", lambda m: m.setdefault("langs", {}).update({str(i): "en"}))
 
-    await asyncio.gather(*(change(i) for i in range(8)), store.update_meta("g1", lambda m: m.update(paused={"tick": 0})))
-    meta = store.info("g1").meta
+    await asyncio.gather(*(change(i) for i in range(8)), store.meta.update_meta("g1", lambda m: m.update(paused={"tick": 0})))
+    meta = store.games.info("g1").meta
     assert meta["paused"] == {"tick": 0} and sorted(meta["langs"]) == [str(i) for i in range(8)]
-    assert store.info("g1").meta_version == 9
-    assert store.info("g1").version == 0, "meta is not a journal entry"
+    assert store.games.info("g1").meta_version == 9
+    assert store.games.info("g1").version == 0, "meta is not a journal entry"
     # a function that raises writes nothing
     with pytest.raises(ZeroDivisionError):
-        await store.update_meta("g1", lambda m: m.update(x=1 / 0))
-    assert "x" not in store.info("g1").meta and store.info("g1").meta_version == 9
+        await store.meta.update_meta("g1", lambda m: m.update(x=1 / 0))
+    assert "x" not in store.games.info("g1").meta and store.games.info("g1").meta_version == 9
 
 
 async def test_lobby_updates_at_once_all_land(store):
-    assert await store.create_lobby("L", {"channel_id": 5, "players": []}, guild_id=1, channel_id=5) is None
+    assert await store.lobbies.create_lobby("L", {"channel_id": 5, "players": []}, guild_id=1, channel_id=5) is None
 
     async def join(uid: int) -> None:
         await asyncio.sleep(0)
-        await store.update_lobby("L", lambda d: d["players"].append(uid))
+        await store.lobbies.update_lobby("L", lambda d: d["players"].append(uid))
 
     await asyncio.gather(*(join(u) for u in range(20)))
-    assert sorted((await store.lobbies())["L"]["players"]) == list(range(20))
-    assert await store.update_lobby("gone", lambda d: None) is None
+    assert sorted((await store.lobbies.lobbies())["L"]["players"]) == list(range(20))
+    assert await store.lobbies.update_lobby("gone", lambda d: None) is None
 
 
 async def test_a_repeated_deadline_change_is_recognised(tmp_path):
     now = [datetime(2026, 3, 1, 12, 0, tzinfo=UTC)]
     async with Store(tmp_path / "d.sqlite3", clock=lambda: now[0]) as s:
         base = now[0] + timedelta(hours=3)
-        await s.create_game("godfather", 3, PLAYERS, game_id="g1", deadline=base)
+        await s.games.create_game("godfather", 3, PLAYERS, game_id="g1", deadline=base)
 
         def plus(minutes: int):
             return lambda info: (info.deadline + timedelta(minutes=minutes), None)
 
-        first = await s.change_deadline("g1", plus(60), user_id=9, key="move:9:+60")
-        assert first.changed and not first.duplicate and s.deadline("g1") == base + timedelta(minutes=60)
-        again = await s.change_deadline("g1", plus(60), user_id=9, key="move:9:+60")
-        assert again.duplicate and again.first_at == now[0] and s.deadline("g1") == base + timedelta(minutes=60)
-        await asyncio.gather(s.change_deadline("g1", plus(10), user_id=9, key="move:9:+10"),
-                             s.change_deadline("g1", plus(-5), user_id=8, key="move:8:-5"))
-        assert s.deadline("g1") == base + timedelta(minutes=65)
+        first = await s.turns.change_deadline("g1", plus(60), user_id=9, key="move:9:+60")
+        assert first.changed and not first.duplicate and s.games.deadline("g1") == base + timedelta(minutes=60)
+        again = await s.turns.change_deadline("g1", plus(60), user_id=9, key="move:9:+60")
+        assert again.duplicate and again.first_at == now[0] and s.games.deadline("g1") == base + timedelta(minutes=60)
+        await asyncio.gather(s.turns.change_deadline("g1", plus(10), user_id=9, key="move:9:+10"),
+                             s.turns.change_deadline("g1", plus(-5), user_id=8, key="move:8:-5"))
+        assert s.games.deadline("g1") == base + timedelta(minutes=65)
         now[0] += timedelta(minutes=11)
-        assert not (await s.change_deadline("g1", plus(60), user_id=9, key="move:9:+60")).duplicate
-        assert s.deadline("g1") == base + timedelta(minutes=125)
-        journal = [e for e in await s.journal("g1") if e["kind"] == "deadline"]
+        assert not (await s.turns.change_deadline("g1", plus(60), user_id=9, key="move:9:+60")).duplicate
+        assert s.games.deadline("g1") == base + timedelta(minutes=125)
+        journal = [e for e in await s.games.journal("g1") if e["kind"] == "deadline"]
         assert [e["request_id"].split("#")[0] for e in journal] == ["move:9:+60", "move:9:+10", "move:8:-5", "move:9:+60"]
-        assert len(await s.gm_actions("g1")) == 4
+        assert len(await s.games.gm_actions("g1")) == 4
         # a pause: the meta and the deadline in one transaction
-        res = await s.change_deadline("g1", lambda info: (None, lambda m: m.update(paused=True)), user_id=9)
-        assert res.changed and s.deadline("g1") is None and s.info("g1").meta["paused"] is True
-        assert (await s.rebuild("g1")).to_dict() == s.game("g1").to_dict()
+        res = await s.turns.change_deadline("g1", lambda info: (None, lambda m: m.update(paused=True)), user_id=9)
+        assert res.changed and s.games.deadline("g1") is None and s.games.info("g1").meta["paused"] is True
+        assert (await s.games.rebuild("g1")).to_dict() == s.games.game("g1").to_dict()
 
 
 HOLDER = textwrap.dedent("""

@@ -30,5 +30,5 @@ async def test_a_truncated_database_is_refused_not_started_afresh(tmp_path: Path
 async def test_a_database_that_does_not_exist_is_created(tmp_path: Path):
     db = tmp_path / "new.sqlite3"
     async with Store(db) as s:
-        assert s.games() == []
+        assert s.games.games() == []
     assert db.stat().st_size > 0  # the header is written at once: never an empty file of ours

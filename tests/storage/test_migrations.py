@@ -82,21 +82,21 @@ async def test_version_1_database_is_upgraded_and_kept(tmp_path):
         # its deadline passed long ago (while "the bot was down"): due at once
         assert [(d.game_id, d.tick, d.reason) for d in report.due] == [("g-old", old_game.state.tick, "overdue")]
         # the game, its journal and its events are as they were
-        assert await store.snapshot("g-old") == old_game.to_dict()  # the log in its tables (v8)
-        assert store.info("g-old").deadline is not None
-        assert [(e["seq"], e["kind"]) for e in await store.journal("g-old")] == [
+        assert await store.games.snapshot("g-old") == old_game.to_dict()  # the log in its tables (v8)
+        assert store.games.info("g-old").deadline is not None
+        assert [(e["seq"], e["kind"]) for e in await store.games.journal("g-old")] == [
             (1, "submit"), (2, "send_pm"), (3, "gm_set_stat"), (4, "resolve"), (5, "send_pm")]
-        assert (await store.rebuild("g-old", whole=True)).to_dict() == old_game.to_dict()
+        assert (await store.games.rebuild("g-old", whole=True)).to_dict() == old_game.to_dict()
         # upgraded: GM actions filled from the journal, delivery attempts start at zero
-        assert [(a["seq"], a["action"], a["user_id"]) for a in await store.gm_actions("g-old")] == [
+        assert [(a["seq"], a["action"], a["user_id"]) for a in await store.games.gm_actions("g-old")] == [
             (3, "gm_set_stat", 9000), (4, "resolve", 9000)]
         pending = report.pending
         assert len(pending) == len(outbox_before) - 3 and all(d.attempts == 0 for d in pending)
         assert {d.key for d in pending} == {k for k, at in outbox_before if at is None}
         # and the game goes on with today's code
-        applied = await store.apply("g-old", Command.send_pm(3, 2, "новое письмо"))
+        applied = await store.games.apply("g-old", Command.send_pm(3, 2, "новое письмо"))
         assert applied.seq == 6
-        assert (await store.resolve("g-old")).tick == old_game.state.tick
+        assert (await store.turns.resolve("g-old")).tick == old_game.state.tick
 
     con = sqlite3.connect(path)
     try:
@@ -181,20 +181,20 @@ async def test_version_7_snapshots_lose_their_log_to_the_tables(tmp_path):
         assert (store.report.schema_from, store.report.schema_to) == (7, latest_version())
         assert store.transactions["migrate.split"] == 1
         # the whole game is in the database: the snapshot and its log tables
-        assert await store.snapshot("g7") == old.to_dict()
-        assert [e.key for e in await store.events("g7")] == [e.key for e in old.state.events]
+        assert await store.games.snapshot("g7") == old.to_dict()
+        assert [e.key for e in await store.games.events("g7")] == [e.key for e in old.state.events]
         # memory holds none of the log; a resolve reads from the tick the rules may still read on
-        mem = store.game("g7")
+        mem = store.games.game("g7")
         assert mem.state.events == [] and mem.state.history == []
         recall = old.recall_from()
-        dry = await store.preview("g7")
+        dry = await store.games.preview("g7")
         first = next(i for i, e in enumerate(old.state.events) if e.tick >= recall)
         assert first > 0 and dry.state.events == old.state.events[first:]
         first = next(i for i, h in enumerate(old.state.history) if h["tick"] >= recall)
         assert first > 0 and dry.state.history == old.state.history[first:]
         # the game goes on as in the engine: the same events, at the same indices
         want = old.resolve()
-        done = await store.resolve("g7")
+        done = await store.turns.resolve("g7")
         assert done.events == want
         assert [d.event_idx for d in done.deliveries][:1] == [len(old.state.events) - len(want)]
     con = sqlite3.connect(path)
@@ -208,4 +208,4 @@ async def test_version_7_snapshots_lose_their_log_to_the_tables(tmp_path):
     assert history == len(old.state.history)
     async with Store(path) as store:  # split once: a second start has nothing to move
         assert store.transactions["migrate.split"] == 0
-        assert await store.snapshot("g7") == old.to_dict()
+        assert await store.games.snapshot("g7") == old.to_dict()

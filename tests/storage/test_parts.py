@@ -18,45 +18,45 @@ class Killed(Exception):
 
 async def test_parts_are_stored_once_and_marked_one_by_one(store: Store):
     gid = await new_game(store)
-    await store.apply(gid, Command.gm("message", pid=0, text="Мастер на связи", user_id=game_script.GM))
-    gm_rows = [d.key for d in await store.pending_deliveries(gid)]
+    await store.games.apply(gid, Command.gm("message", pid=0, text="Мастер на связи", user_id=game_script.GM))
+    gm_rows = [d.key for d in await store.outbox.pending_deliveries(gid)]
     assert gm_rows
     parts = [{"content": f"part {i}", "nonce": f"n{i}"} for i in range(3)]
-    staged = await store.stage(gid, "b1", "gm", 42, parts, gm_rows)
+    staged = await store.outbox.stage(gid, "b1", "gm", 42, parts, gm_rows)
     assert [p.content for p in staged] == ["part 0", "part 1", "part 2"]
     # staged rows leave the plain pending list: their parts carry them
-    assert not {d.key for d in await store.pending_deliveries(gid)} & set(gm_rows)
+    assert not {d.key for d in await store.outbox.pending_deliveries(gid)} & set(gm_rows)
     # staged again (a race, a retry): the stored text comes back, nothing is rendered anew
-    again = await store.stage(gid, "b1", "gm", 42, [{"content": "different", "nonce": "x"}], gm_rows)
+    again = await store.outbox.stage(gid, "b1", "gm", 42, [{"content": "different", "nonce": "x"}], gm_rows)
     assert [p.content for p in again] == ["part 0", "part 1", "part 2"]
-    assert await store.claim_part(staged[0])
-    assert await store.mark_part_sent(staged[0], 1001)
-    assert [p.part_idx for p in await store.pending_parts(gid)] == [1, 2]
+    assert await store.outbox.claim_part(staged[0])
+    assert await store.outbox.mark_part_sent(staged[0], 1001)
+    assert [p.part_idx for p in await store.outbox.pending_parts(gid)] == [1, 2]
     # part 1 fails (an HTTP 500): it stays pending, part 0 stays sent
-    assert await store.claim_part(staged[1])
-    assert await store.mark_part_failed(staged[1], "500")
-    left = await store.pending_parts(gid)
+    assert await store.outbox.claim_part(staged[1])
+    assert await store.outbox.mark_part_failed(staged[1], "500")
+    left = await store.outbox.pending_parts(gid)
     assert [(p.part_idx, p.attempts) for p in left] == [(1, 1), (2, 0)]
-    assert not await store.mark_part_sent(staged[0], 1001)  # already sent: not again
+    assert not await store.outbox.mark_part_sent(staged[0], 1001)  # already sent: not again
     # the rows are delivered only with the last part
     rows = await store.db.read("SELECT delivered_at FROM outbox WHERE batch_id = ?", ("b1",))
     assert rows and all(r[0] is None for r in rows)
-    await store.mark_part_sent(left[0], 1002)
-    await store.mark_part_sent(left[1], 1003)
+    await store.outbox.mark_part_sent(left[0], 1002)
+    await store.outbox.mark_part_sent(left[1], 1003)
     rows = await store.db.read("SELECT delivered_at FROM outbox WHERE batch_id = ?", ("b1",))
     assert rows and all(r[0] is not None for r in rows)
-    assert [p.message_id for p in await store.parts("b1")] == [1001, 1002, 1003]
-    assert await store.pending_parts(gid) == []
+    assert [p.message_id for p in await store.outbox.parts("b1")] == [1001, 1002, 1003]
+    assert await store.outbox.pending_parts(gid) == []
 
 
 async def test_staged_parts_survive_a_restart(db):
     async with Store(db) as s:
-        await s.stage("-", "bot-1", "gm", 7, [{"content": "a", "nonce": "n0", "files": [{"name": "f.txt", "data": "eA=="}],
+        await s.outbox.stage("-", "bot-1", "gm", 7, [{"content": "a", "nonce": "n0", "files": [{"name": "f.txt", "data": "eA=="}],
                                                 "view": "cleanup:ru"}, {"content": "b", "nonce": "n1"}])
-        first = (await s.pending_parts())[0]
-        await s.claim_part(first)
+        first = (await s.outbox.pending_parts())[0]
+        await s.outbox.claim_part(first)
     async with Store(db) as s:
-        left = await s.pending_parts()
+        left = await s.outbox.pending_parts()
         assert [(p.content, p.attempts, p.files, p.view) for p in left] == [
             ("a", 1, [{"name": "f.txt", "data": "eA=="}], "cleanup:ru"), ("b", 0, None, None)]
 
@@ -72,16 +72,16 @@ async def test_a_forced_resolve_cut_short_is_redone_as_forced(db):
 
     s.fault = fault
     with pytest.raises(Killed):
-        await s.resolve(gid, expect_tick=0, user_id=game_script.GM)
+        await s.turns.resolve(gid, expect_tick=0, user_id=game_script.GM)
     await s.close()
     s = Store(db)
     report = await s.open(now=game_script.BASE)
     try:
         assert [(d.reason, d.user_id) for d in report.due] == [("interrupted", game_script.GM)]
-        await s.resolve(gid, expect_tick=0)  # the start's redo names no GM: the mark does
-        journal = await s.journal(gid)
+        await s.turns.resolve(gid, expect_tick=0)  # the start's redo names no GM: the mark does
+        journal = await s.games.journal(gid)
         assert journal[-1]["kind"] == "resolve" and journal[-1]["user_id"] == game_script.GM
-        assert [(a["action"], a["user_id"]) for a in await s.gm_actions(gid)] == [("resolve", game_script.GM)]
-        assert s.info(gid).resolving_tick is None and s.info(gid).resolving_user is None
+        assert [(a["action"], a["user_id"]) for a in await s.games.gm_actions(gid)] == [("resolve", game_script.GM)]
+        assert s.games.info(gid).resolving_tick is None and s.games.info(gid).resolving_user is None
     finally:
         await s.close()

@@ -60,16 +60,16 @@ async def test_a_part_is_sent_only_by_the_process_holding_its_claim(url):
     await a.open()
     await b.open()
     try:
-        await a.stage("-", "bot-1", "gm", 7, [{"content": "a", "nonce": "n0"}])
-        part = (await b.pending_parts())[0]
-        assert await a.claim_part(part)
-        assert not await b.claim_part(part)  # a holds it: b must not send
-        assert await a.claim_part(part)  # its owner may try again
+        await a.outbox.stage("-", "bot-1", "gm", 7, [{"content": "a", "nonce": "n0"}])
+        part = (await b.outbox.pending_parts())[0]
+        assert await a.outbox.claim_part(part)
+        assert not await b.outbox.claim_part(part)  # a holds it: b must not send
+        assert await a.outbox.claim_part(part)  # its owner may try again
         now[0] = datetime.now(UTC) + timedelta(minutes=5)  # a died mid-send: its claim expired
-        assert await b.claim_part(part)
-        assert not await a.claim_part(part)
-        assert await b.mark_part_sent(part, 99)
-        assert not await b.claim_part(part)  # sent: nobody claims it again
+        assert await b.outbox.claim_part(part)
+        assert not await a.outbox.claim_part(part)
+        assert await b.outbox.mark_part_sent(part, 99)
+        assert not await b.outbox.claim_part(part)  # sent: nobody claims it again
         assert (await sql(url, "SELECT attempts, message_id FROM outbox_parts"))[0] == (3, 99)
     finally:
         await a.close()
@@ -85,13 +85,13 @@ async def test_two_stores_on_one_game_each_command_lands_once(url):
     await b.open()
     try:
         cmds = [(a if i % 2 else b, Command.send_pm(i % 8, (i + 1) % 8, f"{i}", request_id=f"r{i}")) for i in range(16)]
-        results = await asyncio.gather(*(s.apply("g1", c) for s, c in cmds))
+        results = await asyncio.gather(*(s.games.apply("g1", c) for s, c in cmds))
         assert sorted(r.seq for r in results) == list(range(1, 17))
         rows = await sql(url, "SELECT COUNT(*), COUNT(DISTINCT request_id) FROM commands WHERE game_id = 'g1'")
         assert rows[0] == (16, 16)
         for s in (a, b):  # a last command on each brings it up to date
-            await s.apply("g1", Command.send_pm(0, 2, "x", request_id=f"last-{id(s)}"))
-        assert len((await a.rebuild("g1")).state.pms) == 18
+            await s.games.apply("g1", Command.send_pm(0, 2, "x", request_id=f"last-{id(s)}"))
+        assert len((await a.games.rebuild("g1")).state.pms) == 18
     finally:
         await a.close()
         await b.close()
@@ -113,7 +113,7 @@ async def test_a_shard_has_one_owner_and_each_store_loads_its_shards_games(url):
         b = Store(url, shards=(2, (1,)))
         await b.open()
         try:
-            assert [g.game_id for g in a.games()] == ["g0"] and [g.game_id for g in b.games()] == ["g1"]
+            assert [g.game_id for g in a.games.games()] == ["g0"] and [g.game_id for g in b.games.games()] == ["g1"]
         finally:
             await b.close()
     finally:

@@ -31,10 +31,10 @@ async def redo(db, gid: str, tick: int) -> tuple[list[tuple], list[int] | None]:
     report = await store.open(now=EARLY)
     try:
         assert [(d.game_id, d.tick, d.reason) for d in report.due] == [(gid, tick, "interrupted")]
-        assert store.game(gid).state.tick == tick  # nothing of the cut resolve landed
-        assert [e["kind"] for e in await store.journal(gid)].count("resolve") == tick
-        resolved = await store.resolve(gid, expect_tick=tick, next_deadline=game_script.deadline_for(tick + 1))
-        assert store.due(EARLY) == [] and store.info(gid).resolving_tick is None
+        assert store.games.game(gid).state.tick == tick  # nothing of the cut resolve landed
+        assert [e["kind"] for e in await store.games.journal(gid)].count("resolve") == tick
+        resolved = await store.turns.resolve(gid, expect_tick=tick, next_deadline=game_script.deadline_for(tick + 1))
+        assert store.games.due(EARLY) == [] and store.games.info(gid).resolving_tick is None
         return rows_of(resolved.events), resolved.winner
     finally:
         await store.close()

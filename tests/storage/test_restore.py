@@ -62,9 +62,9 @@ async def test_what_was_not_sent_at_the_backup_point_is_marked_to_look_for(tmp_p
     db, copy = tmp_path / "altmafia.sqlite3", tmp_path / "copy.sqlite3"
     store = Store(db)
     await store.open()
-    await store.stage("-", "-/bot/x>gm", "gm", 1, [{"content": "раз", "nonce": "n1"}, {"content": "два", "nonce": "n2"}])
-    [first, _] = await store.pending_parts()
-    await store.mark_part_sent(first, 5)
+    await store.outbox.stage("-", "-/bot/x>gm", "gm", 1, [{"content": "раз", "nonce": "n1"}, {"content": "два", "nonce": "n2"}])
+    [first, _] = await store.outbox.pending_parts()
+    await store.outbox.mark_part_sent(first, 5)
     await store.close()
     backup(db, copy)
     restore(copy, tmp_path / "new.sqlite3")  # into a database that did not exist

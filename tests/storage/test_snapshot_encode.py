@@ -90,7 +90,7 @@ async def test_the_stored_snapshot_is_the_full_encode(store):
     gid = await new_game(store)
     rnd = random.Random(5)
     for _ in range(6):
-        g = store.game(gid)
+        g = store.games.game(gid)
         for p in g.living():
             legal = g.legal_actions(p.pid)
             if not legal:
@@ -98,12 +98,12 @@ async def test_the_stored_snapshot_is_the_full_encode(store):
             a = rnd.choice(legal)
             targets = rnd.sample(a.targets, a.ability.targets) if a.ability.targets else []
             with contextlib.suppress(ActionError):
-                await store.apply(gid, Command("submit", {"pid": p.pid, "ability": a.key, "targets": targets,
+                await store.games.apply(gid, Command("submit", {"pid": p.pid, "ability": a.key, "targets": targets,
                                                           "option": a.any_option(rnd), "via": a.via}))
-            live = store._live(gid)
+            live = store.games.live(gid)
             assert live.text == full(live.game)
             assert decode_snapshot(live.text) == decode_snapshot(full(live.game))
         with contextlib.suppress(ActionError):
-            await store.apply(gid, Command("send_pm", {"sender": 0, "recipient": 1, "text": "привет"}))
-        assert store._live(gid).text == full(store._live(gid).game)
-        await store.resolve(gid)
+            await store.games.apply(gid, Command("send_pm", {"sender": 0, "recipient": 1, "text": "привет"}))
+        assert store.games.live(gid).text == full(store.games.live(gid).game)
+        await store.turns.resolve(gid)

@@ -43,20 +43,20 @@ async def test_wal_mode_and_numbered_migrations(store, db):
 
 async def test_accepted_command_is_committed_before_apply_returns(store, db):
     await new_game(store)
-    applied = await store.apply("g1", Command.submit(0, "day", [1], user_id=1001))
+    applied = await store.games.apply("g1", Command.submit(0, "day", [1], user_id=1001))
     # another connection (another process, after a crash) sees it at once
     row = (await sql(db, "SELECT kind, args, user_id FROM commands WHERE game_id = 'g1' AND seq = ?", applied.seq))[0]
     state = json.loads((await sql(db, "SELECT state FROM games WHERE game_id = 'g1'"))[0][0])
     assert row == ("submit", '{"pid":0,"ability":"day","targets":[1]}', 1001)
     assert [i["pid"] for i in state["intents"]] == [0]
     assert applied.result["ability"] == "role:tavern_keeper:tall_tales"
-    assert store.game("g1").pending(0)[0].targets == [1]
+    assert store.games.game("g1").pending(0)[0].targets == [1]
 
 
 async def test_refused_command_writes_nothing(store, db):
     await new_game(store)
-    await store.apply("g1", Command.submit(0, "day", [1]))
-    before, tx, game = await table_dump(db), store.transactions.copy(), store.game("g1").to_dict()
+    await store.games.apply("g1", Command.submit(0, "day", [1]))
+    before, tx, game = await table_dump(db), store.transactions.copy(), store.games.game("g1").to_dict()
     for cmd in (
         Command.submit(1, "day", [1]),  # self target
         Command.submit(2, "night", [3]),  # wrong phase
@@ -65,10 +65,10 @@ async def test_refused_command_writes_nothing(store, db):
         Command.gm("set_end_day", day=99),
     ):
         with pytest.raises(ActionError):
-            await store.apply("g1", cmd)
+            await store.games.apply("g1", cmd)
     assert await table_dump(db) == before
     assert store.transactions == tx
-    assert store.game("g1").to_dict() == game
+    assert store.games.game("g1").to_dict() == game
 
 
 async def test_transactions_per_operation(store):
@@ -78,47 +78,47 @@ async def test_transactions_per_operation(store):
     def spent() -> dict[str, int]:
         return {k: v - base.get(k, 0) for k, v in store.transactions.items() if v != base.get(k, 0)}
 
-    await store.apply("g1", Command.submit(0, "day", [1]))
+    await store.games.apply("g1", Command.submit(0, "day", [1]))
     assert spent() == {"apply": 1, "total": 1}
-    await store.apply("g1", Command.send_pm(0, 1, "привет", request_id="r1"))
-    await store.apply("g1", Command.send_pm(0, 1, "привет", request_id="r1"))  # a duplicate: 0
+    await store.games.apply("g1", Command.send_pm(0, 1, "привет", request_id="r1"))
+    await store.games.apply("g1", Command.send_pm(0, 1, "привет", request_id="r1"))  # a duplicate: 0
     assert spent() == {"apply": 2, "total": 2}
-    resolved = await store.resolve("g1", next_deadline=T0 + timedelta(hours=6))
+    resolved = await store.turns.resolve("g1", next_deadline=T0 + timedelta(hours=6))
     assert spent() == {"apply": 2, "resolve.mark": 1, "resolve": 1, "total": 4}
-    await store.claim(resolved.deliveries[0].key)
-    await store.mark_delivered(resolved.deliveries[0].key)
-    await store.set_deadline("g1", T0 + timedelta(hours=7))
+    await store.outbox.claim(resolved.deliveries[0].key)
+    await store.outbox.mark_delivered(resolved.deliveries[0].key)
+    await store.turns.set_deadline("g1", T0 + timedelta(hours=7))
     assert spent() == {"apply": 2, "resolve.mark": 1, "resolve": 1, "claim": 1, "delivered": 1, "deadline": 1, "total": 7}
 
 
 async def test_request_id_is_applied_once(store):
     await new_game(store)
-    first = await store.apply("g1", Command.send_pm(0, 1, "раз", request_id="interaction-1"))
-    again = await store.apply("g1", Command.send_pm(0, 1, "раз", request_id="interaction-1"))
+    first = await store.games.apply("g1", Command.send_pm(0, 1, "раз", request_id="interaction-1"))
+    again = await store.games.apply("g1", Command.send_pm(0, 1, "раз", request_id="interaction-1"))
     assert not first.duplicate and again.duplicate and again.seq == first.seq and again.result == first.result
-    assert len(store.game("g1").state.pms) == 1
-    assert [e["request_id"] for e in await store.journal("g1")] == ["interaction-1"]
+    assert len(store.games.game("g1").state.pms) == 1
+    assert [e["request_id"] for e in await store.games.journal("g1")] == ["interaction-1"]
 
 
 async def test_outbox_one_row_per_destination_with_unique_keys(store, db):
     await new_game(store)
-    pm = await store.apply("g1", Command.send_pm(2, 5, "тайна"))
+    pm = await store.games.apply("g1", Command.send_pm(2, 5, "тайна"))
     assert [(d.dest, d.player, d.key) for d in pm.deliveries] == [("player", 5, "g1/0/0/player:5")]
-    await store.apply("g1", Command.post_anon(3, "аноним"))
+    await store.games.apply("g1", Command.post_anon(3, "аноним"))
     for seat in range(0, 8, 2):
-        await store.apply("g1", Command.submit(seat, "day", [(seat + 1) % 8]))
-    resolved = await store.resolve("g1")
+        await store.games.apply("g1", Command.submit(seat, "day", [(seat + 1) % 8]))
+    resolved = await store.turns.resolve("g1")
     dests = {d.dest for d in resolved.deliveries}
     assert {"public", "gm", "player"} <= dests
-    keys = [d.key for d in await store.pending_deliveries("g1")]
+    keys = [d.key for d in await store.outbox.pending_deliveries("g1")]
     # the PM, the queued anonymous post shown to the GM (who may refuse it), then the resolve's
     assert len(keys) == len(set(keys)) == 2 + len(resolved.deliveries)
     assert all(k.startswith("g1/") for k in keys)
     # delivered once, never again; a claim is counted and survives a restart
     d0, d1 = keys[0], keys[1]
-    assert await store.claim(d0) and await store.mark_delivered(d0)
-    assert not await store.mark_delivered(d0) and not await store.claim(d0)
-    assert await store.claim(d1)
+    assert await store.outbox.claim(d0) and await store.outbox.mark_delivered(d0)
+    assert not await store.outbox.mark_delivered(d0) and not await store.outbox.claim(d0)
+    assert await store.outbox.claim(d1)
     await store.close()
     async with Store(db) as again:
         pending = again.report.pending
@@ -132,7 +132,7 @@ async def test_outbox_one_row_per_destination_with_unique_keys(store, db):
 @pytest.mark.sqlite_only
 async def test_failed_commit_changes_nothing_and_a_retry_works(store, db, monkeypatch):
     await new_game(store)
-    before, game = await table_dump(db), store.game("g1").to_dict()
+    before, game = await table_dump(db), store.games.game("g1").to_dict()
     real_commit = store.backend.commit
 
     async def broken_commit() -> None:
@@ -140,11 +140,11 @@ async def test_failed_commit_changes_nothing_and_a_retry_works(store, db, monkey
 
     monkeypatch.setattr(store.backend, "commit", broken_commit)
     with pytest.raises(StorageError) as err:
-        await store.apply("g1", Command.submit(0, "day", [1]))
+        await store.games.apply("g1", Command.submit(0, "day", [1]))
     assert str(db) in str(err.value) and "nothing was written" in str(err.value)
-    assert await table_dump(db) == before and store.game("g1").to_dict() == game
+    assert await table_dump(db) == before and store.games.game("g1").to_dict() == game
     monkeypatch.setattr(store.backend, "commit", real_commit)
-    applied = await store.apply("g1", Command.submit(0, "day", [1]))
+    applied = await store.games.apply("g1", Command.submit(0, "day", [1]))
     assert applied.seq == 1
 
 
@@ -160,38 +160,38 @@ async def test_a_game_written_by_another_process_is_reloaded_not_failed(store, d
     else:  # PostgreSQL: a second store on the same database really applies a command
         await other.open()
         try:
-            await other.apply("g1", Command.submit(1, "day", [2], user_id=1002))
+            await other.games.apply("g1", Command.submit(1, "day", [2], user_id=1002))
         finally:
             await other.close()
-    applied = await store.apply("g1", Command.submit(0, "day", [1], user_id=1001))
+    applied = await store.games.apply("g1", Command.submit(0, "day", [1], user_id=1001))
     assert applied.seq == 2 and store.reloads == 1
-    assert (await store.apply("g1", Command.submit(2, "day", [3]))).seq == 3
+    assert (await store.games.apply("g1", Command.submit(2, "day", [3]))).seq == 3
     assert (await sql(db, "SELECT COUNT(*) FROM commands WHERE game_id = 'g1'"))[0][0] == 3
     if other is not None:
-        assert sorted(i.pid for i in store.game("g1").state.intents) == [0, 1, 2]
+        assert sorted(i.pid for i in store.games.game("g1").state.intents) == [0, 1, 2]
 
 
 async def test_journal_rebuilds_the_game_exactly(store):
     await new_game(store, settings={"days": 2})
-    g = store.game("g1")
-    while not store.game("g1").state.over:
-        g = store.game("g1")
+    g = store.games.game("g1")
+    while not store.games.game("g1").state.over:
+        g = store.games.game("g1")
         kind = g.info.kind
         for p in g.living():
             legal = [a for a in g.legal_actions(p.pid) if g.counts_as_action(a.ability)]
             if legal:
                 a = legal[(p.pid + g.state.tick) % len(legal)]
-                await store.apply("g1", Command.submit(p.pid, a.key, a.targets[: a.ability.targets], next(iter(a.options), None)))
-        await store.apply("g1", Command.send_pm(1, 2, f"{kind} {g.state.tick}"))
+                await store.games.apply("g1", Command.submit(p.pid, a.key, a.targets[: a.ability.targets], next(iter(a.options), None)))
+        await store.games.apply("g1", Command.send_pm(1, 2, f"{kind} {g.state.tick}"))
         if g.state.tick == 2:
-            await store.apply("g1", Command.gm("set_stat", pid=4, stat="tv", value=9))
-        await store.resolve("g1")
-    rebuilt = await store.rebuild("g1")
-    assert rebuilt.to_dict() == store.game("g1").to_dict()
+            await store.games.apply("g1", Command.gm("set_stat", pid=4, stat="tv", value=9))
+        await store.turns.resolve("g1")
+    rebuilt = await store.games.rebuild("g1")
+    assert rebuilt.to_dict() == store.games.game("g1").to_dict()
     # memory holds the log the rules may still read (v8); the tables hold all of it
-    whole = await store.rebuild("g1", whole=True)
-    assert [e.key for e in await store.events("g1")] == [e.key for e in whole.state.events]
-    assert await store.snapshot("g1") == whole.to_dict()
+    whole = await store.games.rebuild("g1", whole=True)
+    assert [e.key for e in await store.games.events("g1")] == [e.key for e in whole.state.events]
+    assert await store.games.snapshot("g1") == whole.to_dict()
 
 
 async def test_deadlines_and_overdue_games_on_start(db):
@@ -199,53 +199,53 @@ async def test_deadlines_and_overdue_games_on_start(db):
         await new_game(s, "early", deadline=T0)
         await new_game(s, "late", deadline=T0 + timedelta(days=1))
         await new_game(s, "none")
-        assert s.deadline("early") == T0
-        assert not await s.set_deadline("early", T0)  # unchanged: nothing written
-        assert s.due(T0 - timedelta(minutes=1)) == []
+        assert s.games.deadline("early") == T0
+        assert not await s.turns.set_deadline("early", T0)  # unchanged: nothing written
+        assert s.games.due(T0 - timedelta(minutes=1)) == []
     # the bot was down past the first deadline: that game is due at once on start
     async with Store(db, clock=lambda: T0 + timedelta(hours=1)) as s:
         assert s.report.due == [Due("early", 0, "overdue", T0)]
-        resolved = await s.resolve("early", expect_tick=0, next_deadline=T0 + timedelta(hours=6))
-        assert resolved.tick == 0 and s.deadline("early") == T0 + timedelta(hours=6)
-        assert await s.resolve("early", expect_tick=0) is None  # a late timer for tick 0: no-op
-        assert s.due(T0 + timedelta(hours=1)) == []
-        await s.resolve("late")  # resolved without a next deadline: the old one is spent
-        assert s.deadline("late") is None
-        assert [d.game_id for d in s.due(T0 + timedelta(days=9))] == ["early"]
-        assert await s.set_deadline("none", T0 + timedelta(hours=2), user_id=9000)
+        resolved = await s.turns.resolve("early", expect_tick=0, next_deadline=T0 + timedelta(hours=6))
+        assert resolved.tick == 0 and s.games.deadline("early") == T0 + timedelta(hours=6)
+        assert await s.turns.resolve("early", expect_tick=0) is None  # a late timer for tick 0: no-op
+        assert s.games.due(T0 + timedelta(hours=1)) == []
+        await s.turns.resolve("late")  # resolved without a next deadline: the old one is spent
+        assert s.games.deadline("late") is None
+        assert [d.game_id for d in s.games.due(T0 + timedelta(days=9))] == ["early"]
+        assert await s.turns.set_deadline("none", T0 + timedelta(hours=2), user_id=9000)
         with pytest.raises(ValueError):
-            await s.set_deadline("none", datetime(2026, 3, 1))  # naive: refused
-        assert [a["action"] for a in await s.gm_actions("none")] == ["deadline"]
+            await s.turns.set_deadline("none", datetime(2026, 3, 1))  # naive: refused
+        assert [a["action"] for a in await s.games.gm_actions("none")] == ["deadline"]
 
 
 async def test_finished_games_stay_in_the_database(db):
     async with Store(db) as s:
         await new_game(s, settings={"days": 1})
-        while (await s.resolve("g1")) and not s.game("g1").state.over:
+        while (await s.turns.resolve("g1")) and not s.games.game("g1").state.over:
             pass
-        assert s.info("g1").status == "over"
-        for d in await s.pending_deliveries():
-            await s.mark_delivered(d.key)
+        assert s.games.info("g1").status == "over"
+        for d in await s.outbox.pending_deliveries():
+            await s.outbox.mark_delivered(d.key)
     async with Store(db) as s:
         # its end not shown yet (the bot's reveal): kept at hand so that it is not lost
-        assert s.has("g1") and s.info("g1").status == "over"
-        await s.set_meta("g1", {**s.info("g1").meta, "revealed": True})
+        assert s.games.has("g1") and s.games.info("g1").status == "over"
+        await s.meta.set_meta("g1", {**s.games.info("g1").meta, "revealed": True})
     async with Store(db) as s:
-        assert not s.has("g1") and s.report.games == []
-        info = await s.find("g1")
-        assert info.status == "over" and info.tick == 3 and await s.find("nope") is None
+        assert not s.games.has("g1") and s.report.games == []
+        info = await s.games.find("g1")
+        assert info.status == "over" and info.tick == 3 and await s.games.find("nope") is None
 
 
 async def test_the_live_game_is_the_committed_one(store):
     """A refused or failed command never leaves traces in memory: the game in memory is the
     committed snapshot (a command runs on the live game and gives it back when not committed)."""
     await new_game(store)
-    await store.apply("g1", Command.submit(0, "day", [1]))
-    assert store.game("g1").to_dict() == (await store.rebuild("g1")).to_dict()
+    await store.games.apply("g1", Command.submit(0, "day", [1]))
+    assert store.games.game("g1").to_dict() == (await store.games.rebuild("g1")).to_dict()
     with pytest.raises(ActionError):
-        await store.apply("g1", Command.submit(0, "day", [0]))
-    assert [i.targets for i in store.game("g1").state.intents] == [[1]]
-    assert store.game("g1").to_dict() == (await store.rebuild("g1")).to_dict()
+        await store.games.apply("g1", Command.submit(0, "day", [0]))
+    assert [i.targets for i in store.games.game("g1").state.intents] == [[1]]
+    assert store.games.game("g1").to_dict() == (await store.games.rebuild("g1")).to_dict()
 
 
 async def test_a_cancelled_caller_does_not_split_memory_from_disk(store, monkeypatch):
@@ -258,7 +258,7 @@ async def test_a_cancelled_caller_does_not_split_memory_from_disk(store, monkeyp
         await real_commit()
 
     monkeypatch.setattr(store.backend, "commit", slow_commit)
-    task = asyncio.create_task(store.apply("g1", Command.submit(0, "day", [1])))
+    task = asyncio.create_task(store.games.apply("g1", Command.submit(0, "day", [1])))
     for _ in range(100):
         await asyncio.sleep(0.01)
         if store.db.lock.locked():
@@ -268,12 +268,12 @@ async def test_a_cancelled_caller_does_not_split_memory_from_disk(store, monkeyp
     with pytest.raises(asyncio.CancelledError):
         await task
     for _ in range(100):
-        if store.info("g1").version == 1:
+        if store.games.info("g1").version == 1:
             break
         await asyncio.sleep(0.01)
-    assert [e["kind"] for e in await store.journal("g1")] == ["submit"]
-    assert store.info("g1").version == 1 and store.game("g1").pending(0)
-    assert (await store.apply("g1", Command.send_pm(0, 1, "дальше"))).seq == 2
+    assert [e["kind"] for e in await store.games.journal("g1")] == ["submit"]
+    assert store.games.info("g1").version == 1 and store.games.game("g1").pending(0)
+    assert (await store.games.apply("g1", Command.send_pm(0, 1, "дальше"))).seq == 2
 
 
 def _hold_at_commit(store: Store, fail: bool = False) -> tuple[threading.Event, threading.Event]:
@@ -311,15 +311,15 @@ async def test_a_caller_cancelled_in_the_one_trip_batch_finds_memory_as_committe
     await new_game(store)
     assert store.backend.batch_outlives_cancel()
     entered, gate = _hold_at_commit(store)
-    task = asyncio.create_task(store.apply("g1", Command.submit(0, "day", [1])))
+    task = asyncio.create_task(store.games.apply("g1", Command.submit(0, "day", [1])))
     await _cancel_when(entered, gate, task)
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert store.info("g1").version == 1 and [i.targets for i in store.game("g1").pending(0)] == [[1]]
-    assert [e["kind"] for e in await store.journal("g1")] == ["submit"]
-    assert store.game("g1").to_dict() == (await store.rebuild("g1")).to_dict()
+    assert store.games.info("g1").version == 1 and [i.targets for i in store.games.game("g1").pending(0)] == [[1]]
+    assert [e["kind"] for e in await store.games.journal("g1")] == ["submit"]
+    assert store.games.game("g1").to_dict() == (await store.games.rebuild("g1")).to_dict()
     store.fault = None
-    assert (await store.apply("g1", Command.send_pm(0, 1, "дальше"))).seq == 2
+    assert (await store.games.apply("g1", Command.send_pm(0, 1, "дальше"))).seq == 2
 
 
 @pytest.mark.sqlite_only
@@ -328,13 +328,13 @@ async def test_a_caller_cancelled_in_a_failing_batch_finds_nothing_changed(store
     the cancellation and the game in memory is the one before the command."""
     await new_game(store)
     entered, gate = _hold_at_commit(store, fail=True)
-    task = asyncio.create_task(store.apply("g1", Command.submit(0, "day", [1])))
+    task = asyncio.create_task(store.games.apply("g1", Command.submit(0, "day", [1])))
     await _cancel_when(entered, gate, task)
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert store.info("g1").version == 0 and not store.game("g1").pending(0)
-    assert await store.journal("g1") == []
-    assert store.game("g1").to_dict() == (await store.rebuild("g1")).to_dict()
+    assert store.games.info("g1").version == 0 and not store.games.game("g1").pending(0)
+    assert await store.games.journal("g1") == []
+    assert store.games.game("g1").to_dict() == (await store.games.rebuild("g1")).to_dict()
 
 
 @pytest.mark.sqlite_only
@@ -346,10 +346,10 @@ async def test_a_cancelled_command_with_a_timeout_is_a_timeout(store):
     threading.Timer(0.2, gate.set).start()
     with pytest.raises(TimeoutError):
         async with asyncio.timeout(0.05):
-            await store.apply("g1", Command.submit(0, "day", [1]))
+            await store.games.apply("g1", Command.submit(0, "day", [1]))
             await asyncio.sleep(1)
-    assert entered.is_set() and store.info("g1").version == 1 and store.game("g1").pending(0)
-    assert store.game("g1").to_dict() == (await store.rebuild("g1")).to_dict()
+    assert entered.is_set() and store.games.info("g1").version == 1 and store.games.game("g1").pending(0)
+    assert store.games.game("g1").to_dict() == (await store.games.rebuild("g1")).to_dict()
 
 
 async def test_bonus_choice_and_anon_refusal_are_journaled_and_replayed(store, db):
@@ -360,21 +360,21 @@ async def test_bonus_choice_and_anon_refusal_are_journaled_and_replayed(store, d
     players = [PlayerSpec("Аня", "Хозяин трактира", "Стратег", user_id=1), PlayerSpec("Борис", "Ростовщик", user_id=2),
                PlayerSpec("Вера", "Ростовщик", user_id=3)]
     await new_game(store, players=players)
-    chose = await store.apply("g1", Command.choose_bonus(0, "tv", user_id=1))
+    chose = await store.games.apply("g1", Command.choose_bonus(0, "tv", user_id=1))
     assert chose.result == "tv" and [e.key for e in chose.events] == ["private.bonus_chosen", "gm.bonus_chosen"]
-    posted = await store.apply("g1", Command.post_anon(1, "не по теме", user_id=2))
-    refused = await store.apply("g1", Command.gm("refuse_anon", seq=posted.result["seq"], user_id=9000))
+    posted = await store.games.apply("g1", Command.post_anon(1, "не по теме", user_id=2))
+    refused = await store.games.apply("g1", Command.gm("refuse_anon", seq=posted.result["seq"], user_id=9000))
     assert [(d.dest, d.player) for d in refused.deliveries] == [("gm", None), ("player", 1)]
-    assert [a["action"] for a in await store.gm_actions("g1")] == ["gm_refuse_anon"]
-    game = store.game("g1")
+    assert [a["action"] for a in await store.games.gm_actions("g1")] == ["gm_refuse_anon"]
+    game = store.games.game("g1")
     assert game.true_stat(game.player(0), "tv") == game.player(0).stats["tv"] + 2 and not game.state.anons
     assert game.player(1).anon_sent == {"1": 0}
-    assert (await store.rebuild("g1")).to_dict() == game.to_dict()
+    assert (await store.games.rebuild("g1")).to_dict() == game.to_dict()
     with pytest.raises(ActionError) as err:
-        await store.apply("g1", Command.gm("refuse_anon", seq=posted.result["seq"], user_id=9000))
+        await store.games.apply("g1", Command.gm("refuse_anon", seq=posted.result["seq"], user_id=9000))
     assert err.value.key == "unknown_anon"
     await store.close()
     async with Store(db) as again:
-        g = again.game("g1")
+        g = again.games.game("g1")
         assert g.bonus_choice(g.player(0))["stat"] == "tv" and g.bonus_choice(g.player(0))["chosen"]
-        assert [e["kind"] for e in await again.journal("g1")] == ["choose_bonus", "post_anon", "gm_refuse_anon"]
+        assert [e["kind"] for e in await again.games.journal("g1")] == ["choose_bonus", "post_anon", "gm_refuse_anon"]

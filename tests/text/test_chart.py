@@ -34,12 +34,12 @@ async def play(store: Store, ruleset: str, seed: int = 3, days: int = 2) -> tupl
     character = DEAL if rules.characters else None
     players = [PlayerSpec(name=NAMES[i], role=DEAL, character=character, user_id=1000 + i) for i in range(SIZES[ruleset])]
     gid = f"{ruleset}-g"
-    await store.create_game(ruleset, seed, players, game_id=gid, settings={"days": days})
+    await store.games.create_game(ruleset, seed, players, game_id=gid, settings={"days": days})
     rnd = random.Random(seed)
-    g = store.game(gid)
+    g = store.games.game(gid)
     seen = [{p.pid: revealed_stats(g, p) for p in g.state.players}]
     for _ in range(60):
-        g = store.game(gid)
+        g = store.games.game(gid)
         if g.state.over:
             break
         for p in g.living():
@@ -52,12 +52,12 @@ async def play(store: Store, ruleset: str, seed: int = 3, days: int = 2) -> tupl
                 if a.via:
                     args["via"] = a.via
                 with contextlib.suppress(ActionError):
-                    await store.apply(gid, Command("submit", args))
+                    await store.games.apply(gid, Command("submit", args))
             for v in g.open_votes():
                 with contextlib.suppress(ActionError):
-                    await store.apply(gid, Command.vote(p.pid, v.id, rnd.choice([q.pid for q in g.living()])))
-        await store.resolve(gid)
-        g = store.game(gid)
+                    await store.games.apply(gid, Command.vote(p.pid, v.id, rnd.choice([q.pid for q in g.living()])))
+        await store.turns.resolve(gid)
+        g = store.games.game(gid)
         seen.append({p.pid: revealed_stats(g, p) for p in g.state.players})
     return gid, seen
 
@@ -68,7 +68,7 @@ async def test_every_book_gets_a_chart_of_the_true_values(tmp_path, ruleset):
     await store.open()
     try:
         gid, seen = await play(store, ruleset)
-        game, info, journal = store.game(gid), store.info(gid), await store.journal(gid)
+        game, info, journal = store.games.game(gid), store.games.info(gid), await store.games.journal(gid)
         assert game.state.over, ruleset
         xs, points = true_series(replay(game, info, journal))
         assert points == seen  # the replay reads what the game had after every resolve

@@ -168,27 +168,27 @@ async def main(db: Path, api: str) -> None:
     bot.deliverer.fault = deliver_fault
     await bot.login("crash-token")  # the REST login, then setup_hook: open, reconcile, recover
     store = bot.store
-    if not store.has(GAME) and await store.find(GAME) is None:
-        lobbies = await store.lobbies()
+    if not store.games.has(GAME) and await store.games.find(GAME) is None:
+        lobbies = await store.lobbies.lobbies()
         if GAME not in lobbies:
             lobby = {"guild_id": GUILD, "channel_id": LOBBY_CHANNEL, "ruleset": RULESETS[SCRIPT], "creator": GM, "gms": [GM],
                      "players": [{"user_id": u, "name": n, "lang": "ru"} for u, n in zip(USERS, NAMES, strict=True)],
                      "spectators": [], "lang": "ru", "tz": "Europe/Moscow", "days": DAYS if SCRIPT == "godfather" else EARLY_DAYS,
                      "seed": SEED}
-            await store.create_lobby(GAME, lobby, guild_id=GUILD, channel_id=LOBBY_CHANNEL)
+            await store.lobbies.create_lobby(GAME, lobby, guild_id=GUILD, channel_id=LOBBY_CHANNEL)
         for _ in range(5):  # a start the connection broke is rolled back: the GM starts again
             try:
-                await start_game(bot, GAME, (await store.lobbies())[GAME])
+                await start_game(bot, GAME, (await store.lobbies.lobbies())[GAME])
                 break
             except StartFailed as exc:
                 if exc.key != "start.unreached":
                     raise
-    while store.has(GAME) and store.info(GAME).status == "running":
+    while store.games.has(GAME) and store.games.info(GAME).status == "running":
         await (play_phase if SCRIPT == "godfather" else play_early_phase)(bot, clock)
     # the loop goes on until everything is out (a send the stand-in failed is tried again)
     for _ in range(100):
         await bot.scheduler._iteration()
-        if not await store.pending_parts() and not await store.pending_deliveries():
+        if not await store.outbox.pending_parts() and not await store.outbox.pending_deliveries():
             break
     await bot.offer_cleanup(GAME)  # idempotent (``once``): a start after the end shows it once
     await bot.store.close()
@@ -199,7 +199,7 @@ async def phase_start(store: Any) -> datetime:
     """When the current phase began: the time of the resolve in force that began it."""
     from storage.commands import effective
 
-    resolves = [e for e in effective(await store.journal(GAME)) if e["kind"] == "resolve"]
+    resolves = [e for e in effective(await store.games.journal(GAME)) if e["kind"] == "resolve"]
     if not resolves:
         return START
     return datetime.strptime(resolves[-1]["created_at"], "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
@@ -211,8 +211,8 @@ async def play_phase(bot: Any, clock: Clock) -> None:
     from storage import Command
 
     store, deliverer = bot.store, bot.deliverer
-    tick = store.info(GAME).tick
-    journal = await store.journal(GAME)
+    tick = store.games.info(GAME).tick
+    journal = await store.games.journal(GAME)
     undone = any(e["kind"] == "undo" for e in journal)
     if tick == UNDO_TICK and not undone:
         await undo(bot, clock)  # the GM takes the last resolve back: the phase before is open again
@@ -228,18 +228,18 @@ async def play_phase(bot: Any, clock: Clock) -> None:
     async def apply(cmd: Any, posts: Any = (), deliver: Any = None) -> bool:
         at_step()
         try:
-            await store.apply(GAME, cmd, posts=posts, deliver=deliver)
+            await store.games.apply(GAME, cmd, posts=posts, deliver=deliver)
         except ActionError:
             return False
         finally:
             await deliverer.flush(GAME)  # as the cog does after each command
         return True
 
-    game = store.game(GAME)
+    game = store.games.game(GAME)
     night = game.info.kind == "night"
     if tick == SUBSTITUTE_TICK:
         await substitute(bot, clock, base)
-        game = store.game(GAME)
+        game = store.games.game(GAME)
     living = list(game.living())
     if night:  # ``/gm setstat``: two players get the secret influence a faction invitation needs
         for p in living[:2]:
@@ -247,7 +247,7 @@ async def play_phase(bot: Any, clock: Clock) -> None:
                                                            stat=Renderer(game, "ru").stat("tv"), value=3))
             await apply(Command.gm("set_stat", pid=p.pid, stat="tv", value=3, user_id=GM, request_id=f"{tick}:gm:tv:{p.pid}"),
                         posts=[line])
-        game = store.game(GAME)
+        game = store.games.game(GAME)
     for p in living:
         rnd = random.Random(f"{SEED}:{tick}:{p.pid}")
         legal = [la for la in game.legal_actions(p.pid) if not la.via]
@@ -261,7 +261,7 @@ async def play_phase(bot: Any, clock: Clock) -> None:
             if rnd.random() < 0.2:  # taken back, then sent again
                 await apply(Command.cancel(p.pid, "action", user_id=p.user_id, request_id=f"{tick}:{p.pid}:cancel"))
                 await apply(Command("submit", args, user_id=p.user_id, request_id=f"{tick}:{p.pid}:act2"))
-        game = store.game(GAME)
+        game = store.games.game(GAME)
         others = [q.pid for q in game.living() if q.pid != p.pid]
         if rnd.random() < 0.4 and others:  # a PM, with the sender's copy (as altmafia/bot/mail.py stages it)
             to = rnd.choice(others)
@@ -276,7 +276,7 @@ async def play_phase(bot: Any, clock: Clock) -> None:
         for vote in game.open_votes():
             choice = rnd.choice([q.pid for q in game.living()])
             await apply(Command.vote(p.pid, vote.id, choice, user_id=p.user_id, request_id=f"{tick}:{p.pid}:v:{vote.id}"))
-        game = store.game(GAME)
+        game = store.games.game(GAME)
     if night:  # the invited answer
         for o in [o for o in game.state.faction_ops if o.tick == tick and o.op == "invite"]:
             op = "accept" if random.Random(f"{SEED}:{tick}:{o.pid}:{o.target}").random() < 0.6 else "decline"
@@ -286,25 +286,25 @@ async def play_phase(bot: Any, clock: Clock) -> None:
     await gm_acts(bot, tick, at_step)
     if tick == FORCED_TICK:  # the GM's forced resolve, with its log line (as buttons.ResolveButton does)
         at_step()
-        game = store.game(GAME)
+        game = store.games.game(GAME)
         label = Renderer(game, "ru").label(game.info.label)
         line = text("ru", "gm.log", gm="Ведущий", action=text("ru", "gm.act_resolve", phase=label))
         await bot.scheduler.resolve(GAME, expect_tick=tick, user_id=GM, gm_line=line)
         return
     paused_before = any((e["request_id"] or "").startswith(f"pause:{tick}#") for e in journal)
-    if tick == PAUSE_TICK and not paused_before and store.info(GAME).deadline is not None and not store.info(GAME).meta.get("paused"):
+    if tick == PAUSE_TICK and not paused_before and store.games.info(GAME).deadline is not None and not store.games.info(GAME).meta.get("paused"):
         at_step()
         await pause(bot)
-    if store.info(GAME).meta.get("paused"):
+    if store.games.info(GAME).meta.get("paused"):
         # the deadline passes while paused: the loop resolves nothing; then the GM resumes
         clock.move(base + timedelta(hours=30))
         await bot.scheduler._iteration()
-        assert store.info(GAME).tick == tick, "a paused phase was resolved"
+        assert store.games.info(GAME).tick == tick, "a paused phase was resolved"
         await resume(bot)
-    deadline = store.info(GAME).deadline
+    deadline = store.games.info(GAME).deadline
     if deadline is None:  # no loop would ever resolve this phase: say how the game stands
-        info = store.info(GAME)
-        tail = [(e["seq"], e["tick"], e["kind"], e["request_id"]) for e in (await store.journal(GAME))[-6:]]
+        info = store.games.info(GAME)
+        tail = [(e["seq"], e["tick"], e["kind"], e["request_id"]) for e in (await store.games.journal(GAME))[-6:]]
         raise AssertionError(f"tick {info.tick} runs without a deadline (paused {info.meta.get('paused')}, "
                              f"undo_notices {info.meta.get('undo_notices')}, clock {clock.now()}); journal tail {tail}")
     clock.move(deadline - timedelta(minutes=REMIND_MINUTES) + timedelta(seconds=1))
@@ -324,8 +324,8 @@ async def play_early_phase(bot: Any, clock: Clock) -> None:
     from storage import Command
 
     store = bot.store
-    tick = store.info(GAME).tick
-    journal = await store.journal(GAME)
+    tick = store.games.info(GAME).tick
+    journal = await store.games.journal(GAME)
     base = await phase_start(store)
     step = 0
 
@@ -336,10 +336,10 @@ async def play_early_phase(bot: Any, clock: Clock) -> None:
 
     async def apply(cmd: Any) -> None:
         with contextlib.suppress(ActionError):
-            await store.apply(GAME, cmd)
+            await store.games.apply(GAME, cmd)
         await bot.deliverer.flush(GAME)  # as the cog does after each command
 
-    game = store.game(GAME)
+    game = store.games.game(GAME)
     living = list(game.living())
     for p in living:
         # four steps a player whatever they do: a redo after a kill (their action recorded, so
@@ -356,40 +356,40 @@ async def play_early_phase(bot: Any, clock: Clock) -> None:
             targets = rnd.sample(la.targets, min(la.ability.targets, len(la.targets))) if la.ability.targets else []
             await apply(Command("submit", {"pid": p.pid, "ability": la.key, "targets": targets, "option": la.any_option(rnd)},
                                 user_id=p.user_id, request_id=f"{tick}:{p.pid}:act"))
-        game = store.game(GAME)
+        game = store.games.game(GAME)
         ballot = random.Random(f"{SEED}:early:{tick}:{p.pid}:vote")  # whatever the action drew, or not
         for vote in game.open_votes()[:3]:
             at_step()
             choice = ballot.choice([q.pid for q in game.living()])
             await apply(Command.vote(p.pid, vote.id, choice, user_id=p.user_id, request_id=f"{tick}:{p.pid}:v:{vote.id}"))
         step += 3 - len(game.open_votes()[:3])
-        game = store.game(GAME)
+        game = store.games.game(GAME)
     await gm_acts(bot, tick, at_step)
-    least = bot.scheduler.min_phase(store.game(GAME))
+    least = bot.scheduler.min_phase(store.games.game(GAME))
     paused_before = any((e["request_id"] or "").startswith(f"pause:{tick}#") for e in journal)
-    if tick == EARLY_PAUSE_TICK and not paused_before and not store.info(GAME).meta.get("paused"):
+    if tick == EARLY_PAUSE_TICK and not paused_before and not store.games.info(GAME).meta.get("paused"):
         at_step()
         await pause(bot)
     clock.move(base + least / 2)
     await bot.scheduler._iteration()  # before the minimum: the GM is told when it may end
-    if store.info(GAME).tick != tick:
+    if store.games.info(GAME).tick != tick:
         return
     clock.move(base + least + timedelta(minutes=1))
     await bot.scheduler._iteration()  # the early end, unless paused or someone holds it up
-    if store.info(GAME).tick != tick:
+    if store.games.info(GAME).tick != tick:
         return
-    if store.info(GAME).meta.get("paused"):
+    if store.games.info(GAME).meta.get("paused"):
         clock.move(base + least + timedelta(minutes=2))
         await resume(bot)
         clock.move(base + least + timedelta(minutes=3))
         await bot.scheduler._iteration()  # the early end after the resume
-        if store.info(GAME).tick != tick:
+        if store.games.info(GAME).tick != tick:
             return
-    deadline = store.info(GAME).deadline
+    deadline = store.games.info(GAME).deadline
     assert deadline is not None, f"tick {tick} runs without a deadline"
     clock.move(deadline - timedelta(minutes=REMIND_MINUTES) + timedelta(seconds=1))
     await bot.scheduler._iteration()  # the reminders (or the early end, the minimum passed only now)
-    if store.info(GAME).tick != tick:
+    if store.games.info(GAME).tick != tick:
         return
     clock.move(deadline + timedelta(seconds=1))
     await bot.scheduler._iteration()  # the resolve, when the deadline passed
@@ -399,7 +399,7 @@ async def pm(bot: Any, apply: Any, p: Any, to: int, body: str, rid: str) -> None
     from altmafia.text.i18n import Renderer, text
     from storage import Command
 
-    game = bot.store.game(GAME)
+    game = bot.store.games.game(GAME)
     copy = bot.deliverer.outgoing(GAME, f"player:{p.pid}", text("ru", "pm.copy", to=Renderer(game, "ru").player(to), text=body))
     # as altmafia.bot.mail.send_pm: the copy and the PM staged and claimed in the command's transaction
     await apply(Command.send_pm(p.pid, to, body, user_id=p.user_id, request_id=rid), posts=[copy],
@@ -414,20 +414,20 @@ async def gm_acts(bot: Any, tick: int, at_step: Any) -> None:
     from storage import Command, Post
 
     store, deliverer = bot.store, bot.deliverer
-    game = store.game(GAME)
+    game = store.games.game(GAME)
     pid = game.living()[tick % len(game.living())].pid
     message = f"тайное слово дня {tick}"
     line = deliverer.gm_line(GAME, "Ведущий", text("ru", "gm.act_tell", player=game.player(pid).name, text=message))
     at_step()
-    await store.apply(GAME, Command.gm("message", pid=pid, text=message, user_id=GM, request_id=f"{tick}:gm:tell"), posts=[line])
+    await store.games.apply(GAME, Command.gm("message", pid=pid, text=message, user_id=GM, request_id=f"{tick}:gm:tell"), posts=[line])
     await deliverer.flush(GAME)
     at_step()
     say = deliverer.outgoing(GAME, "public", text("ru", "public.gm_says", text=ANNOUNCEMENT))
     said = deliverer.gm_line(GAME, "Ведущий", text("ru", "gm.act_say", where=text("ru", "gm.where_public"), text=ANNOUNCEMENT))
-    await store.stage_posts(GAME, f"ia:say:{tick}", [say, said])
+    await store.outbox.stage_posts(GAME, f"ia:say:{tick}", [say, said])
     await deliverer.flush(GAME)
     # once: a GM does not extend again after the bot's restart (a repeat minutes later is a new command)
-    extended = any((e["request_id"] or "").startswith(f"move:{GM}:+30#") for e in await store.journal(GAME))
+    extended = any((e["request_id"] or "").startswith(f"move:{GM}:+30#") for e in await store.games.journal(GAME))
     if tick == 0 and extended:
         at_step()
     if tick == 0 and not extended:
@@ -437,7 +437,7 @@ async def gm_acts(bot: Any, tick: int, at_step: Any) -> None:
                     deliverer.outgoing(GAME, "public", text("ru", "public.deadline_moved", deadline=f"<t:{stamp}:f> (<t:{stamp}:R>)"))]
 
         at_step()
-        await store.change_deadline(GAME, lambda info: (info.deadline + timedelta(minutes=30), None), user_id=GM,
+        await store.turns.change_deadline(GAME, lambda info: (info.deadline + timedelta(minutes=30), None), user_id=GM,
                                     key=f"move:{GM}:+30", posts=notices)
         await deliverer.flush(GAME)
 
@@ -451,7 +451,7 @@ async def substitute(bot: Any, clock: Clock, base: datetime) -> None:
     from storage import Command
 
     store = bot.store
-    game = store.game(GAME)
+    game = store.games.game(GAME)
     if any(p.user_id == NEWCOMER for p in game.state.players):
         await settle_seats(bot, GAME)  # done before a kill: what it owes is settled (idempotent)
         return
@@ -462,7 +462,7 @@ async def substitute(bot: Any, clock: Clock, base: datetime) -> None:
     cmd = Command("gm_substitute", {"pid": seat.pid, "user_id": NEWCOMER, "name": None}, user_id=GM,
                   request_id=f"{game.state.tick}:gm:substitute")
     with contextlib.suppress(ActionError):
-        await store.apply(GAME, cmd, posts=[line])
+        await store.games.apply(GAME, cmd, posts=[line])
     await bot.deliverer.flush(GAME)
     await settle_seats(bot, GAME)
 
@@ -476,7 +476,7 @@ async def pause(bot: Any) -> None:
         remaining = max(60.0, (info.deadline - now()).total_seconds())
         return None, lambda meta: meta.update(paused={"remaining": remaining, "tick": info.tick})
 
-    await bot.store.change_deadline(GAME, to_pause, user_id=GM, key=f"pause:{bot.store.info(GAME).tick}", posts=lambda info: [
+    await bot.store.turns.change_deadline(GAME, to_pause, user_id=GM, key=f"pause:{bot.store.games.info(GAME).tick}", posts=lambda info: [
         bot.deliverer.gm_line(GAME, "Ведущий", text("ru", "gm.act_pause")),
         bot.deliverer.outgoing(GAME, "public", text("ru", "public.paused"))])
     await bot.deliverer.flush(GAME)
@@ -496,7 +496,7 @@ async def resume(bot: Any) -> None:
         return [bot.deliverer.gm_line(GAME, "Ведущий", text("ru", "gm.act_resume")),
                 bot.deliverer.outgoing(GAME, "public", text("ru", "public.resumed", deadline=f"<t:{stamp}:f> (<t:{stamp}:R>)"))]
 
-    await bot.store.change_deadline(GAME, to_resume, user_id=GM, key=f"resume:{bot.store.info(GAME).tick}", posts=notices)
+    await bot.store.turns.change_deadline(GAME, to_resume, user_id=GM, key=f"resume:{bot.store.games.info(GAME).tick}", posts=notices)
     await bot.deliverer.flush(GAME)
 
 
@@ -509,16 +509,16 @@ async def undo(bot: Any, clock: Clock) -> None:
     store = bot.store
     clock.move(clock.now() + timedelta(minutes=1))
     async with bot.scheduler.lock(GAME):
-        target = await store.undo_target(GAME)
+        target = await store.turns.undo_target(GAME)
 
         def record(meta: dict[str, Any], posted: list[dict[str, Any]]) -> None:
             meta["undo_notices"] = {"resolve_seq": target["seq"], "tick": target["tick"], "posted": posted, "gm": "Ведущий"}
 
         async with bot.deliverer.lock(GAME):
             with contextlib.suppress(UndoRefused):
-                await store.undo_resolve(GAME, user_id=GM, meta_fn=record, key=f"undo@{target['seq']}")
+                await store.turns.undo_resolve(GAME, user_id=GM, meta_fn=record, key=f"undo@{target['seq']}")
         await settle_undo(bot, GAME)
-    game = store.game(GAME)
+    game = store.games.game(GAME)
     p = game.living()[0]
     legal = [la for la in game.legal_actions(p.pid) if not la.via and la.ability.targets == 1]
     if legal:
@@ -527,7 +527,7 @@ async def undo(bot: Any, clock: Clock) -> None:
         from engine import ActionError
 
         with contextlib.suppress(ActionError):
-            await store.apply(GAME, Command("submit", {"pid": p.pid, "ability": la.key, "targets": [la.targets[-1]], "option": None},
+            await store.games.apply(GAME, Command("submit", {"pid": p.pid, "ability": la.key, "targets": [la.targets[-1]], "option": None},
                                             user_id=p.user_id, request_id=f"{game.state.tick}:{p.pid}:after-undo"))
         await bot.deliverer.flush(GAME)
 

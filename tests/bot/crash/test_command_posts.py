@@ -38,15 +38,15 @@ async def test_a_pm_copy_and_a_gm_log_line_survive_a_crash_after_the_commit(env,
     told = [m for m in t.hidden(3).history() if "тайное слово: чайка" in m.content]
     logged = [m for m in t.channel("gm").history() if "тайное слово: чайка" in m.content]
     assert (len(copies), len(received), len(told), len(logged)) == (1, 1, 1, 1), (copies, received, told, logged)
-    assert not await t.store.pending_parts(t.game_id) and not await t.store.pending_deliveries(t.game_id)
+    assert not await t.store.outbox.pending_parts(t.game_id) and not await t.store.outbox.pending_deliveries(t.game_id)
 
 
 async def test_a_deadline_notice_survives_a_crash_after_the_commit(env, settings):
     t = await start(await gather(env, 4, spectators=0))
     t.store.fault = die_after("deadline.before_commit")  # rolled back: neither the move nor its notice
     await t.gm.slash(t.channel("gm"), "gm extend", minutes=30)
-    before = t.store.info(t.game_id).deadline
-    assert not await t.store.pending_parts(t.game_id)
+    before = t.store.games.info(t.game_id).deadline
+    assert not await t.store.outbox.pending_parts(t.game_id)
     t.store.fault = None
 
     async def dead_flush(*a, **k):  # committed, then the process dies before any send
@@ -57,7 +57,7 @@ async def test_a_deadline_notice_survives_a_crash_after_the_commit(env, settings
     await t.gm.slash(t.channel("gm"), "gm extend", minutes=30)
     env.bot.deliverer.flush = real
     assert env.errors
-    assert t.store.info(t.game_id).deadline != before
+    assert t.store.games.info(t.game_id).deadline != before
     await restart(env, settings)
     public = [m for m in t.channel("public").history() if m.author.bot]
     head = text("ru", "public.deadline_moved", deadline="\0").split("\0")[0]

@@ -16,12 +16,12 @@ async def test_a_retried_submission_and_pm_land_once_and_say_what_is_recorded(en
     target = str(la.targets[0])
     first = await t.member(0).slash(t.hidden(0), "action submit", ability=la.key, target=target)
     assert first.response.content.startswith("✅"), first.response.content
-    seq = t.store.info(t.game_id).version
+    seq = t.store.games.info(t.game_id).version
     again = await t.member(0).slash(t.hidden(0), "action submit", ability=la.key, target=target)  # the reply was lost: a retry
     r = Renderer(t.game, "en")  # SimCord's interactions carry en-US
     head = text("en", "action.already", ability=r.ability(la.key), targets=r.player(la.targets[0]), option="")
     assert again.response.content.startswith(head), again.response.content
-    assert t.store.info(t.game_id).version == seq  # nothing applied the second time
+    assert t.store.games.info(t.game_id).version == seq  # nothing applied the second time
     assert len([i for i in t.game.pending(0) if i.ability == la.key]) == 1
     me = await t.member(0).slash(t.hidden(0), "action me")
     assert r.player(la.targets[0]) in me.response.content and me.response.ephemeral
