@@ -46,6 +46,8 @@ from .moves import (
 )
 from .services import Services, services
 
+#: Discord's limit on a component's custom id
+CUSTOM_ID_MAX = 100
 ID = r"(?P<game>[0-9a-zA-Z_-]+):(?P<pid>\d+):(?P<tick>-?\d+)"
 MAX_OPTIONS = 25  # Discord's limit of a select's options
 ROWS = 5  # Discord's limit of rows of a message
@@ -175,8 +177,10 @@ def panel_view(game_id: str, game: Game, pid: int, tick: int, lng: str, draft: d
     pending = game.pending(pid) if tick == game.state.tick else []
     if pending:  # the newest submission (a ruleset with lanes has several: the slash command names the rest)
         last = max(pending, key=lambda i: i.seq)
-        view.add_item(PanelButton(f"cx.{last.lane}", game_id, pid, tick, text(lng, "panel.cancel", ability=r.ability(last.ability)),
-                                  discord.ButtonStyle.secondary, row))
+        kind = "cx." + last.lane.replace(":", "~")  # a lane may hold colons ("free:role:…"), the id's separator
+        if len(f"amy:{kind}:{game_id}:{pid}:{tick}") <= CUSTOM_ID_MAX:  # else the slash command cancels it
+            view.add_item(PanelButton(kind, game_id, pid, tick, text(lng, "panel.cancel", ability=r.ability(last.ability)),
+                                      discord.ButtonStyle.secondary, row))
     for idx, name in withdraw[:1 if legal else 2]:
         label = text(lng, "panel.unvote") if len(withdraw) == 1 else text(lng, "panel.unvote_of", vote=name)
         view.add_item(PanelButton(f"u{idx}", game_id, pid, tick, label, discord.ButtonStyle.danger, row))
@@ -355,7 +359,7 @@ class PanelSelect(discord.ui.DynamicItem[discord.ui.Select], template=r"amx:(?P<
         await _redraw(interaction, self.game_id, self.pid, self.tick, draft)
 
 
-class PanelButton(discord.ui.DynamicItem[discord.ui.Button], template=r"amy:(?P<kind>go|pm|an|u\d{1,2}|cx\.[a-z0-9_]{1,40}):" + ID):
+class PanelButton(discord.ui.DynamicItem[discord.ui.Button], template=r"amy:(?P<kind>go|pm|an|u\d{1,2}|cx\.[a-z0-9_~]{1,80}):" + ID):
     def __init__(self, kind: str, game_id: str, pid: int, tick: int, label: str = "OK",
                  style: discord.ButtonStyle = discord.ButtonStyle.secondary, row: int | None = None) -> None:
         self.kind, self.game_id, self.pid, self.tick = kind, game_id, pid, tick
@@ -380,7 +384,7 @@ class PanelButton(discord.ui.DynamicItem[discord.ui.Button], template=r"amy:(?P<
             return
         draft = draft_of(bot.store.games.info(self.game_id).meta, self.pid, self.tick)
         if self.kind.startswith("cx."):
-            if await cancel_action(bot, interaction, self.kind[3:]):
+            if await cancel_action(bot, interaction, self.kind[3:].replace("~", ":")):
                 await _redraw(interaction, self.game_id, self.pid, self.tick, draft)
             return
         if self.kind.startswith("u"):
