@@ -40,7 +40,7 @@ from storage import Command
 from storage.commands import effective
 
 from .deadlines import min_minutes, now, period_end, period_length
-from .delivery import GAMES_AT_ONCE
+from .delivery import GAMES_AT_ONCE, at_once
 from .failures import FAILED
 from .living import announce_phase
 from .lobbies import post_briefing, post_cards, settle_seats
@@ -376,12 +376,15 @@ class Scheduler:
                 # the game's start, or a restart that lost the mark: the tick's start as committed
                 await self.mark_phase_start(info.game_id, await self.tick_began(info.game_id))
             await self.end_early(info.game_id)
-        for info in list(store.games.games()):
-            if info.status == "running":
-                try:
-                    await self.remind(info.game_id)
-                except FAILED as exc:
-                    log.warning("game %s: reminders failed: %s", info.game_id, exc)
+        # the reminders of different games go out side by side, as their deliveries do (each
+        # game's in order, under its own lock): one game after another, the reminders of hundreds
+        # of games due together would take minutes of round trips
+        running = [i.game_id for i in store.games.games() if i.status == "running"]
+        for gid, result in zip(running, await at_once(running, self._remind_logged, GAMES_AT_ONCE), strict=True):
+            if isinstance(result, BaseException):
+                if not isinstance(result, Exception):
+                    raise result
+                log.error("game %s: reminders failed", gid, exc_info=result)
         await self.bot.deliverer.flush()
         # finished games leave memory once their end is shown and delivered (the database keeps them)
         for gid in await store.games.release_finished(older_than=RELEASE_AFTER):
@@ -415,6 +418,12 @@ class Scheduler:
         """Who owes this turn's action; who owes a vote (the engine's answer, :meth:`Game.owed`)."""
         owed = game.owed()
         return [o.pid for o in owed if o.action], [o.pid for o in owed if o.votes]
+
+    async def _remind_logged(self, game_id: str) -> None:
+        try:
+            await self.remind(game_id)
+        except FAILED as exc:
+            log.warning("game %s: reminders failed: %s", game_id, exc)
 
     async def remind(self, game_id: str) -> None:
         store = self.bot.store

@@ -127,7 +127,7 @@ def test_migration_files_are_numbered_and_parse():
     for m in found:
         stmts = m.statements()
         assert stmts and all(s and not s.endswith(";") for s in stmts)
-        assert any(s.startswith(("CREATE TABLE", "ALTER TABLE")) for s in stmts)
+        assert any(s.startswith(("CREATE TABLE", "ALTER TABLE", "CREATE INDEX")) for s in stmts)
 
 
 def test_an_installation_without_migration_files_says_so(tmp_path):
@@ -209,3 +209,25 @@ async def test_version_7_snapshots_lose_their_log_to_the_tables(tmp_path):
     async with Store(path) as store:  # split once: a second start has nothing to move
         assert store.transactions["migrate.split"] == 0
         assert await store.games.snapshot("g7") == old.to_dict()
+
+
+async def test_version_9_parts_are_found_by_their_game(tmp_path):
+    """Migration 0010: a game's unsent parts and the highest staging order are read through
+    indexes of their own, not through every unsent part of every game."""
+    path = tmp_path / "v9.sqlite3"
+    db = SqliteBackend(path)
+    await db.connect()
+    assert await migrate(db, upto=9) == (0, 9)
+    await db.close()
+    async with Store(path) as store:
+        assert (store.report.schema_from, store.report.schema_to) == (9, latest_version())
+    con = sqlite3.connect(path)
+    try:
+        def plan(sql: str, *args: object) -> str:
+            return " ".join(str(r[-1]) for r in con.execute(f"EXPLAIN QUERY PLAN {sql}", args))
+
+        assert "outbox_parts_by_game (game_id=? AND sent_at=?)" in plan(
+            "SELECT batch_id FROM outbox_parts WHERE sent_at IS NULL AND game_id = ? ORDER BY batch_ord, part_idx", "g1")
+        assert "outbox_parts_by_order" in plan("SELECT MAX(batch_ord) FROM outbox_parts")
+    finally:
+        con.close()
