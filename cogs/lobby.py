@@ -457,14 +457,19 @@ class Lobby(commands.GroupCog, group_name=N("lobby"), group_description=D("lobby
             if done is None:
                 return
             lobby = done[0]
+            game_lang = lobby["lang"]
+
+            async def started(gid: str) -> None:
+                """The GM and the table told where the game is, while its first posts go out."""
+                channels = self.bot.store.games.info(gid).meta["channels"]
+                await reply(interaction, text(lang(interaction), "start.done_gm", gm=f"<#{channels['gm']}>"))
+                await reply(interaction, text(game_lang, "lobby.started", channel=f"<#{channels['public']}>"), ephemeral=False)
+
             try:
-                gid = await lobbies.start(self.bot, lobby_id, lobby)
+                await lobbies.start(self.bot, lobby_id, lobby, started)
             except lobbies.LobbyError as exc:  # nothing of it left: the lobby is open again
                 await refuse(interaction, exc.key, **exc.args_)
                 return
-        channels = self.bot.store.games.info(gid).meta["channels"]
-        await reply(interaction, text(lang(interaction), "start.done_gm", gm=f"<#{channels['gm']}>"))
-        await reply(interaction, text(lobby["lang"], "lobby.started", channel=f"<#{channels['public']}>"), ephemeral=False)
 
     async def gm_role_players(self, interaction: discord.Interaction, lobby: dict[str, Any]) -> list[str]:
         """The signed-up players who hold the server's GM role now (given it after signing up).

@@ -51,6 +51,10 @@ TEXT, CATEGORY = 0, 4
 ROLE: Final = 0
 MEMBER: Final = 1
 PER_CATEGORY = 50  # Discord's limit of channels in one category
+#: how many channels a start creates at the same time: the children of a category go out
+#: together (discord.py's rate limiter and Discord's 429s pace them, never a sleep of ours),
+#: few enough that one start never has more than this many requests refused at a limit's edge
+CREATES_AT_ONCE = 25
 
 P = discord.Permissions
 #: every permission bit of an overwrite comes from the one definition of what the bot holds
@@ -121,6 +125,9 @@ class ChannelSpec:
     overwrites: list[dict[str, Any]]
     parent: str | None = None
     topic: str | None = None
+    #: its place among its category's channels (Discord orders them by position): channels
+    #: created at the same time arrive in any order, so each is told its place
+    position: int | None = None
 
 
 @dataclass
@@ -229,8 +236,8 @@ def with_categories(title: str, aud: Audience, channels: list[ChannelSpec], firs
         key = "category" if n == 1 else f"category:{n}"
         name = title if n == 1 else f"{title} ({n})"
         out.append(ChannelSpec(key, name[:100], CATEGORY, aud.base()))
-        for c in channels[i:i + PER_CATEGORY]:
-            c.parent = key
+        for place, c in enumerate(channels[i:i + PER_CATEGORY]):
+            c.parent, c.position = key, place
             out.append(c)
     return out
 
@@ -251,6 +258,8 @@ async def create(http: Any, guild_id: int, plan: list[ChannelSpec], known: dict[
             options["parent_id"] = ids[spec.parent]
         if spec.topic:
             options["topic"] = spec.topic[:1024]
+        if spec.position is not None:
+            options["position"] = spec.position
         data = await http.create_channel(guild_id, spec.type, **options)
         ids[spec.key] = int(data["id"])
         if on_made is not None:
@@ -276,6 +285,15 @@ def carries(channel: Mapping[str, Any], intent: Any) -> bool:
             and (int(parent) if parent else None) == intent.parent_id)
 
 
+def waves(plan: list[ChannelSpec]) -> list[list[ChannelSpec]]:
+    """``plan`` in the waves a start creates it in: each category on its own, in order (a
+    server's categories are ordered by when they were made), then every other channel at once
+    (its category made: each carries its ``position``)."""
+    out: list[list[ChannelSpec]] = [[spec] for spec in plan if spec.type == CATEGORY]
+    rest = [spec for spec in plan if spec.type != CATEGORY]
+    return [*out, rest] if rest else out
+
+
 async def create_intended(store: Store, http: HTTPClient, owner: str, guild_id: int, plan: list[ChannelSpec],
                           known: dict[str, int], on_created: Any = None) -> dict[str, int]:
     """:func:`create` with the intent recorded first (``Store.outbox.intend_channel``), so that a crash
@@ -285,26 +303,43 @@ async def create_intended(store: Store, http: HTTPClient, owner: str, guild_id: 
     again); then the id is saved (``on_created(key, id)``) and the intent settled.
     A channel of ``plan`` already in ``known`` (made by an attempt cut short) gets its
     overwrites past the first 100 put again too: the attempt may have stopped before them.
-    ``owner``: the lobby (= game) id."""
+    ``owner``: the lobby (= game) id.
+
+    The channels of a wave (:func:`waves`: the categories one by one, then the rest) are
+    created at the same time, :data:`CREATES_AT_ONCE` at most: the wave's intents recorded
+    first, then each channel on its own path (create, id saved, intent settled). A wave that fails (a refusal, a broken connection) is
+    waited for whole before the first failure is raised, so that nothing is still being made
+    while the start is rolled back; no later wave starts."""
     ids = dict(known)
     listing: list[Mapping[str, Any]] | None = None
+    listed = asyncio.Lock()  # the guild's channels fetched once, by the first path that needs them
+    slots = asyncio.Semaphore(CREATES_AT_ONCE)
 
     async def made(key: str, cid: int) -> None:
         await store.outbox.channel_made(owner, key, cid)
 
-    for spec in plan:
-        if spec.key in ids:
-            await put_overwrites(http, ids[spec.key], split_overwrites(spec.overwrites)[1])
-            continue
-        parent = ids[spec.parent] if spec.parent else None
-        name = spec.name[:100]
-        before = await store.outbox.intend_channel(owner, spec.key, guild_id=guild_id, kind=spec.type, name=name, parent_id=parent)
-        cid = None
-        if before is not None:
+    async def guild_channels() -> list[Mapping[str, Any]]:
+        nonlocal listing
+        async with listed:
             if listing is None:
                 listing = list(await http.get_all_guild_channels(guild_id))
+            return listing
+
+    async def intend(spec: ChannelSpec) -> Any:
+        parent = ids[spec.parent] if spec.parent else None
+        return await store.outbox.intend_channel(owner, spec.key, guild_id=guild_id, kind=spec.type, name=spec.name[:100], parent_id=parent)
+
+    async def one(spec: ChannelSpec, before: Any) -> None:
+        if spec.key in ids:
+            await put_overwrites(http, ids[spec.key], split_overwrites(spec.overwrites)[1])
+            return
+        parent = ids[spec.parent] if spec.parent else None
+        name = spec.name[:100]
+        cid = None
+        if before is not None:
+            found_in = await guild_channels()
             mine = set(ids.values())
-            found = [int(c["id"]) for c in listing if carries(c, before) and int(c["id"]) not in mine
+            found = [int(c["id"]) for c in found_in if carries(c, before) and int(c["id"]) not in mine
                      and store.meta.game_of_channel(int(c["id"])) is None]
             if found:
                 cid = found[0]
@@ -322,6 +357,19 @@ async def create_intended(store: Store, http: HTTPClient, owner: str, guild_id: 
         if on_created is not None:
             await on_created(spec.key, cid)
         await store.outbox.settle_channel(owner, spec.key, cid)
+
+    async def bounded(spec: ChannelSpec, before: Any) -> None:
+        async with slots:
+            await one(spec, before)
+
+    for wave in waves(plan):
+        # every intent of the wave recorded before any of its creations goes out: they go together
+        new = [spec for spec in wave if spec.key not in ids]
+        intents = dict(zip([spec.key for spec in new], [await intend(spec) for spec in new], strict=True))
+        results = await asyncio.gather(*(bounded(spec, intents.get(spec.key)) for spec in wave), return_exceptions=True)
+        failed = [r for r in results if isinstance(r, BaseException)]
+        if failed:
+            raise failed[0]
     return ids
 
 
@@ -571,7 +619,8 @@ class ChannelManager:
                     name = text(lang, f"channel.team.{fid}")
                 else:
                     name = text(lang, "channel.faction", fid=Renderer(game, lang).faction(fid))
-                spec = ChannelSpec(key, slug(name), TEXT, aud.with_access(want), parent=cat)
+                spec = ChannelSpec(key, slug(name), TEXT, aud.with_access(want), parent=cat,
+                                   position=sum(1 for p in parents.values() if p == cat))
                 made = await create_intended(self.store, self.http, game_id, aud.guild_id, [spec], channels)
                 created.update({k: v for k, v in made.items() if k not in channels})
                 channels.update(made)

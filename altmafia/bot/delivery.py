@@ -34,12 +34,14 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
+import contextvars
 import io
 import logging
 import re
 import secrets
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -156,6 +158,9 @@ def file_spec(f: Any) -> dict[str, str]:
 #: requests a second at a round trip of 100 ms and more, few enough not to run into that limit
 #: again and again (each 429 counts against the token's invalid requests)
 GAMES_AT_ONCE = 8
+#: how many channels the flush at a hold's end sends to at the same time (each channel's parts
+#: in order): a start's role cards, briefing and panels
+CHANNELS_AT_ONCE = 10
 
 
 async def at_once(items: list[Any], fn: Any, limit: int) -> list[Any]:
@@ -168,6 +173,12 @@ async def at_once(items: list[Any], fn: Any, limit: int) -> list[Any]:
             return await fn(item)
 
     return await asyncio.gather(*(one(i) for i in items), return_exceptions=True)
+
+
+#: the games whose posts and flushes this task only stages (:meth:`Deliverer.holding`)
+_HOLDING: contextvars.ContextVar[frozenset[str]] = contextvars.ContextVar("holding", default=frozenset())
+#: this task's flush sends to several channels at the same time (the end of a hold)
+_WIDE: contextvars.ContextVar[bool] = contextvars.ContextVar("wide", default=False)
 
 
 def _committed(fn: Any) -> None:
@@ -200,6 +211,8 @@ class Deliverer:
         ``committed()`` is called once it is committed."""
         if meta is not None and game_id is None:
             raise ValueError("a meta change rides only on the flush of its own game")
+        if game_id is not None and game_id in _HOLDING.get() and meta is None and not extra:
+            return 0  # the hold's end flushes it (:meth:`holding`)
         if game_id is None:
             return await self._flush_all()
         carry: list[tuple[str, Any]] = [(game_id, meta)] if meta is not None else []
@@ -211,6 +224,25 @@ class Deliverer:
                 gid, fn = carry.pop()
                 await self.bot.store.meta.update_meta(gid, fn)
                 _committed(fn)
+
+    @contextlib.asynccontextmanager
+    async def holding(self, game_id: str) -> AsyncIterator[None]:
+        """Within it, this task's :meth:`post` of ``game_id`` stages only and its plain
+        :meth:`flush` of the game waits; at its end one flush sends everything staged, the
+        channels at the same time (a start's role cards, briefing and panels: one wave instead
+        of one post after another). Other tasks deliver the game as ever meanwhile (each part
+        is claimed before it is sent)."""
+        await self.flush(game_id)  # what the game committed before goes out first, as a post would send it
+        token = _HOLDING.set(_HOLDING.get() | {game_id})
+        try:
+            yield
+        finally:
+            _HOLDING.reset(token)
+        wide = _WIDE.set(True)
+        try:
+            await self.flush(game_id)
+        finally:
+            _WIDE.reset(wide)
 
     def lock(self, game_id: str) -> asyncio.Lock:
         """The lock of one game's delivery (an undo takes it: no batch is half-way out)."""
@@ -491,24 +523,46 @@ class Deliverer:
 
     async def _send_parts(self, parts: list[Part], blocked: set[tuple[str, str]],
                           carry: list[tuple[str, Any]] | None = None) -> int:
-        """Send parts in order; a failed part blocks the rest of its channel until the next flush.
-        ``carry``: a meta change (:meth:`flush`'s ``meta``) taken into the marking transaction,
-        when there is one (a crash before it commits neither)."""
-        sent = 0
+        """Send parts in order; at the end of a hold (:meth:`holding`) in order within each
+        channel, the channels at the same time (:data:`CHANNELS_AT_ONCE` at most: discord.py's
+        rate limiter paces them). A failed part blocks the rest of its channel until the next flush. ``carry``: a meta change
+        (:meth:`flush`'s ``meta``) taken into the marking transaction, when there is one (a
+        crash before it commits neither). A channel whose send raised is waited for with the
+        others before the exception goes on, so that nothing is still being sent meanwhile."""
         done: list[tuple[Part, int | None]] = []  # sent (or found, or dropped): marked together at the end
         if any(p.untried for p in parts):  # staged claims that expired untried: taken again, in one transaction
             again = {p.key: p for p in await self.bot.store.outbox.hold_again(parts)}
             parts = [again.get(p.key, p) for p in parts]
-        try:
-            for part in parts:
-                where = (part.game_id, part.channel_key)
+        chains: dict[tuple[str, str], list[Part]] = {}
+        for part in parts:
+            chains.setdefault((part.game_id, part.channel_key), []).append(part)
+
+        async def chain(where: tuple[str, str], mine: list[Part]) -> int:
+            n = 0
+            for part in mine:
                 if where in blocked:
-                    continue
+                    break
                 result = await self._send_part(part, done)
                 if result is None:
                     blocked.add(where)
                 else:
-                    sent += result
+                    n += result
+            return n
+
+        try:
+            if _WIDE.get():
+                results = await at_once(list(chains.items()), lambda item: chain(*item), CHANNELS_AT_ONCE)
+            else:  # one part after another, in the order staged (every flush but a hold's end)
+                results = [0]
+                for part in parts:
+                    where = (part.game_id, part.channel_key)
+                    if where in blocked:
+                        continue
+                    result = await self._send_part(part, done)
+                    if result is None:
+                        blocked.add(where)
+                    else:
+                        results[0] += result
         finally:
             # one transaction for every part of the flush; a crash before it leaves them claimed
             # and unsent, and the next start looks for each in its channel before sending it
@@ -518,7 +572,10 @@ class Deliverer:
                 _committed(fn)
             else:
                 await self.bot.store.outbox.mark_parts_sent(done)
-        return sent
+        failed = [r for r in results if isinstance(r, BaseException)]
+        if failed:
+            raise failed[0]
+        return sum(results)
 
     async def _send_part(self, part: Part, done: list[tuple[Part, int | None]]) -> int | None:
         """1 if sent now, 0 if found already sent (or dropped), None if it failed (retry later).
@@ -658,6 +715,9 @@ class Deliverer:
                   "view": view if i == len(parts) - 1 else None,
                   "files": [file_spec(f) for f in files] if files and i == 0 else None} for i, c in enumerate(parts)]
         async with self.lock(game_id):
+            if game_id in _HOLDING.get():  # staged only: the hold's end sends it after what came before
+                await store.outbox.stage(game_id, batch_id, key, int(cid), specs)
+                return 0
             # whatever the game committed before goes out first (its events after a restart,
             # before the reveal), in commit order
             sent = await self._flush(game_id) if store.games.has(game_id) else 0

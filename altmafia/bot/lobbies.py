@@ -16,6 +16,7 @@ again, so the GM can fix the cause and start once more (:class:`StartFailed`).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import secrets
 from typing import Any
@@ -247,10 +248,16 @@ async def roll_back(bot: Services, lobby_id: str, guild_id: int, made: dict[str,
     await store.lobbies.update_lobby(lobby_id, reopen)
 
 
-async def start(bot: Services, lobby_id: str, lobby: dict[str, Any]) -> str:
+async def start(bot: Services, lobby_id: str, lobby: dict[str, Any], started: Any = None) -> str:
     """Start the lobby's game; returns its id (the lobby's). A LobbyError (the lobby open again,
     nothing left made) when the server cannot take the game or Discord refused a step before
-    the game was committed (:class:`StartFailed`)."""
+    the game was committed (:class:`StartFailed`).
+
+    The channels go out in waves (``channels.create_intended``: the category, then every
+    channel in it at once); the first posts (role cards, the GM's table and briefing, the
+    panels) are staged one after another and sent in one wave, the channels at the same time
+    (``Deliverer.holding``). ``started(game_id)``: awaited as soon as the game is committed, at
+    the same time as that wave (the GM told where the game is while its cards go out)."""
     store = bot.store
     guild_id = lobby["guild_id"]
     known = dict(lobby.get("channels", {}))
@@ -287,10 +294,20 @@ async def start(bot: Services, lobby_id: str, lobby: dict[str, Any]) -> str:
             break
         except FAILED as exc:  # the game is committed: the sync after each resolve and at a start puts them
             log.warning("game %s: channels not synced after the start (%s), try %d", lobby_id, reason(exc), tries + 1)
-    await post_cards(bot, lobby_id)
-    await post_briefing(bot, lobby_id)
-    await announce_phase(bot.store, bot.deliverer, lobby_id)
+
+    async def first_posts() -> None:
+        async with bot.deliverer.holding(lobby_id):  # staged one after another, sent in one wave
+            await post_cards(bot, lobby_id)
+            await post_briefing(bot, lobby_id)
+            await announce_phase(bot.store, bot.deliverer, lobby_id)
+
+    # both run to their end (an error of one never leaves the other half-way), then the first
+    # error goes on
+    done = await asyncio.gather(first_posts(), *([started(lobby_id)] if started is not None else []), return_exceptions=True)
     bot.scheduler.poke()
+    failed = [r for r in done if isinstance(r, BaseException)]
+    if failed:
+        raise failed[0]
     return lobby_id
 
 

@@ -19,6 +19,7 @@ classes.
 from __future__ import annotations
 
 import asyncio
+from contextlib import AbstractAsyncContextManager
 from datetime import datetime, timedelta
 from typing import Any, Protocol, cast
 
@@ -46,6 +47,8 @@ class Delivering(Protocol):
     def locks(self) -> dict[str, asyncio.Lock]: ...
 
     def lock(self, game_id: str) -> asyncio.Lock: ...
+
+    def holding(self, game_id: str) -> AbstractAsyncContextManager[None]: ...
 
     async def flush(self, game_id: str | None = None, extra: dict[str, list[str]] | None = None, *,
                     meta: Any = None) -> int: ...

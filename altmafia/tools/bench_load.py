@@ -41,6 +41,11 @@ ROUND_TRIP = 0.1  # seconds a REST call takes on the wire (the issue's stated ro
 QUICK_ROUND_TRIP = 0.01  # --quick: the shape, not the figures
 GLOBAL_LIMIT = 50  # requests a second, interaction endpoints exempt
 MESSAGE_BUCKET = (5, 5.0)  # messages per channel in a window of seconds
+#: channel creations per server in a window of seconds. Discord documents no figure for this
+#: route; it tells its bucket in every answer's X-RateLimit-* headers (Topics, "Rate Limits":
+#: buckets count per top-level resource, the guild here) and discord.py keeps to them. Assumed
+#: no stricter than the global limit; the floor below follows whatever figure is set here
+CHANNEL_CREATE_BUCKET = (50, 1.0)
 FIRST_RESPONSE_LIMIT = 3.0  # Discord fails an interaction not answered within 3 s
 # the load: (full, quick)
 LOAD = {"games": (50, 2), "commands": (1000, 20), "seconds": (10.0, 1.0), "seats": (13, 5)}
@@ -70,6 +75,17 @@ class Call:
     done: float = math.nan  # its answer reached the bot
     status: int = 0
     exempt: bool = False  # an interaction callback or followup (outside the global limit)
+
+
+def route_bucket(method: str, path: str) -> tuple[str, tuple[int, float]] | None:
+    """The per-route bucket of a call the wire limits (its key, limit and window), or None."""
+    m = re.fullmatch(r"/channels/(\d+)/messages", path)
+    if method == "POST" and m:
+        return f"messages:{m.group(1)}", MESSAGE_BUCKET
+    m = re.fullmatch(r"/guilds/(\d+)/channels", path)
+    if method == "POST" and m:
+        return f"channels:{m.group(1)}", CHANNEL_CREATE_BUCKET
+    return None
 
 
 @dataclass
@@ -108,16 +124,15 @@ class Wire:
             retry = round(start + 1.0 - now, 3)
             return {"Via": "1.1 google", "X-RateLimit-Global": "true", "X-RateLimit-Scope": "global"}, retry, True
         self._global = (start, count + 1)
-        m = re.fullmatch(r"/channels/(\d+)/messages", path)
-        if not (method == "POST" and m):
+        found = route_bucket(method, path)
+        if found is None:
             return {}, None, False
-        key = m.group(1)
-        limit, period = MESSAGE_BUCKET
+        key, (limit, period) = found
         start, count = self._buckets.get(key, (-math.inf, 0))
         if now - start >= period:
             start, count = now, 0
         reset_after = round(start + period - now, 3)
-        headers = {"X-RateLimit-Limit": str(limit), "X-RateLimit-Bucket": "messages", "X-RateLimit-Reset-After": str(reset_after),
+        headers = {"X-RateLimit-Limit": str(limit), "X-RateLimit-Bucket": key.split(":")[0], "X-RateLimit-Reset-After": str(reset_after),
                    "X-RateLimit-Reset": str(time.time() + reset_after)}
         if count >= limit:
             headers.update({"X-RateLimit-Remaining": "0", "X-RateLimit-Scope": "user", "Via": "1.1 google"})
@@ -350,7 +365,9 @@ def interaction(env: Any, actor: Any, channel: Any, name: str, options: dict[str
 def undelivered(db: Path) -> int:
     con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     try:
-        return int(con.execute("SELECT COUNT(*) FROM outbox WHERE delivered_at IS NULL").fetchone()[0])
+        # the outbox's rows, and the bot's own posts staged as parts and not sent yet (a start's)
+        return int(con.execute("SELECT (SELECT COUNT(*) FROM outbox WHERE delivered_at IS NULL)"
+                               " + (SELECT COUNT(*) FROM outbox_parts WHERE sent_at IS NULL)").fetchone()[0])
     finally:
         con.close()
 
@@ -643,19 +660,26 @@ def _percentile(values: list[float], q: float) -> float:
 
 def start_floor(calls: list[Call], round_trip: float) -> tuple[float, str]:
     """The least time Discord's limits allow for these calls: the global 50 a second (the
-    interaction callbacks and followups exempt), 5 messages per 5 s a channel, and the chain
-    no start can skip (the command in, a category, a channel in it, a post in that: half, one,
-    one and half a round trip)."""
+    interaction callbacks and followups exempt), each per-route bucket the wire keeps
+    (:func:`route_bucket`: 5 messages per 5 s a channel, :data:`CHANNEL_CREATE_BUCKET` channel
+    creations a server), and the chain no start can skip (the command in, a category, a
+    channel in it, a post in that: half, one, one and half a round trip)."""
     counted = [c for c in calls if not c.exempt and c.status != 429]
-    per_channel = Counter(m.group(1) for c in counted if c.method == "POST" and (m := re.fullmatch(r"/channels/(\d+)/messages", c.path)))
-    limit, period = MESSAGE_BUCKET
-    channel_floor = max(((math.ceil(n / limit) - 1) * period for n in per_channel.values()), default=0.0)
+    per_bucket = Counter(found[0] for c in counted if (found := route_bucket(c.method, c.path)) is not None)
+
+    def bucket_floor(kind: str, limit: int, period: float) -> tuple[float, int]:
+        busiest = max((n for key, n in per_bucket.items() if key.startswith(f"{kind}:")), default=0)
+        return max(0.0, (math.ceil(busiest / limit) - 1) * period), busiest
+
+    channel_floor, busiest = bucket_floor("messages", *MESSAGE_BUCKET)
+    create_floor, creates = bucket_floor("channels", *CHANNEL_CREATE_BUCKET)
     global_floor = len(counted) / GLOBAL_LIMIT
     chain = 3 * round_trip
-    floor = max(global_floor, channel_floor, chain)
-    busiest = max(per_channel.values(), default=0)
+    floor = max(global_floor, channel_floor, create_floor, chain)
+    limit, period = CHANNEL_CREATE_BUCKET
     return floor, (f"{len(counted)} REST calls ÷ {GLOBAL_LIMIT}/s = {global_floor:.2f} s; the busiest channel {busiest} posts "
-                   f"({channel_floor:.1f} s at 5 per 5 s); the chain command-category-channel-post {chain:.1f} s")
+                   f"({channel_floor:.1f} s at 5 per 5 s); {creates} channel creations ({create_floor:.1f} s at {limit} per "
+                   f"{period:g} s a server, assumed: Discord documents no figure); the chain command-category-channel-post {chain:.1f} s")
 
 
 @dataclass

@@ -7,6 +7,7 @@ SimCord replaces discord.py's ``HTTPClient.request`` and forgives much of what D
   lock) over a fake aiohttp session whose ``request()`` dispatches into SimCord's router;
   Discord's rate limits answered with 429 and the headers discord.py reads (Topics, "Rate
   Limits"): 5 messages per 5 s a channel, 2 name or topic edits per 10 minutes a channel,
+  channel creations a server (``CHANNEL_CREATE_BUCKET``, assumed: Discord documents no figure),
   50 requests a second globally (interaction callbacks exempt). discord.py's rate-limit sleeps
   pass virtual time only, so the suite does not wait for them;
 * a round trip per REST call charged to SimCord's virtual clock (``ROUND_TRIP_SECONDS``;
@@ -25,7 +26,9 @@ SimCord replaces discord.py's ``HTTPClient.request`` and forgives much of what D
   and the answer too late for the bot's client (``asyncio.TimeoutError``). discord.py passes
   these to the bot as they are (it retries only BSD's and Windows' resets).
 
-Every refused request is recorded (``StrictDiscord.refused``); the ``env`` fixture fails a test
+Every REST request is logged as it goes out (``StrictDiscord.log``: how many others were in
+flight then, its status), so a test can assert what went out together. Every refused request
+is recorded (``StrictDiscord.refused``); the ``env`` fixture fails a test
 that ends with a refusal unless it is marked ``discord_refusals("why")``.
 """
 
@@ -63,6 +66,11 @@ OVERLAP_TURNS = 10
 #: Rate Limits: per-route buckets as (method, path pattern, limit, period seconds, when)
 MESSAGE_BUCKET = (5, 5.0)
 CHANNEL_RENAME_BUCKET = (2, 600.0)
+#: channel creations a server: Discord documents no figure and tells the bucket in its headers
+#: (counted per top-level resource, the guild); assumed no stricter than the global limit, as
+#: the bench's wire does (altmafia/tools/bench_load.py). Without the headers discord.py would
+#: send one creation at a time, whatever the bot asks
+CHANNEL_CREATE_BUCKET = (50, 1.0)
 GLOBAL_LIMIT = 50  # requests a second
 
 _CALL: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar("strict_call", default=None)
@@ -81,6 +89,18 @@ class Drop:
     path: str
     kind: str
     times: int | None = 1
+
+
+@dataclass
+class Exchanged:
+    """One REST request as the strict layer saw it (``StrictDiscord.log``): what, the body sent,
+    how many other requests were in flight when it went out, its answer's status."""
+
+    method: str
+    path: str
+    body: Any
+    alongside: int
+    status: int = 0
 
 
 @dataclass(frozen=True)
@@ -112,6 +132,8 @@ class StrictDiscord:
         self.fault_fired = False
         self.drops: list[Drop] = []
         self.dropped: list[tuple[str, str, str]] = []  # (kind, method, path) of each connection broken
+        self.log: list[Exchanged] = []  # every REST request, in the order it went out
+        self.in_flight = 0
         self._nonces: dict[tuple[int, str], tuple[int, float]] = {}
         self._buckets: dict[str, tuple[float, int]] = {}  # key -> (window start, count)
         self._global: tuple[float, int] = (-1.0, 0)
@@ -153,6 +175,9 @@ class StrictDiscord:
         m = re.fullmatch(r"/channels/(\d+)", path)
         if method == "PATCH" and m and isinstance(body, dict) and ("name" in body or "topic" in body):
             return f"rename:{m.group(1)}", *CHANNEL_RENAME_BUCKET
+        m = re.fullmatch(r"/guilds/(\d+)/channels", path)
+        if method == "POST" and m:
+            return f"channels:{m.group(1)}", *CHANNEL_CREATE_BUCKET
         return None
 
     def _rate_limit(self, method: str, path: str, body: Any) -> tuple[dict[str, str], Refusal | None]:
@@ -380,18 +405,25 @@ class StrictDiscord:
         return None
 
     async def exchange(self, call: dict[str, Any]) -> _Response:
-        """One request over a connection that may break (:meth:`drop`)."""
-        kind = self._drop_for(call["method"], call["path"])
-        if kind == "before":  # reset on the way out: Discord never saw it
-            await self.travel(self.round_trip / 2)
-            raise aiohttp.ClientOSError(errno.ECONNRESET, "Connection reset by peer (injected by test)")
-        response = await self.handle(call)
-        if kind == "after":  # done by Discord; the connection closed before the answer came
-            raise aiohttp.ServerDisconnectedError("Server disconnected (injected by test)")
-        if kind == "timeout":  # done; the bot's client gave up waiting for the answer
-            await self.travel(self.round_trip)
-            raise TimeoutError  # asyncio.TimeoutError, as aiohttp raises it
-        return response
+        """One request over a connection that may break (:meth:`drop`), logged (:attr:`log`)."""
+        record = Exchanged(call["method"], call["path"], call["json"], self.in_flight)
+        self.log.append(record)
+        self.in_flight += 1
+        try:
+            kind = self._drop_for(call["method"], call["path"])
+            if kind == "before":  # reset on the way out: Discord never saw it
+                await self.travel(self.round_trip / 2)
+                raise aiohttp.ClientOSError(errno.ECONNRESET, "Connection reset by peer (injected by test)")
+            response = await self.handle(call)
+            record.status = response.status
+            if kind == "after":  # done by Discord; the connection closed before the answer came
+                raise aiohttp.ServerDisconnectedError("Server disconnected (injected by test)")
+            if kind == "timeout":  # done; the bot's client gave up waiting for the answer
+                await self.travel(self.round_trip)
+                raise TimeoutError  # asyncio.TimeoutError, as aiohttp raises it
+            return response
+        finally:
+            self.in_flight -= 1
 
     # ---- the test's end --------------------------------------------------------------------
     def problems(self) -> list[str]:

@@ -22,6 +22,7 @@ LATER = NONCE_WINDOW_SECONDS + 60  # past Discord's memory of a nonce: only the 
 @pytest.mark.parametrize("kind", DROPS)
 async def test_a_pm_whose_connection_breaks_arrives_once(env, kind):
     t = await start(await gather(env, 5, spectators=0))
+    await env.advance_time(2)  # the scheduler's look after the start (poked) is over: no flush of its own below
     to = t.hidden(3)
     env.strict.drop("POST", f"/channels/{to.id}/messages", kind)
     r = await t.member(1).slash(t.hidden(1), "pm send", to=t.game.player(3).name, message="встреча в полночь")

@@ -75,6 +75,7 @@ async def test_deadline_passed_while_down_resolves_at_once(env, settings):
 
 async def test_a_message_sent_just_before_a_crash_is_not_sent_again(env, settings):
     t = await start(await gather(env, 4, spectators=0))
+    await env.advance_time(2)  # the scheduler's look after the start (poked) is over: no flush of its own below
     store = t.store
 
     def crash(key):  # the send went out; the process dies before it is marked
