@@ -27,7 +27,7 @@ import os
 import socket
 import uuid
 from collections import Counter, OrderedDict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -115,6 +115,11 @@ class Store(Games, Turns, Meta, Outbox, Lobbies, Rulesets):
         #: process sends from (``Part.untried``): claimed again, but nothing to look for first
         self._untried: set[tuple[str, int]] = set()
         self.report: StartReport | None = None
+        #: what a command on a game waits for before it runs (:meth:`apply`): the bot's recovery
+        #: of that game after a start (``Scheduler.settled``); None: nothing
+        self.before_command: Callable[[str], Awaitable[object]] | None = None
+        #: the database's integrity check, when ``open`` left it for after the start (a large file)
+        self._checking: asyncio.Future[None] | None = None
         #: games reloaded because another process had written them (``_reload``)
         self.reloads = 0
         #: who this store is when it claims a message part (several processes may share a database)
