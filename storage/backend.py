@@ -50,6 +50,13 @@ class Backend:
     #: owner was made by a process that is gone
     exclusive: bool = False
 
+    #: set by :meth:`connect`: the database is checked after it is open (:meth:`check`), not before
+    check_later: bool = False
+
+    async def check(self) -> None:
+        """The integrity check :meth:`connect` left for later (``check_later``: a large file);
+        :class:`~storage.errors.StorageError` when the database is damaged. None here."""
+
     async def connect(self) -> bool:
         """Open the database; True when it was created just now (no data existed)."""
         raise NotImplementedError

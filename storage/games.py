@@ -3,10 +3,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import asdict
 from datetime import datetime, timedelta
 from typing import Any
@@ -77,6 +78,11 @@ class Games:
         self.report: StartReport | None = None
         #: games reloaded because another process had written them (``_reload``)
         self.reloads = 0
+        #: what a command on a game waits for before it runs (:meth:`apply`): the bot's recovery
+        #: of that game after a start (``Scheduler.settled``); None: nothing
+        self.before_command: Callable[[str], Awaitable[object]] | None = None
+        #: the database's integrity check, when ``open`` left it for after the start (a large file)
+        self._checking: asyncio.Future[None] | None = None
 
     # ---- opening and recovery ---------------------------------------------------------
     async def open(self, now: datetime | None = None) -> StartReport:
@@ -109,7 +115,18 @@ class Games:
             pending=pending,
             ruleset_changed=changed,
         )
+        if self.db.backend.check_later:  # a large file: its integrity check runs while the store serves
+            self._checking = asyncio.ensure_future(self._check_later())
         return self.report
+
+    async def _check_later(self) -> None:
+        """The check of the database :meth:`open` left for after the start (a large SQLite file,
+        ``SqliteBackend.check``); damaged, it is logged, and the backend refuses every statement
+        since with the same message."""
+        try:
+            await self.db.backend.check()
+        except StorageError as exc:
+            log.critical("%s", exc)
 
     def acquire(self) -> None:
         """Take the database for this process now (``open`` does it too): a second bot
@@ -118,6 +135,8 @@ class Games:
         self.db.backend.acquire()
 
     async def close(self) -> None:
+        if self._checking is not None:
+            self._checking.cancel()
         async with self.db.lock:
             await self.db.backend.close()
         self.state.games.clear()
@@ -136,29 +155,32 @@ class Games:
 
     async def _load_games(self) -> list[str]:
         """Load every game this store keeps; the ids of those whose ruleset changed since they
-        began. One read for the games and one for the lengths of all their logs: a start with
-        thousands of games makes no round trip per game."""
-        mine = f"{self.state.mine()} AND {KEPT}"
-        rows = await self.db.read(f"SELECT {GAME_COLUMNS}, state FROM games WHERE {mine} ORDER BY game_id")
+        began. One read for all the games' rows: a start with thousands of games makes no round
+        trip per game, and counts no log (each game counts its own on its first write,
+        :meth:`count_logs`)."""
+        rows = await self.db.read(f"SELECT {GAME_COLUMNS}, state FROM games WHERE {self.state.mine()} AND {KEPT} ORDER BY game_id")
         stored = await self._rows_rules(rows)
-        lengths: dict[str, dict[str, int]] = {"events": {}, "history": {}}
-        for table, counts in lengths.items():
-            counts.update(await self.db.read(
-                f"SELECT game_id, COUNT(*) FROM {table} WHERE game_id IN (SELECT game_id FROM games WHERE {mine}) "
-                "GROUP BY game_id"
-            ))
         prints: dict[int, str] = {}  # the fingerprint of each ruleset object, computed once
         changed = []
         for row in rows:
             live = self._live_from_row(row, stored)
             gid = live.info.game_id
-            live.ev_count, live.hist_count = lengths["events"].get(gid, 0), lengths["history"].get(gid, 0)
             if id(live.rules) not in prints:
                 prints[id(live.rules)] = fingerprint(live.rules)
             if prints[id(live.rules)] != live.info.ruleset_fingerprint:
                 changed.append(gid)
             self.state.games[gid] = live
         return changed
+
+    async def count_logs(self, live: _Live) -> None:
+        """How long a kept game's log is (the index of its next event and history record), read
+        with its lock held before its first write after a start: one read of two index ranges,
+        instead of counting every game's log at the start."""
+        if not live.counted:
+            gid = live.info.game_id
+            rows = await self.db.read("SELECT (SELECT COUNT(*) FROM events WHERE game_id = ?), "
+                                      "(SELECT COUNT(*) FROM history WHERE game_id = ?)", (gid, gid))
+            live.ev_count, live.hist_count, live.counted = rows[0][0], rows[0][1], True
 
     async def _rows_rules(self, rows: list[tuple[Any, ...]]) -> dict[str, Ruleset]:
         """The uploaded rulesets the games of these rows began with, by fingerprint."""
@@ -179,14 +201,12 @@ class Games:
                 f"{info.ruleset!r} cannot: {exc}. The bot stops rather than lose the game; the "
                 "database is not damaged: put the ruleset file back or fix it."
             ) from exc
-        return _Live(info=info, rules=rules, text=row[-1], location=self.db.location)
+        return _Live(info=info, rules=rules, text=row[-1], counted=False, location=self.db.location)
 
     async def _load_live(self, row: tuple[Any, ...], stored: dict[str, Ruleset] | None = None) -> _Live:
         """A loaded game: its snapshot, and how long its log is (the log stays in its tables)."""
         live = self._live_from_row(row, await self._rows_rules([row]) if stored is None else stored)
-        gid = live.info.game_id
-        live.ev_count = (await self.db.read("SELECT COUNT(*) FROM events WHERE game_id = ?", (gid,)))[0][0]
-        live.hist_count = (await self.db.read("SELECT COUNT(*) FROM history WHERE game_id = ?", (gid,)))[0][0]
+        await self.count_logs(live)
         return live
 
     async def recall(self, live: _Live) -> tuple[list[Event], list[dict[str, Any]]]:
@@ -225,7 +245,7 @@ class Games:
         log.warning("%s: game %r was written by another process (version %s → %s); reloaded",
                     self.db.location, gid, live.info.version, fresh.info.version)
         live.info, live.rules, live.game, live.text = fresh.info, fresh.rules, fresh.game, fresh.text
-        live.ev_count, live.hist_count = fresh.ev_count, fresh.hist_count
+        live.ev_count, live.hist_count, live.counted = fresh.ev_count, fresh.hist_count, True
         self.reloads += 1
 
     def due(self, now: datetime | None = None) -> list[Due]:
@@ -446,6 +466,8 @@ class Games:
         Raises :class:`engine.ActionError` when the engine refuses (nothing is written), and
         :class:`StorageError` when the database cannot take it (nothing changes either).
         """
+        if self.before_command is not None:  # the bot's recovery of this game after a start
+            await self.before_command(game_id)
         if not posts and deliver is None and self.db.backend.batch_outlives_cancel():
             # one batch, whose outcome a cancelled caller still gets: the command's
             # transaction and the swap of the game in memory happen together without a task
@@ -458,6 +480,7 @@ class Games:
             return await self.retry_stale(live, lambda: self._apply_locked(live, game_id, command, posts, deliver))
 
     async def _apply_locked(self, live: _Live, game_id: str, command: Command, posts: Any = (), deliver: Any = None) -> Applied:
+        await self.count_logs(live)
         # the engine runs on the live game itself (no copy: a command is short and never reads
         # the log); a refusal, a failed or refused transaction and anything raised give the
         # live game back exactly as committed, from its committed snapshot (``_restore``)

@@ -337,16 +337,19 @@ class _Live:
     store opens: a start with thousands of games reads their rows only, and a command waits
     for its own game alone (``docs/storage.md``, "Opening")."""
 
-    __slots__ = ("info", "rules", "_game", "text", "ev_count", "hist_count", "lock", "location")
+    __slots__ = ("info", "rules", "_game", "text", "ev_count", "hist_count", "counted", "lock", "location")
 
     def __init__(self, info: GameInfo, rules: Ruleset, text: str, game: Game | None = None, *, ev_count: int = 0,
-                 hist_count: int = 0, location: str = "") -> None:
+                 hist_count: int = 0, counted: bool = True, location: str = "") -> None:
         self.info = info
         self.rules = rules
         self._game = game
         self.text = text  # the committed snapshot, as stored (without the event log and the history)
         self.ev_count = ev_count  # rows in the events table: the index of the next event (the log is not in memory)
         self.hist_count = hist_count  # rows in the history table
+        #: ``ev_count`` and ``hist_count`` are known: False for a game read at a start, until
+        #: its first write counts them (``Games._count_logs``)
+        self.counted = counted
         self.lock = asyncio.Lock()
         self.location = location
 

@@ -7,8 +7,12 @@
   process that holds the write lock for a moment;
 * write transactions start with ``BEGIN IMMEDIATE``: the write lock is taken at the start, so
   a transaction never fails half-way for want of it;
-* on open, the file header and ``PRAGMA quick_check`` are verified: a damaged file stops the
-  bot with a message naming the file instead of being used or silently replaced;
+* on open, the file header is verified, and ``PRAGMA quick_check`` of a file up to
+  :data:`CHECK_AT_OPEN_BYTES`: a damaged file stops the bot with a message naming the file
+  instead of being used or silently replaced. A larger file (the check reads every page: 1.3 s
+  for 800 MB) is checked in the background once the store is open (:meth:`SqliteBackend.check`,
+  a thread of its own at a lower priority, on a read-only connection of its own); found damaged,
+  every later statement fails with the same message, so nothing more is written into it;
 * on open, a write is tried (and rolled back): a read-only file or folder stops the bot at
   once instead of letting every command fail later;
 * every SQLite error is told apart by its code (:func:`explain`): a read-only file, a
@@ -53,6 +57,17 @@ SQLITE_PERM, SQLITE_BUSY, SQLITE_LOCKED, SQLITE_READONLY = 3, 5, 6, 8
 SQLITE_IOERR, SQLITE_CORRUPT, SQLITE_FULL, SQLITE_CANTOPEN, SQLITE_NOTADB = 10, 11, 13, 14, 26
 SQLITE_READONLY_DIRECTORY = 1544
 DAMAGED = (SQLITE_CORRUPT, SQLITE_NOTADB)
+#: a database file up to this size is checked (``PRAGMA quick_check``) before it is used, in a
+#: few tens of milliseconds; a larger one after the store is open, in the background
+CHECK_AT_OPEN_BYTES = 64 << 20
+
+
+def damaged(path: Path, problems: list[str]) -> str:
+    return (
+        f"{path}: the SQLite database is damaged (quick_check: "
+        f"{'; '.join(problems[:3])}). altmafia will not start on it: restore the "
+        "file from a backup."
+    )
 
 
 def read_only_file(path: Path) -> str:
@@ -111,8 +126,14 @@ class SqliteBackend(Backend):
     paramstyle = "qmark"
     exclusive = True  # the flock on FILE.lock: one process at a time
 
-    def __init__(self, path: str | Path, synchronous: str = "FULL", busy_timeout_ms: int = 5000) -> None:
+    def __init__(self, path: str | Path, synchronous: str = "FULL", busy_timeout_ms: int = 5000,
+                 check_at_open_bytes: int = CHECK_AT_OPEN_BYTES) -> None:
         self.path = Path(path)
+        self.check_at_open_bytes = int(check_at_open_bytes)
+        #: the background check's outcome once asked for (:meth:`check`); a damaged file's message
+        self._check: asyncio.Future[None] | None = None
+        self._checker: sqlite3.Connection | None = None
+        self.damaged: str | None = None
         self.location = str(self.path)
         if synchronous.upper() not in SYNC_MODES:
             raise ValueError(f"synchronous must be one of {SYNC_MODES}")
@@ -215,14 +236,12 @@ class SqliteBackend(Backend):
             await self.execute(f"PRAGMA synchronous={self.synchronous}")
             await self.execute("PRAGMA foreign_keys=ON")
             await self.execute(f"PRAGMA busy_timeout={self.busy_timeout_ms}")
-            check = await self.fetchall("PRAGMA quick_check")
-            problems = [str(r[0]) for r in check if str(r[0]).lower() != "ok"]
-            if problems:
-                raise StorageError(
-                    f"{self.path}: the SQLite database is damaged (quick_check: "
-                    f"{'; '.join(problems[:3])}). altmafia will not start on it: restore the "
-                    "file from a backup."
-                )
+            self.check_later = existed and self.path.stat().st_size > self.check_at_open_bytes
+            if not self.check_later:
+                check = await self.fetchall("PRAGMA quick_check")
+                problems = [str(r[0]) for r in check if str(r[0]).lower() != "ok"]
+                if problems:
+                    raise StorageError(damaged(self.path, problems))
             await self._try_a_write()
         except StorageError:
             await self.close()
@@ -245,7 +264,55 @@ class SqliteBackend(Backend):
         finally:
             await self.rollback()
 
+    async def check(self) -> None:
+        """``PRAGMA quick_check`` of a file too large to check at :meth:`connect`, in a thread of
+        its own at a lower priority (the bot serves meanwhile), on a read-only connection of its
+        own; once, every later call awaiting the same outcome. Damaged: :class:`StorageError`,
+        and every later statement of this backend raises it too (nothing more is written)."""
+        if not self.check_later:
+            return
+        if self._check is None:
+            loop = asyncio.get_running_loop()
+            self._check = fut = loop.create_future()
+
+            def done(problems: list[str]) -> None:
+                if problems:
+                    self.damaged = damaged(self.path, problems)
+                    fut.set_exception(StorageError(self.damaged))
+                else:
+                    fut.set_result(None)
+
+            def run() -> None:
+                problems = self._quick_check()
+                with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+                    loop.call_soon_threadsafe(done, problems)
+
+            threading.Thread(target=run, name="altmafia-quick-check", daemon=True).start()
+        await asyncio.shield(self._check)
+
+    def _quick_check(self) -> list[str]:
+        """The problems ``PRAGMA quick_check`` finds (none: the file is sound, or the backend
+        closed meanwhile and interrupted it)."""
+        with contextlib.suppress(AttributeError, OSError):  # Linux: a thread's own priority
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
+        try:
+            con = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, check_same_thread=False)
+        except sqlite3.Error as exc:
+            return [str(exc)]
+        self._checker = con
+        try:
+            rows = con.execute("PRAGMA quick_check").fetchall()
+        except sqlite3.Error as exc:
+            return [] if self._checker is None else [str(exc)]  # interrupted by close
+        finally:
+            self._checker = None
+            con.close()
+        return [str(r[0]) for r in rows if str(r[0]).lower() != "ok"]
+
     async def close(self) -> None:
+        checker, self._checker = self._checker, None
+        if checker is not None:
+            checker.interrupt()
         try:
             if self.conn is not None:
                 conn, self.conn = self.conn, None
@@ -255,6 +322,8 @@ class SqliteBackend(Backend):
 
     # ---- statements ---------------------------------------------------------------------
     def _c(self) -> aiosqlite.Connection:
+        if self.damaged is not None:
+            raise StorageError(self.damaged)
         if self.conn is None:
             raise StorageError(f"{self.path}: the database is not open.")
         return self.conn

@@ -120,6 +120,7 @@ class Turns:
 
     async def _resolve_locked(self, live: _Live, game_id: str, expect_tick: int | None, next_deadline: datetime | None,
                               user_id: int | None, posts: Any = ()) -> Resolved | None:
+        await self.games.count_logs(live)
         if live.game.state.over:
             return None
         tick = live.game.state.tick
@@ -303,7 +304,7 @@ class Turns:
             if meta is not None:
                 new = replace(new, meta=meta, meta_version=info.meta_version + 1)
             live.game, live.text, live.info = _lean(Game.from_dict(live.rules, json.loads(text))), text, new
-            live.ev_count, live.hist_count = first, hfirst
+            live.ev_count, live.hist_count, live.counted = first, hfirst, True
             return Undone(new, seq, target["seq"], target["tick"], posted)
 
     async def change_deadline(

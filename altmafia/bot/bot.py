@@ -93,7 +93,9 @@ class AltMafiaBot(commands.AutoShardedBot):
         rulesets.log_broken_shipped()
         await self.prepare_commands()
         await reconcile(self.store, self.http)  # channels created before a crash and never saved: adopted or deleted
-        await self.scheduler.recover()
+        # the recovery runs while the bot serves: a command on a game waits for that game alone
+        self.store.games.before_command = self.scheduler.settled
+        self.scheduler.begin_recovery()
         if self.settings.syncs_commands:
             await self.sync_commands()
         self.scheduler.start()
@@ -131,6 +133,8 @@ class AltMafiaBot(commands.AutoShardedBot):
         database, then the gateway."""
         log.info("closing: the scheduler, the database, the connection to Discord")
         self.scheduler.stop()
+        if self.scheduler.recovery is not None:
+            self.scheduler.recovery.cancel()
         try:
             if not self.sync_only:
                 await self.store.close()

@@ -84,6 +84,15 @@ class Scheduler:
         # this bound one with the exception alone, as it does any handler of a loop of a bound method
         self.loop.error(self._loop_error)  # type: ignore[type-var]
         self.loop.before_loop(self._before)
+        #: the start's recovery (:meth:`begin_recovery`), a task of its own while the bot serves
+        self.recovery: asyncio.Task[None] | None = None
+        #: the games the recovery has not settled yet (:meth:`settle`: the sweep's turn, or a
+        #: command's on its game first), and the settling of each begun
+        self.unsettled: set[str] = set()
+        self._settling: dict[str, asyncio.Future[None]] = {}
+        #: the games due at the start (a resolve cut short, a deadline passed while the bot was
+        #: down), resolved first by the recovery: each gate opens once its resolve committed
+        self._due_gates: dict[str, asyncio.Event] = {}
 
     def lock(self, game_id: str) -> asyncio.Lock:
         return self.locks.setdefault(game_id, asyncio.Lock())
@@ -160,6 +169,8 @@ class Scheduler:
             finally:
                 if commits is not None:
                     commits.arrive()
+                if game_id in self._due_gates:  # a game due at the start: its commands may go on
+                    self._due_gates[game_id].set()
             if done:  # the commit is in; its delivery waits for a slot, never for another game's commit
                 if commits is not None:
                     await commits.all.wait()
@@ -304,44 +315,116 @@ class Scheduler:
     async def _loop_error(self, exc: BaseException) -> None:
         log.error("the scheduler loop stopped", exc_info=exc)
 
-    async def recover(self) -> None:
-        """At start: redo cut resolves and overdue deadlines, then deliver what is pending."""
+    # ---- the start's recovery ------------------------------------------------------------
+    def begin_recovery(self) -> None:
+        """At start, before the bot serves (``setup_hook``, no wait): the recovery
+        (:meth:`recover`) as a task of its own, while commands are served. Every game the
+        store keeps is unsettled until the recovery has seen to it; a command on one waits for
+        that game alone (:meth:`settled`, which ``Store.apply`` awaits first)."""
         store = self.bot.store
-        for info in store.games.games():
-            if info.status == "running" and "channels" in info.meta and not info.meta.get("cards"):
-                await post_cards(self.bot, info.game_id)  # a start cut short before the role cards
-            now_info = store.games.info(info.game_id)
-            if now_info.status == "running" and now_info.meta.get("cards") and not now_info.meta.get("briefed") and now_info.tick == 0:
-                await post_briefing(self.bot, info.game_id)  # … or before the GM's briefing
-        for info in store.games.games():
-            if info.status == "running" and "channels" in info.meta:
-                await settle_seats(self.bot, info.game_id)  # a substitution cut short
-                await settle_undo(self.bot, info.game_id)  # an undo's corrections cut short
-        redo: list[tuple[Any, str | None]] = []
-        for due in store.games.due(now()):
-            log.info("game %s: %s resolve of tick %d at start", due.game_id, due.reason, due.tick)
-            line = None
-            if due.user_id is not None:  # a GM's forced resolve cut short: redone as forced, with its log line
-                info = store.games.info(due.game_id)
-                glang = info.meta.get("lang", "ru")
-                guild = self.bot.get_guild(info.guild_id) if info.guild_id else None
-                member = guild.get_member(due.user_id) if guild else None
-                name = safe.name(member.display_name) if member else f"<@{due.user_id}>"
-                game = store.games.game(due.game_id)
-                line = text(glang, "gm.log", gm=name, action=text(glang, "gm.act_resolve", phase=Renderer(game, glang).label(game.info.label)))
-            redo.append((due, line))
-        await self.resolve_due([d for d, _ in redo], [line for _, line in redo])
-        for info in store.games.games():
-            if info.status == "over" and not info.meta.get("revealed"):
-                try:  # the last resolve's channel sync, which a crash may have cut short
-                    await self.bot.channel_manager.sync(info.game_id)
-                except FAILED as exc:
-                    log.warning("game %s: channel permissions not updated at its end: %s", info.game_id, exc)
-                await self.bot.finish(info.game_id)
+        self.unsettled = {info.game_id for info in store.games.games()}
+        self._due_gates = {d.game_id: asyncio.Event() for d in store.games.due(now())}
+        self.recovery = asyncio.ensure_future(self.recover())
+        self.recovery.add_done_callback(_log_failure)
+
+    async def settled(self, game_id: str) -> None:
+        """Wait until the start's recovery has settled ``game_id``: a game due at the start
+        until its resolve committed; any other until its loose ends are tied, settled now, before
+        the games the sweep would reach first. At once for a settled game (every game after the
+        recovery, every game of a bot that never recovered)."""
+        gate = self._due_gates.get(game_id)
+        if gate is not None and not gate.is_set():
+            await gate.wait()
+        elif game_id in self.unsettled:
+            await self.settle(game_id)
+
+    async def settle(self, game_id: str) -> None:
+        """One game's part of the recovery, once (the sweep and a command share it): what a
+        start, a substitution or an undo left half-done, the end of a finished game not shown,
+        the current phase's panels. Never raises: a failure is logged and the game counts as
+        settled (its commands go on; the loop's next iterations deliver what is left)."""
+        if game_id not in self.unsettled:
+            return
+        task = self._settling.get(game_id)
+        if task is None:
+            task = self._settling[game_id] = asyncio.ensure_future(self._settle(game_id))
+        await asyncio.wait([task])
+
+    async def _settle(self, game_id: str) -> None:
+        store = self.bot.store
+        try:
+            await self._loose_ends(game_id)
+            if store.games.has(game_id):
+                info = store.games.info(game_id)
+                if info.status == "over" and not info.meta.get("revealed"):
+                    try:  # the last resolve's channel sync, which a crash may have cut short
+                        await self.bot.channel_manager.sync(game_id)
+                    except FAILED as exc:
+                        log.warning("game %s: channel permissions not updated at its end: %s", game_id, exc)
+                    await self.bot.finish(game_id)
+                elif info.status == "running" and info.meta.get("cards"):
+                    await self.bot.deliverer.flush(game_id)
+                    await self.bot.post_panels(game_id)  # a phase's panels cut short (each posted once)
+        except Exception:
+            log.exception("game %s: its recovery at start failed; it goes on as it is", game_id)
+        finally:
+            self.unsettled.discard(game_id)
+            self._settling.pop(game_id, None)
+
+    async def _loose_ends(self, game_id: str) -> None:
+        """What a start, a substitution or an undo of ``game_id`` left half-done, tied."""
+        store = self.bot.store
+        if not store.games.has(game_id):
+            return
+        info = store.games.info(game_id)
+        if info.status == "running" and "channels" in info.meta and not info.meta.get("cards"):
+            await post_cards(self.bot, game_id)  # a start cut short before the role cards
+        info = store.games.info(game_id)
+        if info.status == "running" and info.meta.get("cards") and not info.meta.get("briefed") and info.tick == 0:
+            await post_briefing(self.bot, game_id)  # … or before the GM's briefing
+        if store.games.info(game_id).status == "running" and "channels" in store.games.info(game_id).meta:
+            await settle_seats(self.bot, game_id)  # a substitution cut short
+            await settle_undo(self.bot, game_id)  # an undo's corrections cut short
+
+    async def recover(self) -> None:
+        """The start's recovery, while the bot serves (:meth:`begin_recovery`). First the games
+        due at the start, in the order of their deadlines (a resolve cut short first): each
+        one's loose ends, then all their resolves at once, committed in that order; then every
+        other game, one after another (a command's game first: :meth:`settle`); then whatever
+        is still pending is delivered."""
+        store = self.bot.store
+        due = sorted((d for d in store.games.due(now()) if d.game_id in self._due_gates), key=_due_order)
+        try:
+            redo: list[tuple[Any, str | None]] = []
+            for due_one in due:
+                try:
+                    await self._loose_ends(due_one.game_id)
+                except Exception:
+                    log.exception("game %s: its loose ends at start failed; its resolve goes on", due_one.game_id)
+                log.info("game %s: %s resolve of tick %d at start", due_one.game_id, due_one.reason, due_one.tick)
+                redo.append((due_one, self._forced_line(due_one)))
+            await self.resolve_due([d for d, _ in redo], [line for _, line in redo])
+        finally:
+            for gate in self._due_gates.values():
+                gate.set()
+            self.unsettled.difference_update(self._due_gates)
+        for info in list(store.games.games()):
+            await self.settle(info.game_id)
+        self.unsettled.clear()
         await self.bot.deliverer.flush()
-        for info in store.games.games():
-            if info.status == "running" and info.meta.get("cards"):
-                await self.bot.post_panels(info.game_id)  # a phase's panels cut short (each posted once)
+
+    def _forced_line(self, due: Any) -> str | None:
+        """The GM's log line of a forced resolve cut short (redone as forced, with it); None else."""
+        if due.user_id is None:
+            return None
+        store = self.bot.store
+        info = store.games.info(due.game_id)
+        glang = info.meta.get("lang", "ru")
+        guild = self.bot.get_guild(info.guild_id) if info.guild_id else None
+        member = guild.get_member(due.user_id) if guild else None
+        name = safe.name(member.display_name) if member else f"<@{due.user_id}>"
+        game = store.games.game(due.game_id)
+        return text(glang, "gm.log", gm=name, action=text(glang, "gm.act_resolve", phase=Renderer(game, glang).label(game.info.label)))
 
     async def _iteration(self) -> None:
         try:
@@ -368,9 +451,14 @@ class Scheduler:
 
     async def tick(self) -> None:
         store = self.bot.store
-        await self.resolve_due([d for d in store.games.due(now()) if not self.paused(d.game_id)])
+        # a game due at the start is the recovery's to resolve (with a forced resolve's GM line);
+        # a game due since that the recovery has not settled yet is settled first
+        due = [d for d in store.games.due(now()) if not self.paused(d.game_id)
+               and not (d.game_id in self._due_gates and not self._due_gates[d.game_id].is_set())]
+        await asyncio.gather(*(self.settle(d.game_id) for d in due if d.game_id in self.unsettled))
+        await self.resolve_due(due)
         for info in list(store.games.games()):
-            if info.status != "running":
+            if info.status != "running" or info.game_id in self.unsettled:
                 continue
             if self.min_phase(store.games.game(info.game_id)) and self.phase_started(info.game_id) is None:
                 # the game's start, or a restart that lost the mark: the tick's start as committed
@@ -455,3 +543,15 @@ class Scheduler:
             await self.bot.deliverer.post(game_id, f"player:{pid}", (f"<@{uid}> " if uid else "") + "\n".join(lines), mention=uid,
                                           once=f"remind:{info.tick}:{pid}")
         await store.meta.update_meta(game_id, lambda meta: meta.update(reminded=info.tick))
+
+
+def _due_order(due: Any) -> tuple[int, datetime, str]:
+    """Games due at the start in the order they were due: a resolve cut short first (it had
+    begun), then by deadline."""
+    at = due.deadline or datetime.min.replace(tzinfo=UTC)
+    return (0 if due.reason == "interrupted" else 1, at, due.game_id)
+
+
+def _log_failure(task: asyncio.Future[None]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.error("the recovery at start failed", exc_info=task.exception())

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from storage import Command, StorageError, Store, latest_version
+from storage.sqlite import SqliteBackend
 
 from .conftest import new_game
 
@@ -96,6 +97,34 @@ async def test_damaged_pages(tmp_path):
     data[3 * 4096 : 4 * 4096] = bytes(random.Random(4).randrange(256) for _ in range(4096))
     path.write_bytes(bytes(data))
     await open_fails(path, "damaged")
+    assert path.read_bytes() == bytes(data)
+
+
+async def test_a_large_file_is_checked_once_the_store_is_open(tmp_path):
+    """A file too large to check before the start (here: any) opens; the check runs in the
+    background, finds the damaged page, and from then on every statement fails with the same
+    message: nothing more is written into the damaged file."""
+    path = tmp_path / "large.sqlite3"
+    await make_db(path)
+    con = sqlite3.connect(path)
+    page = con.execute("SELECT MAX(pageno) FROM dbstat WHERE name = 'commands' AND pagetype = 'leaf'").fetchone()[0]
+    con.close()
+    data = bytearray(path.read_bytes())
+    data[(page - 1) * 4096 : page * 4096] = bytes(random.Random(5).randrange(256) for _ in range(4096))
+    path.write_bytes(bytes(data))
+    store = Store(backend=SqliteBackend(path, check_at_open_bytes=0))
+    try:
+        report = await store.open()
+        assert [g.game_id for g in report.games] == ["g1"]
+        with pytest.raises(StorageError) as err:
+            await store.backend.check()
+        msg = str(err.value)
+        assert str(path) in msg and "damaged" in msg and "restore the file from a backup" in msg, msg
+        with pytest.raises(StorageError) as later:
+            await store.games.apply("g1", Command.send_pm(0, 1, "x"))
+        assert str(later.value) == msg
+    finally:
+        await store.close()
     assert path.read_bytes() == bytes(data)
 
 

@@ -166,7 +166,9 @@ async def main(db: Path, api: str) -> None:
     store_fault, deliver_fault = install_faults()
     bot.store.fault = store_fault
     bot.deliverer.fault = deliver_fault
-    await bot.login("crash-token")  # the REST login, then setup_hook: open, reconcile, recover
+    await bot.login("crash-token")  # the REST login, then setup_hook: open, reconcile, the recovery begun
+    if bot.scheduler.recovery is not None:  # the script goes on from the game as the recovery left it
+        await bot.scheduler.recovery
     store = bot.store
     if not store.games.has(GAME) and await store.games.find(GAME) is None:
         lobbies = await store.lobbies.lobbies()
