@@ -23,6 +23,7 @@ def die_after(point: str):
 
 async def test_a_pm_copy_and_a_gm_log_line_survive_a_crash_after_the_commit(env, settings):
     t = await start(await gather(env, 4, spectators=0))
+    await env.advance_time(2)  # the scheduler's look after the start (poked) is over: no flush of its own below
     t.store.fault = die_after("apply.after_commit")
     await t.member(1).slash(t.hidden(1), "pm send", to="2", message="встретимся у маяка")
     assert [e for e in env.errors if "apply.after_commit" in str(e)]
