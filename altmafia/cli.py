@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from config.loader import RulesetFileError, available_rulesets, load_ruleset, load_ruleset_file
-from storage import DatabaseInUse, StorageError
 
 if TYPE_CHECKING:  # the bot's type only: discord.py loads only for the commands that need it
     from .bot.bot import AltMafiaBot
@@ -110,6 +109,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     import aiohttp
     import discord
+
+    from storage import DatabaseInUse, StorageError
 
     from .bot.bot import create_bot
 
@@ -363,6 +364,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 def cmd_backup(args: argparse.Namespace) -> int:
     """A consistent copy of a live database with SQLite's backup API (docs/storage.md)."""
     # imported here: start-up time (the storage loads only for the commands that need it)
+    from storage import StorageError
     from storage.sqlite import backup
 
     if Path(args.out).resolve() == Path(args.db).resolve():
@@ -382,6 +384,7 @@ def cmd_restore(args: argparse.Namespace) -> int:
     """Put a backup in place of the database, marking what it holds as not yet sent to be
     looked for in its channel first (docs/storage.md, "Restoring a backup")."""
     # imported here: start-up time (the storage loads only for the commands that need it)
+    from storage import DatabaseInUse, StorageError
     from storage.sqlite import restore
 
     try:

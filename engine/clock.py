@@ -45,10 +45,11 @@ class Clock:
         self._turn_end: dict[int, bool] = {}
 
     def info(self, tick: int) -> TickInfo:
-        found = self._info.get(tick)
-        if found is None:
+        try:
+            return self._info[tick]
+        except KeyError:
             found = self._info[tick] = self._compute_info(tick)
-        return found
+            return found
 
     def _compute_info(self, tick: int) -> TickInfo:
         day, index = divmod(tick, self.per_cycle)

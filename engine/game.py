@@ -53,10 +53,28 @@ def gm_stat_range(sdef: StatDef) -> tuple[int, int]:
     return lo, hi
 
 
-def _job(job: str, name: str) -> Any:
+class _Job:
     """The method ``name`` of the game's job ``job`` (``legality``, ``phase_end``), offered as
-    the game's own: the bot, storage, the texts and the tools ask the game."""
-    return property(lambda g: getattr(getattr(g, job), name), doc=f"{job}.{name}")
+    the game's own: the bot, storage, the texts and the tools ask the game. Looked up once per
+    game: the bound method is kept in the game's own attributes (the jobs are made with the
+    game and never replaced), where every later call finds it first."""
+
+    def __init__(self, job: str, name: str) -> None:
+        self.job, self.name = job, name
+        self.__doc__ = f"{job}.{name}"
+
+    def __set_name__(self, owner: type, attr: str) -> None:
+        self.attr = attr
+
+    def __get__(self, g: Any, owner: type | None = None) -> Any:
+        if g is None:
+            return self
+        found = g.__dict__[self.attr] = getattr(getattr(g, self.job), self.name)
+        return found
+
+
+def _job(job: str, name: str) -> Any:
+    return _Job(job, name)
 
 
 class Game(World):

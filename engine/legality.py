@@ -14,7 +14,7 @@ from .registry import CHECKS
 from .ruleset import AbilityDef, SlotDef
 from .state import VIAS, Player
 from .votes import vote_choices
-from .world import World, meets
+from .world import World, meets, off_limits
 
 _ASK = object()  # _target_ok: work the blackmail binding out itself
 _NONE_SPENT: frozenset[tuple[int, str]] = frozenset()
@@ -174,7 +174,7 @@ class Legality:
         else:
             own = self.world.abilities(p)
         for k, ab in own:
-            if ref in (k, ab.id, ab.name.ru, ab.name.en):
+            if ref == k or ref == ab.id or ref == ab.name.ru or ref == ab.name.en:
                 return k
         try:
             slot = self.world.rules.slot(ref)
@@ -241,7 +241,7 @@ class Legality:
             x = data.get("target")
             if x is not None:
                 t = self.world.player(x)
-                if not self.world.alive(t) or any(not f.can_be_targeted and f.public for f in self.world.status_flags(t)):
+                if not self.world.alive(t) or off_limits(self.world, t):
                     data["target"] = None  # a secret status binds on: freeing the player would tell it
             if data.get("key"):
                 try:
@@ -359,7 +359,7 @@ class Legality:
         # refusal; such a target is accepted and the action fails at the resolve (resolver)
         if not t.statuses:
             return True, False  # no status at all: alive, and nothing keeps anyone off
-        return self.world.alive(t), any(not f.can_be_targeted and f.public for f in self.world.status_flags(t))
+        return self.world.alive(t), off_limits(self.world, t)
 
     def _target_ok(self, p: Player, ab: AbilityDef, t: Player, via: str | None = None, *, unbound: bool = False,
                    facts: dict[int, tuple[bool, bool]] | None = None, bound: Any = _ASK) -> ActionError | None:
@@ -646,8 +646,8 @@ def _refusal_after_lane(lg: Legality, p: Player, key: str, via: str | None, ab: 
         if ready is not None:
             return ActionError("cooldown", ability="leader", ready=lg.world.clock.info(ready).label)
         return None
-    if slot.requires or ab.requires:
-        for req in [*slot.requires, *ab.requires]:
+    for reqs in (slot.requires, ab.requires):
+        for req in reqs:
             err = meets(lg.world, p, req)
             if err:
                 return err

@@ -665,7 +665,7 @@ class Ruleset(Strict):
         """A copy (with ``update``) that builds its own lookup caches: the copy's roles may differ."""
         new = super().model_copy(update=update, deep=deep)
         for name in ("lookup_index", "ability_cache", "step_cache", "status_by_id", "gone_status_ids", "derived_cache",
-                     "slot_by_id"):
+                     "slot_by_id", "off_limits_status_ids", "stat_modifier_status_ids"):
             new.__dict__.pop(name, None)
         return new
 
@@ -687,6 +687,16 @@ class Ruleset(Strict):
     def gone_status_ids(self) -> frozenset[str]:
         """The statuses that take a player out: dead or out of play."""
         return frozenset(x.id for x in self.statuses if x.dead or x.out_of_play)
+
+    @cached_property
+    def off_limits_status_ids(self) -> frozenset[str]:
+        """The public statuses whose holder nobody may act on (``can_be_targeted: false``)."""
+        return frozenset(x.id for x in self.statuses if x.public and not x.can_be_targeted)
+
+    @cached_property
+    def stat_modifier_status_ids(self) -> frozenset[str]:
+        """The statuses that move their holder's stats while in force (``stat_modifiers``)."""
+        return frozenset(x.id for x in self.statuses if x.stat_modifiers)
 
     @cached_property
     def ability_cache(self) -> dict[str, Any]:

@@ -33,10 +33,12 @@ def blocked_by_status(game: World, p: Player, key: str, slot: str, tick: int) ->
 
 def meets(world: World, p: Player, req: Requirement) -> ActionError | None:
     """The refusal when ``p`` does not meet ``req`` (a faction, a stat threshold, a status), else None."""
-    if req.in_faction is True and not world.factions_of(p.pid):
-        return ActionError("not_in_faction")
-    if req.in_faction is False and world.factions_of(p.pid):
-        return ActionError("in_faction")
+    if req.in_faction is not None:
+        member = in_faction(world, p.pid)
+        if req.in_faction is True and not member:
+            return ActionError("not_in_faction")
+        if req.in_faction is False and member:
+            return ActionError("in_faction")
     if req.stat:
         sid = world.rules.stat(req.stat).id
         have = world.true_stat(p, sid, "thresholds") if world.rules.thresholds_read == "true" else p.stats[sid]
@@ -53,7 +55,44 @@ def meets(world: World, p: Player, req: Requirement) -> ActionError | None:
     return None
 
 
+def in_faction(world: World, pid: int) -> bool:
+    """Whether ``pid`` is a member of any faction (``factions_of`` is not empty)."""
+    return any(pid in f.members for f in world.state.factions.values())
+
+
+def off_limits(world: World, p: Player) -> bool:
+    """Whether a public status in force keeps everyone from acting on ``p`` (``can_be_targeted:
+    false``, as ``status_flags`` reads it; a secret one is never told: ``secret_unreachable``)."""
+    ids = world.rules.off_limits_status_ids
+    statuses = p.statuses
+    if ids.isdisjoint(statuses):
+        return False
+    t = world.state.tick
+    for sid in ids.intersection(statuses):
+        s = statuses[sid]
+        if (s.until is None or s.until > t) and s.since <= t:
+            return True
+    return False
+
+
+def status_modifiers(world: World, statuses: dict[str, Status]) -> dict[str, int]:
+    """The sum of ``stat_modifiers`` of the statuses in force now among ``statuses``, by stat."""
+    ids = world.rules.stat_modifier_status_ids
+    if ids.isdisjoint(statuses):
+        return _NO_MODIFIERS
+    defs = world.rules.status_by_id
+    t = world.state.tick
+    out: dict[str, int] = {}
+    for sid in ids.intersection(statuses):
+        s = statuses[sid]
+        if (s.until is None or s.until > t) and s.since <= t:
+            for k, v in defs[sid].stat_modifiers.items():
+                out[k] = out.get(k, 0) + v
+    return out
+
+
 _UNKNOWN = object()  # a cache's "not looked up yet" (None is an answer)
+_NO_MODIFIERS: dict[str, int] = {}  # status_modifiers of no status in force (read only)
 
 
 def shared_clock(rules: Ruleset) -> Clock:
@@ -279,8 +318,9 @@ class World:
         for m in p.modifiers:
             if m.stat == stat and (m.until is None or m.until > self.state.tick) and m.scope in ("all", purpose):
                 value += m.amount
-        for flag in self.status_flags(p):
-            value += flag.stat_modifiers.get(stat, 0)
+        statuses = p.statuses
+        if statuses:
+            value += status_modifiers(self, statuses).get(stat, 0)
         return value
 
     def true_stats(self, p: Player, ids: tuple[str, ...] | list[str]) -> dict[str, int]:
@@ -297,11 +337,9 @@ class World:
                 if m.stat in out and (m.until is None or m.until > t) and m.scope == "all":
                     out[m.stat] += m.amount
         if p.statuses:
-            for flag in self.status_flags(p):
-                if flag.stat_modifiers:
-                    for sid, v in flag.stat_modifiers.items():
-                        if sid in out:
-                            out[sid] += v
+            for sid, v in status_modifiers(self, p.statuses).items():
+                if sid in out:
+                    out[sid] += v
         return out
 
     def visible_stats(self, p: Player, viewer: int | None) -> dict[str, int]:

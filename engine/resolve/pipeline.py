@@ -63,8 +63,10 @@ def resolve_tick(game: World, first_event: int | None = None) -> list[Event]:
         by_step.setdefault(ctx.step_of(i), []).append(i)
     for step in rules.steps[info.kind]:
         if step.kind == "actions":
-            ctx.step_stats = {p.pid: dict(p.stats) for p in st.players}
-            run_in_order(ctx, step, by_step.get(step.id, []), _run_tracked)
+            todo = by_step.get(step.id, [])
+            if todo:  # the stats as the step begins, which its actions' effects read (``where``)
+                ctx.step_stats = {p.pid: p.stats.copy() for p in st.players}
+            run_in_order(ctx, step, todo, _run_tracked)
         else:
             tracked(ctx, step_cause(game, step), lambda step=step: STEPS[step.kind](ctx, step))
         tracked(ctx, "limit", lambda: clamp(game, "step"))
