@@ -533,6 +533,9 @@ class Deliverer:
         if any(p.untried for p in parts):  # staged claims that expired untried: taken again, in one transaction
             again = {p.key: p for p in await self.bot.store.outbox.hold_again(parts)}
             parts = [again.get(p.key, p) for p in parts]
+        if _WIDE.get():  # the channels side by side: every claim first, in one transaction, not one between sends
+            claimed = {p.key: p for p in await self.bot.store.outbox.claim_parts(parts)}
+            parts = [claimed.get(p.key, p) for p in parts]
         chains: dict[tuple[str, str], list[Part]] = {}
         for part in parts:
             chains.setdefault((part.game_id, part.channel_key), []).append(part)

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import re
 
-import pytest
-
 from .helpers import gather, start
 
 
@@ -42,8 +40,6 @@ async def test_a_start_creates_its_channels_at_once_and_in_their_order(env):
     assert not await t.store.outbox.channel_intents()
 
 
-@pytest.mark.xfail(strict=True, reason="the start's first posts go out one after another again since the store's "
-                   "rooms, the one-trip PM and the side-by-side reminders were merged with the waves; not found yet")
 async def test_a_start_sends_its_first_posts_side_by_side(env):
     t = await gather(env, 13, spectators=1)
     n0 = len(env.strict.log)

@@ -85,3 +85,21 @@ async def test_a_forced_resolve_cut_short_is_redone_as_forced(db):
         assert s.games.info(gid).resolving_tick is None and s.games.info(gid).resolving_user is None
     finally:
         await s.close()
+
+
+async def test_the_parts_never_tried_are_claimed_in_one_transaction(store: Store):
+    """``claim_parts``: a flush that sends its channels side by side claims its untried parts
+    at once; a part tried before is left to the claim of its own (it is looked for first)."""
+    gid = await new_game(store)
+    await store.games.apply(gid, Command.gm("message", pid=0, text="Мастер на связи", user_id=game_script.GM))
+    rows = [d.key for d in await store.outbox.pending_deliveries(gid)]
+    staged = await store.outbox.stage(gid, "b2", "gm", 42, [{"content": f"part {i}", "nonce": f"m{i}"} for i in range(3)], rows)
+    assert await store.outbox.claim_part(staged[0]) and await store.outbox.mark_part_failed(staged[0], "500")
+    left = await store.outbox.pending_parts(gid)
+    before = store.transactions["part.claim"]
+    got = await store.outbox.claim_parts(left)
+    assert store.transactions["part.claim"] == before + 1
+    assert [(p.part_idx, p.held, p.attempts) for p in got] == [(1, True, 1), (2, True, 1)]
+    # committed as tried: a start after a crash looks for each in its channel before sending it
+    assert [(p.part_idx, p.attempts) for p in await store.outbox.pending_parts(gid)] == [(0, 1), (1, 1), (2, 1)]
+    assert await store.outbox.claim_parts(got) == []  # held already: nothing to claim again
