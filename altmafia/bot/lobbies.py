@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import discord
@@ -248,7 +249,8 @@ async def roll_back(bot: Services, lobby_id: str, guild_id: int, made: dict[str,
     await store.lobbies.update_lobby(lobby_id, reopen)
 
 
-async def start(bot: Services, lobby_id: str, lobby: dict[str, Any], started: Any = None) -> str:
+async def start(bot: Services, lobby_id: str, lobby: dict[str, Any],
+                started: Callable[[str], Awaitable[None]] | None = None) -> str:
     """Start the lobby's game; returns its id (the lobby's). A LobbyError (the lobby open again,
     nothing left made) when the server cannot take the game or Discord refused a step before
     the game was committed (:class:`StartFailed`).
