@@ -13,7 +13,11 @@ SimCord replaces discord.py's ``HTTPClient.request`` and forgives much of what D
 * a round trip per REST call charged to SimCord's virtual clock (``ROUND_TRIP_SECONDS``;
   requests sent within a few loop turns of each other, ``OVERLAP_TURNS``, overlap), so
   work before an interaction's defer counts against its 3-second deadline and the 15-minute
-  token (Interactions, "Receiving and Responding"), which SimCord checks in virtual time;
+  token (Interactions, "Receiving and Responding"), which SimCord checks in virtual time.
+  The clock moves only once the database's thread is idle (:func:`database_calls`): a call
+  there takes wall-clock milliseconds, and a rate-limit sleep of another request must not pass
+  seconds of virtual time in the meantime (a test that wants a slow database moves the clock
+  itself);
 * ``nonce`` + ``enforce_nonce`` as in Channel resource, "Create Message";
 * the payload limits of ``discord_limits.py`` (messages, embeds, components, files, command
   sync, autocomplete), overwrites (count and the bits the bot holds), channel counts and
@@ -40,11 +44,13 @@ import errno
 import json
 import os
 import re
+import time
 import types
 from dataclasses import dataclass
 from typing import Any
 
 import aiohttp
+import aiosqlite
 import discord
 import discord.http
 import simcord
@@ -72,6 +78,10 @@ CHANNEL_RENAME_BUCKET = (2, 600.0)
 #: send one creation at a time, whatever the bot asks
 CHANNEL_CREATE_BUCKET = (50, 1.0)
 GLOBAL_LIMIT = 50  # requests a second
+
+#: wall-clock seconds a request waits at most for the database's thread to go idle before its
+#: virtual time passes anyway (checked each time a call there ends)
+DATABASE_IDLE_WAIT = 2.0
 
 _CALL: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar("strict_call", default=None)
 
@@ -164,6 +174,7 @@ class StrictDiscord:
         target = self.now + seconds
         for _ in range(OVERLAP_TURNS):
             await asyncio.sleep(0)
+        await _database_idle()
         if self.now < target:
             self.env._move_clock(target)
 
@@ -587,6 +598,52 @@ class _AsyncioInDiscordHttp(types.ModuleType):
         return result
 
 
+_in_database = 0  # aiosqlite calls queued or running in its thread, all connections
+_idle_waiters: list[asyncio.Future[None]] = []  # requests waiting for that count to reach 0
+
+
+def database_calls(original: Any) -> Any:
+    """aiosqlite's ``Connection._execute`` (every call into its thread), counted in
+    :data:`_in_database` while it is queued or running."""
+
+    async def execute(self: Any, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        global _in_database
+        _in_database += 1
+        try:
+            return await original(self, fn, *args, **kwargs)
+        finally:
+            _in_database -= 1
+            if not _in_database:
+                for waiter in _idle_waiters:
+                    if not waiter.done():
+                        waiter.set_result(None)
+                _idle_waiters.clear()
+
+    return execute
+
+
+async def _database_idle() -> None:
+    """Wait until no call is in aiosqlite's thread for a few loop turns in a row, so the tasks
+    those calls resume send their own requests at this virtual instant. The wait is on a
+    future the last call resolves (not a timer: SimCord's timers run on the virtual clock);
+    once :data:`DATABASE_IDLE_WAIT` wall-clock seconds have gone, the time passes anyway."""
+    loop = asyncio.get_running_loop()
+    give_up = time.monotonic() + DATABASE_IDLE_WAIT
+    quiet = 0
+    while quiet < OVERLAP_TURNS:
+        if not _in_database:
+            quiet += 1
+            await asyncio.sleep(0)
+            continue
+        quiet = 0
+        left = give_up - time.monotonic()
+        if left <= 0:
+            return
+        waiter = loop.create_future()
+        _idle_waiters.append(waiter)
+        await waiter
+
+
 def log_refusals(test: str, refused: list[str]) -> None:
     """With ``STRICT_DISCORD_LOG=<file>`` set, append each refused request of a test to that
     file (one line: the test id, a tab, the request), for surveying a whole run."""
@@ -618,3 +675,4 @@ def install(monkeypatch: Any) -> None:
     monkeypatch.setattr(simcord._runtime, "FakeHTTPClient", StrictHTTPClient)
     monkeypatch.setattr(simcord._runtime, "FakeWebhookAdapter", StrictWebhookAdapter)
     monkeypatch.setattr(discord.http, "asyncio", _AsyncioInDiscordHttp("asyncio"))
+    monkeypatch.setattr(aiosqlite.Connection, "_execute", database_calls(aiosqlite.Connection._execute))
