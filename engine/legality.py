@@ -442,9 +442,10 @@ class Legality:
 
     def legal_actions(self, pid: int) -> list[LegalAction]:
         """What ``pid`` may do now and on whom: the same checks as :meth:`submit`."""
-        p = self.world.player(pid)
+        world = self.world
+        p = world.player(pid)
         out: list[LegalAction] = []
-        if self.world.state.over or not self.world.alive(p) or self.world.phase_cut():
+        if world.state.over or not world.alive(p) or world.phase_cut():
             return out  # what check_available refuses first, for every way at once
         now = PlayerNow(self, p)
         kind = now.info.kind
@@ -453,9 +454,9 @@ class Legality:
         # (key, via, the ability when known, its slot, lane, whether it borrows): a way that
         # check_available refuses at once (another phase, a spent lane…) is skipped unasked
         ways: list[tuple[str, str | None, AbilityDef | None, Any, str, bool]] = list(own)
-        if self.world.state.factions:
+        if world.state.factions:
             for k in self.leader_keys(p):
-                ab = self.world.ability_def(k)
+                ab = world.ability_def(k)
                 ways.append((k, "leader", ab, _way(self, k, ab)[0], "action", False))
         if extra:
             ways += [(k, "extra", ab, slot, "extra", False) for k, _, ab, slot, _, _ in own if ab.slot in extra]
@@ -482,10 +483,10 @@ class Legality:
             targets = []
             if ab.targets:
                 if facts is None:
-                    players = self.world.state.players
+                    players = world.state.players
                     facts = {t.pid: self._target_facts(t) if t.statuses else (True, False) for t in players}
                     # (player, alive, publicly unreachable, plain: no passive can make them untargetable)
-                    shield = self.world._untargetable
+                    shield = world._untargetable
                     seats = [(t, *facts[t.pid], not (t.grants or (shield and {t.role, t.character} & shield))) for t in players]
                 targets = _targets(self, p, ab, via, seats, facts, self._bound_target(p, ab, via, now))
                 if len(targets) < ab.targets:
@@ -586,7 +587,8 @@ def _targets(lg: Legality, p: Player, ab: AbilityDef, via: str | None, seats: li
     :meth:`Legality._target_ok` itself."""
     if ab.checks or ab.once_per == "target":
         return [t.pid for t, *_ in seats if lg._target_ok(p, ab, t, via, facts=facts, bound=bound) is None]
-    self_ok = via == "leader" or (ab.self_target if ab.self_target is not None else lg.world.slot_of(ab).self_target)
+    world = lg.world
+    self_ok = via == "leader" or (ab.self_target if ab.self_target is not None else world.slot_of(ab).self_target)
     want_alive = not ab.dead_targets
     only = bound if bound is not None and ab.targets == 1 else None
     where = ab.target_where
@@ -596,7 +598,7 @@ def _targets(lg: Legality, p: Player, ab: AbilityDef, via: str | None, seats: li
             if lg._target_ok(p, ab, t, via, facts=facts, bound=bound) is None:
                 out.append(t.pid)
         elif (alive is want_alive and not unreachable and (self_ok or t is not p) and (only is None or t.pid == only)
-              and (where is None or lg.world.matches(t, where, actor=p.pid))):
+              and (where is None or world.matches(t, where, actor=p.pid))):
             out.append(t.pid)
     return out
 
@@ -646,11 +648,12 @@ def _refusal_after_lane(lg: Legality, p: Player, key: str, via: str | None, ab: 
         if ready is not None:
             return ActionError("cooldown", ability="leader", ready=lg.world.clock.info(ready).label)
         return None
-    for reqs in (slot.requires, ab.requires):
-        for req in reqs:
-            err = meets(lg.world, p, req)
-            if err:
-                return err
+    if slot.requires or ab.requires:
+        for reqs in (slot.requires, ab.requires):
+            for req in reqs:
+                err = meets(lg.world, p, req)
+                if err:
+                    return err
     ready = cooling_until(lg.world, p, key)
     if ready is not None:
         return ActionError("cooldown", ability=key, ready=lg.world.clock.info(ready).label)

@@ -665,7 +665,7 @@ class Ruleset(Strict):
         """A copy (with ``update``) that builds its own lookup caches: the copy's roles may differ."""
         new = super().model_copy(update=update, deep=deep)
         for name in ("lookup_index", "ability_cache", "step_cache", "status_by_id", "gone_status_ids", "derived_cache",
-                     "slot_by_id", "off_limits_status_ids", "stat_modifier_status_ids"):
+                     "slot_by_id", "off_limits_status_ids", "secret_off_limits_status_ids", "stat_modifier_status_ids"):
             new.__dict__.pop(name, None)
         return new
 
@@ -692,6 +692,11 @@ class Ruleset(Strict):
     def off_limits_status_ids(self) -> frozenset[str]:
         """The public statuses whose holder nobody may act on (``can_be_targeted: false``)."""
         return frozenset(x.id for x in self.statuses if x.public and not x.can_be_targeted)
+
+    @cached_property
+    def secret_off_limits_status_ids(self) -> frozenset[str]:
+        """The secret statuses whose holder nobody may act on (``World.secret_unreachable``)."""
+        return frozenset(x.id for x in self.statuses if not x.public and not x.can_be_targeted)
 
     @cached_property
     def stat_modifier_status_ids(self) -> frozenset[str]:

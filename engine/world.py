@@ -220,6 +220,8 @@ class World:
         own = cache.get(key)
         if own is None:
             own = cache[key] = [pas.params for src in self.sources(p) for pas in src.passives if pas.kind == kind]
+        if not p.grants:
+            return own  # the ruleset's own list: read only, as every caller reads it
         out = list(own)
         # the features of another role granted for a while ({"passives": role id}; seed 003:
         # Мародёрство), from ``since`` to ``until`` like granted abilities
@@ -252,15 +254,12 @@ class World:
         """The first secret status of ``p`` that keeps everyone from acting on them (seed 000's
         ``absent``), or None. No refusal tells it: an action aimed at ``p`` is accepted and fails
         at the resolve the way a blocked one does."""
-        for sid in sorted(p.statuses):
-            if not self.active(p, sid, tick):
-                continue
-            try:
-                f = self.rules.status(sid)
-            except KeyError:
-                continue
-            if not f.public and not f.can_be_targeted:
-                return f.id
+        ids = self.rules.secret_off_limits_status_ids
+        if ids.isdisjoint(p.statuses):
+            return None
+        for sid in sorted(ids.intersection(p.statuses)):
+            if self.active(p, sid, tick):
+                return sid
         return None
 
     def cut_off_secretly(self, p: Player) -> bool:
