@@ -339,7 +339,11 @@ class SqliteBackend(Backend):
             await self.conn.execute("ROLLBACK")
 
     async def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
-        cur = await self._c().execute(sql, tuple(params))
+        conn = self._c()
+        run = getattr(conn, "_execute", None)  # aiosqlite's own way to run a function in its thread
+        if run is not None:  # one trip: the statement and its cursor's close
+            return await run(_execute, conn._conn, sql, tuple(params))
+        cur = await conn.execute(sql, tuple(params))
         try:
             return cur.rowcount
         finally:
@@ -399,7 +403,13 @@ class SqliteBackend(Backend):
         return await run(_run_transaction, conn._conn, body, before_commit, self.path)
 
     async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
-        async with self._c().execute(sql, tuple(params)) as cur:
+        """The rows of one read in one trip to aiosqlite's thread (through its cursor, the
+        statement, the fetch and the close are a trip each: three turns of the event loop)."""
+        conn = self._c()
+        run = getattr(conn, "_execute", None)  # aiosqlite's own way to run a function in its thread
+        if run is not None:
+            return await run(_fetchall, conn._conn, sql, tuple(params))
+        async with conn.execute(sql, tuple(params)) as cur:
             return [tuple(r) for r in await cur.fetchall()]
 
     async def tables(self) -> set[str]:
@@ -422,11 +432,7 @@ class _InThread(Backend):
         self.conn, self.path, self.location = conn, path, str(path)
 
     async def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
-        cur = self.conn.execute(sql, tuple(params))
-        try:
-            return cur.rowcount
-        finally:
-            cur.close()
+        return _execute(self.conn, sql, tuple(params))
 
     async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
         rows = [tuple(r) for r in rows]
@@ -434,13 +440,31 @@ class _InThread(Backend):
             self.conn.executemany(sql, rows)
 
     async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
-        return [tuple(r) for r in self.conn.execute(sql, tuple(params)).fetchall()]
+        return _fetchall(self.conn, sql, tuple(params))
 
     def is_driver_error(self, exc: BaseException) -> bool:
         return isinstance(exc, sqlite3.Error)
 
     def explain(self, exc: BaseException) -> str | None:
         return explain(exc, self.path)
+
+
+def _execute(conn: sqlite3.Connection, sql: str, params: tuple[Any, ...]) -> int:
+    """:meth:`SqliteBackend.execute` in the connection's own thread: the rows it changed."""
+    cur = conn.execute(sql, params)
+    try:
+        return cur.rowcount
+    finally:
+        cur.close()
+
+
+def _fetchall(conn: sqlite3.Connection, sql: str, params: tuple[Any, ...]) -> list[Row]:
+    """:meth:`SqliteBackend.fetchall` in the connection's own thread."""
+    cur = conn.execute(sql, params)
+    try:
+        return [tuple(r) for r in cur.fetchall()]
+    finally:
+        cur.close()
 
 
 def _finish(work: Awaitable[T]) -> T:
