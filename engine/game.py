@@ -55,22 +55,20 @@ def gm_stat_range(sdef: StatDef) -> tuple[int, int]:
 
 class _Job:
     """The method ``name`` of the game's job ``job`` (``legality``, ``phase_end``), offered as
-    the game's own: the bot, storage, the texts and the tools ask the game. Looked up once per
-    game: the bound method is kept in the game's own attributes (the jobs are made with the
-    game and never replaced), where every later call finds it first."""
+    the game's own: the bot, storage, the texts and the tools ask the game. Looked up on each
+    use and never kept in the game's own attributes: a game's attributes stay the few its
+    ``__init__`` sets, in that order, which keeps Python's fast path for every read of
+    ``state`` and ``rules`` (writing dozens of others, in whichever order a game first asks
+    them, makes every attribute read of every game take the slow, general lookup)."""
 
     def __init__(self, job: str, name: str) -> None:
         self.job, self.name = job, name
         self.__doc__ = f"{job}.{name}"
 
-    def __set_name__(self, owner: type, attr: str) -> None:
-        self.attr = attr
-
     def __get__(self, g: Any, owner: type | None = None) -> Any:
         if g is None:
             return self
-        found = g.__dict__[self.attr] = getattr(getattr(g, self.job), self.name)
-        return found
+        return getattr(getattr(g, self.job), self.name)
 
 
 def _job(job: str, name: str) -> Any:
