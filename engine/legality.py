@@ -260,10 +260,12 @@ class Legality:
 
     def leader_keys(self, p: Player) -> list[str]:
         keys: list[str] = []
-        slots = set(self.world.settings.leader_slots)
-        for f in self.world.factions_of(p.pid):
-            if f.leader != p.pid:
-                continue
+        slots: set[str] | None = None
+        for f in self.world.state.factions.values():
+            if f.leader != p.pid or p.pid not in f.members:
+                continue  # the factions p leads: few players lead one
+            if slots is None:
+                slots = set(self.world.settings.leader_slots)
             for m in sorted(f.members):
                 for k, ab in self.world.abilities(self.world.player(m), granted=False):
                     if ab.slot in slots and k.startswith("role:") and k not in keys:

@@ -57,7 +57,10 @@ def meets(world: World, p: Player, req: Requirement) -> ActionError | None:
 
 def in_faction(world: World, pid: int) -> bool:
     """Whether ``pid`` is a member of any faction (``factions_of`` is not empty)."""
-    return any(pid in f.members for f in world.state.factions.values())
+    for f in world.state.factions.values():
+        if pid in f.members:
+            return True
+    return False
 
 
 def off_limits(world: World, p: Player) -> bool:
@@ -450,15 +453,14 @@ class World:
         if sel.not_status and self.active(t, sel.not_status):
             return False
         if sel.faction:
-            mine = {f.fid for f in self.factions_of(actor)} if actor is not None else set()
-            theirs = {f.fid for f in self.factions_of(t.pid)}
-            ok = {
-                "same": bool(mine & theirs),
-                "other": not (mine & theirs),
-                "any_faction": bool(theirs),
-                "none": not theirs,
-            }[sel.faction]
-            if not ok:
+            member = shared = False  # t in a faction; t in one with the actor
+            for f in self.state.factions.values():
+                if t.pid in f.members:
+                    member = True
+                    if actor is not None and actor in f.members:
+                        shared = True
+                        break
+            if not {"same": shared, "other": not shared, "any_faction": member, "none": not member}[sel.faction]:
                 return False
         if sel.stat:
             v = (t.stats if stats is None else stats).get(self.rules.stat(sel.stat).id, 0)
