@@ -307,11 +307,14 @@ class World:
         fr = self.rules.factions
         if not fr.enabled or fr.bonus_stat != stat:
             return 0
-        best = 0
-        for f in self.factions_of(p.pid):
-            total = sum(self.state.players[m].stats.get(stat, 0) for m in f.members)
-            bonus = int(total / fr.bonus_step) if fr.bonus_negative else max(0, total // fr.bonus_step)
-            best = max(best, bonus) if not fr.bonus_negative else bonus
+        players, pid, best = self.state.players, p.pid, 0
+        for f in self.state.factions.values():
+            if pid in f.members:
+                total = 0
+                for m in f.members:
+                    total += players[m].stats.get(stat, 0)
+                bonus = int(total / fr.bonus_step) if fr.bonus_negative else max(0, total // fr.bonus_step)
+                best = max(best, bonus) if not fr.bonus_negative else bonus
         return best
 
     def true_stat(self, p: Player, stat: str, purpose: str = "all") -> int:
