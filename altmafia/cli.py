@@ -365,7 +365,7 @@ def cmd_backup(args: argparse.Namespace) -> int:
     """A consistent copy of a live database with SQLite's backup API (docs/storage.md)."""
     # imported here: start-up time (the storage loads only for the commands that need it)
     from storage import StorageError
-    from storage.sqlite import backup
+    from storage.backups import backup
 
     if Path(args.out).resolve() == Path(args.db).resolve():
         print(f"altmafia: {args.db} and {args.out} are the same file: name another file for the copy "
@@ -385,7 +385,7 @@ def cmd_restore(args: argparse.Namespace) -> int:
     looked for in its channel first (docs/storage.md, "Restoring a backup")."""
     # imported here: start-up time (the storage loads only for the commands that need it)
     from storage import DatabaseInUse, StorageError
-    from storage.sqlite import restore
+    from storage.backups import restore
 
     try:
         done = restore(args.backup, args.db)

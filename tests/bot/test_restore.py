@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from altmafia.bot.bot import create_bot
 from altmafia.cli import main as cli
-from storage.sqlite import backup
+from storage.backups import backup
 
 from .helpers import gather, start
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from storage import StorageError, Store
-from storage.sqlite import backup
+from storage.backups import backup
 
 from . import game_script
 from .conftest import ROOT

@@ -12,7 +12,7 @@ import pytest
 
 from altmafia.cli import main as cli
 from storage import DatabaseInUse, StorageError, Store
-from storage.sqlite import RESTORED, backup, restore
+from storage.backups import RESTORED, backup, restore
 
 pytestmark = pytest.mark.sqlite_only
 
