@@ -57,7 +57,7 @@ def meets(world: World, p: Player, req: Requirement) -> ActionError | None:
 
 def in_faction(world: World, pid: int) -> bool:
     """Whether ``pid`` is a member of any faction (``factions_of`` is not empty)."""
-    for f in world.state.factions.values():
+    for f in world.state.factions.values():  # noqa: SIM110 - a loop: no generator on every legality check
         if pid in f.members:
             return True
     return False
