@@ -327,6 +327,11 @@ class SqliteBackend(Backend):
             raise StorageError(f"{self.path}: the database is not open.")
         return self.conn
 
+    def _trip(self) -> Callable[..., Awaitable[Any]] | None:
+        """aiosqlite's own way to run a function in its thread, in one trip there
+        (``Connection._execute``); None for an aiosqlite without it (the generic forms)."""
+        return getattr(self._c(), "_execute", None)
+
     async def begin(self) -> None:
         await self._c().execute("BEGIN IMMEDIATE")
 
@@ -338,8 +343,7 @@ class SqliteBackend(Backend):
             await self.conn.execute("ROLLBACK")
 
     async def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
-        conn = self._c()
-        run = getattr(conn, "_execute", None)  # aiosqlite's own way to run a function in its thread
+        conn, run = self._c(), self._trip()
         if run is not None:  # one trip: the statement and its cursor's close
             return await run(_execute, conn._conn, sql, tuple(params))
         cur = await conn.execute(sql, tuple(params))
@@ -357,7 +361,7 @@ class SqliteBackend(Backend):
         """True for the one-trip form (:meth:`batch`): its transaction runs to its end in
         aiosqlite's thread whatever happens to the caller, and a cancelled caller still gets
         its outcome (:func:`_outcome_of`)."""
-        return getattr(self._c(), "_execute", None) is not None and "commit" not in vars(self)
+        return self._trip() is not None and "commit" not in vars(self)
 
     async def batch(self, steps: Sequence[Step], before_commit: Callable[[], None] | None = None) -> Stopped | None:
         """:meth:`Backend.batch` in one trip to aiosqlite's thread, its COMMIT included (each
@@ -369,8 +373,7 @@ class SqliteBackend(Backend):
         its end (:meth:`batch_outlives_cancel`): committed, it returns its outcome and the
         cancellation reaches the caller at its next wait; rolled back or failed, the
         cancellation is raised at once."""
-        conn = self._c()
-        run = getattr(conn, "_execute", None)  # aiosqlite's own way to run a function in its thread
+        conn, run = self._c(), self._trip()
         if run is None:  # an aiosqlite without it: the generic form
             return await super().batch(steps, before_commit)
         if "commit" not in vars(self):
@@ -395,8 +398,7 @@ class SqliteBackend(Backend):
         connection itself (:class:`_InThread`, whose statements never wait), ``before_commit``
         and the COMMIT with it. A commit replaced on this backend (a wrapper around
         :meth:`commit`) is honoured: the generic form, statement by statement."""
-        conn = self._c()
-        run = getattr(conn, "_execute", None)  # aiosqlite's own way to run a function in its thread
+        conn, run = self._c(), self._trip()
         if run is None or "commit" in vars(self):
             return await super().transact(body, before_commit)
         return await run(_run_transaction, conn._conn, body, before_commit, self.path)
@@ -404,8 +406,7 @@ class SqliteBackend(Backend):
     async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         """The rows of one read in one trip to aiosqlite's thread (through its cursor, the
         statement, the fetch and the close are a trip each: three turns of the event loop)."""
-        conn = self._c()
-        run = getattr(conn, "_execute", None)  # aiosqlite's own way to run a function in its thread
+        conn, run = self._c(), self._trip()
         if run is not None:
             return await run(_fetchall, conn._conn, sql, tuple(params))
         async with conn.execute(sql, tuple(params)) as cur:
