@@ -68,12 +68,21 @@ class Database:
 
     async def read(self, sql: str, params: Any = ()) -> list[tuple[Any, ...]]:
         """Rows of one read (``?`` placeholders), under the connection's lock."""
+        return (await self.reads([(sql, params)]))[0]
+
+    async def reads(self, queries: list[tuple[str, Any]]) -> list[list[tuple[Any, ...]]]:
+        """The rows of several reads (``?`` placeholders), in their order, under the
+        connection's lock: one trip to SQLite's thread for all of them."""
+        backend = self.backend
         async with self.lock:
             try:
-                return await self.backend.fetchall(self.backend.sql(sql), tuple(params))
+                if len(queries) == 1:
+                    sql, params = queries[0]
+                    return [await backend.fetchall(backend.sql(sql), tuple(params))]
+                return await backend.fetch_each([(backend.sql(sql), tuple(params)) for sql, params in queries])
             except Exception as exc:
-                if self.backend.is_driver_error(exc):
-                    why = self.backend.explain(exc)
+                if backend.is_driver_error(exc):
+                    why = backend.explain(exc)
                     raise StorageError(f"cannot read the database: {why}" if why else
                                        f"{self.location}: cannot read the database ({exc}).") from exc
                 raise

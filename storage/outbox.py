@@ -69,6 +69,16 @@ def _intent(r: tuple[Any, ...]) -> ChannelIntent:
 PARTS_COLS = "batch_id, part_idx, game_id, channel_key, channel_id, content, nonce, mention, view, files, attempts, last_attempt_at, message_id"
 
 
+def _deliveries(rows: list[tuple[Any, ...]]) -> list[Delivery]:
+    return [
+        Delivery(
+            key=r[0], game_id=r[1], tick=r[2], event_idx=r[3], dest=r[4], dest_id=r[5], attempts=r[6], last_error=r[7],
+            event=Event(tick=r[8], key=r[9], args=json.loads(r[10]), audience=r[11], ids=json.loads(r[12])),
+        )
+        for r in rows
+    ]
+
+
 def _part(r: tuple[Any, ...]) -> Part:
     return Part(batch_id=r[0], part_idx=r[1], game_id=r[2], channel_key=r[3], channel_id=r[4], content=r[5], nonce=r[6],
                 mention=r[7], view=r[8], files=json.loads(r[9]) if r[9] else None, attempts=r[10], last_attempt_at=r[11],
@@ -87,6 +97,9 @@ class Outbox:
     # ---- the outbox -----------------------------------------------------------------------
     async def pending_deliveries(self, game_id: str | None = None, limit: int | None = None) -> list[Delivery]:
         """Undelivered messages in order (per game: event order, then destination order)."""
+        return _deliveries(await self.db.read(*self._deliveries_query(game_id, limit)))
+
+    def _deliveries_query(self, game_id: str | None, limit: int | None = None) -> tuple[str, list[Any]]:
         sql = (
             "SELECT o.delivery_key, o.game_id, o.tick, o.event_idx, o.dest_kind, o.dest_id, o.attempts, o.last_error, "
             "e.tick, e.msg_key, e.args, e.audience, e.ids "
@@ -103,14 +116,13 @@ class Outbox:
         if limit is not None:
             sql += " LIMIT ?"
             params.append(int(limit))
-        rows = await self.db.read(sql, params)
-        return [
-            Delivery(
-                key=r[0], game_id=r[1], tick=r[2], event_idx=r[3], dest=r[4], dest_id=r[5], attempts=r[6], last_error=r[7],
-                event=Event(tick=r[8], key=r[9], args=json.loads(r[10]), audience=r[11], ids=json.loads(r[12])),
-            )
-            for r in rows
-        ]
+        return sql, params
+
+    async def pending(self, game_id: str | None = None) -> tuple[list[Part], list[Delivery]]:
+        """:meth:`pending_parts` and :meth:`pending_deliveries` of one game (or all), read
+        in one trip to the database (a flush reads both before each delivery)."""
+        parts, rows = await self.db.reads([self._parts_query(game_id), self._deliveries_query(game_id)])
+        return self._mark_held([_part(r) for r in parts]), _deliveries(rows)
 
     async def claim(self, key: str) -> bool:
         """Record that a send of ``key`` starts now (commit it before sending); False if done."""
@@ -344,6 +356,9 @@ class Outbox:
 
     async def pending_parts(self, game_id: str | None = None) -> list[Part]:
         """Parts not yet sent, in the order they were staged."""
+        return self._mark_held([_part(r) for r in await self.db.read(*self._parts_query(game_id))])
+
+    def _parts_query(self, game_id: str | None) -> tuple[str, list[Any]]:
         sql = f"SELECT {PARTS_COLS} FROM outbox_parts WHERE sent_at IS NULL"
         if self.state.shards is not None:
             sql += f" AND {self._my_parts()}"
@@ -351,8 +366,7 @@ class Outbox:
         if game_id is not None:
             sql += " AND game_id = ?"
             params.append(game_id)
-        out = [_part(r) for r in await self.db.read(sql + " ORDER BY batch_ord, part_idx", params)]
-        return self._mark_held(out)
+        return sql + " ORDER BY batch_ord, part_idx", params
 
     def _mark_held(self, parts: list[Part]) -> list[Part]:
         """``held`` on the parts whose claim this store took at staging and still holds."""

@@ -253,8 +253,8 @@ class Deliverer:
         own lock: one game's sends never wait for another's (discord.py's rate limiter paces
         them all); a game whose flush fails is logged and retried at the next flush."""
         store = self.bot.store
-        ids = list(dict.fromkeys([p.game_id for p in await store.outbox.pending_parts(None)]
-                                 + [d.game_id for d in await store.outbox.pending_deliveries(None)]))
+        parts, rows = await store.outbox.pending(None)
+        ids = list(dict.fromkeys([p.game_id for p in parts] + [d.game_id for d in rows]))
         sent = 0
 
         async def one(gid: str) -> int:
@@ -272,8 +272,7 @@ class Deliverer:
                      carry: list[tuple[str, Any]] | None = None) -> int:
         store = self.bot.store
         blocked: set[tuple[str, str]] = set()
-        parts = await store.outbox.pending_parts(game_id)
-        pending = await store.outbox.pending_deliveries(game_id)
+        parts, pending = await store.outbox.pending(game_id)
         # a resolve's own line (the GM's log line of a forced resolve, staged with it) joins
         # the batch of that channel's events instead of going out alone: one message a resolve
         rows_at = {(d.game_id, route(d)) for d in pending}
