@@ -228,3 +228,31 @@ async def test_parts_untried_are_held_again_in_one_transaction(db):
         assert all(p.held for p in await s.outbox.pending_parts(gid))
     finally:
         await s.close()
+
+
+async def test_a_flush_reads_its_parts_and_rows_together(store: Store, monkeypatch):
+    """``Outbox.pending``: what ``pending_parts`` and ``pending_deliveries`` read, of one game or
+    of all, the parts marked held as each would mark them; on SQLite in one trip to its thread."""
+    g1, g2 = await new_game(store), await new_game(store, "g2")
+    await store.turns.resolve(g1)  # rows left for a flush
+    await store.outbox.stage_posts(g2, "note", [Post("gm", 5, ({"content": "a note"},))], claim=True)  # a held part
+    for gid in (g1, g2, None):
+        parts, rows = await store.outbox.pending(gid)
+        assert parts == await store.outbox.pending_parts(gid)
+        assert [d.key for d in rows] == [d.key for d in await store.outbox.pending_deliveries(gid)]
+    parts, rows = await store.outbox.pending(None)
+    assert {p.game_id for p in parts} == {g2} and all(p.held for p in parts)
+    assert rows and {d.game_id for d in rows} == {g1}
+    if store.db.location.endswith(".sqlite3"):
+        import aiosqlite
+
+        trips = []
+        real = aiosqlite.Connection._execute
+
+        async def counted(self, fn, *args, **kwargs):
+            trips.append(fn.__name__)
+            return await real(self, fn, *args, **kwargs)
+
+        monkeypatch.setattr(aiosqlite.Connection, "_execute", counted)
+        await store.outbox.pending(g1)
+        assert trips == ["_fetch_each"]
