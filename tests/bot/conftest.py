@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import AsyncIterator
 
 import discord
@@ -114,6 +115,9 @@ async def env(settings, request, monkeypatch) -> AsyncIterator[simcord.Env]:
     finally:
         await e.shutdown()
         await e.bot.store.close()
+        # SimCord never closes the bot: what its starts froze (``AltMafiaBot.open_store``) is
+        # given back to the collector here, as the bot's close or the process's end would
+        gc.unfreeze()
         refused = strict.problems() if strict is not None and _reason(request, "discord_refusals") is None else []
         strict_discord.log_refusals(request.node.nodeid, refused)
         try:

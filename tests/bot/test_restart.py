@@ -3,6 +3,7 @@ the deadline; a deadline that passed while the bot was down resolves at once."""
 
 from __future__ import annotations
 
+import gc
 from datetime import timedelta
 
 from altmafia.bot.bot import create_bot
@@ -123,3 +124,18 @@ async def test_a_crash_before_the_reveal_does_not_lose_it(env, settings):
     assert len([m for m in public.history() if "Кто был кем" in m.content]) == 1
     await restart(env, settings)  # shown once: the next start has nothing more to show
     assert len([m for m in public.history() if "Кто был кем" in m.content]) == 1
+
+
+async def test_what_a_start_reads_is_kept_from_the_collector_until_the_bot_closes(env, settings):
+    """The games' rows ``Store.open`` reads live as long as the process: read with the collector
+    paused, then frozen (``gc.freeze``: no collection goes over them again), and given back to
+    it when the bot closes."""
+    t = await start(await gather(env, 4, spectators=0))
+    bot = await restart(env, settings)
+    assert gc.isenabled() and gc.get_freeze_count() > 0
+    assert bot.store.games.info(t.game_id).tick == 0  # the game served as ever
+    r = await t.member(0).slash(t.hidden(0), "action me")  # a seat's own card, as after any start
+    me = t.game.player(0)
+    assert not r.response.content.startswith("⛔") and me.name in r.response.content, r.response.content
+    await bot.close()
+    assert gc.get_freeze_count() == 0 and gc.isenabled()
