@@ -37,8 +37,8 @@ from storage.backend import Step
 from storage.store import GAME_COLUMNS, destinations
 
 from . import bench_restart, peer
-from .bench_bot import add_noop
-from .bench_load import bench_load
+from .bench_bot import add_noop, stop
+from .bench_load import QUICK_ROUND_TRIP, bench_load
 from .bench_play import move as _move
 from .bench_play import play_tick as _play_tick
 from .bench_postgres import bench_postgres
@@ -396,7 +396,7 @@ def bench_scale(b: Bench, say: Callable[[str], None]) -> None:
     b.add("scale", "scale.resolve_one", "resolve one of those games alone (median)", statistics.median(ones) * 1000, "ms")
 
 
-def bench_storage(b: Bench, say: Callable[[str], None], make_bot: BotFactory | None = None) -> None:
+def bench_storage(b: Bench, say: Callable[[str], None], make_bot: BotFactory | None = None, round_trip: float = ROUND_TRIP) -> None:
     say("storage: transactions on a real SQLite file")
     asyncio.run(_storage(b, size("storage_ticks", b.quick)))
     say("storage: the cost of a save on day 1 and day 7")
@@ -405,10 +405,11 @@ def bench_storage(b: Bench, say: Callable[[str], None], make_bot: BotFactory | N
     asyncio.run(_snapshot_long(b, size("long_days", b.quick)))
     say("storage: the memory a finished game still holds in the store")
     asyncio.run(_finished(b, size("finished_days", b.quick), size("finished_games", b.quick)))
-    bench_restart.bench_restart(b, say, _play_tick, _clone)  # a start with 6000 games; memory by RSS
+    reason = discord_status(make_bot)
+    # a start with 6000 games, the bot's restart on them; memory by RSS
+    bench_restart.bench_restart(b, say, _play_tick, _clone, make_bot, reason, QUICK_ROUND_TRIP if b.quick else round_trip)
     say("storage: the transactions of a resolve and its delivery through the bot")
     title = "transactions per resolve including its delivery (the real bot under SimCord, 13 players; information, no goal)"
-    reason = discord_status(make_bot)
     if reason is None:
         try:
             assert make_bot is not None
@@ -517,8 +518,7 @@ async def _delivered(b: Bench, title: str, resolves: int, make_bot: BotFactory) 
                 messages += posts
                 detail.append(f"{label}: {here['total']} tx, {posts} messages" + (f", {edits} overwrite{'s' if edits != 1 else ''} put" if edits else ""))
         finally:
-            await env.shutdown()
-            await bot.store.close()
+            await stop(env)
     if not per:
         raise RuntimeError("the bench's game ended before its first resolve: a bench bug")
     worst = max(per)
@@ -938,8 +938,7 @@ async def _discord(b: Bench, repeats: int, make_bot: BotFactory) -> None:
             path = await _command_path(env, store, gid, members, channels, by_id, repeats, said)
             _command_path_row(b, "discord.command_path_day7", COMMAND_DAYS[1], repeats, path)
         finally:
-            await env.shutdown()
-            await bot.store.close()
+            await stop(env)
 
 
 FLOOR_TABLE = "CREATE TABLE bench_floor (request_id TEXT NOT NULL)"  # the durable floor's rows (/bench-echo durable)
@@ -1106,7 +1105,7 @@ def run_bench(quick: bool = False, only: list[str] | None = None, progress: bool
             bench_deadline(b, say, make_bot, quick, round_trip)
         else:
             {"engine": bench_engine, "peer": bench_peer, "scale": bench_scale, "postgres": bench_postgres,
-             "storage": lambda b, say: bench_storage(b, say, make_bot),
+             "storage": lambda b, say: bench_storage(b, say, make_bot, round_trip),
              "load": lambda b, say: bench_load(b, say, make_bot, discord_status(make_bot))}[s](b, say)
     return b
 

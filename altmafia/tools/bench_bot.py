@@ -1,10 +1,12 @@
 """The bench's yardsticks on the real bot: ``/bench-noop``, a slash command that only replies
 ephemerally, and ``/bench-pm-floor``, the floor of a PM (one short row committed, the reply,
 two posts), both added to the bot's tree before it starts. What a command costs beyond them
-is the bot's own work (the Discord rows, the PM rows)."""
+is the bot's own work (the Discord rows, the PM rows). And :func:`stop`, how every bench row
+ends its bot under SimCord."""
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 from storage.backend import Step
@@ -45,3 +47,13 @@ def add_pm_floor(bot: Any) -> None:
             await bot.get_partial_messageable(int(cid)).send(message)
 
     bot.tree.add_command(pm_floor)
+
+
+async def stop(env: Any) -> None:
+    """A SimCord env and its bot stopped as a process's end stops them: the env shut down, the
+    bot's store closed, and what the bot's start froze (``AltMafiaBot.open_store``) given back
+    to the collector, so that the rows after it run on the heap they would alone (SimCord never
+    closes the bot, whose ``close`` would do that)."""
+    await env.shutdown()
+    await env.bot.store.close()
+    gc.unfreeze()

@@ -37,6 +37,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, cast
 
+from .bench_bot import stop
+
 ROUND_TRIP = 0.1  # seconds a REST call takes on the wire (the stated round trip)
 QUICK_ROUND_TRIP = 0.01  # --quick: the shape, not the figures
 GLOBAL_LIMIT = 50  # requests a second, interaction endpoints exempt
@@ -602,8 +604,7 @@ async def run_load(make_bot: Callable[[Path], Any], *, games: int, commands: int
                 limited=wire.limited, span=max(c.done for c in wire.calls) - t0, setup=setup,
                 transactions=+tx, cpu=cpu, wall=wall)
         finally:
-            await env.shutdown()
-            await bot.store.close()
+            await stop(env)
 
 
 async def _load_row(b: Rows, make_bot: Callable[[Path], Any], title: str) -> None:
@@ -723,8 +724,7 @@ async def run_starts(make_bot: Callable[[Path], Any], *, seats: int, runs: int,
                 out.append(StartRun(first=wire.first[iid] - t0 + half, done=max(c.arrived for c in calls) - t0 + half,
                                     floor=floor, how=how, calls=calls, answer=wire.answered.get(iid, "")))
         finally:
-            await env.shutdown()
-            await bot.store.close()
+            await stop(env)
     return out, wire
 
 

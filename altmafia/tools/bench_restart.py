@@ -1,20 +1,24 @@
 """The bench's restart rows: how soon a store with thousands of day-7 games serves its first
-command after a start, and what each game costs in resident memory (RSS, not tracemalloc).
+command after a start, how soon the real bot answers a player after a restart on that
+database, and what each game costs in resident memory (RSS, not tracemalloc).
 
-Both are taken in child processes (``python -m altmafia.tools.bench_restart PATH``): a fresh
-interpreter opens the database exactly as a bot's start does, so the figures hold nothing the
-bench process had loaded before. The database: one 13-player Godfather's Legacy game and one
-20-seat Eternal Friday game, each played to day 7 with every player acting, then copied to
-thousands of games (rows, events and history copied, as ``bench._clone`` does).
+All are taken in child processes (``python -m altmafia.tools.bench_restart PATH``, and
+``--bot FACTORY PATH`` for the bot's restart): a fresh interpreter opens the database exactly
+as a bot's start does, so the figures hold nothing the bench process had loaded before. The
+database: one 13-player Godfather's Legacy game and one 20-seat Eternal Friday game, each
+played to day 7 with every player acting, then copied to thousands of games (rows, events and
+history copied, as ``bench._clone`` does).
 """
 
 from __future__ import annotations
 
 import asyncio
 import gc
+import importlib
 import json
 import os
 import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -22,14 +26,14 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from config import load_ruleset
 from engine import DEAL, PlayerSpec
 from storage import Command, Store
 from storage.backend import Step
 
-from .bench_bot import PM_FLOOR_TABLE, add_noop, add_pm_floor
+from .bench_bot import PM_FLOOR_TABLE, add_noop, add_pm_floor, stop
 
 #: the games of the full run: (ruleset, seats, copies, seed); quick: a handful of each
 RESTART_GAMES = (("godfather", 13, 5000, 11), ("eternal_friday", 20, 1000, 11))
@@ -39,6 +43,9 @@ OPEN_GOAL_S = 5.0
 RSS_GOAL_KIB = 100.0
 PM_GOAL_TX = 2
 PM_GOAL_CPU = 2.0
+#: restarts of the bot timed (full, quick), each in a child process of its own
+BOT_RUNS = (3, 1)
+FIRST_REPLY_GOAL_S = 5.0
 PM_REPEATS = (26, 3)  # PMs timed (full, quick), alternated with the no-op; senders in turn (a day's quota each)
 
 
@@ -122,14 +129,128 @@ def measure(path: Path) -> dict[str, Any]:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def bench_restart(b: Any, say: Callable[[str], None], play: Callable[..., Any], clone: Callable[..., Any]) -> None:
-    """The rows ``store.open_5000_s`` and ``memory.rss_per_game_kib``."""
+def factory_name(make_bot: Callable[[Path], Any]) -> str | None:
+    """``module:name`` of a bot factory that a child process can import (the tools never
+    import the bot: the bench is handed its factory), or None (a lambda, a local function)."""
+    name = f"{getattr(make_bot, '__module__', '')}:{getattr(make_bot, '__qualname__', '<?>')}"
+    return None if "<" in name or name.startswith(":") else name
+
+
+def _factory(name: str) -> Callable[[Path], Any]:
+    module, attr = name.split(":")
+    return cast("Callable[[Path], Any]", getattr(importlib.import_module(module), attr))
+
+
+async def _bot_child(factory: str, path: str, seed: int) -> dict[str, Any]:
+    """In the child: the real bot's first start on the database of thousands of games, under
+    plain SimCord, and one 13-player Godfather's Legacy game started through it (a server with
+    its channels); then the bot stopped as a crash stops it (its database connection simply
+    goes) and a new bot started on the same file. The moment the new bot is ready (``on_ready``:
+    its gateway connected, its servers known), while its recovery goes over every game, a
+    player of that game presses ``/action me`` in their hidden channel.
+
+    Figures, on the wall clock from the new bot's start (``setup_hook``: ``Store.open``, the
+    rulesets read again, the cogs, the command sync): ready, and the first response of that
+    command; SimCord's REST calls take no time, so the calls up to that response are counted
+    (each a round trip on Discord); the CPU of the process over the whole restart."""
+    # imported here: SimCord is a test extra, and the other rows need no Discord
+    import simcord
+
+    from .bench_load import Wire, channel_of, interaction, open_lobby, transports
+
+    make_bot = _factory(factory)
+    wire = Wire(round_trip=0.0)  # plain SimCord: the calls are recorded, none waits
+    out: dict[str, Any] = {}
+    with transports(wire):
+        first = make_bot(Path(path))
+        env = simcord.Env(first, settle_timeout=300.0)
+        await env.start()
+        try:
+            store = first.store
+            guild, lobby, gm, members = await open_lobby(env, store, 13, "restart", seed)
+            await gm.slash(lobby, "lobby start")
+            await env.settle()
+            (gid,) = {i.game_id for i in store.games.games() if i.guild_id == guild.id}
+            info, game = store.games.info(gid), store.games.game(gid)
+            seat = next(p for p in game.living() if p.user_id == members[0].id)
+            hidden = channel_of(env, guild, int(info.meta["channels"][f"player:{seat.pid}"]))
+            first.scheduler.stop()
+            await first.store.close()
+            load_ruleset.cache_clear()  # the new bot reads its rulesets as a fresh process does
+            gc.collect()
+            bot = make_bot(Path(path))
+            marks: dict[str, Any] = {}
+
+            async def on_ready() -> None:
+                marks["ready"] = time.perf_counter()
+                marks["iid"], payload = interaction(env, members[0], hidden, "action me", {})
+                env.backend.emit("INTERACTION_CREATE", payload)
+
+            bot.add_listener(on_ready)
+            wire.active = True
+            t0, c0 = time.perf_counter(), time.process_time()
+            await env.restart_bot(bot)  # returns once the bot is idle: the recovery and the command done
+            out["restart_s"], out["cpu_s"] = time.perf_counter() - t0, time.process_time() - c0
+            iid = marks["iid"]
+            out["ready_s"], out["first_s"] = marks["ready"] - t0, wire.first[iid] - t0
+            out["answered"] = wire.answered.get(iid, "")[:1] not in ("", "⛔")
+            out["calls"] = [f"{c.method} {c.path}" for c in wire.calls if c.sent <= wire.first[iid]]
+            out["games"] = len(bot.store.games.games())
+        finally:
+            await stop(env)
+    return out
+
+
+def _preamble(factory: str) -> float:
+    """Wall seconds for a fresh interpreter to import the bot and make one, not started (the
+    factory on a file it never opens): what a real restart pays before the bot's start, which
+    the child had paid already."""
+    code = ("import importlib, sys; from pathlib import Path; m, f = sys.argv[1].split(':'); "
+            "getattr(importlib.import_module(m), f)(Path(sys.argv[2]))")
+    with tempfile.TemporaryDirectory(prefix="altmafia-bench-") as d:
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-c", code, factory, str(Path(d) / "unused.sqlite3")], check=True, cwd=os.getcwd())
+        return time.perf_counter() - t0
+
+
+def measure_bot(path: Path, factory: str, seed: int) -> dict[str, Any]:
+    """One child process restarting the bot on ``path`` (see :func:`_bot_child`)."""
+    args = [sys.executable, "-m", "altmafia.tools.bench_restart", "--bot", factory, str(path), str(seed)]
+    done = subprocess.run(args, capture_output=True, text=True, check=False, cwd=os.getcwd())
+    if done.returncode != 0:
+        raise RuntimeError(f"the bot's restart child failed: {done.stderr.strip().splitlines()[-1][-300:]}")
+    return cast("dict[str, Any]", json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def bench_restart(b: Any, say: Callable[[str], None], play: Callable[..., Any], clone: Callable[..., Any],
+                  make_bot: Callable[[Path], Any] | None = None, reason: str | None = None, round_trip: float = 0.1) -> None:
+    """The rows ``store.open_5000_s``, ``bot.first_reply_after_restart_s`` (with a bot:
+    ``make_bot``, unless ``reason`` says why not) and ``memory.rss_per_game_kib``."""
     games = QUICK_GAMES if b.quick else RESTART_GAMES
     say(f"storage: a start with {sum(g[2] for g in games)} day-7 games, in a child process")
     with tempfile.TemporaryDirectory(prefix="altmafia-bench-") as d:
         path = Path(d) / "restart.sqlite3"
         asyncio.run(build(path, games, play, clone))
         m = measure(path)
+        factory = factory_name(make_bot) if make_bot is not None else None
+        if reason is None and factory is None:
+            reason = "not measured: the bot's factory is not importable by name (a child process starts the bot)"
+        bot: list[dict[str, Any]] = []
+        preamble = 0.0
+        if reason is None:
+            assert factory is not None
+            say("storage: the bot restarted on that database, in child processes")
+            try:
+                for i in range(BOT_RUNS[1] if b.quick else BOT_RUNS[0]):  # each on a copy of the same database
+                    copy = path.with_name("bot.sqlite3")
+                    for ext in ("", "-wal", "-shm"):  # the file as closed (a WAL left beside it goes with it)
+                        Path(f"{copy}{ext}").unlink(missing_ok=True)
+                        if Path(f"{path}{ext}").exists():
+                            shutil.copyfile(f"{path}{ext}", f"{copy}{ext}")
+                    bot.append(measure_bot(copy, factory, 25 + i))
+                preamble = statistics.median(_preamble(factory) for _ in range(3))
+            except Exception as exc:  # noqa: BLE001 - a bot that fails here is reported, not fatal
+                reason = f"not measured: the bot failed under SimCord ({type(exc).__name__}: {str(exc)[:200]})"
     n, gf = m["games"], m["godfather"]["games"]
     first = m["first_s"]
     b.add("storage", "store.open_5000_s", f"a start with {n} day-7 games: Store.open to the first command committed (wall clock)",
@@ -150,6 +271,7 @@ def bench_restart(b: Any, say: Callable[[str], None], play: Callable[..., Any], 
           f"{per['eternal_friday']:.1f} KiB (/proc/self/statm of a fresh process: the growth as each ruleset's games are read, "
           f"plus the rows' share {rows:.1f} KiB a game after Store.open, the same for both); all {n} together "
           f"{total:.1f} KiB a game, {(m['eternal_friday']['rss'] - m['rss_before']) / 1024:.0f} MiB")
+    _bot_row(b, sum(g[2] for g in games) + 1, bot, preamble, round_trip, reason)
 
 
 async def pm_path(make_bot: Callable[[Path], Any], repeats: int) -> dict[str, Any]:
@@ -212,8 +334,7 @@ async def pm_path(make_bot: Callable[[Path], Any], repeats: int) -> dict[str, An
                 await env.settle()
                 cpu["floor"].append(time.process_time() - c0)
         finally:
-            await env.shutdown()
-            await bot.store.close()
+            await stop(env)
     return {"cpu": cpu, "spent": spent, "rest": rest / repeats}
 
 
@@ -253,5 +374,32 @@ def bench_pm(b: Any, say: Callable[[str], None], make_bot: Callable[[Path], Any]
           f"{len(got['cpu']['floor'])} alternating calls in rounds of their own")
 
 
+def _bot_row(b: Any, n: int, runs: list[dict[str, Any]], preamble: float, round_trip: float, reason: str | None) -> None:
+    title = (f"a player's first answer after a restart of the bot with {n} games: from the new process's start to the "
+             "first response (wall clock, a round trip per REST call)")
+    goal = f"≤ {FIRST_REPLY_GOAL_S:g} s"
+    if reason is not None or not runs:
+        b.add("storage", "bot.first_reply_after_restart_s", title, None, "s", goal=goal, not_measured=reason or "not measured")
+        return
+    trips = max(len(r["calls"]) for r in runs) + 1  # the gateway's connection (IDENTIFY to READY) is one more
+    first = statistics.median(r["first_s"] for r in runs)
+    value = preamble + first + trips * round_trip
+    ok = value <= FIRST_REPLY_GOAL_S and all(r["answered"] for r in runs)
+    calls = [c.split(" /")[0] + " /" + c.split(" /")[1].split("/")[0] for c in runs[0]["calls"]]  # in order, each route's start
+    b.add("storage", "bot.first_reply_after_restart_s", title, value, "s", goal=goal, ratio=value / FIRST_REPLY_GOAL_S, ok=ok,
+          note=f"{runs[0]['games']} games in the database (day 7), one of them started through the bot with its channels; the bot stopped as a "
+          f"crash stops it and a new one started on the file (Store.open, its rulesets read again, the cogs, the command sync); "
+          f"its player presses /action me the moment the new bot is ready, while the recovery goes over every game. "
+          f"The figure: a fresh interpreter importing the bot {preamble:.2f} s, then the start to the first response "
+          f"{first:.2f} s (the median of {len(runs)} {'restart' if len(runs) == 1 else 'restarts'}, each in a child process; ready after "
+          f"{statistics.median(r['ready_s'] for r in runs):.2f} s; under plain SimCord, where a REST call takes no time), plus "
+          f"{trips} round trips of {round_trip * 1000:.0f} ms ({trips - 1} REST calls one after another up to it: "
+          f"{', '.join(calls)}; and the gateway's). Everything done, the recovery of every game included: "
+          f"{statistics.median(r['restart_s'] for r in runs):.2f} s, CPU {statistics.median(r['cpu_s'] for r in runs):.2f} s")
+
+
 if __name__ == "__main__":
-    print(json.dumps(asyncio.run(_child(sys.argv[1]))))
+    if sys.argv[1] == "--bot":
+        print(json.dumps(asyncio.run(_bot_child(sys.argv[2], sys.argv[3], int(sys.argv[4])))))
+    else:
+        print(json.dumps(asyncio.run(_child(sys.argv[1]))))

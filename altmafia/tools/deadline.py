@@ -41,6 +41,7 @@ from typing import Any
 from storage import Store
 from storage.records import GAME_COLUMNS
 
+from .bench_bot import stop
 from .bench_play import play_tick
 
 #: the round trip each REST call takes (virtual seconds), unless the caller states another
@@ -140,8 +141,7 @@ async def _measure(make_bot: Any, games: int, runs: int, round_trip: float, say:
                 ids = await _copies(env, store, src, games, f"r{run}")
                 await _rush(env, bot, store, strict, ids, out)
         finally:
-            await env.shutdown()
-            await bot.store.close()
+            await stop(env)
     return out
 
 
