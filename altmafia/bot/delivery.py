@@ -158,8 +158,9 @@ def file_spec(f: Any) -> dict[str, str]:
 #: requests a second at a round trip of 100 ms and more, few enough not to run into that limit
 #: again and again (each 429 counts against the token's invalid requests)
 GAMES_AT_ONCE = 8
-#: how many channels the flush at a hold's end sends to at the same time (each channel's parts
-#: in order): a start's role cards, briefing and panels
+#: how many channels the flushes sending at one moment share (each channel's parts in order):
+#: a game alone sends to this many at once (a resolve's seats, a PM and the sender's copy, a
+#: start's role cards and panels); games sending together split it, one channel each at least
 CHANNELS_AT_ONCE = 10
 
 
@@ -177,7 +178,7 @@ async def at_once(items: list[Any], fn: Any, limit: int) -> list[Any]:
 
 #: the games whose posts and flushes this task only stages (:meth:`Deliverer.holding`)
 _HOLDING: contextvars.ContextVar[frozenset[str]] = contextvars.ContextVar("holding", default=frozenset())
-#: this task's flush sends to several channels at the same time (the end of a hold)
+#: this task's flush claims every part never tried before its first send (the end of a hold)
 _WIDE: contextvars.ContextVar[bool] = contextvars.ContextVar("wide", default=False)
 
 
@@ -198,6 +199,8 @@ class Deliverer:
         self.sent: Counter[tuple[str, str]] = Counter()
         #: test hook: called with a part's key after its send, before it is marked
         self.fault: Any = None
+        #: the flushes sending now, every game's: they share :data:`CHANNELS_AT_ONCE`
+        self.sending = 0
 
     async def flush(self, game_id: str | None = None, extra: dict[str, list[str]] | None = None, *,
                     meta: Any = None) -> int:
@@ -229,9 +232,9 @@ class Deliverer:
     async def holding(self, game_id: str) -> AsyncIterator[None]:
         """Within it, this task's :meth:`post` of ``game_id`` stages only and its plain
         :meth:`flush` of the game waits; at its end one flush sends everything staged, the
-        channels at the same time (a start's role cards, briefing and panels: one wave instead
-        of one post after another). Other tasks deliver the game as ever meanwhile (each part
-        is claimed before it is sent)."""
+        channels at the same time, every claim taken first in one transaction (a start's role
+        cards, briefing and panels: one wave instead of one post after another). Other tasks
+        deliver the game as ever meanwhile (each part is claimed before it is sent)."""
         await self.flush(game_id)  # what the game committed before goes out first, as a post would send it
         token = _HOLDING.set(_HOLDING.get() | {game_id})
         try:
@@ -522,9 +525,10 @@ class Deliverer:
 
     async def _send_parts(self, parts: list[Part], blocked: set[tuple[str, str]],
                           carry: list[tuple[str, Any]] | None = None) -> int:
-        """Send parts in order; at the end of a hold (:meth:`holding`) in order within each
-        channel, the channels at the same time (:data:`CHANNELS_AT_ONCE` at most: discord.py's
-        rate limiter paces them). A failed part blocks the rest of its channel until the next flush. ``carry``: a meta change
+        """Send parts in order within each channel, the channels at the same time: a share of
+        :data:`CHANNELS_AT_ONCE` (divided among the flushes sending now, one channel at least;
+        discord.py's rate limiter paces them). A failed part blocks the rest of its channel
+        until the next flush. ``carry``: a meta change
         (:meth:`flush`'s ``meta``) taken into the marking transaction, when there is one (a
         crash before it commits neither). A channel whose send raised is waited for with the
         others before the exception goes on, so that nothing is still being sent meanwhile."""
@@ -532,7 +536,7 @@ class Deliverer:
         if any(p.untried for p in parts):  # staged claims that expired untried: taken again, in one transaction
             again = {p.key: p for p in await self.bot.store.outbox.hold_again(parts)}
             parts = [again.get(p.key, p) for p in parts]
-        if _WIDE.get():  # the channels side by side: every claim first, in one transaction, not one between sends
+        if _WIDE.get():  # a hold's wave: every claim first, in one transaction, not one between sends
             claimed = {p.key: p for p in await self.bot.store.outbox.claim_parts(parts)}
             parts = [claimed.get(p.key, p) for p in parts]
         chains: dict[tuple[str, str], list[Part]] = {}
@@ -551,21 +555,15 @@ class Deliverer:
                     n += result
             return n
 
+        self.sending += 1
         try:
-            if _WIDE.get():
-                results = await at_once(list(chains.items()), lambda item: chain(*item), CHANNELS_AT_ONCE)
-            else:  # one part after another, in the order staged (every flush but a hold's end)
-                results = [0]
-                for part in parts:
-                    where = (part.game_id, part.channel_key)
-                    if where in blocked:
-                        continue
-                    result = await self._send_part(part, done)
-                    if result is None:
-                        blocked.add(where)
-                    else:
-                        results[0] += result
+            width = max(1, CHANNELS_AT_ONCE // self.sending)
+            if len(chains) > 1 and width > 1:
+                results = await at_once(list(chains.items()), lambda item: chain(*item), width)
+            else:  # one channel at a time: no task of its own
+                results = [await chain(*item) for item in chains.items()]
         finally:
+            self.sending -= 1
             # one transaction for every part of the flush; a crash before it leaves them claimed
             # and unsent, and the next start looks for each in its channel before sending it
             if done and carry:

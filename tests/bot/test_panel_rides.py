@@ -112,16 +112,16 @@ async def test_a_crash_after_the_first_sends_posts_nothing_twice(env, settings):
     await everyone_acts(t, 3)  # news for many seats: their panels ride on it
     sends = []
 
-    def dies(key: str) -> None:  # the process dies after its third send, before any mark
-        sends.append(key)
-        if len(sends) == 3:
+    def dies(key: str) -> None:  # the process dies at its third send, before any mark: that
+        sends.append(key)  # send and those beside it in other channels went out, none marked
+        if len(sends) >= 3:
             raise RuntimeError("killed mid-delivery")
 
     env.bot.deliverer.fault = dies
     keys = ["public", "gm", "votes"] + [f"player:{p}" for p in range(13)]
     before = {k: len(contents(t, k)) for k in keys}
     await force_resolve(t)  # the button's callback dies in the flush, after its third send (logged by discord.py)
-    assert len(sends) == 3
+    assert len(sends) >= 3
     env.bot.deliverer.fault = None
     await restart(env, settings)
     await env.settle()
