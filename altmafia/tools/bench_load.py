@@ -77,6 +77,7 @@ class Call:
     done: float = math.nan  # its answer reached the bot
     status: int = 0
     exempt: bool = False  # an interaction callback or followup (outside the global limit)
+    content: str = ""  # a message's text (POST /channels/{id}/messages)
 
 
 def route_bucket(method: str, path: str) -> tuple[str, tuple[int, float]] | None:
@@ -157,6 +158,8 @@ class Wire:
             payload, file_list = router.parse_form(list(call["form"]), file_list)
             if payload is not None:
                 json_body = payload
+        if isinstance(json_body, dict):
+            record.content = str(json_body.get("content") or "")
         await asyncio.sleep(self.round_trip / 2)
         record.arrived = self.now()
         try:
@@ -466,16 +469,20 @@ def bench_load(b: Rows, say: Callable[[str], None], make_bot: Callable[[Path], A
     say("load: 50 games' commands and a 20-seat start on the wall clock")
     titles = {
         "load.reply_p99_ms": "the first response to a player's command under load: 99th percentile (wall clock, a round trip per REST call)",
+        "load.pm_posted_p99_ms": "a PM under the same load: from the press to the last of its posts reaching Discord, 99th percentile "
+                                 "(information: what a PM's cost is felt as)",
         "lobby.start_20_first_response_s": "/lobby start of a 20-seat Eternal Friday: the first response (wall clock, a round trip per REST call)",
         "lobby.start_20_done_ratio": "/lobby start of a 20-seat Eternal Friday: the time until it is done ÷ its floor at Discord's limits",
     }
     if reason is None:
         assert make_bot is not None
         try:
-            asyncio.run(_load_row(b, make_bot, titles["load.reply_p99_ms"]))
+            asyncio.run(_load_row(b, make_bot, titles))
         except Exception as exc:  # noqa: BLE001 - a bot that fails here is reported, not fatal
+            failed = f"not measured: the bot failed under the load ({type(exc).__name__}: {str(exc)[:200]})"
             b.add(SECTION, "load.reply_p99_ms", titles["load.reply_p99_ms"], None, "ms", goal=f"≤ {REPLY_GOAL_MS} ms, 0 lost",
-                  not_measured=f"not measured: the bot failed under the load ({type(exc).__name__}: {str(exc)[:200]})")
+                  not_measured=failed)
+            b.add(SECTION, "load.pm_posted_p99_ms", titles["load.pm_posted_p99_ms"], None, "ms", not_measured=failed)
         try:
             asyncio.run(_start_rows(b, make_bot, titles))
         except Exception as exc:  # noqa: BLE001
@@ -485,6 +492,7 @@ def bench_load(b: Rows, say: Callable[[str], None], make_bot: Callable[[Path], A
     else:
         b.add(SECTION, "load.reply_p99_ms", titles["load.reply_p99_ms"], None, "ms", goal=f"≤ {REPLY_GOAL_MS} ms, 0 lost",
               not_measured=reason)
+        b.add(SECTION, "load.pm_posted_p99_ms", titles["load.pm_posted_p99_ms"], None, "ms", not_measured=reason)
     b.add(SECTION, "lobby.start_20_first_response_s", titles["lobby.start_20_first_response_s"], None, "s", goal="≤ 1 s",
           not_measured=reason)
     b.add(SECTION, "lobby.start_20_done_ratio", titles["lobby.start_20_done_ratio"], None, "×", goal="≤ 1.2× the floor",
@@ -511,6 +519,7 @@ class LoadResult:
     deferred: int
     kinds: Counter[str]
     by_kind: dict[str, list[float]]  # the first-response latencies by command
+    pm_posted: list[float]  # each accepted PM: from the press to the last of its posts reaching Discord
     unanswered: int
     late: int
     lost: int
@@ -595,10 +604,12 @@ async def run_load(make_bot: Callable[[Path], Any], *, games: int, commands: int
             unanswered = {i for i in emitted if i not in wire.answered}
             accepted = {i: t for i, t in pms.items() if not wire.answered.get(i, "⛔").startswith("⛔")}
             doubled, missing = _posts_once(env, accepted)
+            posted = _posted(wire, accepted)
             return LoadResult(
                 games=games, seats=seats, commands=commands, seconds=seconds, round_trip=round_trip,
                 latency=sorted(latency.values()), answer=answer, deferred=deferred, kinds=kinds,
-                by_kind={k: sorted(v for i, v in latency.items() if kind_of[i] == k) for k in kinds}, unanswered=len(unanswered), late=len(late),
+                by_kind={k: sorted(v for i, v in latency.items() if kind_of[i] == k) for k in kinds},
+                pm_posted=sorted(posted[i] - emitted[i] + half for i in posted), unanswered=len(unanswered), late=len(late),
                 lost=len(late | unanswered | (set(emitted) - set(latency))) + wire.left, pms_accepted=len(accepted), doubled=doubled,
                 missing=missing, refused=wire.refused(), left=wire.left, rest_calls=len([c for c in wire.calls if not c.exempt]),
                 limited=wire.limited, span=max(c.done for c in wire.calls) - t0, setup=setup,
@@ -607,7 +618,7 @@ async def run_load(make_bot: Callable[[Path], Any], *, games: int, commands: int
             await stop(env)
 
 
-async def _load_row(b: Rows, make_bot: Callable[[Path], Any], title: str) -> None:
+async def _load_row(b: Rows, make_bot: Callable[[Path], Any], titles: dict[str, str]) -> None:
     games, commands, seconds, seats = (_size(k, b.quick) for k in ("games", "commands", "seconds", "seats"))
     r = await run_load(make_bot, games=games, commands=commands, seconds=seconds, seats=seats,
                        round_trip=QUICK_ROUND_TRIP if b.quick else ROUND_TRIP)
@@ -615,7 +626,7 @@ async def _load_row(b: Rows, make_bot: Callable[[Path], Any], title: str) -> Non
     answer = [v * 1000 for v in r.answer]
     p99 = _percentile(ms, 99)
     ok = p99 <= REPLY_GOAL_MS and r.lost == 0 and not r.doubled and not r.missing and not r.refused
-    b.add(SECTION, "load.reply_p99_ms", title, p99, "ms", goal=f"≤ {REPLY_GOAL_MS} ms, 0 lost", ratio=p99 / REPLY_GOAL_MS, ok=ok,
+    b.add(SECTION, "load.reply_p99_ms", titles["load.reply_p99_ms"], p99, "ms", goal=f"≤ {REPLY_GOAL_MS} ms, 0 lost", ratio=p99 / REPLY_GOAL_MS, ok=ok,
           note=f"{r.games} games of Godfather's Legacy ({r.seats} seats, one server each) set up under plain SimCord in {r.setup:.0f} s "
           f"(its commits with synchronous=NORMAL; the run's with the bot's own setting); "
           f"then {r.commands} commands in {r.seconds:g} s of wall clock, evenly spaced, round-robin over the games, each from a random "
@@ -631,6 +642,12 @@ async def _load_row(b: Rows, make_bot: Callable[[Path], Any], title: str) -> Non
           f"besides the interactions', {r.limited} answered 429; {_total(r.transactions)} transactions committed (one "
           f"connection, one lock: {', '.join(f'{n} {k}' for k, n in r.transactions.most_common(5) if k != 'total')}); all done {r.span:.1f} s after the first command; one run "
           f"(the percentile is over all {r.commands} commands)")
+    posted = [v * 1000 for v in r.pm_posted]
+    b.add(SECTION, "load.pm_posted_p99_ms", titles["load.pm_posted_p99_ms"], _percentile(posted, 99), "ms",
+          note=f"the same run: {len(posted)} of {r.pms_accepted} accepted PMs with every post reaching Discord; from the press to "
+          f"the last post holding the PM's text (the recipient's, the sender's copy) reaching Discord; the reply goes first, the "
+          f"posts after it; p50 {_percentile(posted, 50):.0f} ms, p90 {_percentile(posted, 90):.0f} ms, "
+          f"max {posted[-1] if posted else math.nan:.0f} ms; round trip {r.round_trip * 1000:.0f} ms")
 
 
 def _total(transactions: Counter[str]) -> int:
@@ -650,6 +667,20 @@ def _posts_once(env: Any, texts: dict[int, str]) -> tuple[list[str], list[str]]:
     doubled = sorted({t for (_, t), n in seen.items() if n > 1})
     missing = sorted(wanted - {t for (_, t) in seen})
     return doubled, missing
+
+
+def _posted(wire: Wire, texts: dict[int, str]) -> dict[int, float]:
+    """When the last post of each PM (interaction id -> its unique text) reached Discord: the
+    posts accepted on the wire whose text holds it (the recipient's and the sender's copy)."""
+    posts = [c for c in wire.calls if c.method == "POST" and 200 <= c.status < 300 and c.content
+             and re.fullmatch(r"/channels/\d+/messages", c.path)]
+    out: dict[int, float] = {}
+    for iid, text in texts.items():
+        found = re.compile(rf"{re.escape(text)}(?!\d)")
+        arrived = [c.arrived for c in posts if found.search(c.content)]
+        if arrived:
+            out[iid] = max(arrived)
+    return out
 
 
 def _percentile(values: list[float], q: float) -> float:

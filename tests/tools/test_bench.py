@@ -25,7 +25,7 @@ EXPECTED = {
     "discord.command_path", "discord.command_path_day7", "discord.command_floor", "discord.command_floor_day7",
     "discord.rest_create_13", "discord.rest_resolve",
     "postgres.round_trips_per_command", "postgres.round_trips_per_resolve", "shards.deadline_speedup",
-    "load.reply_p99_ms", "lobby.start_20_first_response_s", "lobby.start_20_done_ratio",
+    "load.reply_p99_ms", "load.pm_posted_p99_ms", "lobby.start_20_first_response_s", "lobby.start_20_done_ratio",
     "deadline.commit_ratio", "deadline.delivered_ratio",
 }
 EXPECTED |= {"store.open_5000_s", "bot.first_reply_after_restart_s", "memory.rss_per_game_kib", "pm.transactions", "pm.cpu_vs_noop", "pm.floor_vs_noop"}  # bench_restart.py

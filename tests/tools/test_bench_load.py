@@ -1,6 +1,6 @@
 """The load harness of ``altmafia bench`` (``altmafia/tools/bench_load.py``) at a tiny size:
 the real bot on the wall-clock wire loses nothing, answers every command and posts every
-accepted PM once. Not timed: the figures are the bench's."""
+accepted PM once, each found on the wire. Not timed: the figures are the bench's."""
 
 from __future__ import annotations
 
@@ -17,6 +17,8 @@ async def test_a_small_load_loses_nothing():
     assert r.doubled == [] and r.missing == []
     assert r.refused == [] and r.left == 0
     assert r.rest_calls > 0, "the PMs' posts went over the wire"
+    assert len(r.pm_posted) == r.pms_accepted, "each accepted PM's posts found on the wire"
+    assert min(r.pm_posted) >= r.round_trip, "half a round trip to the bot, half for the post to reach Discord"
 
 
 async def test_a_start_on_the_wire_defers_first_and_counts_its_calls():
