@@ -276,7 +276,7 @@ def bench_restart(b: Any, say: Callable[[str], None], play: Callable[..., Any], 
 
 async def pm_path(make_bot: Callable[[Path], Any], repeats: int) -> dict[str, Any]:
     """``/pm send`` through SimCord against a no-op slash command and against the PM's floor
-    (``/bench-pm-floor``: its REST calls and one commit), alternated: the transactions of each
+    (``/bench-pm-floor``: its REST calls and two commits), alternated: the transactions of each
     PM (``Store.transactions``, by label), its REST calls and CPU."""
     # imported here: SimCord is a test extra, and the bench without a bot needs no Discord
     import simcord
@@ -343,7 +343,7 @@ def bench_pm(b: Any, say: Callable[[str], None], make_bot: Callable[[Path], Any]
     say("discord: a PM's transactions and CPU through SimCord")
     title_tx = "transactions of one /pm send through the real bot under SimCord, its delivery included"
     title_cpu = "CPU of one /pm send (the command, its commit, both messages sent) against a no-op slash command"
-    title_floor = "CPU of the PM's floor (its REST calls and one commit) against the same no-op (information, no goal)"
+    title_floor = "CPU of the PM's floor (its REST calls and two commits) against the same no-op (information, no goal)"
     if reason is None and make_bot is not None:
         try:
             got = asyncio.run(pm_path(make_bot, PM_REPEATS[1] if b.quick else PM_REPEATS[0]))
@@ -370,7 +370,8 @@ def bench_pm(b: Any, say: Callable[[str], None], make_bot: Callable[[Path], Any]
     b.add("discord", "pm.floor_vs_noop", title_floor, floor / floor_noop, "×",
           note=f"information, no goal: the least a PM can cost against the same no-op; /bench-pm-floor (one short row "
           f"committed as the store commits a command, the reply as the first response, a post in the sender's channel and "
-          f"one in the recipient's) {floor * 1000:.2f} ms against /bench-noop {floor_noop * 1000:.2f} ms, medians of "
+          f"one in the recipient's, a second row committed as a flush marks its sends: the {PM_GOAL_TX} transactions "
+          f"pm.transactions allows) {floor * 1000:.2f} ms against /bench-noop {floor_noop * 1000:.2f} ms, medians of "
           f"{len(got['cpu']['floor'])} alternating calls in rounds of their own")
 
 
