@@ -1,8 +1,8 @@
 """The bench's yardsticks on the real bot: ``/bench-noop``, a slash command that only replies
 ephemerally, and ``/bench-pm-floor``, the floor of a PM (a short row committed, the reply,
-two posts, another row committed), both added to the bot's tree before it starts. What a command costs beyond them
-is the bot's own work (the Discord rows, the PM rows). And :func:`stop`, how every bench row
-ends its bot under SimCord."""
+two posts, another row committed), both added to the bot's tree before it starts. What a
+command costs beyond them is the bot's own work (the Discord rows, the PM rows). And
+:func:`stop`, how every bench row ends its bot under SimCord."""
 
 from __future__ import annotations
 
